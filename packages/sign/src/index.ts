@@ -1,0 +1,5 @@
+/**
+ * Ed25519 signatures, key registry, delegation and signed Agent Cards for AGDX envelopes.
+ * @module
+ */
+export const PLACEHOLDER: true = true;

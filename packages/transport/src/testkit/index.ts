@@ -1,0 +1,5 @@
+/**
+ * Transport conformance suite.
+ * @module
+ */
+export const PLACEHOLDER: true = true;

@@ -1,0 +1,26 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { defineConfig } from 'vitest/config';
+
+// One vitest project per package folder; tests import packages by their public names and the
+// "@agdx/source" export condition points those names at src/, so no build is needed to test.
+const packages = readdirSync(new URL('./packages/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(new URL(`./packages/${entry.name}/package.json`, import.meta.url)))
+  .map((entry) => entry.name)
+  .sort();
+
+export default defineConfig({
+  resolve: { conditions: ['@agdx/source'] },
+  ssr: { resolve: { conditions: ['@agdx/source'], externalConditions: ['@agdx/source'] } },
+  test: {
+    projects: packages.map((name) => ({
+      extends: true,
+      test: {
+        name,
+        root: `./packages/${name}`,
+        include: ['test/**/*.test.ts'],
+        testTimeout: 30_000,
+      },
+    })),
+    reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
+  },
+});
