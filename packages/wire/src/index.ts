@@ -1,5 +1,12 @@
 /**
- * The AGDX wire contract: IDs, envelopes, CBOR codec, validation, headers, capsules, chunk reassembly and claim-check.
+ * The AGDX wire contract, runtime-free: identifiers, the AgentEnvelope model and its CBOR codec,
+ * validation, header blocks, dictionaries, capsules, chunk reassembly and claim-check.
  * @module
  */
-export const PLACEHOLDER: true = true;
+
+export { AgdxError, CodecError, IntegrityError, InvalidError, UnsupportedError } from './errors.js';
+export type { AgdxErrorOptions, ErrorKind } from './errors.js';
+
+// --- identifiers, envelope model, codec, validation, dictionaries, usage (wire-core) ---
+
+// --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---

@@ -1,6 +1,0 @@
-import { expect, test } from 'vitest';
-import * as wire from '@agdx/wire';
-
-test('public entry loads', () => {
-  expect(typeof wire).toBe('object');
-});
