@@ -2,4 +2,65 @@
  * The AGDX LogTransport interface, the embedded in-memory log, and the transport conformance suite.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export type { LogClock } from './clock.js';
+export { ManualLogClock, systemLogClock } from './clock.js';
+export type { TransportErrorKind, TransportErrorOptions } from './errors.js';
+export {
+  CancelledError,
+  ClosedError,
+  ConflictError,
+  InvalidArgumentError,
+  NotFoundError,
+  TimeoutError,
+  TransportError,
+  TransportFailureError,
+} from './errors.js';
+export type { FollowRequest } from './follow.js';
+export { follow } from './follow.js';
+export type { HeaderJsValue, HeaderKind, HeaderValue, RecordHeaders } from './headers.js';
+export {
+  checkHeaderValue,
+  copyRecordHeaders,
+  HEADER_KIND_CODES,
+  HEADER_KINDS,
+  headerValue,
+  isHeaderKind,
+  MAX_HEADER_BLOCK_BYTES,
+  MAX_HEADER_PART_BYTES,
+  readHeaderValue,
+} from './headers.js';
+export { MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
+export type {
+  AppendRecord,
+  AppendRequest,
+  AppendResult,
+  CallOptions,
+  ConsumerRef,
+  GroupMember,
+  GroupPollOptions,
+  GroupPollResult,
+  JoinGroupRequest,
+  LogRecord,
+  LogTransport,
+  OffsetRequest,
+  PartitionAddress,
+  PartitionDescription,
+  ReadFromTimestampRequest,
+  ReadRequest,
+  Routing,
+  StoreOffsetRequest,
+  TopicAddress,
+  TopicDescription,
+  TopicSettings,
+  WaitRequest,
+} from './log-transport.js';
+export type { MemoryLogOptions } from './memory-log.js';
+export { MemoryLog } from './memory-log.js';
+export {
+  DEFAULT_READ_COUNT,
+  MAX_NAME_BYTES,
+  MAX_PARTITIONS,
+  MAX_PAYLOAD_BYTES,
+  MAX_READ_COUNT,
+  MAX_WAIT_MS,
+} from './validation.js';

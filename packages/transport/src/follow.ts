@@ -1,0 +1,38 @@
+/**
+ * An async iterator over a partition that keeps going as records arrive, built only on
+ * {@link LogTransport.read} and {@link LogTransport.waitFor}, so it works over every transport.
+ */
+
+import type { LogRecord, LogTransport, PartitionAddress } from './log-transport.js';
+import { checkOffset, checkTimeout } from './validation.js';
+
+/** What {@link follow} reads. */
+export interface FollowRequest extends PartitionAddress {
+  /** The first offset to yield (default 0). */
+  readonly offset?: bigint | undefined;
+  /** Records fetched per read (default 1,000). */
+  readonly maxCount?: number | undefined;
+  /** Longest single wait before re-checking, in ms (default 30,000); waits never spin. */
+  readonly waitMs?: number | undefined;
+  /** Ends the iteration: the pending wait rejects with `CancelledError`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Yields every record of a partition from `offset` on, in order, waiting for new ones when it
+ * reaches the end. Stops (by throwing `CancelledError`) when the signal fires, or `ClosedError`
+ * when the transport closes; `break` out of the loop to stop quietly.
+ */
+export async function* follow(transport: LogTransport, request: FollowRequest): AsyncGenerator<LogRecord, void, undefined> {
+  let next = checkOffset(request.offset ?? 0n);
+  const waitMs = checkTimeout(request.waitMs ?? 30_000);
+  const { stream, topic, partition, signal, maxCount } = request;
+  for (;;) {
+    const records = await transport.read({ stream, topic, partition, offset: next, maxCount, signal });
+    for (const record of records) {
+      next = record.offset + 1n;
+      yield record;
+    }
+    if (records.length === 0) await transport.waitFor({ stream, topic, partition, offset: next, timeoutMs: waitMs, signal });
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The shared state of an embedded log: streams, topics, partitions, consumer offsets and groups.
+ * Every {@link MemoryLog} connection over the same state sees the same data, as clients of one
+ * server would. All mutation happens synchronously inside one call, so interleaved async calls
+ * from many agents never observe a half-applied change.
+ */
+
+import type { LogClock } from './clock.js';
+import type { RecordHeaders } from './headers.js';
+import type { LogRecord } from './log-transport.js';
+import type { Waiter } from './waiter.js';
+
+/** One partition: its records plus where the retained ones start. */
+export interface PartitionState {
+  /** The 0-based partition id. */
+  readonly id: number;
+  /** Stored records; `records[i]` has offset `base + i`. */
+  records: LogRecord[];
+  /** Offset of `records[0]` (grows when expired records are compacted away). */
+  base: number;
+  /** Index in `records` of the first record not yet expired. */
+  start: number;
+  /** The offset the next record gets. */
+  next: number;
+  /** The last broker timestamp handed out, to keep timestamps non-decreasing. */
+  lastTimestamp: bigint;
+  /** Readers waiting for records on this partition. */
+  readonly waiters: Set<Waiter>;
+}
+
+/** A member of a consumer group. */
+export interface MemberState {
+  /** Monotonic within the group: the join order. */
+  readonly id: number;
+  /** Owned partition ids, ascending. */
+  partitions: number[];
+  /** Round-robin position for polls. */
+  cursor: number;
+  /** Waiters to wake when the assignment changes. */
+  readonly waiters: Set<Waiter>;
+}
+
+/** A consumer group of a topic. */
+export interface GroupState {
+  /** The group name. */
+  readonly name: string;
+  /** Members in join order. */
+  members: MemberState[];
+  /** The next member id. */
+  nextMemberId: number;
+  /** Stored offsets per partition, shared by the members. */
+  readonly offsets: Map<number, bigint>;
+}
+
+/** A topic of a stream. */
+export interface TopicState {
+  /** The stream name. */
+  readonly stream: string;
+  /** The topic name. */
+  readonly name: string;
+  /** Partitions by id. */
+  readonly partitions: readonly PartitionState[];
+  /** Expiry in microseconds, `undefined` = never. */
+  readonly expiry: bigint | undefined;
+  /** The balanced-routing counter. */
+  balancedCursor: number;
+  /** Single-consumer offsets: consumer name to partition to offset. */
+  readonly consumerOffsets: Map<string, Map<number, bigint>>;
+  /** Consumer groups by name. */
+  readonly groups: Map<string, GroupState>;
+}
+
+/** The whole log. */
+export interface LogState {
+  /** Streams: stream name to topics by name. */
+  readonly streams: Map<string, Map<string, TopicState>>;
+  /** Where broker timestamps come from. */
+  readonly clock: LogClock;
+}
+
+/** An empty header map, shared by records written without headers. */
+export const NO_HEADERS: RecordHeaders = new Map();
+
+/** Creates a partition with no records. */
+export function newPartition(id: number): PartitionState {
+  return { id, records: [], base: 0, start: 0, next: 0, lastTimestamp: 0n, waiters: new Set() };
+}
+
+/** Compaction threshold: expired records are cut off once this many pile up at the front. */
+const COMPACT_AFTER = 1024;
+
+/**
+ * Moves the partition's start past records older than the topic's expiry, and occasionally
+ * drops them from memory. Timestamps are non-decreasing, so this is amortised O(1).
+ */
+export function dropExpired(topic: TopicState, partition: PartitionState, now: bigint): void {
+  const expiry = topic.expiry;
+  if (expiry === undefined) return;
+  const records = partition.records;
+  let start = partition.start;
+  const cutoff = now - expiry;
+  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) start++;
+  if (start >= COMPACT_AFTER && start * 2 >= records.length) {
+    partition.records = records.slice(start);
+    partition.base += start;
+    start = 0;
+  }
+  partition.start = start;
+}
+
+/** Full rebalance: members in join order, partition `i` goes to member `i mod M`. */
+export function rebalance(topic: TopicState, group: GroupState): void {
+  const members = group.members;
+  for (const member of members) {
+    member.partitions = [];
+    member.cursor = 0;
+  }
+  if (members.length > 0) {
+    for (let i = 0; i < topic.partitions.length; i++) (members[i % members.length] as MemberState).partitions.push(i);
+  }
+  for (const member of members) for (const waiter of member.waiters) waiter.settle(true);
+}
