@@ -1,5 +1,66 @@
 /**
  * Ed25519 signatures, key registry, delegation and signed Agent Cards for AGDX envelopes.
+ *
+ * Signing and verification run on the platform's WebCrypto Ed25519 when the runtime has it and
+ * on @noble/curves otherwise (see {@link setEd25519Backend}); both give identical bytes. The
+ * async methods use the chosen back end; the `…Sync` variants always use @noble/curves.
  * @module
  */
-export const PLACEHOLDER: true = true;
+
+export { SignatureError } from './errors.js';
+
+export type { Ed25519BackendChoice, Ed25519BackendName } from './ed25519/backend.js';
+export { ed25519BackendChoice, resolveEd25519Backend, setEd25519Backend } from './ed25519/select.js';
+export { pkcs8FromSeed } from './ed25519/platform.js';
+
+export { KEY_ID_LENGTH, SEED_LENGTH, SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH, keyIdOf, registryKeyOf } from './key-id.js';
+export { KeyKind } from './key-kind.js';
+export { KeyRecord } from './key-record.js';
+export type { KeyRecordInit } from './key-record.js';
+export type { Micros } from './micros.js';
+export {
+  STORED_KEY_RECORD_VERSION,
+  decodeKeyRecord,
+  decodeStoredKeyRecord,
+  encodeStoredKeyRecord,
+  keyRecordFromStored,
+} from './stored-key-record.js';
+export type { StoredKeyRecord } from './stored-key-record.js';
+
+export { SIGNATURE_DOMAIN, signingInputFromEncoded } from './signing-input.js';
+export { encodeContextBytes } from './signature-context.js';
+export type { SignatureContextFields } from './signature-context.js';
+export { ED25519_SCHEME, decodeSignatureCapsule, encodeSignatureCapsule } from './signature-capsule.js';
+export type { SignatureFields } from './signature-capsule.js';
+export { splitSignedEnvelope } from './encoded-envelope.js';
+export type { SplitEnvelope } from './encoded-envelope.js';
+export { SigningKey, signingInput } from './signing-key.js';
+export type { Ed25519Options } from './signing-key.js';
+
+export { KeyRegistry } from './key-registry.js';
+export type { ObservedHeaderValue, ObservedHeaders } from './observed-headers.js';
+export type { Signer, Verifier, VerifiedPrincipal } from './verifier.js';
+
+export {
+  GrantAction,
+  ON_BEHALF_OF,
+  delegatedAllow,
+  grantsAllow,
+  verifyDelegation,
+  verifyDelegationSync,
+} from './delegation.js';
+export type { Delegation, Grant, ResourcePattern } from './delegation.js';
+
+export { canonicalCardJson } from './card/canonical-json.js';
+export type { CardJson } from './card/canonical-json.js';
+export {
+  CARD_PROTECTED_HEADER,
+  cardSigningInput,
+  signCard,
+  signCardSync,
+  signedCard,
+  signedCardSync,
+  verifyCard,
+  verifyCardSync,
+} from './card/jws.js';
+export type { CardOptions, CardSignature, SignedCard } from './card/jws.js';

@@ -1,0 +1,109 @@
+import { base64UrlEncode, isBytes, tryBase64UrlDecode, utf8 } from '../bytes.js';
+import type { Ed25519BackendChoice } from '../ed25519/backend.js';
+import { nobleVerifySync } from '../ed25519/noble.js';
+import { backendFor } from '../ed25519/select.js';
+import { SignatureError } from '../errors.js';
+import { SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH } from '../key-id.js';
+import type { SigningKey } from '../signing-key.js';
+import { canonicalCardJson } from './canonical-json.js';
+
+/** The JWS protected header every card signature carries: base64url of `{"alg":"EdDSA"}`. */
+export const CARD_PROTECTED_HEADER: string = base64UrlEncode(utf8('{"alg":"EdDSA"}'));
+
+/** One detached JWS over an Agent Card (the A2A `signatures[]` entry). */
+export interface CardSignature {
+  /** base64url of the protected header. */
+  readonly protected: string;
+  /** base64url (no padding) of the 64-byte Ed25519 signature. */
+  readonly signature: string;
+}
+
+/** An Agent Card with its `signatures` member. */
+export type SignedCard<T extends object> = T & { readonly signatures: readonly CardSignature[] };
+
+/** Options for card verification. */
+export interface CardOptions {
+  /** Ed25519 back end; default: the process-wide choice. */
+  readonly backend?: Ed25519BackendChoice;
+}
+
+/**
+ * The JWS signing input of a card: ASCII `protected + "." + base64url(canonical JSON)`.
+ *
+ * @throws SignatureError as {@link canonicalCardJson} does.
+ */
+export function cardSigningInput(card: unknown, protectedHeader: string = CARD_PROTECTED_HEADER): string {
+  return `${protectedHeader}.${base64UrlEncode(utf8(canonicalCardJson(card)))}`;
+}
+
+/** Signs a card's canonical JSON and returns the detached JWS (the card is not changed). */
+export async function signCard(card: unknown, key: SigningKey): Promise<CardSignature> {
+  const input = cardSigningInput(card);
+  return { protected: CARD_PROTECTED_HEADER, signature: base64UrlEncode(await key.signBytes(utf8(input))) };
+}
+
+/** {@link signCard} with @noble/curves, synchronously. */
+export function signCardSync(card: unknown, key: SigningKey): CardSignature {
+  const input = cardSigningInput(card);
+  return { protected: CARD_PROTECTED_HEADER, signature: base64UrlEncode(key.signBytesSync(utf8(input))) };
+}
+
+function withSignature<T extends object>(card: T, signature: CardSignature): SignedCard<T> {
+  const existing = (card as { signatures?: unknown }).signatures;
+  const previous = Array.isArray(existing) ? (existing as CardSignature[]) : [];
+  return { ...card, signatures: [...previous, signature] };
+}
+
+/**
+ * Returns a copy of `card` with a detached EdDSA JWS appended to `signatures` (created when
+ * absent). The payload never covers `signatures`, so earlier entries stay valid.
+ */
+export async function signedCard<T extends object>(card: T, key: SigningKey): Promise<SignedCard<T>> {
+  return withSignature(card, await signCard(card, key));
+}
+
+/** {@link signedCard} with @noble/curves, synchronously. */
+export function signedCardSync<T extends object>(card: T, key: SigningKey): SignedCard<T> {
+  return withSignature(card, signCardSync(card, key));
+}
+
+interface PreparedCard {
+  readonly key: Uint8Array;
+  readonly input: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+function prepare(card: unknown, signature: CardSignature, verifyingKey: Uint8Array): PreparedCard {
+  if (!isBytes(verifyingKey) || verifyingKey.length !== VERIFYING_KEY_LENGTH) throw new SignatureError('invalid public key');
+  if (typeof signature !== 'object' || signature === null || typeof signature.protected !== 'string' || typeof signature.signature !== 'string') {
+    throw new SignatureError('card signature must have text protected and signature members');
+  }
+  const input = utf8(cardSigningInput(card, signature.protected));
+  const bytes = tryBase64UrlDecode(signature.signature);
+  if (bytes === undefined) throw new SignatureError('invalid base64url');
+  if (bytes.length !== SIGNATURE_LENGTH) throw new SignatureError('card signature is not 64 bytes');
+  return { key: verifyingKey, input, signature: bytes };
+}
+
+/**
+ * Verifies a detached card JWS against `verifyingKey`, recomputing the payload from `card`
+ * itself (its `signatures` member is ignored). The protected header is used as given.
+ *
+ * @throws SignatureError `invalid public key`, `invalid base64url`, `card signature is not 64 bytes`,
+ *   `card signature does not verify`, or the canonicalization errors.
+ */
+export async function verifyCard(card: unknown, signature: CardSignature, verifyingKey: Uint8Array, options?: CardOptions): Promise<void> {
+  const prepared = prepare(card, signature, verifyingKey);
+  const backend = await backendFor(options?.backend);
+  if (!(await backend.verify(prepared.key.slice(), prepared.input, prepared.signature))) {
+    throw new SignatureError('card signature does not verify');
+  }
+}
+
+/** {@link verifyCard} with @noble/curves, synchronously. */
+export function verifyCardSync(card: unknown, signature: CardSignature, verifyingKey: Uint8Array): void {
+  const prepared = prepare(card, signature, verifyingKey);
+  if (!nobleVerifySync(prepared.key, prepared.input, prepared.signature)) {
+    throw new SignatureError('card signature does not verify');
+  }
+}

@@ -1,0 +1,100 @@
+import type { Ed25519Backend } from './backend.js';
+
+// PKCS#8 PrivateKeyInfo for Ed25519 (RFC 8410): SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 },
+// OCTET STRING { OCTET STRING (32 bytes) } }. Everything before the seed is fixed, so WebCrypto,
+// which has no raw private-key import, gets the seed behind this 16-byte prefix.
+const PKCS8_ED25519_PREFIX = Uint8Array.of(
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+);
+
+const ALGORITHM = { name: 'Ed25519' } as const;
+
+/** Wraps a 32-byte Ed25519 seed into the PKCS#8 document WebCrypto imports. */
+export function pkcs8FromSeed(seed: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(PKCS8_ED25519_PREFIX.length + seed.length);
+  out.set(PKCS8_ED25519_PREFIX, 0);
+  out.set(seed, PKCS8_ED25519_PREFIX.length);
+  return out;
+}
+
+/** The platform's SubtleCrypto, reached through globalThis so no runtime module is imported. */
+function subtle(): SubtleCrypto | undefined {
+  const c = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto;
+  return c?.subtle;
+}
+
+function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes);
+}
+
+// Importing a key costs about as much as a signature, so imported keys are cached per byte
+// array. Callers (SigningKey, KeyRecord) keep private, never-mutated copies, so identity is stable.
+const signingKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+const verifyingKeys = new WeakMap<Uint8Array, Promise<CryptoKey | undefined>>();
+
+function signingKeyFor(api: SubtleCrypto, seed: Uint8Array): Promise<CryptoKey> {
+  let key = signingKeys.get(seed);
+  if (key === undefined) {
+    key = api.importKey('pkcs8', pkcs8FromSeed(seed), ALGORITHM, false, ['sign']);
+    signingKeys.set(seed, key);
+  }
+  return key;
+}
+
+function verifyingKeyFor(api: SubtleCrypto, publicKey: Uint8Array): Promise<CryptoKey | undefined> {
+  let key = verifyingKeys.get(publicKey);
+  if (key === undefined) {
+    // A point that is not on the curve fails at import on some runtimes: that key verifies nothing.
+    key = api.importKey('raw', copy(publicKey), ALGORITHM, false, ['verify']).catch(() => undefined);
+    verifyingKeys.set(publicKey, key);
+  }
+  return key;
+}
+
+/** Error raised when the platform back end is used on a runtime without WebCrypto Ed25519. */
+export class PlatformUnavailable extends Error {}
+
+/** The WebCrypto back end (`globalThis.crypto.subtle`, algorithm `Ed25519`). */
+export const platformBackend: Ed25519Backend = {
+  name: 'platform',
+  async sign(seed, _publicKey, message) {
+    const api = subtle();
+    if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
+    const key = await signingKeyFor(api, seed);
+    return new Uint8Array(await api.sign(ALGORITHM, key, copy(message)));
+  },
+  async verify(publicKey, message, signature) {
+    const api = subtle();
+    if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
+    if (publicKey.length !== 32 || signature.length !== 64) return false;
+    const key = await verifyingKeyFor(api, publicKey);
+    if (key === undefined) return false;
+    try {
+      return await api.verify(ALGORITHM, key, copy(signature), copy(message));
+    } catch {
+      return false;
+    }
+  },
+};
+
+let probe: Promise<boolean> | undefined;
+
+/**
+ * Resolves true when this runtime's WebCrypto can sign and verify Ed25519. Checked once with
+ * a real sign/verify round trip, because some runtimes expose the name but not the algorithm.
+ */
+export function platformEd25519Available(): Promise<boolean> {
+  probe ??= (async () => {
+    const api = subtle();
+    if (api === undefined) return false;
+    try {
+      const seed = new Uint8Array(32);
+      const key = await api.importKey('pkcs8', pkcs8FromSeed(seed), ALGORITHM, false, ['sign']);
+      const sig = await api.sign(ALGORITHM, key, new Uint8Array(0));
+      return sig.byteLength === 64;
+    } catch {
+      return false;
+    }
+  })();
+  return probe;
+}

@@ -1,0 +1,25 @@
+// The one module that touches @agdx/wire's envelope API, so the rest of the package works on
+// bytes and plain signature fields.
+import { encodeEnvelope } from '@agdx/wire';
+import type { AgentEnvelope, Signature } from '@agdx/wire';
+import type { SignatureFields } from './signature-capsule.js';
+
+/** Canonical CBOR of `envelope` with its signature removed: the span a signature covers. */
+export function encodeUnsigned(envelope: AgentEnvelope): Uint8Array {
+  return encodeEnvelope(envelope.signature === undefined ? envelope : envelope.withSignature(undefined));
+}
+
+/** The envelope with `signature` attached as its capsule. */
+export function attachSignature(envelope: AgentEnvelope, signature: SignatureFields): AgentEnvelope {
+  return envelope.withSignature(signature as Signature);
+}
+
+/** The envelope's signature as plain fields, when it has one. */
+export function signatureOf(envelope: AgentEnvelope): SignatureFields | undefined {
+  return envelope.signature;
+}
+
+/** The `on_behalf_of` metadata value, when the envelope carries one. */
+export function onBehalfOf(envelope: AgentEnvelope): unknown {
+  return envelope.metadata?.get('on_behalf_of');
+}

@@ -1,0 +1,41 @@
+import type { SignatureContextFields } from './signature-context.js';
+
+/** One Iggy user header value: its kind and the exact value bytes (numbers little-endian). */
+export interface ObservedHeaderValue {
+  /** Iggy header kind name (`uint8`, `uint32`, ...). */
+  readonly kind: string;
+  /** The value bytes as carried. */
+  readonly value: Uint8Array;
+}
+
+/**
+ * The record headers a reader observed, in either shape: the Iggy header map
+ * (`ReadonlyMap<string, {kind, value}>`, as @agdx/wire and @agdx/transport model it) or the
+ * already-parsed `{contentType?, agentVersion?}`.
+ */
+export type ObservedHeaders = ReadonlyMap<string, ObservedHeaderValue> | SignatureContextFields;
+
+const UNSIGNED_KINDS = new Set(['uint8', 'uint16', 'uint32', 'uint64']);
+
+// A present but unreadable header can never equal a signed value, so it maps to NaN.
+function headerUint(headers: ReadonlyMap<string, ObservedHeaderValue>, name: string): number | undefined {
+  const header = headers.get(name);
+  if (header === undefined) return undefined;
+  if (typeof header !== 'object' || header === null || !(header.value instanceof Uint8Array)) return Number.NaN;
+  if (!UNSIGNED_KINDS.has(header.kind)) return Number.NaN;
+  const bytes = header.value;
+  if (bytes.length === 0 || bytes.length > 8) return Number.NaN;
+  let value = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!);
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.NaN : Number(value);
+}
+
+/** The `agdx.ct` / `agdx.av` values of observed headers, in context form. */
+export function observedContext(headers: ObservedHeaders): { contentType: number | undefined; agentVersion: number | undefined } {
+  if (headers instanceof Map) {
+    const map = headers as ReadonlyMap<string, ObservedHeaderValue>;
+    return { contentType: headerUint(map, 'agdx.ct'), agentVersion: headerUint(map, 'agdx.av') };
+  }
+  const plain = (headers ?? {}) as SignatureContextFields;
+  return { contentType: plain.contentType, agentVersion: plain.agentVersion };
+}

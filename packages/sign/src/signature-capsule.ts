@@ -1,0 +1,83 @@
+import { CodecError } from '@agdx/wire';
+import { decode } from 'cbor2';
+import { isBytes } from './bytes.js';
+import { CborWriter } from './cbor-writer.js';
+import { encodeContextBytes } from './signature-context.js';
+import type { SignatureContextFields } from './signature-context.js';
+
+/** Scheme code of Ed25519, the only scheme this package signs and verifies. */
+export const ED25519_SCHEME = 1;
+
+/**
+ * The Signature capsule an envelope carries. Structurally identical to @agdx/wire's
+ * `Signature`, so values pass freely between the two packages.
+ */
+export interface SignatureFields {
+  /** Scheme code (1 = Ed25519). */
+  readonly scheme: number;
+  /** The signer's 8-byte key id. */
+  readonly keyId: Uint8Array;
+  /** The signature bytes (64 for Ed25519). */
+  readonly bytes: Uint8Array;
+  /** The record headers the signature binds, when it binds any. */
+  readonly context?: SignatureContextFields;
+}
+
+const SURFACE = 'signature';
+
+function fail(message: string): CodecError {
+  return new CodecError(message, { context: { surface: SURFACE } });
+}
+
+function uint(value: unknown, name: string, max: number): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max) return value;
+  if (typeof value === 'bigint' && value >= 0n && value <= BigInt(max)) return Number(value);
+  throw fail(`field \`${name}\` in signature must be an unsigned integer up to ${max}`);
+}
+
+/** Reads a decoded Signature map (as cbor2 returns it with `preferMap`). */
+export function signatureFromMap(value: unknown): SignatureFields {
+  if (!(value instanceof Map)) throw fail('signature must be a CBOR map');
+  const scheme = value.get('scheme');
+  const keyId = value.get('key_id');
+  const bytes = value.get('bytes');
+  if (scheme === undefined) throw fail('missing required field `scheme` in signature');
+  if (!isBytes(keyId)) throw fail('field `key_id` in signature must be a byte string');
+  if (!isBytes(bytes)) throw fail('field `bytes` in signature must be a byte string');
+  const base = { scheme: uint(scheme, 'scheme', 0xff), keyId: keyId.slice(), bytes: bytes.slice() };
+  const ctx = value.get('context');
+  if (ctx === undefined) return base;
+  if (!(ctx instanceof Map)) throw fail('field `context` in signature must be a map');
+  const ct = ctx.get('content_type');
+  const av = ctx.get('agent_version');
+  const context: { contentType?: number; agentVersion?: number } = {};
+  if (ct !== undefined) context.contentType = uint(ct, 'content_type', 0xff);
+  if (av !== undefined) context.agentVersion = uint(av, 'agent_version', 0xffffffff);
+  return { ...base, context };
+}
+
+/**
+ * Decodes a standalone Signature capsule (`{scheme, key_id, bytes, context?}`).
+ *
+ * @throws CodecError for malformed CBOR or fields of the wrong type.
+ */
+export function decodeSignatureCapsule(bytes: Uint8Array): SignatureFields {
+  if (!isBytes(bytes)) throw fail('signature must be bytes');
+  let value: unknown;
+  try {
+    value = decode(bytes, { preferMap: true, rejectDuplicateKeys: true, rejectStreaming: true });
+  } catch (cause) {
+    throw new CodecError('signature is not valid CBOR', { cause, context: { surface: SURFACE } });
+  }
+  return signatureFromMap(value);
+}
+
+/** Canonical CBOR of a Signature capsule: `scheme`, `key_id`, `bytes`, then `context` when bound. */
+export function encodeSignatureCapsule(signature: SignatureFields): Uint8Array {
+  const w = new CborWriter().map(signature.context === undefined ? 3 : 4);
+  w.text('scheme').uint(signature.scheme);
+  w.text('key_id').bytes(signature.keyId);
+  w.text('bytes').bytes(signature.bytes);
+  if (signature.context !== undefined) w.text('context').raw(encodeContextBytes(signature.context));
+  return w.finish();
+}

@@ -1,0 +1,130 @@
+import type { AgentEnvelope } from '@agdx/wire';
+import { isBytes, toHex, tryFromHex } from './bytes.js';
+import type { Ed25519BackendChoice } from './ed25519/backend.js';
+import { noblePublicKey, nobleSignSync } from './ed25519/noble.js';
+import { backendFor } from './ed25519/select.js';
+import { attachSignature, encodeUnsigned } from './envelope-port.js';
+import { SignatureError } from './errors.js';
+import { keyIdOf, SEED_LENGTH } from './key-id.js';
+import { ED25519_SCHEME } from './signature-capsule.js';
+import type { SignatureFields } from './signature-capsule.js';
+import type { SignatureContextFields } from './signature-context.js';
+import { signingInputFromEncoded } from './signing-input.js';
+
+/** Options shared by keys, registries and card functions. */
+export interface Ed25519Options {
+  /** Which Ed25519 implementation to use; default: the process-wide choice (`auto`). */
+  readonly backend?: Ed25519BackendChoice;
+}
+
+/**
+ * The signing input of an envelope: `agdx.signature.v1` ‖ CBOR(context) when given ‖ the
+ * canonical envelope CBOR with its signature absent.
+ */
+export function signingInput(envelope: AgentEnvelope, context?: SignatureContextFields): Uint8Array {
+  return signingInputFromEncoded(encodeUnsigned(envelope), context);
+}
+
+function randomSeed(): Uint8Array {
+  const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint8Array) => Uint8Array } }).crypto;
+  if (c?.getRandomValues === undefined) throw new SignatureError('this runtime has no secure random source');
+  return c.getRandomValues(new Uint8Array(SEED_LENGTH));
+}
+
+/**
+ * An Ed25519 signing key (scheme 1) built from a 32-byte secret seed.
+ *
+ * `sign`, `signBytes` use the configured back end and return Promises (WebCrypto is async);
+ * `signSync`, `signBytesSync` always use @noble/curves and return at once. All give the same
+ * bytes: Ed25519 is deterministic.
+ */
+export class SigningKey {
+  readonly #seed: Uint8Array;
+  readonly #verifyingKey: Uint8Array;
+  readonly #keyId: Uint8Array;
+  readonly #backend: Ed25519BackendChoice | undefined;
+  /** Lowercase hex of the key id (the registry key of this key's record). */
+  readonly registryKey: string;
+
+  private constructor(seed: Uint8Array, options: Ed25519Options | undefined) {
+    this.#seed = seed;
+    this.#verifyingKey = noblePublicKey(seed);
+    this.#keyId = keyIdOf(this.#verifyingKey);
+    this.#backend = options?.backend;
+    this.registryKey = toHex(this.#keyId);
+  }
+
+  /**
+   * A key from its 32-byte secret seed (copied).
+   *
+   * @throws SignatureError `Ed25519 secret seed must be 32 bytes`.
+   */
+  static fromBytes(seed: Uint8Array, options?: Ed25519Options): SigningKey {
+    if (!isBytes(seed) || seed.length !== SEED_LENGTH) throw new SignatureError('Ed25519 secret seed must be 32 bytes');
+    return new SigningKey(seed.slice(), options);
+  }
+
+  /**
+   * A key from the hex of its 32-byte seed.
+   *
+   * @throws SignatureError for non-hex text or a seed that is not 32 bytes.
+   */
+  static fromHex(seedHex: string, options?: Ed25519Options): SigningKey {
+    const seed = tryFromHex(seedHex);
+    if (seed === undefined) throw new SignatureError('Ed25519 secret seed must be hex');
+    return SigningKey.fromBytes(seed, options);
+  }
+
+  /** A fresh random key from the platform's secure random source. */
+  static generate(options?: Ed25519Options): SigningKey {
+    return new SigningKey(randomSeed(), options);
+  }
+
+  /** The 32-byte verifying (public) key (a fresh copy). */
+  get verifyingKey(): Uint8Array {
+    return this.#verifyingKey.slice();
+  }
+
+  /** The 8-byte key id: first 8 bytes of SHA-256 of the verifying key (a fresh copy). */
+  get keyId(): Uint8Array {
+    return this.#keyId.slice();
+  }
+
+  /** Signs raw bytes with the configured back end. */
+  async signBytes(message: Uint8Array): Promise<Uint8Array> {
+    if (!isBytes(message)) throw new SignatureError('message to sign must be bytes');
+    const backend = await backendFor(this.#backend);
+    return backend.sign(this.#seed, this.#verifyingKey, message);
+  }
+
+  /** Signs raw bytes synchronously with @noble/curves. */
+  signBytesSync(message: Uint8Array): Uint8Array {
+    if (!isBytes(message)) throw new SignatureError('message to sign must be bytes');
+    return nobleSignSync(this.#seed, message);
+  }
+
+  /**
+   * Returns `envelope` with a Signature capsule (scheme 1, this key id, the 64 signature bytes
+   * and `context` when given) over {@link signingInput}. Any existing signature is replaced.
+   */
+  async sign(envelope: AgentEnvelope, context?: SignatureContextFields): Promise<AgentEnvelope> {
+    const input = signingInput(envelope, context);
+    return attachSignature(envelope, this.#capsule(await this.signBytes(input), context));
+  }
+
+  /** {@link SigningKey.sign}, synchronously with @noble/curves. */
+  signSync(envelope: AgentEnvelope, context?: SignatureContextFields): AgentEnvelope {
+    const input = signingInput(envelope, context);
+    return attachSignature(envelope, this.#capsule(nobleSignSync(this.#seed, input), context));
+  }
+
+  /** Signs already-encoded unsigned envelope bytes; returns the capsule to attach. */
+  async signEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContextFields): Promise<SignatureFields> {
+    return this.#capsule(await this.signBytes(signingInputFromEncoded(unsignedEnvelope, context)), context);
+  }
+
+  #capsule(bytes: Uint8Array, context: SignatureContextFields | undefined): SignatureFields {
+    const base = { scheme: ED25519_SCHEME, keyId: this.keyId, bytes };
+    return context === undefined ? base : { ...base, context: { ...context } };
+  }
+}
