@@ -10,3 +10,83 @@ export type { AgdxErrorOptions, ErrorKind } from './errors.js';
 // --- identifiers, envelope model, codec, validation, dictionaries, usage (wire-core) ---
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
+export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH } from './cbor/strict.js';
+export type { CborValue, StrictCborOptions } from './cbor/strict.js';
+export { FieldReader, isCborMap } from './cbor/fields.js';
+export { readDetailMap, detailMapToCbor, detailValueToCbor } from './cbor/value.js';
+export type { DetailValue, DetailMap } from './cbor/value.js';
+export {
+  HEADER_KIND_CODES,
+  headerKindFromCode,
+  rawHeader,
+  stringHeader,
+  boolHeader,
+  int8Header,
+  int16Header,
+  int32Header,
+  int64Header,
+  int128Header,
+  uint8Header,
+  uint16Header,
+  uint32Header,
+  uint64Header,
+  uint128Header,
+  float32Header,
+  float64Header,
+  invalidHeader,
+  readRawHeader,
+  readStringHeader,
+  readBoolHeader,
+  readIntegerHeader,
+  readInt8Header,
+  readInt16Header,
+  readInt32Header,
+  readInt64Header,
+  readInt128Header,
+  readUint8Header,
+  readUint16Header,
+  readUint32Header,
+  readUint64Header,
+  readUint128Header,
+  readFloat32Header,
+  readFloat64Header,
+} from './headers/header-value.js';
+export type { HeaderKind, HeaderValue, RecordHeaders } from './headers/header-value.js';
+export { HEADER_SOFT_CAP, HEADER_VALUE_MAX, HEADER_FRAMING_BYTES, headerBlockSize, checkHeaderValue, checkSoftCap, sortHeaders } from './headers/limits.js';
+export { HeaderName, BROADCAST_ADDRESSEE, SHARED_SESSION_TOPICS, AGENT_OP_VERSION } from './headers/names.js';
+export { encodeHeaderBlock, decodeHeaderBlock, readConversationHeader } from './headers/header-block.js';
+export type { HeaderBlockFields, HeaderBlockOptions, HeaderAddressee, DecodedHeaderBlock } from './headers/header-block.js';
+export { encodeProvenanceHeaders, decodeProvenanceHeaders } from './headers/provenance.js';
+export type { Provenance, ProvenanceUsage } from './headers/provenance.js';
+export { estimateTokens } from './helpers/token-estimate.js';
+export { enterBridge, bridgeHopMetadata, readBridgeHops, BRIDGE_HOPS_METADATA_KEY } from './helpers/bridge-hops.js';
+export { encodeBodyRef, decodeBodyRef, validateBodyRef, MAX_BODY_REF_REFERENCE_BYTES } from './claim-check/body-ref.js';
+export type { BodyRef } from './claim-check/body-ref.js';
+export { InMemoryBlobStore, BlobNotFoundError } from './claim-check/blob-store.js';
+export type { BlobStore } from './claim-check/blob-store.js';
+export { checkIn, resolveBody, constantTimeEqual, CONTENT_TYPE_REF } from './claim-check/claim-check.js';
+export type { CheckedIn } from './claim-check/claim-check.js';
+export { ChunkAssembler, FINISH_REASON_GAP, FINISH_REASON_ABANDONED } from './chunks/assembler.js';
+export type { AssemblerRecord, ChunkEvent, ChunkBodyEvent, ChunkFinishedEvent, ChunkFailedEvent } from './chunks/assembler.js';
+export { reassembleChannel } from './chunks/reassemble.js';
+export type { ChannelRecord, ReassembledChannel } from './chunks/reassemble.js';
+export { applyJsonPatch, parseJsonPatch, parseJsonPointer } from './state/json-patch.js';
+export type { JsonPatchOperation } from './state/json-patch.js';
+export { isJsonObject, jsonEqual } from './state/json-value.js';
+export type { JsonValue } from './state/json-value.js';
+export { jsonToCbor, cborToJson } from './state/json-cbor.js';
+export {
+  encodeStateDelta,
+  decodeStateDelta,
+  validateStateDelta,
+  encodeStateSnapshot,
+  decodeStateSnapshot,
+  validateStateSnapshot,
+  MAX_STATE_PATCH_OPS,
+  MAX_STATE_JSON_BYTES,
+  STATE_SNAPSHOT_OPERATION,
+  STATE_DELTA_OPERATION,
+} from './state/state-records.js';
+export type { StateDelta, StateSnapshot } from './state/state-records.js';
+export { reconstructState } from './state/reconstruct.js';
+export type { StateRecord, StateOutcome, ReconstructedState } from './state/reconstruct.js';

@@ -1,0 +1,158 @@
+import jsonpatch from 'fast-json-patch';
+import { AgdxError, InvalidError } from '../errors.js';
+import { isJsonObject, jsonEqual, type JsonValue } from './json-value.js';
+
+/** One RFC 6902 operation. */
+export interface JsonPatchOperation {
+  /** `add`, `remove`, `replace`, `move`, `copy` or `test`. */
+  readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  /** JSON Pointer of the target. */
+  readonly path: string;
+  /** Source pointer (`move`, `copy`). */
+  readonly from?: string;
+  /** Operand (`add`, `replace`, `test`). */
+  readonly value?: JsonValue;
+}
+
+const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+// Writing through these would reach Object.prototype in a naive applier; refuse them outright.
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+
+function fail(message: string, path?: string): InvalidError {
+  return new InvalidError(message, { context: path === undefined ? {} : { path } });
+}
+
+/** Parses a JSON Pointer into unescaped tokens (InvalidError `invalid JSON Pointer `p``). */
+export function parseJsonPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw fail(`invalid JSON Pointer \`${pointer}\``, pointer);
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => {
+      if (/~(?![01])/.test(token)) throw fail(`invalid JSON Pointer \`${pointer}\``, pointer);
+      return token.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
+function checkReserved(tokens: readonly string[], pointer: string): void {
+  if (tokens.some((t) => RESERVED.has(t))) throw fail(`JSON Patch path \`${pointer}\` addresses a reserved property`, pointer);
+}
+
+function arrayIndex(token: string): number | undefined {
+  return /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : undefined;
+}
+
+// Steps into an existing child; `pointer` is the whole operation path, which every message names.
+function child(container: unknown, token: string, pointer: string): unknown {
+  if (Array.isArray(container)) {
+    if (token === '-') throw fail(`JSON Patch path \`${pointer}\` does not exist`, pointer);
+    const index = arrayIndex(token);
+    if (index === undefined) throw fail(`invalid JSON Patch array index \`${token}\``, pointer);
+    if (index >= container.length) throw fail(`JSON Patch path \`${pointer}\` does not exist`, pointer);
+    return container[index];
+  }
+  if (isJsonObject(container)) {
+    if (!Object.prototype.hasOwnProperty.call(container, token)) throw fail(`JSON Patch path \`${pointer}\` does not exist`, pointer);
+    return container[token];
+  }
+  throw fail(`JSON Patch path \`${pointer}\` does not address a container`, pointer);
+}
+
+function walk(doc: unknown, tokens: readonly string[], pointer: string): unknown {
+  let current = doc;
+  for (const token of tokens) current = child(current, token, pointer);
+  return current;
+}
+
+function checkExists(doc: unknown, tokens: readonly string[], pointer: string): unknown {
+  return walk(doc, tokens, pointer);
+}
+
+function checkAddTarget(doc: unknown, tokens: readonly string[], pointer: string): void {
+  if (tokens.length === 0) return;
+  const parent = walk(doc, tokens.slice(0, -1), pointer);
+  const last = tokens[tokens.length - 1] as string;
+  if (Array.isArray(parent)) {
+    if (last === '-') return;
+    const index = arrayIndex(last);
+    if (index === undefined) throw fail(`invalid JSON Patch array index \`${last}\``, pointer);
+    if (index > parent.length) throw fail(`JSON Patch array index \`${last}\` is out of bounds`, pointer);
+    return;
+  }
+  if (!isJsonObject(parent)) throw fail(`JSON Patch path \`${pointer}\` does not address a container`, pointer);
+}
+
+function readOperation(raw: unknown): { op: JsonPatchOperation; path: string[]; from: string[] | undefined } {
+  if (!isJsonObject(raw) || typeof raw['op'] !== 'string' || typeof raw['path'] !== 'string') {
+    throw fail('a JSON Patch operation requires string `op` and `path`');
+  }
+  const name = raw['op'];
+  if (!OPS.has(name)) throw fail(`unknown JSON Patch operation \`${name}\``);
+  const path = parseJsonPointer(raw['path']);
+  checkReserved(path, raw['path']);
+  let from: string[] | undefined;
+  if (name === 'move' || name === 'copy') {
+    if (typeof raw['from'] !== 'string') throw fail(`a JSON Patch \`${name}\` operation requires string \`from\``);
+    from = parseJsonPointer(raw['from']);
+    checkReserved(from, raw['from']);
+  }
+  if ((name === 'add' || name === 'replace' || name === 'test') && !Object.prototype.hasOwnProperty.call(raw, 'value')) {
+    throw fail(`a JSON Patch \`${name}\` operation requires \`value\``);
+  }
+  return { op: raw as unknown as JsonPatchOperation, path, from };
+}
+
+/** Checks that `patch` is a well-formed RFC 6902 array (shape only; no document needed). */
+export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
+  if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
+  return patch.map((raw) => readOperation(raw).op);
+}
+
+/**
+ * Applies an RFC 6902 patch atomically: the input document is never modified, and the result is
+ * returned only when every operation succeeded. Every failure is an InvalidError naming the
+ * path (`JSON Patch path `/a` does not exist`, `JSON Patch test failed at `/a``, ...). Paths through
+ * `__proto__`, `constructor` or `prototype` are refused.
+ */
+export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
+  if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
+  let working: unknown = structuredClone(document);
+  for (const raw of patch) {
+    const { op, path, from } = readOperation(raw);
+    switch (op.op) {
+      case 'add':
+        checkAddTarget(working, path, op.path);
+        break;
+      case 'remove':
+        if (path.length === 0) throw fail('JSON Patch cannot remove the document root', op.path);
+        checkExists(working, path, op.path);
+        break;
+      case 'replace':
+        checkExists(working, path, op.path);
+        break;
+      case 'test':
+        if (!jsonEqual(checkExists(working, path, op.path), op.value)) throw fail(`JSON Patch test failed at \`${op.path}\``, op.path);
+        continue;
+      case 'move':
+      case 'copy': {
+        const source = op.from as string;
+        checkExists(working, from as string[], source);
+        if (op.op === 'move' && (op.path === source || op.path.startsWith(`${source}/`))) {
+          if (op.path === source) continue;
+          throw fail(`JSON Patch cannot move \`${source}\` into its own child \`${op.path}\``, op.path);
+        }
+        checkAddTarget(working, path, op.path);
+        break;
+      }
+    }
+    try {
+      const operand = { ...op, value: op.value === undefined ? undefined : structuredClone(op.value) } as jsonpatch.Operation;
+      working = jsonpatch.applyOperation(working, operand, false, true, true).newDocument;
+    } catch (error) {
+      if (AgdxError.is(error)) throw error;
+      throw new InvalidError(`JSON Patch operation \`${op.op}\` failed at \`${op.path}\``, { context: { path: op.path }, cause: error });
+    }
+  }
+  return working as JsonValue;
+}
