@@ -8,6 +8,70 @@ export { AgdxError, CodecError, IntegrityError, InvalidError, UnsupportedError }
 export type { AgdxErrorOptions, ErrorKind } from './errors.js';
 
 // --- identifiers, envelope model, codec, validation, dictionaries, usage (wire-core) ---
+export { decodeCrockford, encodeCrockford } from './ids/crockford.js';
+export { ChannelId, ConversationId, CorrelationId, MachineId, RecordId } from './ids/machine-id.js';
+export type { MachineIdClass } from './ids/machine-id.js';
+export { MintUlid } from './ids/mint-ulid.js';
+export { systemUlidSource, UlidGenerator, ulidBytes } from './ids/ulid.js';
+export type { UlidSource } from './ids/ulid.js';
+export { AgentId, MAX_AGENT_ID_BYTES, MAX_SDK_AGENT_ID_BYTES } from './ids/agent-id.js';
+export { IdempotencyKey, MAX_IDEMPOTENCY_KEY_BYTES } from './ids/idempotency-key.js';
+export { LogPosition } from './ids/log-position.js';
+export { MessageId } from './ids/message-id.js';
+export { ContentId, contentId } from './ids/content-id.js';
+export { utf8Length } from './ids/utf8.js';
+export { AgentKind, isAgentKind } from './dictionaries/agent-kind.js';
+export { isTerminalTaskState, TaskState, taskStateDisplay, taskStateName } from './dictionaries/task-state.js';
+export type { TaskStateName } from './dictionaries/task-state.js';
+export { AgentErrorCode, DeadLetterReason, Health, SignatureScheme } from './dictionaries/codes.js';
+export { ContentType, contentTypeFromCode, contentTypeName } from './dictionaries/content-type.js';
+export type { ContentTypeName } from './dictionaries/content-type.js';
+export type { Metadata, MetadataValue } from './envelope/metadata.js';
+export type { Signature, SignatureContext } from './envelope/signature.js';
+export type { TokenUsage } from './usage/token-usage.js';
+export { costToMicros } from './usage/cost.js';
+export { AgentEnvelope } from './envelope/agent-envelope.js';
+export type { EnvelopeFields } from './envelope/agent-envelope.js';
+export {
+  CHUNK_PURPOSES,
+  ED25519_KEY_ID_BYTES,
+  ED25519_SIGNATURE_BYTES,
+  MAX_AGENT_STRING_BYTES,
+  MAX_METADATA_ENTRIES,
+  MAX_METADATA_KEY_BYTES,
+  MAX_METADATA_TOTAL_BYTES,
+  MAX_METADATA_VALUE_BYTES,
+  metadataValueSize,
+  STATUS_OPERATIONS,
+  validateEnvelope,
+} from './envelope/validate.js';
+export {
+  decodeSessionEnd,
+  decodeSessionStart,
+  decodeSessionTransition,
+  encodeSessionEnd,
+  encodeSessionStart,
+  encodeSessionTransition,
+  MAX_SESSION_LABEL_BYTES,
+  MAX_SESSION_NAMESPACE_BYTES,
+  MAX_SESSION_TAG_BYTES,
+  MAX_SESSION_TAGS,
+  validateSessionStart,
+} from './envelope/session-bodies.js';
+export type {
+  SessionBudget,
+  SessionEnd,
+  SessionEndError,
+  SessionSdk,
+  SessionStart,
+  SessionTransition,
+} from './envelope/session-bodies.js';
+export {
+  decodeEnvelope,
+  encodeEnvelope,
+  encodeEnvelopeUnsigned,
+  encodeSignatureContext,
+} from './codec/envelope-codec.js';
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
 export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH } from './cbor/strict.js';

@@ -1,0 +1,734 @@
+import { isAgentKind, type AgentKind } from '../dictionaries/agent-kind.js';
+import { AgdxError, CodecError, InvalidError } from '../errors.js';
+import { AgentId } from '../ids/agent-id.js';
+import { IdempotencyKey } from '../ids/idempotency-key.js';
+import { LogPosition } from '../ids/log-position.js';
+import {
+  adoptIdBytes,
+  ChannelId,
+  ConversationId,
+  CorrelationId,
+  idBytesView,
+  RecordId,
+  type MachineId,
+  type MachineIdClass,
+} from '../ids/machine-id.js';
+import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
+import type { Metadata, MetadataValue } from '../envelope/metadata.js';
+import type { Signature, SignatureContext } from '../envelope/signature.js';
+import type { TokenUsage } from '../usage/token-usage.js';
+import {
+  CborFormatError,
+  CborReader,
+  formatFailure,
+  latin1,
+  MAJOR_ARRAY,
+  MAJOR_BYTES,
+  MAJOR_MAP,
+  MAJOR_NINT,
+  MAJOR_SIMPLE,
+  MAJOR_TAG,
+  MAJOR_TEXT,
+  MAJOR_UINT,
+  MAX_DEPTH,
+} from './reader.js';
+import { ByteWriter, encodeWith } from './writer.js';
+
+const SURFACE = 'agent envelope';
+const U64_MAX = (1n << 64n) - 1n;
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+// ---------------------------------------------------------------------------------------------
+
+const ascii = (s: string): Uint8Array => {
+  const out = new Uint8Array(s.length + 1);
+  out[0] = 0x60 | s.length;
+  for (let i = 0; i < s.length; i++) out[i + 1] = s.charCodeAt(i);
+  return out;
+};
+
+/** Every key and fixed text value as ready-made CBOR text (all shorter than 24 bytes). */
+const K = {
+  kind: ascii('kind'),
+  record: ascii('record'),
+  conversation: ascii('conversation'),
+  parent: ascii('parent'),
+  root: ascii('root'),
+  source: ascii('source'),
+  target: ascii('target'),
+  cause: ascii('cause'),
+  cause_at: ascii('cause_at'),
+  correlation: ascii('correlation'),
+  channel: ascii('channel'),
+  idempotency_key: ascii('idempotency_key'),
+  deadline_micros: ascii('deadline_micros'),
+  sequence: ascii('sequence'),
+  last: ascii('last'),
+  finish_reason: ascii('finish_reason'),
+  task_state: ascii('task_state'),
+  operation: ascii('operation'),
+  tool: ascii('tool'),
+  usage: ascii('usage'),
+  metadata: ascii('metadata'),
+  must_understand: ascii('must_understand'),
+  body: ascii('body'),
+  signature: ascii('signature'),
+  input_tokens: ascii('input_tokens'),
+  output_tokens: ascii('output_tokens'),
+  reasoning_output_tokens: ascii('reasoning_output_tokens'),
+  cache_read_input_tokens: ascii('cache_read_input_tokens'),
+  cache_creation_input_tokens: ascii('cache_creation_input_tokens'),
+  cost_micros: ascii('cost_micros'),
+  scheme: ascii('scheme'),
+  key_id: ascii('key_id'),
+  bytes: ascii('bytes'),
+  context: ascii('context'),
+  content_type: ascii('content_type'),
+  agent_version: ascii('agent_version'),
+} as const;
+
+const KIND_VALUE: Readonly<Record<AgentKind, Uint8Array>> = {
+  command: ascii('command'),
+  response: ascii('response'),
+  event: ascii('event'),
+  chunk: ascii('chunk'),
+  status: ascii('status'),
+  error: ascii('error'),
+};
+
+function uintChecked(w: ByteWriter, v: bigint, field: string): void {
+  if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) {
+    throw new InvalidError(`\`${field}\` must be an unsigned 64-bit integer`, { context: { field } });
+  }
+  w.headBig(0, v);
+}
+
+function smallUintChecked(w: ByteWriter, v: number, max: number, field: string): void {
+  if (!Number.isInteger(v) || v < 0 || v > max) {
+    throw new InvalidError(`\`${field}\` must be an unsigned integer at most ${max}`, { context: { field } });
+  }
+  w.head(0, v);
+}
+
+function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
+  w.raw(key);
+  w.byte(0x50);
+  w.raw(idBytesView(id));
+}
+
+function writeUsage(w: ByteWriter, u: TokenUsage): void {
+  let n = 2;
+  if (u.reasoningOutputTokens !== undefined) n++;
+  if (u.cacheReadInputTokens !== undefined) n++;
+  if (u.cacheCreationInputTokens !== undefined) n++;
+  if (u.costMicros !== undefined) n++;
+  w.head(5, n);
+  w.raw(K.input_tokens);
+  uintChecked(w, u.inputTokens, 'input_tokens');
+  w.raw(K.output_tokens);
+  uintChecked(w, u.outputTokens, 'output_tokens');
+  if (u.reasoningOutputTokens !== undefined) {
+    w.raw(K.reasoning_output_tokens);
+    uintChecked(w, u.reasoningOutputTokens, 'reasoning_output_tokens');
+  }
+  if (u.cacheReadInputTokens !== undefined) {
+    w.raw(K.cache_read_input_tokens);
+    uintChecked(w, u.cacheReadInputTokens, 'cache_read_input_tokens');
+  }
+  if (u.cacheCreationInputTokens !== undefined) {
+    w.raw(K.cache_creation_input_tokens);
+    uintChecked(w, u.cacheCreationInputTokens, 'cache_creation_input_tokens');
+  }
+  if (u.costMicros !== undefined) {
+    w.raw(K.cost_micros);
+    uintChecked(w, u.costMicros, 'cost_micros');
+  }
+}
+
+/** Writes one metadata value (ints always as CBOR integers, numbers always as floats). @internal */
+export function writeMetadataValue(w: ByteWriter, v: MetadataValue, depth = 0): void {
+  switch (typeof v) {
+    case 'string':
+      w.text(v);
+      return;
+    case 'bigint':
+      if (v > U64_MAX || v < -(1n << 64n)) {
+        throw new InvalidError('metadata integer is outside the CBOR integer range', { context: { field: 'metadata' } });
+      }
+      w.int(v);
+      return;
+    case 'number':
+      w.float(v);
+      return;
+    case 'boolean':
+      w.bool(v);
+      return;
+    default:
+      if (v === null) {
+        w.nil();
+        return;
+      }
+      if (Array.isArray(v) && depth < MAX_DEPTH) {
+        w.head(4, v.length);
+        for (const item of v as readonly MetadataValue[]) writeMetadataValue(w, item, depth + 1);
+        return;
+      }
+      throw new InvalidError('metadata values are strings, integers, floats, booleans, null or lists', {
+        context: { field: 'metadata' },
+      });
+  }
+}
+
+/** Writes a metadata map in insertion order. @internal */
+export function writeMetadata(w: ByteWriter, m: Metadata): void {
+  w.head(5, m.size);
+  for (const [key, value] of m) {
+    w.text(key);
+    writeMetadataValue(w, value);
+  }
+}
+
+function writeSignatureContext(w: ByteWriter, ctx: SignatureContext): void {
+  const n = (ctx.contentType !== undefined ? 1 : 0) + (ctx.agentVersion !== undefined ? 1 : 0);
+  w.head(5, n);
+  if (ctx.contentType !== undefined) {
+    w.raw(K.content_type);
+    smallUintChecked(w, ctx.contentType, 0xff, 'content_type');
+  }
+  if (ctx.agentVersion !== undefined) {
+    w.raw(K.agent_version);
+    smallUintChecked(w, ctx.agentVersion, 0xffffffff, 'agent_version');
+  }
+}
+
+function writeSignature(w: ByteWriter, s: Signature): void {
+  w.head(5, s.context !== undefined ? 4 : 3);
+  w.raw(K.scheme);
+  smallUintChecked(w, s.scheme, 0xff, 'scheme');
+  w.raw(K.key_id);
+  w.bytes(s.keyId);
+  w.raw(K.bytes);
+  w.bytes(s.bytes);
+  if (s.context !== undefined) {
+    w.raw(K.context);
+    writeSignatureContext(w, s.context);
+  }
+}
+
+/** Writes the whole envelope in canonical key order. @internal */
+export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = true): void {
+  let n = 3;
+  if (e.record !== undefined) n++;
+  if (e.parent !== undefined) n++;
+  if (e.root !== undefined) n++;
+  if (e.target !== undefined) n++;
+  if (e.cause !== undefined) n++;
+  if (e.causeAt !== undefined) n++;
+  if (e.correlation !== undefined) n++;
+  if (e.channel !== undefined) n++;
+  if (e.idempotencyKey !== undefined) n++;
+  if (e.deadlineMicros !== undefined) n++;
+  if (e.sequence !== undefined) n++;
+  if (e.last) n++;
+  if (e.finishReason !== undefined) n++;
+  if (e.taskState !== undefined) n++;
+  if (e.operation !== undefined) n++;
+  if (e.tool !== undefined) n++;
+  if (e.usage !== undefined) n++;
+  if (e.metadata !== undefined) n++;
+  if (e.mustUnderstand !== 0n) n++;
+  if (e.body.length !== 0) n++;
+  const sig = withSignature ? e.signature : undefined;
+  if (sig !== undefined) n++;
+
+  w.head(5, n);
+  w.raw(K.kind);
+  const kind = KIND_VALUE[e.kind];
+  if (kind === undefined) throw new InvalidError(`\`${String(e.kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
+  w.raw(kind);
+  if (e.record !== undefined) writeId(w, K.record, e.record);
+  writeId(w, K.conversation, e.conversation);
+  if (e.parent !== undefined) writeId(w, K.parent, e.parent);
+  if (e.root !== undefined) writeId(w, K.root, e.root);
+  w.raw(K.source);
+  w.text(e.source.value);
+  if (e.target !== undefined) {
+    w.raw(K.target);
+    w.text(e.target.value);
+  }
+  if (e.cause !== undefined) writeId(w, K.cause, e.cause);
+  if (e.causeAt !== undefined) {
+    w.raw(K.cause_at);
+    w.byte(0x54);
+    if (w.buf !== null) e.causeAt.writeTo(w.buf, w.pos);
+    w.pos += 20;
+  }
+  if (e.correlation !== undefined) writeId(w, K.correlation, e.correlation);
+  if (e.channel !== undefined) writeId(w, K.channel, e.channel);
+  if (e.idempotencyKey !== undefined) {
+    w.raw(K.idempotency_key);
+    w.text(e.idempotencyKey.value);
+  }
+  if (e.deadlineMicros !== undefined) {
+    w.raw(K.deadline_micros);
+    uintChecked(w, e.deadlineMicros, 'deadline_micros');
+  }
+  if (e.sequence !== undefined) {
+    w.raw(K.sequence);
+    uintChecked(w, e.sequence, 'sequence');
+  }
+  if (e.last) {
+    w.raw(K.last);
+    w.byte(0xf5);
+  }
+  if (e.finishReason !== undefined) {
+    w.raw(K.finish_reason);
+    w.text(e.finishReason);
+  }
+  if (e.taskState !== undefined) {
+    w.raw(K.task_state);
+    smallUintChecked(w, e.taskState, 0xff, 'task_state');
+  }
+  if (e.operation !== undefined) {
+    w.raw(K.operation);
+    w.text(e.operation);
+  }
+  if (e.tool !== undefined) {
+    w.raw(K.tool);
+    w.text(e.tool);
+  }
+  if (e.usage !== undefined) {
+    w.raw(K.usage);
+    writeUsage(w, e.usage);
+  }
+  if (e.metadata !== undefined) {
+    w.raw(K.metadata);
+    writeMetadata(w, e.metadata);
+  }
+  if (e.mustUnderstand !== 0n) {
+    w.raw(K.must_understand);
+    uintChecked(w, e.mustUnderstand, 'must_understand');
+  }
+  if (e.body.length !== 0) {
+    w.raw(K.body);
+    w.bytes(e.body);
+  }
+  if (sig !== undefined) {
+    w.raw(K.signature);
+    writeSignature(w, sig);
+  }
+}
+
+/**
+ * Canonical CBOR bytes of an envelope, without validation: fixed key order (seed fields `parent`
+ * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, one exact-size
+ * allocation.
+ * @throws InvalidError only when a numeric field is outside its wire range.
+ */
+export function encodeEnvelope(envelope: AgentEnvelope): Uint8Array {
+  return encodeWith((w) => writeEnvelope(w, envelope));
+}
+
+/**
+ * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers.
+ */
+export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
+  return encodeWith((w) => writeEnvelope(w, envelope, false));
+}
+
+/**
+ * Canonical CBOR map of a signature context: `content_type` then `agent_version`, each only when
+ * present. @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
+ */
+export function encodeSignatureContext(ctx: SignatureContext): Uint8Array {
+  return encodeWith((w) => writeSignatureContext(w, ctx));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------------------------
+
+function shape(message: string, surface: string, operation: string): CodecError {
+  return new CodecError(message, { context: { surface, operation, field: operation } });
+}
+
+function expectBytes(r: CborReader, field: string, surface = SURFACE): Uint8Array {
+  r.head();
+  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${surface} must be bytes`, surface, field);
+  return r.bytesPayload();
+}
+
+function expectId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string): T {
+  return adoptIdBytes(cls, expectBytes(r, field));
+}
+
+function expectText(r: CborReader, field: string): string {
+  r.head();
+  if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
+  return r.textPayload();
+}
+
+function expectU64(r: CborReader, field: string, surface = SURFACE): bigint {
+  r.head();
+  if (r.major === MAJOR_UINT) return r.argBig();
+  if (r.major === MAJOR_NINT && (r.bigArg !== undefined || r.arg >= Number.MAX_SAFE_INTEGER - 1)) {
+    throw shape(`field \`${field}\` in ${surface} must fit u64`, surface, field);
+  }
+  throw shape(`field \`${field}\` in ${surface} must be an unsigned integer`, surface, field);
+}
+
+function expectSmallUint(r: CborReader, field: string, max: number, surface = SURFACE): number {
+  r.head();
+  if (r.major === MAJOR_UINT && r.bigArg === undefined && r.arg <= max) return r.arg;
+  throw shape(`field \`${field}\` in ${surface} must be an unsigned integer at most ${max}`, surface, field);
+}
+
+function expectBool(r: CborReader, field: string): boolean {
+  r.head();
+  if (r.major === MAJOR_SIMPLE && (r.info === 20 || r.info === 21)) return r.info === 21;
+  throw shape(`field \`${field}\` in ${SURFACE} must be a boolean`, SURFACE, field);
+}
+
+/**
+ * Iterates a map's entries: text keys go to `onText` (which must consume the value and return false
+ * for an unknown key, leaving the value to be skipped); non-text keys are skipped unless
+ * `nonText` throws. Duplicate keys of any type are refused.
+ */
+function readMapEntries(
+  r: CborReader,
+  count: number,
+  depth: number,
+  onText: (key: string) => boolean,
+  nonText?: () => never,
+): void {
+  let seen: Set<string> | undefined;
+  const remember = (key: string): void => {
+    seen ??= new Set();
+    if (seen.has(key)) throw new CborFormatError(`found repeat map key ${JSON.stringify(key)}`);
+    seen.add(key);
+  };
+  const entry = (): void => {
+    const keyStart = r.pos;
+    r.head();
+    if (r.major === MAJOR_TEXT) {
+      const key = r.textPayload();
+      remember(`t${key}`);
+      if (!onText(key)) r.skip(depth + 1);
+      return;
+    }
+    if (nonText !== undefined) {
+      r.pos = keyStart;
+      r.skip(depth + 1);
+      nonText();
+    }
+    r.pos = keyStart;
+    r.skip(depth + 1);
+    remember(`r${latin1(r.buf, keyStart, r.pos)}`);
+    r.skip(depth + 1);
+  };
+  if (count < 0) {
+    while (!r.takeBreak()) entry();
+  } else {
+    r.need(count * 2);
+    for (let i = 0; i < count; i++) entry();
+  }
+}
+
+function expectMap(r: CborReader, surface: string, depth: number): number {
+  if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
+  r.head();
+  if (r.major !== MAJOR_MAP) throw shape(`expected a CBOR map for ${surface}`, surface, 'expect-map');
+  return r.arg;
+}
+
+function readUsage(r: CborReader, depth: number): TokenUsage {
+  const count = expectMap(r, `${SURFACE}.usage`, depth);
+  let input: bigint | undefined;
+  let output: bigint | undefined;
+  let reasoning: bigint | undefined;
+  let cacheRead: bigint | undefined;
+  let cacheCreation: bigint | undefined;
+  let cost: bigint | undefined;
+  readMapEntries(r, count, depth, (key) => {
+    switch (key) {
+      case 'input_tokens':
+        input = expectU64(r, key);
+        return true;
+      case 'output_tokens':
+        output = expectU64(r, key);
+        return true;
+      case 'reasoning_output_tokens':
+        reasoning = expectU64(r, key);
+        return true;
+      case 'cache_read_input_tokens':
+        cacheRead = expectU64(r, key);
+        return true;
+      case 'cache_creation_input_tokens':
+        cacheCreation = expectU64(r, key);
+        return true;
+      case 'cost_micros':
+        cost = expectU64(r, key);
+        return true;
+      default:
+        return false;
+    }
+  });
+  if (input === undefined) throw shape(`missing required field \`input_tokens\` in ${SURFACE}`, SURFACE, 'input_tokens');
+  if (output === undefined) throw shape(`missing required field \`output_tokens\` in ${SURFACE}`, SURFACE, 'output_tokens');
+  const usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = { inputTokens: input, outputTokens: output };
+  if (reasoning !== undefined) usage.reasoningOutputTokens = reasoning;
+  if (cacheRead !== undefined) usage.cacheReadInputTokens = cacheRead;
+  if (cacheCreation !== undefined) usage.cacheCreationInputTokens = cacheCreation;
+  if (cost !== undefined) usage.costMicros = cost;
+  return usage;
+}
+
+function readSignatureContext(r: CborReader, depth: number): SignatureContext {
+  const surface = `${SURFACE}.context`;
+  const count = expectMap(r, surface, depth);
+  let contentType: number | undefined;
+  let agentVersion: number | undefined;
+  readMapEntries(r, count, depth, (key) => {
+    if (key === 'content_type') {
+      contentType = expectSmallUint(r, key, 0xff, surface);
+      return true;
+    }
+    if (key === 'agent_version') {
+      agentVersion = expectSmallUint(r, key, 0xffffffff, surface);
+      return true;
+    }
+    return false;
+  });
+  const ctx: { contentType?: number; agentVersion?: number } = {};
+  if (contentType !== undefined) ctx.contentType = contentType;
+  if (agentVersion !== undefined) ctx.agentVersion = agentVersion;
+  return ctx;
+}
+
+function readSignature(r: CborReader, depth: number): Signature {
+  const count = expectMap(r, `${SURFACE}.signature`, depth);
+  let scheme: number | undefined;
+  let keyId: Uint8Array | undefined;
+  let bytes: Uint8Array | undefined;
+  let context: SignatureContext | undefined;
+  readMapEntries(r, count, depth, (key) => {
+    switch (key) {
+      case 'scheme':
+        scheme = expectSmallUint(r, key, 0xff);
+        return true;
+      case 'key_id':
+        keyId = expectBytes(r, key);
+        return true;
+      case 'bytes':
+        bytes = expectBytes(r, key);
+        return true;
+      case 'context':
+        context = readSignatureContext(r, depth + 1);
+        return true;
+      default:
+        return false;
+    }
+  });
+  if (scheme === undefined) throw shape(`missing required field \`scheme\` in ${SURFACE}`, SURFACE, 'scheme');
+  if (keyId === undefined) throw shape(`missing required field \`key_id\` in ${SURFACE}`, SURFACE, 'key_id');
+  if (bytes === undefined) throw shape(`missing required field \`bytes\` in ${SURFACE}`, SURFACE, 'bytes');
+  return context === undefined ? { scheme, keyId, bytes } : { scheme, keyId, bytes, context };
+}
+
+/** Reads one metadata value; `path` names it in errors (`agent envelope.key[2]`). @internal */
+export function readMetadataValue(r: CborReader, path: string, depth: number): MetadataValue {
+  if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
+  r.head();
+  switch (r.major) {
+    case MAJOR_UINT:
+      return r.argBig();
+    case MAJOR_NINT:
+      return -1n - r.argBig();
+    case MAJOR_TEXT:
+      return r.textPayload();
+    case MAJOR_ARRAY: {
+      const out: MetadataValue[] = [];
+      const n = r.arg;
+      if (n < 0) {
+        while (!r.takeBreak()) out.push(readMetadataValue(r, `${path}[${out.length}]`, depth + 1));
+      } else {
+        r.need(n);
+        for (let i = 0; i < n; i++) out.push(readMetadataValue(r, `${path}[${i}]`, depth + 1));
+      }
+      return out;
+    }
+    case MAJOR_TAG:
+      throw new CborFormatError(`tag not supported (${r.arg})`);
+    case MAJOR_SIMPLE:
+      r.checkSimple();
+      if (r.info === 20) return false;
+      if (r.info === 21) return true;
+      if (r.info === 22) return null;
+      if (r.info >= 25 && r.info <= 27) return r.readFloat();
+      if (r.info === 31) throw new CborFormatError('unexpected break');
+      break;
+    default:
+      break;
+  }
+  throw shape(`cannot decode value in ${path}`, path, 'value');
+}
+
+/** Reads a string-keyed metadata map (insertion order kept). @internal */
+export function readMetadata(r: CborReader, surface: string, depth: number): Map<string, MetadataValue> {
+  const count = expectMap(r, `${surface}.metadata`, depth);
+  const out = new Map<string, MetadataValue>();
+  readMapEntries(
+    r,
+    count,
+    depth,
+    (key) => {
+      out.set(key, readMetadataValue(r, `${surface}.${key}`, depth + 1));
+      return true;
+    },
+    () => {
+      throw shape(`expected a string-keyed map in ${surface}`, surface, 'map');
+    },
+  );
+  return out;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function readEnvelopeMap(r: CborReader): AgentEnvelope {
+  const start = r.pos;
+  r.head();
+  if (r.major !== MAJOR_MAP) {
+    // The whole item must still be well-formed CBOR before the shape is judged.
+    r.pos = start;
+    r.skip(0);
+    if (!r.atEnd()) throw new CborFormatError('too many terminals');
+    throw new CodecError(`expected a CBOR map for ${SURFACE}`, { context: { surface: SURFACE, operation: 'expect-map' } });
+  }
+  const count = r.arg;
+  const f: Mutable<Partial<EnvelopeFields>> = {};
+  let kindSeen = false;
+  readMapEntries(r, count, 0, (key) => {
+    switch (key) {
+      case 'kind': {
+        const text = expectText(r, key);
+        if (!isAgentKind(text)) {
+          throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
+            context: { surface: SURFACE, operation: 'kind', field: 'kind' },
+          });
+        }
+        f.kind = text;
+        kindSeen = true;
+        return true;
+      }
+      case 'record':
+        f.record = expectId(r, RecordId, key);
+        return true;
+      case 'conversation':
+        f.conversation = expectId(r, ConversationId, key);
+        return true;
+      case 'parent':
+        f.parent = expectId(r, ConversationId, key);
+        return true;
+      case 'root':
+        f.root = expectId(r, ConversationId, key);
+        return true;
+      case 'source':
+        f.source = AgentId.parse(expectText(r, key));
+        return true;
+      case 'target':
+        f.target = AgentId.parse(expectText(r, key));
+        return true;
+      case 'cause':
+        f.cause = expectId(r, RecordId, key);
+        return true;
+      case 'cause_at':
+        f.causeAt = LogPosition.fromBytes(expectBytes(r, key));
+        return true;
+      case 'correlation':
+        f.correlation = expectId(r, CorrelationId, key);
+        return true;
+      case 'channel':
+        f.channel = expectId(r, ChannelId, key);
+        return true;
+      case 'idempotency_key':
+        f.idempotencyKey = IdempotencyKey.new(expectText(r, key));
+        return true;
+      case 'deadline_micros':
+        f.deadlineMicros = expectU64(r, key);
+        return true;
+      case 'sequence':
+        f.sequence = expectU64(r, key);
+        return true;
+      case 'last':
+        f.last = expectBool(r, key);
+        return true;
+      case 'finish_reason':
+        f.finishReason = expectText(r, key);
+        return true;
+      case 'task_state':
+        f.taskState = expectSmallUint(r, key, 0xff);
+        return true;
+      case 'operation':
+        f.operation = expectText(r, key);
+        return true;
+      case 'tool':
+        f.tool = expectText(r, key);
+        return true;
+      case 'usage':
+        f.usage = readUsage(r, 1);
+        return true;
+      case 'metadata':
+        f.metadata = readMetadata(r, SURFACE, 1);
+        return true;
+      case 'must_understand':
+        f.mustUnderstand = expectU64(r, key);
+        return true;
+      case 'body':
+        f.body = expectBytes(r, key);
+        return true;
+      case 'signature':
+        f.signature = readSignature(r, 1);
+        return true;
+      default:
+        return false;
+    }
+  });
+  if (!kindSeen) throw shape(`missing required field \`kind\` in ${SURFACE}`, SURFACE, 'kind');
+  if (f.conversation === undefined) throw shape(`missing required field \`conversation\` in ${SURFACE}`, SURFACE, 'conversation');
+  if (f.source === undefined) throw shape(`missing required field \`source\` in ${SURFACE}`, SURFACE, 'source');
+  return AgentEnvelope.fromFields(f as EnvelopeFields);
+}
+
+/**
+ * Strictly decodes one envelope without validating its shape rules: exactly one CBOR item, no
+ * trailing bytes, no duplicate keys at any depth, minimal heads, no indefinite-length strings, no
+ * tags, valid UTF-8, integer fields only from CBOR integers. Indefinite-length maps and arrays are
+ * accepted; unknown top-level keys are ignored.
+ * @throws CodecError (malformed CBOR or a wrong type for a known field, naming the field) or
+ * InvalidError (bad id length, agent id or idempotency key) — never anything else.
+ */
+export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new CodecError(`failed to decode ${SURFACE}`, { context: { surface: SURFACE, operation: 'decode' } });
+  }
+  const r = new CborReader(bytes);
+  try {
+    if (bytes.length === 0) throw new CborFormatError('did not find any content to decode');
+    const env = readEnvelopeMap(r);
+    if (!r.atEnd()) throw new CborFormatError('too many terminals');
+    return env;
+  } catch (e) {
+    if (e instanceof CborFormatError) throw formatFailure(SURFACE, e);
+    if (AgdxError.is(e)) throw e;
+    throw formatFailure(SURFACE, e);
+  }
+}
+
+/** Keys the decoder recognises at the top level, in canonical order. */
+export const ENVELOPE_KEYS: readonly string[] = Object.freeze([
+  'kind', 'record', 'conversation', 'parent', 'root', 'source', 'target', 'cause', 'cause_at', 'correlation',
+  'channel', 'idempotency_key', 'deadline_micros', 'sequence', 'last', 'finish_reason', 'task_state', 'operation',
+  'tool', 'usage', 'metadata', 'must_understand', 'body', 'signature',
+]);
+

@@ -1,0 +1,295 @@
+import { CodecError } from '../errors.js';
+import { fromHalfBits } from './float16.js';
+
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Nesting bound: deeper input is refused instead of exhausting the stack. */
+export const MAX_DEPTH = 64;
+
+/** Major types. @internal */
+export const MAJOR_UINT = 0;
+/** @internal */
+export const MAJOR_NINT = 1;
+/** @internal */
+export const MAJOR_BYTES = 2;
+/** @internal */
+export const MAJOR_TEXT = 3;
+/** @internal */
+export const MAJOR_ARRAY = 4;
+/** @internal */
+export const MAJOR_MAP = 5;
+/** @internal */
+export const MAJOR_TAG = 6;
+/** @internal */
+export const MAJOR_SIMPLE = 7;
+
+/** Raised for malformed CBOR; callers wrap it as `failed to decode <surface>`. @internal */
+export class CborFormatError extends Error {}
+
+/**
+ * A strict CBOR reader over one buffer: minimal heads only, no indefinite-length strings, no tags
+ * (callers decide what a tag means where a type is expected), no simple values but false, true, null
+ * and undefined, every length checked against the remaining bytes before anything is read.
+ * @internal
+ */
+export class CborReader {
+  readonly buf: Uint8Array;
+  pos: number;
+  /** Major type of the last head read. */
+  major = 0;
+  /** Additional info of the last head read. */
+  info = 0;
+  /** Argument of the last head when it fits a safe integer; -1 for indefinite. */
+  arg = 0;
+  /** Argument of the last head when it is an 8-byte value beyond 2^53 − 1 (else undefined). */
+  bigArg: bigint | undefined = undefined;
+  #view: DataView | undefined;
+
+  constructor(buf: Uint8Array, pos = 0) {
+    this.buf = buf;
+    this.pos = pos;
+  }
+
+  get view(): DataView {
+    if (this.#view === undefined) this.#view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    return this.#view;
+  }
+
+  /** True when every byte has been consumed. */
+  atEnd(): boolean {
+    return this.pos >= this.buf.length;
+  }
+
+  /** Fails unless `n` more bytes are available. */
+  need(n: number): void {
+    if (n > this.buf.length - this.pos) throw new CborFormatError('not enough data');
+  }
+
+  /** Peeks the next initial byte. */
+  peek(): number {
+    if (this.pos >= this.buf.length) throw new CborFormatError('not enough data');
+    return this.buf[this.pos] as number;
+  }
+
+  /**
+   * Reads an initial byte and its argument into `major`, `info`, `arg`, `bigArg`. Floats and simple
+   * values (major 7) leave their payload unread: use {@link CborReader.readSimpleTail}.
+   */
+  head(): void {
+    const buf = this.buf;
+    if (this.pos >= buf.length) throw new CborFormatError('not enough data');
+    const ib = buf[this.pos++] as number;
+    const major = ib >>> 5;
+    const info = ib & 31;
+    this.major = major;
+    this.info = info;
+    this.bigArg = undefined;
+    if (major === MAJOR_SIMPLE) {
+      this.arg = info;
+      return;
+    }
+    if (info < 24) {
+      this.arg = info;
+      return;
+    }
+    switch (info) {
+      case 24: {
+        this.need(1);
+        const v = buf[this.pos++] as number;
+        if (v < 24) throw new CborFormatError('non-minimal integer');
+        this.arg = v;
+        return;
+      }
+      case 25: {
+        this.need(2);
+        const v = ((buf[this.pos] as number) << 8) | (buf[this.pos + 1] as number);
+        this.pos += 2;
+        if (v < 0x100) throw new CborFormatError('non-minimal integer');
+        this.arg = v;
+        return;
+      }
+      case 26: {
+        this.need(4);
+        const v = this.view.getUint32(this.pos);
+        this.pos += 4;
+        if (v < 0x10000) throw new CborFormatError('non-minimal integer');
+        this.arg = v;
+        return;
+      }
+      case 27: {
+        this.need(8);
+        const hi = this.view.getUint32(this.pos);
+        const lo = this.view.getUint32(this.pos + 4);
+        this.pos += 8;
+        if (hi === 0) throw new CborFormatError('non-minimal integer');
+        if (hi < 0x200000) {
+          this.arg = hi * 0x100000000 + lo;
+        } else {
+          this.arg = Number.MAX_SAFE_INTEGER;
+          this.bigArg = (BigInt(hi) << 32n) | BigInt(lo);
+        }
+        return;
+      }
+      case 31:
+        if (major === MAJOR_ARRAY || major === MAJOR_MAP) {
+          this.arg = -1;
+          return;
+        }
+        if (major === MAJOR_BYTES || major === MAJOR_TEXT) throw new CborFormatError('indefinite-length strings are not supported');
+        throw new CborFormatError('invalid indefinite length');
+      default:
+        throw new CborFormatError('reserved additional information');
+    }
+  }
+
+  /** The last head's argument as a bigint. */
+  argBig(): bigint {
+    return this.bigArg ?? BigInt(this.arg);
+  }
+
+  /** After a major-7 head: the float value, or the simple value code (20..23) for non-floats. */
+  readFloat(): number {
+    const info = this.info;
+    if (info === 25) {
+      this.need(2);
+      const h = ((this.buf[this.pos] as number) << 8) | (this.buf[this.pos + 1] as number);
+      this.pos += 2;
+      return fromHalfBits(h);
+    }
+    if (info === 26) {
+      this.need(4);
+      const v = this.view.getFloat32(this.pos);
+      this.pos += 4;
+      return v;
+    }
+    this.need(8);
+    const v = this.view.getFloat64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  /** Checks a major-7 head is something we accept (false/true/null/undefined/float/break). */
+  checkSimple(): void {
+    const info = this.info;
+    if (info >= 20 && info <= 23) return;
+    if (info >= 25 && info <= 27) return;
+    if (info === 31) return;
+    throw new CborFormatError('simple values are not supported');
+  }
+
+  /** Byte string payload of the last head (a fresh copy). */
+  bytesPayload(): Uint8Array {
+    const n = this.arg;
+    this.need(n);
+    const out = this.buf.slice(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** Text payload of the last head, refusing invalid UTF-8. */
+  textPayload(): string {
+    const n = this.arg;
+    this.need(n);
+    const buf = this.buf;
+    const start = this.pos;
+    const end = start + n;
+    this.pos = end;
+    if (n <= 48) {
+      let s = '';
+      let i = start;
+      for (; i < end; i++) {
+        const b = buf[i] as number;
+        if (b >= 0x80) break;
+        s += String.fromCharCode(b);
+      }
+      if (i === end) return s;
+    }
+    try {
+      return fatalDecoder.decode(buf.subarray(start, end));
+    } catch {
+      throw new CborFormatError('invalid UTF-8 in text string');
+    }
+  }
+
+  /** True (and consumed) when the next byte is a break, inside an indefinite container. */
+  takeBreak(): boolean {
+    if (this.pos >= this.buf.length) throw new CborFormatError('not enough data');
+    if (this.buf[this.pos] === 0xff) {
+      this.pos++;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Skips one well-formed item under the same strictness (duplicate map keys, invalid UTF-8, tags and
+   * unsupported simple values are refused even inside ignored fields).
+   */
+  skip(depth: number): void {
+    if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
+    this.head();
+    switch (this.major) {
+      case MAJOR_UINT:
+      case MAJOR_NINT:
+        return;
+      case MAJOR_BYTES:
+        this.need(this.arg);
+        this.pos += this.arg;
+        return;
+      case MAJOR_TEXT:
+        this.textPayload();
+        return;
+      case MAJOR_ARRAY: {
+        const n = this.arg;
+        if (n < 0) {
+          while (!this.takeBreak()) this.skip(depth + 1);
+        } else {
+          this.need(n);
+          for (let i = 0; i < n; i++) this.skip(depth + 1);
+        }
+        return;
+      }
+      case MAJOR_MAP: {
+        const n = this.arg;
+        const seen = new Set<string>();
+        const entry = (): void => {
+          const keyStart = this.pos;
+          this.skip(depth + 1);
+          const key = latin1(this.buf, keyStart, this.pos);
+          if (seen.has(key)) throw new CborFormatError('found repeat map key');
+          seen.add(key);
+          this.skip(depth + 1);
+        };
+        if (n < 0) {
+          while (!this.takeBreak()) entry();
+        } else {
+          this.need(n * 2);
+          for (let i = 0; i < n; i++) entry();
+        }
+        return;
+      }
+      case MAJOR_TAG:
+        throw new CborFormatError(`tag not supported (${this.arg})`);
+      default:
+        this.checkSimple();
+        if (this.info === 31) throw new CborFormatError('unexpected break');
+        if (this.info >= 25) this.readFloat();
+        return;
+    }
+  }
+}
+
+/** Raw bytes as a binary string: a cheap exact key for duplicate detection. */
+export function latin1(buf: Uint8Array, start: number, end: number): string {
+  let s = '';
+  for (let i = start; i < end; i++) s += String.fromCharCode(buf[i] as number);
+  return s;
+}
+
+/** Wraps a format failure as the reference's `failed to decode <surface>` CodecError. @internal */
+export function formatFailure(surface: string, cause: unknown): CodecError {
+  return new CodecError(`failed to decode ${surface}`, {
+    cause,
+    context: { surface, operation: 'decode' },
+  });
+}

@@ -1,0 +1,374 @@
+import type { AgentKind } from '../dictionaries/agent-kind.js';
+import type { AgentId } from '../ids/agent-id.js';
+import type { IdempotencyKey } from '../ids/idempotency-key.js';
+import type { LogPosition } from '../ids/log-position.js';
+import type { ChannelId, ConversationId, CorrelationId, RecordId } from '../ids/machine-id.js';
+import type { TokenUsage } from '../usage/token-usage.js';
+import { decodeEnvelope, encodeEnvelope } from '../codec/envelope-codec.js';
+import type { Metadata, MetadataValue } from './metadata.js';
+import type { Signature } from './signature.js';
+import { validateEnvelope } from './validate.js';
+
+const EMPTY: Uint8Array = new Uint8Array(0);
+
+/**
+ * Every field of an envelope, as plain data. Optional fields are absent (or `undefined`) when not set;
+ * `last`, `mustUnderstand` and `body` default to `false`, `0n` and empty.
+ */
+export interface EnvelopeFields {
+  /** Envelope kind. */
+  readonly kind: AgentKind;
+  /** Producer-assigned record id (required on every kind except chunk). */
+  readonly record?: RecordId | undefined;
+  /** Conversation (also the partition key). */
+  readonly conversation: ConversationId;
+  /** Parent conversation (seed field). */
+  readonly parent?: ConversationId | undefined;
+  /** Root conversation; requires `parent` (seed field). */
+  readonly root?: ConversationId | undefined;
+  /** Authoring agent. */
+  readonly source: AgentId;
+  /** Addressed agent within a shared topic. */
+  readonly target?: AgentId | undefined;
+  /** Causal parent's record id. */
+  readonly cause?: RecordId | undefined;
+  /** Causal parent's log position. */
+  readonly causeAt?: LogPosition | undefined;
+  /** Request/reply pairing. */
+  readonly correlation?: CorrelationId | undefined;
+  /** Chunk stream. */
+  readonly channel?: ChannelId | undefined;
+  /** Business idempotency key. */
+  readonly idempotencyKey?: IdempotencyKey | undefined;
+  /** Drop-dead time, epoch microseconds (u64). */
+  readonly deadlineMicros?: bigint | undefined;
+  /** Chunk order within the channel (u64). */
+  readonly sequence?: bigint | undefined;
+  /** Terminal flag. */
+  readonly last?: boolean | undefined;
+  /** Why a stream or response ended. */
+  readonly finishReason?: string | undefined;
+  /** Task state code (u8; unknown codes kept). */
+  readonly taskState?: number | undefined;
+  /** Operation name (status discriminator, chunk purpose, OTel operation). */
+  readonly operation?: string | undefined;
+  /** Tool name. */
+  readonly tool?: string | undefined;
+  /** Token accounting. */
+  readonly usage?: TokenUsage | undefined;
+  /** Metadata (insertion order is wire order). */
+  readonly metadata?: Metadata | undefined;
+  /** Must-understand feature bits (u64). */
+  readonly mustUnderstand?: bigint | undefined;
+  /** Content bytes. */
+  readonly body?: Uint8Array | undefined;
+  /** Detached signature. */
+  readonly signature?: Signature | undefined;
+}
+
+/**
+ * The AGDX envelope: one CBOR named-field record per agent message.
+ *
+ * Immutable: every `with…` refinement returns a new envelope. Byte fields (`body`, signature bytes)
+ * are held by reference for speed; do not mutate arrays after handing them over.
+ */
+export class AgentEnvelope {
+  /** Envelope kind. */
+  readonly kind: AgentKind;
+  /** Producer-assigned record id. */
+  readonly record: RecordId | undefined;
+  /** Conversation (also the partition key). */
+  readonly conversation: ConversationId;
+  /** Parent conversation. */
+  readonly parent: ConversationId | undefined;
+  /** Root conversation. */
+  readonly root: ConversationId | undefined;
+  /** Authoring agent. */
+  readonly source: AgentId;
+  /** Addressed agent. */
+  readonly target: AgentId | undefined;
+  /** Causal parent's record id. */
+  readonly cause: RecordId | undefined;
+  /** Causal parent's log position. */
+  readonly causeAt: LogPosition | undefined;
+  /** Request/reply pairing. */
+  readonly correlation: CorrelationId | undefined;
+  /** Chunk stream. */
+  readonly channel: ChannelId | undefined;
+  /** Business idempotency key. */
+  readonly idempotencyKey: IdempotencyKey | undefined;
+  /** Drop-dead time, epoch microseconds. */
+  readonly deadlineMicros: bigint | undefined;
+  /** Chunk order. */
+  readonly sequence: bigint | undefined;
+  /** Terminal flag. */
+  readonly last: boolean;
+  /** Why a stream or response ended. */
+  readonly finishReason: string | undefined;
+  /** Task state code. */
+  readonly taskState: number | undefined;
+  /** Operation name. */
+  readonly operation: string | undefined;
+  /** Tool name. */
+  readonly tool: string | undefined;
+  /** Token accounting. */
+  readonly usage: TokenUsage | undefined;
+  /** Metadata. */
+  readonly metadata: Metadata | undefined;
+  /** Must-understand feature bits. */
+  readonly mustUnderstand: bigint;
+  /** Content bytes (empty when absent). */
+  readonly body: Uint8Array;
+  /** Detached signature. */
+  readonly signature: Signature | undefined;
+
+  private constructor(f: EnvelopeFields) {
+    this.kind = f.kind;
+    this.record = f.record;
+    this.conversation = f.conversation;
+    this.parent = f.parent;
+    this.root = f.root;
+    this.source = f.source;
+    this.target = f.target;
+    this.cause = f.cause;
+    this.causeAt = f.causeAt;
+    this.correlation = f.correlation;
+    this.channel = f.channel;
+    this.idempotencyKey = f.idempotencyKey;
+    this.deadlineMicros = f.deadlineMicros;
+    this.sequence = f.sequence;
+    this.last = f.last ?? false;
+    this.finishReason = f.finishReason;
+    this.taskState = f.taskState;
+    this.operation = f.operation;
+    this.tool = f.tool;
+    this.usage = f.usage;
+    this.metadata = f.metadata;
+    this.mustUnderstand = f.mustUnderstand ?? 0n;
+    this.body = f.body ?? EMPTY;
+    this.signature = f.signature;
+  }
+
+  /** Builds an envelope from plain fields, without validation (the decoder and converters use this). */
+  static fromFields(fields: EnvelopeFields): AgentEnvelope {
+    return new AgentEnvelope(fields);
+  }
+
+  /** A command: expects a reply or effect, so `correlation` is required. */
+  static command(
+    record: RecordId,
+    conversation: ConversationId,
+    source: AgentId,
+    correlation: CorrelationId,
+    body: Uint8Array,
+  ): AgentEnvelope {
+    return new AgentEnvelope({ kind: 'command', record, conversation, source, correlation, body });
+  }
+
+  /** A response: the paired answer to a command (same correlation). */
+  static response(
+    record: RecordId,
+    conversation: ConversationId,
+    source: AgentId,
+    correlation: CorrelationId,
+    body: Uint8Array,
+  ): AgentEnvelope {
+    return new AgentEnvelope({ kind: 'response', record, conversation, source, correlation, body });
+  }
+
+  /** An event: expects nothing. */
+  static event(record: RecordId, conversation: ConversationId, source: AgentId, body: Uint8Array): AgentEnvelope {
+    return new AgentEnvelope({ kind: 'event', record, conversation, source, body });
+  }
+
+  /** One chunk of a stream, ordered by `sequence` within `channel`. Mark the final one with {@link AgentEnvelope.terminal}. */
+  static chunk(
+    conversation: ConversationId,
+    source: AgentId,
+    correlation: CorrelationId,
+    channel: ChannelId,
+    sequence: bigint | number,
+    body: Uint8Array,
+  ): AgentEnvelope {
+    return new AgentEnvelope({
+      kind: 'chunk',
+      conversation,
+      source,
+      correlation,
+      channel,
+      sequence: BigInt(sequence),
+      body,
+    });
+  }
+
+  /**
+   * A status signal discriminated by `operation` (`task`, `session`, `card`, `progress`, `quarantine`,
+   * `unquarantine`). Task and session updates also need a task state (and `task` a correlation).
+   */
+  static status(record: RecordId, conversation: ConversationId, source: AgentId, operation: string): AgentEnvelope {
+    return new AgentEnvelope({ kind: 'status', record, conversation, source, operation });
+  }
+
+  /** An error terminal for `correlation`; `body` is an encoded AgentErrorBody. */
+  static error(
+    record: RecordId,
+    conversation: ConversationId,
+    source: AgentId,
+    correlation: CorrelationId,
+    body: Uint8Array,
+  ): AgentEnvelope {
+    return new AgentEnvelope({ kind: 'error', record, conversation, source, correlation, body });
+  }
+
+  /** All fields as plain data. */
+  toFields(): EnvelopeFields {
+    return {
+      kind: this.kind,
+      record: this.record,
+      conversation: this.conversation,
+      parent: this.parent,
+      root: this.root,
+      source: this.source,
+      target: this.target,
+      cause: this.cause,
+      causeAt: this.causeAt,
+      correlation: this.correlation,
+      channel: this.channel,
+      idempotencyKey: this.idempotencyKey,
+      deadlineMicros: this.deadlineMicros,
+      sequence: this.sequence,
+      last: this.last,
+      finishReason: this.finishReason,
+      taskState: this.taskState,
+      operation: this.operation,
+      tool: this.tool,
+      usage: this.usage,
+      metadata: this.metadata,
+      mustUnderstand: this.mustUnderstand,
+      body: this.body,
+      signature: this.signature,
+    };
+  }
+
+  /** A copy with some fields replaced. */
+  with(patch: Partial<EnvelopeFields>): AgentEnvelope {
+    return new AgentEnvelope({ ...this.toFields(), ...patch });
+  }
+
+  /** Narrows delivery to one agent within a shared topic. */
+  withTarget(target: AgentId | undefined): AgentEnvelope {
+    return this.with({ target });
+  }
+
+  /** Stamps the causal parent: its record id and, when known, its log position. */
+  withCause(cause: RecordId, causeAt?: LogPosition): AgentEnvelope {
+    return this.with({ cause, causeAt });
+  }
+
+  /** Pairs this message with a correlation id. */
+  withCorrelation(correlation: CorrelationId | undefined): AgentEnvelope {
+    return this.with({ correlation });
+  }
+
+  /** Sets the chunk stream (chunks, and errors that end a stream). */
+  withChannel(channel: ChannelId | undefined): AgentEnvelope {
+    return this.with({ channel });
+  }
+
+  /** Attaches a business idempotency key (commands, responses and events only). */
+  withIdempotencyKey(key: IdempotencyKey | undefined): AgentEnvelope {
+    return this.with({ idempotencyKey: key });
+  }
+
+  /** Declares the drop-dead time (on a stream opening, also the reader's abandonment bound). */
+  withDeadlineMicros(deadlineMicros: bigint | number | undefined): AgentEnvelope {
+    return this.with({ deadlineMicros: deadlineMicros === undefined ? undefined : BigInt(deadlineMicros) });
+  }
+
+  /** Marks this message terminal (`last = true`), optionally with why the stream ended. */
+  terminal(finishReason?: string): AgentEnvelope {
+    return this.with(finishReason === undefined ? { last: true } : { last: true, finishReason });
+  }
+
+  /** Attaches a task state code. */
+  withTaskState(state: number | undefined): AgentEnvelope {
+    return this.with({ taskState: state });
+  }
+
+  /** Sets the operation name. */
+  withOperation(operation: string | undefined): AgentEnvelope {
+    return this.with({ operation });
+  }
+
+  /** Sets the tool name. */
+  withTool(tool: string | undefined): AgentEnvelope {
+    return this.with({ tool });
+  }
+
+  /** Attaches token accounting (advisory). */
+  withUsage(usage: TokenUsage | undefined): AgentEnvelope {
+    return this.with({ usage });
+  }
+
+  /** Adds (or replaces, keeping its position) one metadata entry. */
+  withMetadata(key: string, value: MetadataValue): AgentEnvelope;
+  /** Replaces the whole metadata map (`undefined` removes it). */
+  withMetadata(metadata: Metadata | undefined): AgentEnvelope;
+  withMetadata(keyOrMap: string | Metadata | undefined, value?: MetadataValue): AgentEnvelope {
+    if (typeof keyOrMap === 'string') {
+      const next = new Map(this.metadata ?? []);
+      next.set(keyOrMap, value === undefined ? null : value);
+      return this.with({ metadata: next });
+    }
+    return this.with({ metadata: keyOrMap === undefined ? undefined : new Map(keyOrMap) });
+  }
+
+  /** Sets the parent (and optionally root) conversation. */
+  withParent(parent: ConversationId | undefined, root?: ConversationId): AgentEnvelope {
+    return this.with({ parent, root });
+  }
+
+  /** Replaces the body. */
+  withBody(body: Uint8Array): AgentEnvelope {
+    return this.with({ body });
+  }
+
+  /** Attaches (or, with `undefined`, removes) the detached signature. */
+  withSignature(signature: Signature | undefined): AgentEnvelope {
+    return this.with({ signature });
+  }
+
+  /** Declares feature bits a receiver must understand (added to the existing ones). */
+  requiring(bits: bigint): AgentEnvelope {
+    return this.with({ mustUnderstand: this.mustUnderstand | bits });
+  }
+
+  /** The must-understand bits not in `understood`; non-zero means reject or dead-letter. */
+  unmetRequirements(understood: bigint): bigint {
+    return this.mustUnderstand & ~understood;
+  }
+
+  /**
+   * Checks the validity matrix, the extra rules and the caps.
+   * @throws InvalidError naming the field (`context.field`).
+   */
+  validate(): void {
+    validateEnvelope(this);
+  }
+
+  /** Validates, then returns the canonical CBOR bytes. */
+  encode(): Uint8Array {
+    validateEnvelope(this);
+    return encodeEnvelope(this);
+  }
+
+  /**
+   * Strictly decodes and validates one envelope.
+   * @throws CodecError for malformed CBOR or wrong field types; InvalidError for rule violations.
+   */
+  static decode(bytes: Uint8Array): AgentEnvelope {
+    const env = decodeEnvelope(bytes);
+    validateEnvelope(env);
+    return env;
+  }
+}
