@@ -25,7 +25,7 @@ export {
   encodeStoredKeyRecord,
   keyRecordFromStored,
 } from './stored-key-record.js';
-export type { StoredKeyRecord } from './stored-key-record.js';
+export type { StorableKeyRecord, StoredKeyRecord } from './stored-key-record.js';
 
 export { SIGNATURE_DOMAIN, signingInputFromEncoded } from './signing-input.js';
 export { encodeContextBytes } from './signature-context.js';

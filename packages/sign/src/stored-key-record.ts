@@ -38,12 +38,30 @@ export interface StoredKeyRecord {
   readonly revoked: boolean;
 }
 
+/** What the stored form needs: a {@link KeyRecord} or a decoded {@link StoredKeyRecord}. */
+export interface StorableKeyRecord {
+  /** The principal. */
+  readonly principal: string;
+  /** The 8-byte key id written as `key_id`. */
+  readonly keyId: Uint8Array;
+  /** The 32-byte verifying key. */
+  readonly verifyingKey: Uint8Array;
+  /** `agent` or `operator`. */
+  readonly kind: KeyKind;
+  /** Start of validity (epoch µs). */
+  readonly validFromMicros: bigint;
+  /** End of validity (epoch µs), when bounded. */
+  readonly validToMicros?: bigint | undefined;
+  /** Whether the key is revoked. */
+  readonly revoked: boolean;
+}
+
 /**
  * The stored CBOR of a key record (the value the managed registry keeps under `agent.keys`):
  * a map `v`, `principal`, `key_id`, `verifying_key`, `kind`, `valid_from_micros`,
  * `valid_to_micros` (only when bounded), `revoked`, in that order.
  */
-export function encodeStoredKeyRecord(record: KeyRecord): Uint8Array {
+export function encodeStoredKeyRecord(record: StorableKeyRecord): Uint8Array {
   const bounded = record.validToMicros !== undefined;
   const w = new CborWriter().map(bounded ? 8 : 7);
   w.text('v').uint(STORED_KEY_RECORD_VERSION);
