@@ -1,5 +1,7 @@
 /**
- * Transport conformance suite.
+ * The transport conformance suite, for vitest: `describeLogTransportConformance(name, factory)`
+ * registers the tests every `LogTransport` must pass.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export type { ConformanceFactory, ConformanceSubject } from './conformance.js';
+export { describeLogTransportConformance } from './conformance.js';
