@@ -1,12 +1,12 @@
 // The one module that touches @agdx/wire's envelope API, so the rest of the package works on
 // bytes and plain signature fields.
-import { encodeEnvelope } from '@agdx/wire';
+import { encodeEnvelopeUnsigned } from '@agdx/wire';
 import type { AgentEnvelope, Signature } from '@agdx/wire';
 import type { SignatureFields } from './signature-capsule.js';
 
 /** Canonical CBOR of `envelope` with its signature removed: the span a signature covers. */
 export function encodeUnsigned(envelope: AgentEnvelope): Uint8Array {
-  return encodeEnvelope(envelope.signature === undefined ? envelope : envelope.withSignature(undefined));
+  return encodeEnvelopeUnsigned(envelope);
 }
 
 /** The envelope with `signature` attached as its capsule. */

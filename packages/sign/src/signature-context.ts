@@ -1,4 +1,4 @@
-import { InvalidError } from '@agdx/wire';
+import { encodeSignatureContext, InvalidError } from '@agdx/wire';
 
 /**
  * Record headers a signature binds: `agdx.ct` (content type code, u8) and `agdx.av` (agent
@@ -17,17 +17,6 @@ function checkUint(name: string, value: number, max: number): void {
   }
 }
 
-function uintHead(value: number): number[] {
-  if (value < 24) return [value];
-  if (value < 0x100) return [0x18, value];
-  if (value < 0x10000) return [0x19, value >> 8, value & 0xff];
-  return [0x1a, (value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
-}
-
-// "content_type" and "agent_version" as CBOR text strings.
-const CONTENT_TYPE_KEY = [0x6c, ...'content_type'].map((c) => (typeof c === 'number' ? c : c.charCodeAt(0)));
-const AGENT_VERSION_KEY = [0x6d, ...'agent_version'].map((c) => (typeof c === 'number' ? c : c.charCodeAt(0)));
-
 /**
  * Canonical CBOR of a signature context: a map with `content_type` then `agent_version`,
  * each only when present. This is the middle part of the signing input.
@@ -35,17 +24,8 @@ const AGENT_VERSION_KEY = [0x6d, ...'agent_version'].map((c) => (typeof c === 'n
  * @throws InvalidError when a value is outside its u8 / u32 range.
  */
 export function encodeContextBytes(ctx: SignatureContextFields): Uint8Array {
-  const out: number[] = [];
-  let count = 0;
-  if (ctx.contentType !== undefined) {
-    checkUint('content_type', ctx.contentType, 0xff);
-    out.push(...CONTENT_TYPE_KEY, ...uintHead(ctx.contentType));
-    count++;
-  }
-  if (ctx.agentVersion !== undefined) {
-    checkUint('agent_version', ctx.agentVersion, 0xffffffff);
-    out.push(...AGENT_VERSION_KEY, ...uintHead(ctx.agentVersion));
-    count++;
-  }
-  return Uint8Array.from([0xa0 + count, ...out]);
+  if (typeof ctx !== 'object' || ctx === null) throw new InvalidError('signature context must be an object');
+  if (ctx.contentType !== undefined) checkUint('content_type', ctx.contentType, 0xff);
+  if (ctx.agentVersion !== undefined) checkUint('agent_version', ctx.agentVersion, 0xffffffff);
+  return encodeSignatureContext(ctx);
 }
