@@ -1,0 +1,256 @@
+/**
+ * The VSR (0.11) message batch: a 256-byte batch header then 48-byte-header frames
+ * `[frame header][payload][user headers]`. The producer computes the XXH3-64 checksums: each frame
+ * over its bytes 8..end, the batch over the six header fields (partition_id, base_offset,
+ * base_timestamp, origin_timestamp, batch_length as u64 LE, message_count as u32 LE) followed by
+ * every frame's 8-byte checksum in order.
+ */
+
+import { xxh3_64 } from '../checksums.js';
+import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
+import { checkU128, checkU64 } from '../internal/checks.js';
+import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
+import { checkPayload, headerBlockOf, nowMicros, randomMessageId } from './messages.js';
+
+/** Size of the batch header. */
+export const BATCH_HEADER_SIZE = 256;
+/** Size of a frame header. */
+export const FRAME_HEADER_SIZE = 48;
+
+const U64 = 0xffff_ffff_ffff_ffffn;
+
+/** The decoded batch header. */
+export interface BatchHeader {
+  /** Stamped by the server (0 from producers). */
+  readonly partitionId: bigint;
+  /** Stamped by the server (0 from producers). */
+  readonly baseOffset: bigint;
+  /** Stamped by the server, µs (0 from producers). */
+  readonly baseTimestamp: bigint;
+  /** Minimum origin timestamp of the batch's messages, µs. */
+  readonly originTimestamp: bigint;
+  /** 256 + frame bytes. */
+  readonly batchLength: bigint;
+  /** The batch checksum. */
+  readonly batchChecksum: bigint;
+  /** Number of frames (≥ 1). */
+  readonly messageCount: number;
+}
+
+/** One decoded frame. */
+export interface BatchFrame {
+  /** Frame checksum (XXH3-64 of frame bytes 8..end). */
+  readonly checksum: bigint;
+  /** The u128 id. */
+  readonly id: bigint;
+  /** Index within the batch (for server-sliced records it need not start at 0). */
+  readonly offsetDelta: number;
+  /** Origin timestamp minus the batch origin, µs. */
+  readonly timestampDelta: number;
+  /** The payload (a view). */
+  readonly payload: Uint8Array;
+  /** The user-header block (a view). */
+  readonly rawHeaders: Uint8Array;
+}
+
+/** A decoded batch: header, frames and the exact bytes they came from. */
+export interface MessageBatch {
+  /** The batch header. */
+  readonly header: BatchHeader;
+  /** The frames in order. */
+  readonly frames: readonly BatchFrame[];
+  /** The batch bytes (a view of `batchLength` bytes). */
+  readonly bytes: Uint8Array;
+}
+
+function viewOf(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Computes the batch checksum of a batch (header plus frames) as it currently stands. */
+export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): bigint {
+  const view = viewOf(batch);
+  const count = messageCount ?? view.getUint32(48, true);
+  const input = new Uint8Array(44 + count * 8);
+  input.set(batch.subarray(0, 40), 0);
+  input.set(batch.subarray(48, 52), 40);
+  let pos = BATCH_HEADER_SIZE;
+  for (let i = 0; i < count; i++) {
+    input.set(batch.subarray(pos, pos + 8), 44 + i * 8);
+    pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
+  }
+  return xxh3_64(input);
+}
+
+/**
+ * Encodes a producer batch (server-owned fields 0) with its checksums. The origin timestamp of
+ * the batch is the minimum over the messages; each delta must fit a u32 (about 71 minutes).
+ */
+export function encodeMessageBatch(messages: readonly OutgoingMessage[], options: EncodeMessagesOptions = {}): Uint8Array {
+  if (messages.length === 0) throw new IggyInvalidError('a batch needs at least one message', { context: { field: 'messages' } });
+  if (messages.length > 0xffff_ffff) throw new IggyInvalidError('too many messages', { context: { field: 'messages' } });
+  const now = options.nowMicros ?? nowMicros;
+  const newId = options.newId ?? randomMessageId;
+  const n = messages.length;
+  const blocks: Uint8Array[] = new Array<Uint8Array>(n);
+  const origins: bigint[] = new Array<bigint>(n);
+  let total = BATCH_HEADER_SIZE;
+  let origin = U64;
+  let clock: bigint | undefined;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i] as OutgoingMessage;
+    const block = headerBlockOf(m);
+    blocks[i] = block;
+    total += FRAME_HEADER_SIZE + checkPayload(m).length + block.length;
+    const o = m.originTimestamp ?? (clock ??= now());
+    checkU64(o, 'originTimestamp');
+    origins[i] = o;
+    if (o < origin) origin = o;
+  }
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setBigUint64(24, origin, true);
+  view.setBigUint64(32, BigInt(total), true);
+  view.setUint32(48, n, true);
+  const withChecksums = options.checksums !== false;
+  let pos = BATCH_HEADER_SIZE;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i] as OutgoingMessage;
+    const block = blocks[i] as Uint8Array;
+    const delta = (origins[i] as bigint) - origin;
+    if (delta > 0xffff_ffffn) throw new IggyInvalidError(`message ${i}: origin timestamp is ${delta} µs after the batch origin, above u32`, { context: { field: 'originTimestamp', index: i } });
+    let id = m.id ?? 0n;
+    if (id === 0n) id = newId();
+    checkU128(id, 'id');
+    view.setBigUint64(pos + 8, id & U64, true);
+    view.setBigUint64(pos + 16, id >> 64n, true);
+    view.setUint32(pos + 24, i, true);
+    view.setUint32(pos + 28, Number(delta), true);
+    view.setUint32(pos + 32, block.length, true);
+    view.setUint32(pos + 36, m.payload.length, true);
+    out.set(m.payload, pos + FRAME_HEADER_SIZE);
+    out.set(block, pos + FRAME_HEADER_SIZE + m.payload.length);
+    const end = pos + FRAME_HEADER_SIZE + m.payload.length + block.length;
+    if (withChecksums) view.setBigUint64(pos, xxh3_64(out.subarray(pos + 8, end)), true);
+    pos = end;
+  }
+  if (withChecksums) view.setBigUint64(40, computeBatchChecksum(out, n), true);
+  return out;
+}
+
+/** Options of {@link decodeMessageBatch}. */
+export interface DecodeBatchOptions {
+  /** Verify frame and batch checksums (requires `initChecksums()`); default false. */
+  readonly verifyChecksums?: boolean;
+  /** Require the producer shape: reserved bytes zero and message_count ≥ 1 (server admission). Default true. */
+  readonly strict?: boolean;
+}
+
+/**
+ * Decodes one batch starting at `pos` of `bytes`; its `batch_length` must fit the bytes present
+ * and its frames must tile it exactly. Mismatched checksums raise {@link IggyIntegrityError}
+ * with `context.iggyCode` 4027 (frame) or 4039 (batch).
+ */
+export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+  const avail = bytes.length - pos;
+  if (avail < BATCH_HEADER_SIZE) throw new IggyCodecError(`message batch: need ${BATCH_HEADER_SIZE} header bytes, have ${avail}`, { context: { offset: pos } });
+  const view = new DataView(bytes.buffer, bytes.byteOffset + pos, avail);
+  const batchLength = view.getBigUint64(32, true);
+  if (batchLength < BigInt(BATCH_HEADER_SIZE) || batchLength > BigInt(avail)) {
+    throw new IggyCodecError(`message batch: batch_length ${batchLength} outside ${BATCH_HEADER_SIZE}..${avail}`, { context: { offset: pos, batchLength } });
+  }
+  const length = Number(batchLength);
+  const messageCount = view.getUint32(48, true);
+  const strict = options.strict !== false;
+  if (strict) {
+    if (messageCount < 1) throw new IggyCodecError('message batch: message_count must be at least 1', { context: { offset: pos, iggyCode: 4009 } });
+    for (let i = 52; i < BATCH_HEADER_SIZE; i++) {
+      if (bytes[pos + i] !== 0) throw new IggyCodecError('message batch: reserved header bytes must be zero', { context: { offset: pos + i } });
+    }
+  }
+  // Each frame takes at least 48 bytes, which bounds the count before anything is allocated.
+  if (messageCount > (length - BATCH_HEADER_SIZE) / FRAME_HEADER_SIZE) {
+    throw new IggyCodecError(`message batch: ${messageCount} messages cannot fit ${length - BATCH_HEADER_SIZE} bytes`, { context: { offset: pos, messageCount } });
+  }
+  const header: BatchHeader = {
+    partitionId: view.getBigUint64(0, true),
+    baseOffset: view.getBigUint64(8, true),
+    baseTimestamp: view.getBigUint64(16, true),
+    originTimestamp: view.getBigUint64(24, true),
+    batchLength,
+    batchChecksum: view.getBigUint64(40, true),
+    messageCount,
+  };
+  const frames: BatchFrame[] = [];
+  let at = BATCH_HEADER_SIZE;
+  const verify = options.verifyChecksums === true;
+  for (let i = 0; i < messageCount; i++) {
+    if (length - at < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos + at } });
+    const headersLength = view.getUint32(at + 32, true);
+    const payloadLength = view.getUint32(at + 36, true);
+    const end = at + FRAME_HEADER_SIZE + payloadLength + headersLength;
+    if (end > length) throw new IggyCodecError(`message batch: frame ${i} overruns the batch`, { context: { offset: pos + at } });
+    if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
+      throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
+    }
+    const checksum = view.getBigUint64(at, true);
+    if (verify && xxh3_64(bytes.subarray(pos + at + 8, pos + end)) !== checksum) {
+      throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
+    }
+    const payloadStart = pos + at + FRAME_HEADER_SIZE;
+    frames.push({
+      checksum,
+      id: (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true),
+      offsetDelta: view.getUint32(at + 24, true),
+      timestampDelta: view.getUint32(at + 28, true),
+      payload: bytes.subarray(payloadStart, payloadStart + payloadLength),
+      rawHeaders: bytes.subarray(payloadStart + payloadLength, pos + end),
+    });
+    at = end;
+  }
+  if (at !== length) throw new IggyCodecError(`message batch: frames end at ${at}, batch_length is ${length}`, { context: { offset: pos, iggyCode: 4036 } });
+  const batchBytes = bytes.subarray(pos, pos + length);
+  if (verify && computeBatchChecksum(batchBytes, messageCount) !== header.batchChecksum) {
+    throw new IggyIntegrityError('message batch: batch checksum mismatch', { context: { iggyCode: 4039 } });
+  }
+  return { header, frames, bytes: batchBytes };
+}
+
+/** Server-owned fields a server stamps into an admitted batch. */
+export interface BatchStamp {
+  /** The partition the batch landed on. */
+  readonly partitionId: number;
+  /** The offset of its first message. */
+  readonly baseOffset: bigint;
+  /** The append time, µs. */
+  readonly baseTimestamp: bigint;
+}
+
+/** Returns a copy of `batch` with the server fields stamped and the batch checksum recomputed. */
+export function stampMessageBatch(batch: Uint8Array, stamp: BatchStamp): Uint8Array {
+  if (batch.length < BATCH_HEADER_SIZE) throw new IggyInvalidError('batch is shorter than its header', { context: { field: 'batch' } });
+  // Walk the frames first so a malformed batch fails typed instead of inside the checksum walk.
+  const decoded = decodeMessageBatch(batch, 0, { strict: false });
+  if (decoded.bytes.length !== batch.length) throw new IggyInvalidError('batch has trailing bytes', { context: { field: 'batch' } });
+  const out = batch.slice();
+  const view = new DataView(out.buffer);
+  view.setBigUint64(0, BigInt(stamp.partitionId), true);
+  view.setBigUint64(8, checkU64(stamp.baseOffset, 'baseOffset'), true);
+  view.setBigUint64(16, checkU64(stamp.baseTimestamp, 'baseTimestamp'), true);
+  view.setBigUint64(40, computeBatchChecksum(out), true);
+  return out;
+}
+
+/** Expands a stored batch record into polled messages (offset = base + delta, flat timestamp). */
+export function batchToPolledMessages(batch: MessageBatch): PolledMessage[] {
+  const h = batch.header;
+  return batch.frames.map((f) => ({
+    offset: h.baseOffset + BigInt(f.offsetDelta),
+    timestamp: h.baseTimestamp,
+    originTimestamp: h.originTimestamp + BigInt(f.timestampDelta),
+    id: f.id,
+    checksum: f.checksum,
+    payload: f.payload,
+    rawHeaders: f.rawHeaders,
+  }));
+}

@@ -1,0 +1,89 @@
+/** The message model shared by the send and poll codecs of both protocols. */
+
+import { IggyInvalidError } from '../errors.js';
+import type { HeaderValue } from './user-headers.js';
+import { encodeUserHeaders } from './user-headers.js';
+
+/** A message to send. */
+export interface OutgoingMessage {
+  /**
+   * The u128 message id. 0 or absent: classic lets the server generate one; VSR mints a random
+   * UUID v4 here, because the id is covered by the frame checksum and the server cannot fill it.
+   */
+  readonly id?: bigint;
+  /** The payload. */
+  readonly payload: Uint8Array;
+  /** Typed user headers (string keys). */
+  readonly headers?: ReadonlyMap<string, HeaderValue>;
+  /** A pre-encoded user-header block, sent as is instead of `headers` (the server treats it as opaque). */
+  readonly rawHeaders?: Uint8Array;
+  /** The producer's clock in µs since the epoch (default: now). */
+  readonly originTimestamp?: bigint;
+}
+
+/** A message read back from a poll, with the server-assigned fields. */
+export interface PolledMessage {
+  /** Absolute partition offset. */
+  readonly offset: bigint;
+  /** Append time, µs (one value per stored batch). */
+  readonly timestamp: bigint;
+  /** The producer's origin timestamp, µs. */
+  readonly originTimestamp: bigint;
+  /** The u128 message id. */
+  readonly id: bigint;
+  /** The message checksum as stored (XXH3-64). */
+  readonly checksum: bigint;
+  /** The payload (a view into the decoded buffer). */
+  readonly payload: Uint8Array;
+  /** The user-header block (a view; decode it with `decodeUserHeaders`). */
+  readonly rawHeaders: Uint8Array;
+}
+
+/** Options of the message encoders. */
+export interface EncodeMessagesOptions {
+  /** The clock for absent origin timestamps, in µs (default `Date.now() * 1000`). */
+  readonly nowMicros?: () => bigint;
+  /** The id generator for VSR messages without an id (default: random UUID v4 as a u128). */
+  readonly newId?: () => bigint;
+  /**
+   * VSR only: compute the frame and batch checksums (default true). `false` leaves them zero,
+   * which a server rejects; it exists to measure the checksum cost separately.
+   */
+  readonly checksums?: boolean;
+}
+
+/** Largest payload the servers accept. */
+export const MAX_PAYLOAD_SIZE = 64_000_000;
+
+const EMPTY = new Uint8Array(0);
+
+/** Resolves a message's user-header block. */
+export function headerBlockOf(m: OutgoingMessage): Uint8Array {
+  if (m.rawHeaders !== undefined) {
+    if (m.headers !== undefined) throw new IggyInvalidError('give either headers or rawHeaders, not both', { context: { field: 'headers' } });
+    return m.rawHeaders;
+  }
+  return m.headers === undefined || m.headers.size === 0 ? EMPTY : encodeUserHeaders(m.headers);
+}
+
+/** Checks a payload is a Uint8Array within the server's size limit. */
+export function checkPayload(m: OutgoingMessage): Uint8Array {
+  if (!(m.payload instanceof Uint8Array)) throw new IggyInvalidError('payload must be a Uint8Array', { context: { field: 'payload' } });
+  if (m.payload.length > MAX_PAYLOAD_SIZE) throw new IggyInvalidError(`payload of ${m.payload.length} bytes exceeds ${MAX_PAYLOAD_SIZE}`, { context: { field: 'payload' } });
+  return m.payload;
+}
+
+/** The current time in µs. */
+export function nowMicros(): bigint {
+  return BigInt(Date.now()) * 1000n;
+}
+
+/** A random UUID v4 as a u128 (its numeric value, which travels little-endian). */
+export function randomMessageId(): bigint {
+  const b = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(b);
+  b[6] = ((b[6] as number) & 0x0f) | 0x40;
+  b[8] = ((b[8] as number) & 0x3f) | 0x80;
+  const v = new DataView(b.buffer);
+  return (v.getBigUint64(0, false) << 64n) | v.getBigUint64(8, false);
+}

@@ -1,0 +1,195 @@
+/**
+ * SendMessages (101). The body starts with the routing section
+ * `[metadata_len u32][stream][topic][Partitioning][messages_count u32]` (metadata_len counts the
+ * four fields after it). Classic then carries a 16-byte index entry per message and the 64-byte
+ * message format; VSR carries one canonical batch.
+ */
+
+import { IggyCodecError, IggyInvalidError } from '../errors.js';
+import { ByteReader } from '../internal/byte-reader.js';
+import { ByteWriter } from '../internal/byte-writer.js';
+import { checkU32, checkU64 } from '../internal/checks.js';
+import type { IggyProtocol } from '../protocol.js';
+import type { ClassicMessage } from './classic-messages.js';
+import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, writeClassicMessage } from './classic-messages.js';
+import type { MessageBatch } from './message-batch.js';
+import { decodeMessageBatch, encodeMessageBatch } from './message-batch.js';
+import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
+import { checkPayload, headerBlockOf, nowMicros } from './messages.js';
+import type { Identifier, Partitioning } from './primitives.js';
+import { readIdentifier, readPartitioning, writeIdentifier, writePartitioning } from './primitives.js';
+import { readClassicMessage } from './classic-messages.js';
+
+/** SendMessages request. */
+export interface SendMessagesRequest {
+  /** The stream. */
+  readonly stream: Identifier;
+  /** The topic. */
+  readonly topic: Identifier;
+  /** Balanced, explicit partition, or messages key. */
+  readonly partitioning: Partitioning;
+  /** At least one message. */
+  readonly messages: readonly OutgoingMessage[];
+}
+
+function routingSection(req: SendMessagesRequest, count: number): Uint8Array {
+  const w = new ByteWriter(48);
+  w.u32(0);
+  writeIdentifier(w, req.stream, 'stream');
+  writeIdentifier(w, req.topic, 'topic');
+  writePartitioning(w, req.partitioning);
+  w.u32(count);
+  const out = w.finish();
+  new DataView(out.buffer, out.byteOffset).setUint32(0, out.length - 4, true);
+  return out;
+}
+
+/**
+ * Encodes a SendMessages body. VSR computes the checksums (run `initChecksums()` first unless
+ * `options.checksums` is false); classic leaves them to the server.
+ */
+export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: IggyProtocol, options: EncodeMessagesOptions = {}): Uint8Array {
+  const n = req.messages.length;
+  if (n === 0) throw new IggyInvalidError('SendMessages needs at least one message', { context: { field: 'messages' } });
+  checkU32(n, 'messages.length');
+  const routing = routingSection(req, n);
+  if (protocol === 'vsr') {
+    const batch = encodeMessageBatch(req.messages, options);
+    const out = new Uint8Array(routing.length + batch.length);
+    out.set(routing, 0);
+    out.set(batch, routing.length);
+    return out;
+  }
+  const now = options.nowMicros ?? nowMicros;
+  const msgs: ClassicMessage[] = [];
+  let clock: bigint | undefined;
+  let size = routing.length + n * 16;
+  for (const m of req.messages) {
+    const payload = checkPayload(m);
+    const rawHeaders = headerBlockOf(m);
+    const originTimestamp = checkU64(m.originTimestamp ?? (clock ??= now()), 'originTimestamp');
+    const cm: ClassicMessage = { checksum: 0n, id: m.id ?? 0n, offset: 0n, timestamp: 0n, originTimestamp, payload, rawHeaders };
+    msgs.push(cm);
+    size += classicMessageSize(cm);
+  }
+  checkU32(size, 'body size');
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out.set(routing, 0);
+  let idx = routing.length;
+  let pos = routing.length + n * 16;
+  let cumulative = 0;
+  for (const m of msgs) {
+    cumulative += classicMessageSize(m);
+    view.setUint32(idx + 4, cumulative, true);
+    idx += 16;
+    pos = writeClassicMessage(out, view, pos, m);
+  }
+  return out;
+}
+
+/** A decoded SendMessages body (server side). */
+export interface DecodedSendMessages {
+  /** The stream. */
+  readonly stream: Identifier;
+  /** The topic. */
+  readonly topic: Identifier;
+  /** The partitioning. */
+  readonly partitioning: Partitioning;
+  /** The messages, with producer-side fields (offset and timestamp are whatever was sent). */
+  readonly messages: readonly PolledMessage[];
+  /** VSR only: the batch, to verify, stamp and store unchanged. */
+  readonly batch?: MessageBatch;
+}
+
+/** Options of {@link decodeSendMessagesRequest}. */
+export interface DecodeSendMessagesOptions {
+  /** VSR: verify frame and batch checksums (requires `initChecksums()`); default false. */
+  readonly verifyChecksums?: boolean;
+}
+
+/**
+ * Decodes a SendMessages body with the server's admission rules: metadata_len must match,
+ * counts must agree and be ≥ 1, the messages must end exactly at the end of the body. Codec
+ * errors carry `context.iggyCode` when Iggy has a dedicated status for the rule.
+ */
+export function decodeSendMessagesRequest(payload: Uint8Array, protocol: IggyProtocol, options: DecodeSendMessagesOptions = {}): DecodedSendMessages {
+  const r = new ByteReader(payload, 'SendMessages');
+  const metadataLength = r.u32('metadataLength');
+  const start = r.pos;
+  const stream = readIdentifier(r, 'stream');
+  const topic = readIdentifier(r, 'topic');
+  const partitioning = readPartitioning(r);
+  const count = r.u32('messagesCount');
+  if (r.pos - start !== metadataLength) throw r.fail(`metadata_len ${metadataLength} does not match ${r.pos - start} bytes`, 'metadataLength');
+  if (count < 1) throw new IggyCodecError('SendMessages: messages_count must be at least 1', { context: { iggyCode: 4009 } });
+  if (protocol === 'vsr') {
+    const batch = decodeMessageBatch(payload, r.pos, { verifyChecksums: options.verifyChecksums === true });
+    if (batch.header.messageCount !== count) throw new IggyCodecError(`SendMessages: messages_count ${count} differs from the batch's ${batch.header.messageCount}`, { context: { iggyCode: 4009 } });
+    if (r.pos + batch.bytes.length !== payload.length) throw new IggyCodecError('SendMessages: bytes after the batch', { context: { iggyCode: 4036 } });
+    const h = batch.header;
+    const messages = batch.frames.map((f) => ({
+      offset: h.baseOffset + BigInt(f.offsetDelta),
+      timestamp: h.baseTimestamp,
+      originTimestamp: h.originTimestamp + BigInt(f.timestampDelta),
+      id: f.id,
+      checksum: f.checksum,
+      payload: f.payload,
+      rawHeaders: f.rawHeaders,
+    }));
+    return { stream, topic, partitioning, messages, batch };
+  }
+  r.need(count * 16, 'index');
+  const indexStart = r.pos;
+  const dataStart = indexStart + count * 16;
+  // Each message takes at least its 64-byte header, which bounds the count before allocating.
+  if (count > (payload.length - dataStart) / CLASSIC_MESSAGE_HEADER_SIZE) throw indexError(`${count} messages cannot fit the body`, 4036);
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const data = new ByteReader(payload, 'SendMessages', dataStart);
+  const messages: PolledMessage[] = [];
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const at = indexStart + i * 16;
+    if (view.getUint32(at, true) !== 0) throw indexError(`entry ${i} has a non-zero offset`, 4031);
+    if (view.getBigUint64(at + 8, true) !== 0n) throw indexError(`entry ${i} has a non-zero timestamp`, 4032);
+    const position = view.getUint32(at + 4, true);
+    const m = readClassicMessage(data, false);
+    if (position !== data.pos - dataStart || position <= previous) throw indexError(`entry ${i} position ${position} does not match the message end ${data.pos - dataStart}`, 4033);
+    previous = position;
+    messages.push(m);
+  }
+  data.end();
+  return { stream, topic, partitioning, messages };
+}
+
+/** One VSR SendMessages confirmation. */
+export interface SendConfirmation {
+  /** Stream id. */
+  readonly streamId: number;
+  /** Topic id. */
+  readonly topicId: number;
+  /** The partition the batch landed on. */
+  readonly partitionId: number;
+  /** The offset of the batch's first message. */
+  readonly baseOffset: bigint;
+}
+
+/** Encodes the VSR SendMessages reply `[count u32]` then 20-byte confirmations (classic replies are empty). */
+export function encodeSendMessagesResponse(confirmations: readonly SendConfirmation[]): Uint8Array {
+  const w = new ByteWriter(4 + confirmations.length * 20);
+  w.u32(checkU32(confirmations.length, 'count'));
+  for (const c of confirmations) {
+    w.u32(checkU32(c.streamId, 'streamId')).u32(checkU32(c.topicId, 'topicId')).u32(checkU32(c.partitionId, 'partitionId')).u64(checkU64(c.baseOffset, 'baseOffset'));
+  }
+  return w.finish().slice();
+}
+
+/** Decodes the VSR SendMessages reply. */
+export function decodeSendMessagesResponse(payload: Uint8Array): SendConfirmation[] {
+  const r = new ByteReader(payload, 'SendMessages reply');
+  const count = r.u32('count');
+  if (count * 20 !== r.remaining) throw r.fail(`count ${count} does not match ${r.remaining} bytes`, 'count');
+  const out: SendConfirmation[] = [];
+  for (let i = 0; i < count; i++) out.push({ streamId: r.u32('streamId'), topicId: r.u32('topicId'), partitionId: r.u32('partitionId'), baseOffset: r.u64('baseOffset') });
+  return out;
+}

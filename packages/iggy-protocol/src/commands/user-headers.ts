@@ -1,0 +1,177 @@
+/**
+ * User headers: a flat TLV sequence of key/value pairs with no count prefix (Iggy ≥ 0.7):
+ * `[key_kind u8][key_len u32][key][value_kind u8][value_len u32][value]`, lengths 1..255,
+ * at most 100 000 bytes in total.
+ */
+
+import { IggyCodecError, IggyInvalidError } from '../errors.js';
+import { ByteReader, decodeUtf8 } from '../internal/byte-reader.js';
+import { ByteWriter, encodeUtf8 } from '../internal/byte-writer.js';
+
+/** Header value kinds (shared structurally with `@agdx/transport` and `@agdx/wire`). */
+export type HeaderKind =
+  | 'raw' | 'string' | 'bool'
+  | 'int8' | 'int16' | 'int32' | 'int64' | 'int128'
+  | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'uint128'
+  | 'float32' | 'float64';
+
+/** A typed header value: its kind and its little-endian bytes. */
+export interface HeaderValue {
+  /** The value kind. */
+  readonly kind: HeaderKind;
+  /** The value bytes as they travel (little-endian for numbers, UTF-8 for strings). */
+  readonly value: Uint8Array;
+}
+
+/** Iggy's kind codes (raw = 1 … float64 = 15). */
+export const HEADER_KIND_CODES: Readonly<Record<HeaderKind, number>> = Object.freeze({
+  raw: 1, string: 2, bool: 3, int8: 4, int16: 5, int32: 6, int64: 7, int128: 8,
+  uint8: 9, uint16: 10, uint32: 11, uint64: 12, uint128: 13, float32: 14, float64: 15,
+});
+
+const KIND_BY_CODE: readonly (HeaderKind | undefined)[] = [
+  undefined, 'raw', 'string', 'bool', 'int8', 'int16', 'int32', 'int64', 'int128',
+  'uint8', 'uint16', 'uint32', 'uint64', 'uint128', 'float32', 'float64',
+];
+
+const FIXED_SIZE: Readonly<Partial<Record<HeaderKind, number>>> = {
+  bool: 1, int8: 1, int16: 2, int32: 4, int64: 8, int128: 16,
+  uint8: 1, uint16: 2, uint32: 4, uint64: 8, uint128: 16, float32: 4, float64: 8,
+};
+
+/** The largest user-header block the servers accept. */
+export const MAX_USER_HEADERS_SIZE = 100_000;
+
+/** The header kind for a wire code, or `undefined` for an unknown code. */
+export function headerKindFromCode(code: number): HeaderKind | undefined {
+  return KIND_BY_CODE[code];
+}
+
+/** Why a value does not fit its kind, or `undefined` when it does. */
+function valueProblem(kind: HeaderKind, value: Uint8Array): string | undefined {
+  if (value.length < 1 || value.length > 255) return `value must be 1..255 bytes, got ${value.length}`;
+  const fixed = FIXED_SIZE[kind];
+  if (fixed !== undefined && value.length !== fixed) return `${kind} value must be ${fixed} bytes, got ${value.length}`;
+  if (kind === 'bool' && (value[0] as number) > 1) return 'bool value must be 0 or 1';
+  return undefined;
+}
+
+/** One raw TLV entry, with the kind codes as sent (unknown codes are kept). */
+export interface UserHeaderEntry {
+  /** The key kind code (2 = string for the official clients). */
+  readonly keyKind: number;
+  /** The key bytes. */
+  readonly key: Uint8Array;
+  /** The value kind code. */
+  readonly valueKind: number;
+  /** The value bytes. */
+  readonly value: Uint8Array;
+}
+
+/** Encodes user headers (string keys). Sizes are checked per kind; the whole block must fit 100 000 bytes. */
+export function encodeUserHeaders(headers: ReadonlyMap<string, HeaderValue>): Uint8Array {
+  if (headers.size === 0) return new Uint8Array(0);
+  const w = new ByteWriter(64);
+  for (const [key, hv] of headers) {
+    const keyBytes = encodeUtf8(key);
+    if (keyBytes.length < 1 || keyBytes.length > 255) throw new IggyInvalidError(`header key must be 1..255 bytes: ${JSON.stringify(key)}`, { context: { field: 'headers', key } });
+    const code = HEADER_KIND_CODES[hv.kind];
+    if (code === undefined) throw new IggyInvalidError(`unknown header kind ${String(hv.kind)}`, { context: { field: 'headers', key } });
+    if (!(hv.value instanceof Uint8Array)) throw new IggyInvalidError('header value must be a Uint8Array', { context: { field: 'headers', key } });
+    const problem = valueProblem(hv.kind, hv.value);
+    if (problem !== undefined) throw new IggyInvalidError(`header ${JSON.stringify(key)}: ${problem}`, { context: { field: 'headers', key } });
+    w.u8(2).u32(keyBytes.length).bytes(keyBytes).u8(code).u32(hv.value.length).bytes(hv.value);
+  }
+  if (w.length > MAX_USER_HEADERS_SIZE) throw new IggyInvalidError(`user headers are ${w.length} bytes, above ${MAX_USER_HEADERS_SIZE}`, { context: { field: 'headers' } });
+  return w.finish().slice();
+}
+
+/**
+ * Decodes a TLV block into raw entries with the structural rules: kinds non-zero, lengths 1..255,
+ * whole pairs, no trailing bytes. Unknown kinds pass, as on the server.
+ */
+export function decodeUserHeaderEntries(block: Uint8Array): UserHeaderEntry[] {
+  if (block.length > MAX_USER_HEADERS_SIZE) throw new IggyCodecError(`user headers are ${block.length} bytes, above ${MAX_USER_HEADERS_SIZE}`, { context: { size: block.length } });
+  const r = new ByteReader(block, 'user headers');
+  const out: UserHeaderEntry[] = [];
+  while (r.remaining > 0) {
+    const keyKind = r.u8('key kind');
+    if (keyKind === 0) throw r.fail('key kind 0 is reserved', 'key kind');
+    const keyLen = r.u32('key length');
+    if (keyLen < 1 || keyLen > 255) throw r.fail(`key length ${keyLen} outside 1..255`, 'key length');
+    const key = r.bytesView(keyLen, 'key');
+    if (r.remaining === 0) throw r.fail('a key without a value', 'value kind');
+    const valueKind = r.u8('value kind');
+    if (valueKind === 0) throw r.fail('value kind 0 is reserved', 'value kind');
+    const valueLen = r.u32('value length');
+    if (valueLen < 1 || valueLen > 255) throw r.fail(`value length ${valueLen} outside 1..255`, 'value length');
+    out.push({ keyKind, key, valueKind, value: r.bytesView(valueLen, 'value') });
+  }
+  return out;
+}
+
+/**
+ * Decodes user headers into the typed model. Stricter than the server: keys must be strings
+ * (kind 2), value kinds known and sized for their kind, keys unique. Values are copied.
+ */
+export function decodeUserHeaders(block: Uint8Array): Map<string, HeaderValue> {
+  const map = new Map<string, HeaderValue>();
+  for (const e of decodeUserHeaderEntries(block)) {
+    if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`, { context: { keyKind: e.keyKind } });
+    const key = decodeUtf8(e.key, 'header key');
+    const kind = headerKindFromCode(e.valueKind);
+    if (kind === undefined) throw new IggyCodecError(`header ${JSON.stringify(key)} has unknown kind ${e.valueKind}`, { context: { key, valueKind: e.valueKind } });
+    const problem = valueProblem(kind, e.value);
+    if (problem !== undefined) throw new IggyCodecError(`header ${JSON.stringify(key)}: ${problem}`, { context: { key } });
+    if (map.has(key)) throw new IggyCodecError(`duplicate header key ${JSON.stringify(key)}`, { context: { key } });
+    map.set(key, { kind, value: e.value.slice() });
+  }
+  return map;
+}
+
+function fixed(kind: HeaderKind, size: number, write: (v: DataView) => void): HeaderValue {
+  const value = new Uint8Array(size);
+  write(new DataView(value.buffer));
+  return { kind, value };
+}
+
+/** Builders for typed header values (little-endian, as Iggy stores them). */
+export const headerValue: {
+  readonly raw: (bytes: Uint8Array) => HeaderValue;
+  readonly string: (text: string) => HeaderValue;
+  readonly bool: (v: boolean) => HeaderValue;
+  readonly int8: (v: number) => HeaderValue;
+  readonly int16: (v: number) => HeaderValue;
+  readonly int32: (v: number) => HeaderValue;
+  readonly int64: (v: bigint) => HeaderValue;
+  readonly int128: (v: bigint) => HeaderValue;
+  readonly uint8: (v: number) => HeaderValue;
+  readonly uint16: (v: number) => HeaderValue;
+  readonly uint32: (v: number) => HeaderValue;
+  readonly uint64: (v: bigint) => HeaderValue;
+  readonly uint128: (v: bigint) => HeaderValue;
+  readonly float32: (v: number) => HeaderValue;
+  readonly float64: (v: number) => HeaderValue;
+} = {
+  raw: (bytes) => ({ kind: 'raw', value: bytes }),
+  string: (text) => ({ kind: 'string', value: encodeUtf8(text) }),
+  bool: (v) => ({ kind: 'bool', value: Uint8Array.of(v ? 1 : 0) }),
+  int8: (v) => fixed('int8', 1, (d) => d.setInt8(0, v)),
+  int16: (v) => fixed('int16', 2, (d) => d.setInt16(0, v, true)),
+  int32: (v) => fixed('int32', 4, (d) => d.setInt32(0, v, true)),
+  int64: (v) => fixed('int64', 8, (d) => d.setBigInt64(0, v, true)),
+  int128: (v) => fixed('int128', 16, (d) => {
+    d.setBigUint64(0, BigInt.asUintN(64, v), true);
+    d.setBigInt64(8, BigInt.asIntN(64, v >> 64n), true);
+  }),
+  uint8: (v) => fixed('uint8', 1, (d) => d.setUint8(0, v)),
+  uint16: (v) => fixed('uint16', 2, (d) => d.setUint16(0, v, true)),
+  uint32: (v) => fixed('uint32', 4, (d) => d.setUint32(0, v, true)),
+  uint64: (v) => fixed('uint64', 8, (d) => d.setBigUint64(0, v, true)),
+  uint128: (v) => fixed('uint128', 16, (d) => {
+    d.setBigUint64(0, BigInt.asUintN(64, v), true);
+    d.setBigUint64(8, BigInt.asUintN(64, v >> 64n), true);
+  }),
+  float32: (v) => fixed('float32', 4, (d) => d.setFloat32(0, v, true)),
+  float64: (v) => fixed('float64', 8, (d) => d.setFloat64(0, v, true)),
+};

@@ -1,0 +1,43 @@
+/** Argument checks shared by the encoders; each throws {@link IggyInvalidError}. */
+
+import { IggyInvalidError } from '../errors.js';
+import { encodeUtf8 } from './byte-writer.js';
+
+/** Checks a u8 value. */
+export function checkU8(v: number, field: string): number {
+  if (!Number.isInteger(v) || v < 0 || v > 0xff) throw new IggyInvalidError(`${field} must be a u8, got ${String(v)}`, { context: { field } });
+  return v;
+}
+
+/** Checks a u32 value. */
+export function checkU32(v: number, field: string): number {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffff_ffff) throw new IggyInvalidError(`${field} must be a u32, got ${String(v)}`, { context: { field } });
+  return v;
+}
+
+/** Checks a u64 value. */
+export function checkU64(v: bigint, field: string): bigint {
+  if (typeof v !== 'bigint' || v < 0n || v > 0xffff_ffff_ffff_ffffn) throw new IggyInvalidError(`${field} must be a u64 bigint, got ${String(v)}`, { context: { field } });
+  return v;
+}
+
+/** Checks a u128 value. */
+export function checkU128(v: bigint, field: string): bigint {
+  if (typeof v !== 'bigint' || v < 0n || v >> 128n !== 0n) throw new IggyInvalidError(`${field} must be a u128 bigint, got ${String(v)}`, { context: { field } });
+  return v;
+}
+
+/** Encodes a WireName's bytes, checking the 1..255 byte length. */
+export function wireNameBytes(name: string, field: string): Uint8Array {
+  if (typeof name !== 'string') throw new IggyInvalidError(`${field} must be a string`, { context: { field } });
+  const b = encodeUtf8(name);
+  if (b.length < 1 || b.length > 255) throw new IggyInvalidError(`${field} must be 1..255 UTF-8 bytes, got ${b.length}`, { context: { field } });
+  return b;
+}
+
+/** Encodes an optional short string (`[len u8][utf8]`, 0..255 bytes). */
+export function shortStringBytes(text: string, field: string): Uint8Array {
+  const b = encodeUtf8(text);
+  if (b.length > 255) throw new IggyInvalidError(`${field} must be at most 255 UTF-8 bytes, got ${b.length}`, { context: { field } });
+  return b;
+}

@@ -1,0 +1,226 @@
+/**
+ * The client side of a VSR session as a pure state machine: it builds request frames with the
+ * right operation, session and request number, and matches reply frames to the requests in
+ * flight. It performs no I/O; the transport writes the frames it returns and feeds it the frames
+ * a {@link VsrFrameSplitter} cuts from the socket.
+ *
+ * Numbering (sheet §2.3.5): Register carries session 0 and request 0; afterwards a counter starts
+ * at 1, metadata operations (128..149) and Logout take it and advance it, NonReplicated and
+ * partition operations (160..162) reuse its current value. Before login only Ping is accepted.
+ */
+
+import { CommandCode } from '../commands/command-codes.js';
+import type { Credentials, RegisterReply } from '../commands/login.js';
+import { decodeRegisterReply, encodeRegisterRequest } from '../commands/login.js';
+import { IGGY_PROTOCOL_VERSION } from '../commands/version.js';
+import { IggyCodecError, IggyError, IggyInvalidError } from '../errors.js';
+import { checkU128 } from '../internal/checks.js';
+import { Operation, isMetadataOperation, operationForCode } from '../framing/operations.js';
+import { evictionError, unwrapVsrReply } from '../framing/result-section.js';
+import { decodeVsrServerFrame, encodeVsrRequestFrame } from '../framing/vsr-header.js';
+
+/** Life cycle of a {@link VsrClientSession}. */
+export type VsrSessionState = 'unregistered' | 'registering' | 'registered' | 'closed';
+
+/** Options of a {@link VsrClientSession}. */
+export interface VsrClientSessionOptions {
+  /** The client id (non-zero u128); default random. */
+  readonly clientId?: bigint;
+  /** The SDK name sent in the version prefix (default `agdx-iggy-protocol`). */
+  readonly sdkName?: string;
+  /** The SDK version sent in the version prefix (default `0.1.0`). */
+  readonly sdkVersion?: string;
+  /** The packed protocol version (default 0.11.0 = 11264). */
+  readonly protocolVersion?: number;
+  /** Idle time after which a heartbeat Ping is due, ms (default 5000, as the SDKs). */
+  readonly heartbeatIntervalMs?: number;
+  /** The clock, ms (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+/** A request the session produced and is waiting on. */
+export interface VsrPendingRequest {
+  /** The exact bytes to write (and to resend on a transient status). */
+  readonly frame: Uint8Array;
+  /** The operation byte. */
+  readonly operation: number;
+  /** The command code. */
+  readonly code: number;
+  /** The request number. */
+  readonly request: bigint;
+}
+
+/** What a matched reply resolved. */
+export interface VsrReplyOutcome {
+  /** The request this reply answered. */
+  readonly request: VsrPendingRequest;
+  /** The typed payload (result section stripped). */
+  readonly payload: Uint8Array;
+}
+
+function randomClientId(): bigint {
+  const b = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(b);
+  const v = new DataView(b.buffer);
+  const id = (v.getBigUint64(8, true) << 64n) | v.getBigUint64(0, true);
+  return id === 0n ? 1n : id;
+}
+
+/** The client half of a VSR session. Create a new one per login (re-login uses a fresh client id). */
+export class VsrClientSession {
+  /** The client id written at offset 128 of every request. */
+  readonly clientId: bigint;
+  readonly #sdkName: string;
+  readonly #sdkVersion: string;
+  readonly #protocolVersion: number;
+  readonly #heartbeatMs: number;
+  readonly #now: () => number;
+  #state: VsrSessionState = 'unregistered';
+  #session = 0n;
+  #counter = 1n;
+  #registration: RegisterReply | undefined;
+  #lastSent: number;
+  readonly #inFlight: VsrPendingRequest[] = [];
+
+  constructor(options: VsrClientSessionOptions = {}) {
+    this.clientId = options.clientId === undefined ? randomClientId() : checkU128(options.clientId, 'clientId');
+    if (this.clientId === 0n) throw new IggyInvalidError('clientId must be non-zero', { context: { field: 'clientId' } });
+    this.#sdkName = options.sdkName ?? 'agdx-iggy-protocol';
+    this.#sdkVersion = options.sdkVersion ?? '0.1.0';
+    this.#protocolVersion = options.protocolVersion ?? IGGY_PROTOCOL_VERSION;
+    this.#heartbeatMs = options.heartbeatIntervalMs ?? 5000;
+    this.#now = options.now ?? Date.now;
+    this.#lastSent = this.#now();
+  }
+
+  /** The current state. */
+  get state(): VsrSessionState {
+    return this.#state;
+  }
+
+  /** The session number from the Register reply (0 before). */
+  get session(): bigint {
+    return this.#session;
+  }
+
+  /** The Register reply, once registered. */
+  get registration(): RegisterReply | undefined {
+    return this.#registration;
+  }
+
+  /** The current value of the request counter. */
+  get requestCounter(): bigint {
+    return this.#counter;
+  }
+
+  /** Requests waiting for a reply, oldest first. */
+  get inFlight(): readonly VsrPendingRequest[] {
+    return this.#inFlight;
+  }
+
+  #push(operation: number, code: number, request: bigint, session: bigint, body: Uint8Array): VsrPendingRequest {
+    const frame = encodeVsrRequestFrame(
+      { client: this.clientId, request, operation, session, code: operation === Operation.NonReplicated ? code : 0 },
+      body,
+    );
+    const pending = { frame, operation, code, request };
+    this.#inFlight.push(pending);
+    this.#lastSent = this.#now();
+    return pending;
+  }
+
+  /** Builds the Register frame (LoginRegister 40 or, for a token, 45). */
+  register(credentials: Credentials, context?: Uint8Array): VsrPendingRequest {
+    if (this.#state !== 'unregistered') throw new IggyInvalidError(`cannot register in state ${this.#state}`);
+    if (this.#inFlight.length > 0) throw new IggyInvalidError('cannot register while requests are in flight');
+    const body = encodeRegisterRequest({
+      versionInfo: { protocolVersion: this.#protocolVersion, sdkName: this.#sdkName, sdkVersion: this.#sdkVersion },
+      credentials,
+      ...(context === undefined ? {} : { context }),
+    });
+    const code = 'token' in credentials ? CommandCode.LoginRegisterWithPersonalAccessToken : CommandCode.LoginRegister;
+    this.#state = 'registering';
+    return this.#push(Operation.Register, code, 0n, 0n, body);
+  }
+
+  /** Builds a Ping (the only request accepted before login; also the heartbeat). */
+  ping(): VsrPendingRequest {
+    if (this.#state === 'closed') throw new IggyInvalidError('session is closed');
+    return this.#push(Operation.NonReplicated, CommandCode.Ping, this.#counter, this.#session, new Uint8Array(0));
+  }
+
+  /**
+   * Builds a request for any command code with an already encoded body. The operation follows
+   * from the code; login and logout codes must use {@link register} and {@link logout}.
+   */
+  command(code: number, body: Uint8Array = new Uint8Array(0)): VsrPendingRequest {
+    if (code === CommandCode.Ping) return this.ping();
+    if (this.#state !== 'registered') throw new IggyInvalidError(`command ${code} needs a registered session (state ${this.#state})`);
+    const operation = operationForCode(code);
+    if (operation === Operation.Register || operation === Operation.Logout || code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken) {
+      throw new IggyInvalidError(`command ${code} is a login or logout; use register() or logout()`);
+    }
+    const request = this.#counter;
+    if (isMetadataOperation(operation)) this.#counter += 1n;
+    return this.#push(operation, code, request, this.#session, body);
+  }
+
+  /** Builds the Logout request (operation 3, empty body); the session closes when it is answered. */
+  logout(): VsrPendingRequest {
+    if (this.#state !== 'registered') throw new IggyInvalidError(`cannot log out in state ${this.#state}`);
+    const request = this.#counter;
+    this.#counter += 1n;
+    return this.#push(Operation.Logout, CommandCode.LogoutUser, request, this.#session, new Uint8Array(0));
+  }
+
+  /** True when the session is registered and nothing was sent for the heartbeat interval. */
+  heartbeatDue(): boolean {
+    return this.#state === 'registered' && this.#now() - this.#lastSent >= this.#heartbeatMs;
+  }
+
+  /**
+   * Matches one server frame to the oldest request in flight and returns its payload. Throws
+   * {@link IggyEvictionError} (the session closes), {@link IggyError} for a status or result code
+   * (a transient 57/58 keeps the request in flight so its `frame` can be resent), or
+   * `IggyCodecError` for a malformed or unexpected frame.
+   */
+  handleFrame(frame: Uint8Array): VsrReplyOutcome {
+    const decoded = decodeVsrServerFrame(frame);
+    if (decoded.type === 'eviction') {
+      this.#state = 'closed';
+      this.#inFlight.length = 0;
+      throw evictionError(decoded);
+    }
+    const pending = this.#inFlight[0];
+    if (pending === undefined) throw new IggyCodecError('reply with no request in flight', { context: { operation: decoded.header.operation } });
+    const op = decoded.header.operation;
+    const matches = op === pending.operation || (pending.operation === Operation.DeleteSegments && op === 68);
+    if (!matches) throw new IggyCodecError(`reply operation ${op} does not match the request's ${pending.operation}`, { context: { operation: op, expected: pending.operation } });
+    let payload: Uint8Array;
+    try {
+      payload = unwrapVsrReply(decoded);
+    } catch (e) {
+      if (e instanceof IggyError && e.transient) throw e;
+      this.#inFlight.shift();
+      if (pending.operation === Operation.Register) this.#state = 'unregistered';
+      throw e;
+    }
+    this.#inFlight.shift();
+    if (pending.operation === Operation.Register) {
+      const reply = decodeRegisterReply(payload);
+      this.#registration = reply;
+      this.#session = reply.session;
+      this.#counter = 1n;
+      this.#state = 'registered';
+    } else if (pending.operation === Operation.Logout) {
+      this.#state = 'closed';
+    }
+    return { request: pending, payload };
+  }
+
+  /** Drops every request in flight and closes the session (for example after a transport error). */
+  close(): void {
+    this.#state = 'closed';
+    this.#inFlight.length = 0;
+  }
+}
