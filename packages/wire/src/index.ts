@@ -78,7 +78,6 @@ export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_
 export type { CborValue, StrictCborOptions } from './cbor/strict.js';
 export { FieldReader, isCborMap } from './cbor/fields.js';
 export { readDetailMap, detailMapToCbor, detailValueToCbor } from './cbor/value.js';
-export type { DetailValue, DetailMap } from './cbor/value.js';
 export {
   HEADER_KIND_CODES,
   headerKindFromCode,
@@ -154,3 +153,46 @@ export {
 export type { StateDelta, StateSnapshot } from './state/state-records.js';
 export { reconstructState } from './state/reconstruct.js';
 export type { StateRecord, StateOutcome, ReconstructedState } from './state/reconstruct.js';
+export { envelopeRecord, readEnvelopeRecord } from './headers/envelope-record.js';
+export type { EnvelopeRecord, ReceivedRecord } from './headers/envelope-record.js';
+export { encodeAgentErrorBody, decodeAgentErrorBody } from './capsules/error-body.js';
+export type { AgentErrorBody } from './capsules/error-body.js';
+export { encodeAgentDeadLetter, decodeAgentDeadLetter } from './capsules/dead-letter.js';
+export type { AgentDeadLetter } from './capsules/dead-letter.js';
+export { encodeAgentCard, decodeAgentCard, validateAgentCard, MAX_CARD_CAPABILITIES, MAX_CARD_TEXT_BYTES } from './capsules/agent-card.js';
+export type { AgentCard, CapabilityDescriptor, ContentRef } from './capsules/agent-card.js';
+export { encodeAgentPresence, decodeAgentPresence, validateAgentPresence, AGENT_PRESENCE_VERSION, MAX_PRESENCE_INBOX_BYTES } from './capsules/agent-presence.js';
+export type { AgentPresence } from './capsules/agent-presence.js';
+export { encodeFoldSnapshot, decodeFoldSnapshot, foldSnapshotResumeOffset, resumeOffsets } from './capsules/fold-snapshot.js';
+export type { FoldSnapshot } from './capsules/fold-snapshot.js';
+export {
+  encodeSessionHeartbeat,
+  decodeSessionHeartbeat,
+  splitHeartbeatSessions,
+  MAX_HEARTBEAT_SESSIONS,
+  HEARTBEAT_OPERATION,
+  HEARTBEAT_TOPIC,
+} from './capsules/session-heartbeat.js';
+export type { SessionHeartbeat } from './capsules/session-heartbeat.js';
+export {
+  AGDX_HELLO_CODE,
+  FeatureBit,
+  featureNames,
+  DEFAULT_WIRE_TOPOLOGY,
+  encodeHelloReply,
+  encodeBackendAnnounce,
+  decodeBackendAnnounce,
+  decodeHelloReply,
+} from './capsules/hello.js';
+export type { OpVersions, BackendDescriptor, WireTopology, BackendAnnounce } from './capsules/hello.js';
+export {
+  SessionControlOperation,
+  SESSION_PARKED_OPERATION,
+  SESSION_UNPARKED_OPERATION,
+  encodeSessionPauseRequest,
+  decodeSessionPauseRequest,
+  encodeSessionParking,
+  decodeSessionParking,
+  validateSessionParking,
+} from './capsules/session-control.js';
+export type { SessionPauseRequest, SourceRef, SessionParking } from './capsules/session-control.js';

@@ -1,14 +1,13 @@
 import { CodecError } from '../errors.js';
 import type { CborValue } from './strict.js';
 
-/**
- * A metadata-style value (the AGDX `Value`): CBOR integers are `bigint`, CBOR floats `number`.
- * Structurally identical to the envelope's `MetadataValue`.
- */
-export type DetailValue = string | bigint | number | boolean | null | readonly DetailValue[];
+import type { Metadata, MetadataValue } from '../envelope/metadata.js';
 
-/** An ordered text-keyed map of {@link DetailValue}s (insertion order = wire order). */
-export type DetailMap = ReadonlyMap<string, DetailValue>;
+/** A metadata-style value (the AGDX `Value`): CBOR integers are `bigint`, CBOR floats `number`. */
+export type DetailValue = MetadataValue;
+
+/** An ordered text-keyed map of values (insertion order = wire order). */
+export type DetailMap = Metadata;
 
 const I64_MIN = -(1n << 63n);
 const U64_MAX = (1n << 64n) - 1n;

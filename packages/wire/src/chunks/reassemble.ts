@@ -1,7 +1,6 @@
 import { ChunkAssembler, type AssemblerRecord, type ChunkEvent } from './assembler.js';
 
 interface IdLike {
-  equals(other: never): boolean;
   toString(): string;
 }
 

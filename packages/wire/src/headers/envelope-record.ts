@@ -1,0 +1,115 @@
+import { AgentEnvelope } from '../envelope/agent-envelope.js';
+import { CodecError } from '../errors.js';
+import { AgentId } from '../ids/agent-id.js';
+import { encodeHeaderBlock, type HeaderBlockOptions } from './header-block.js';
+import { readUint8Header, type RecordHeaders } from './header-value.js';
+import { AGENT_OP_VERSION, HeaderName } from './names.js';
+import { decodeProvenanceHeaders, type Provenance } from './provenance.js';
+
+/** An envelope ready to append: partition key, header block and payload. */
+export interface EnvelopeRecord {
+  /** The conversation's canonical Crockford text (keyed partitioning). */
+  readonly partitionKey: string;
+  /** The seed-000 header block. */
+  readonly headers: RecordHeaders;
+  /** The canonical CBOR envelope. */
+  readonly payload: Uint8Array;
+}
+
+/**
+ * Builds the record for an envelope: validates and encodes it, projects the header block and
+ * keys it by conversation. InvalidError when the envelope or a header value breaks a rule.
+ */
+export function envelopeRecord(envelope: AgentEnvelope, contentType: number, options: HeaderBlockOptions = {}): EnvelopeRecord {
+  const payload = envelope.encode();
+  return { partitionKey: envelope.conversation.toString(), headers: encodeHeaderBlock(envelope, contentType, options), payload };
+}
+
+/** A received record, classified. */
+export type ReceivedRecord =
+  | {
+      /** The record carried `agdx.av`: a validated envelope. */
+      readonly kind: 'envelope';
+      /** The envelope. */
+      readonly envelope: AgentEnvelope;
+      /** `agdx.ct` code, when present. */
+      readonly contentType: number | undefined;
+      /** Provenance projected from the envelope. */
+      readonly provenance: Provenance;
+    }
+  | {
+      /** A generic record read through its provenance headers. */
+      readonly kind: 'plain';
+      /** The payload, untouched. */
+      readonly payload: Uint8Array;
+      /** `agdx.ct` code, when present. */
+      readonly contentType: number | undefined;
+      /** Provenance from the headers. */
+      readonly provenance: Provenance;
+    };
+
+const FENCE_METADATA_KEY = 'agdx.fence';
+const U64_MAX = (1n << 64n) - 1n;
+
+function envelopeProvenance(env: AgentEnvelope): Provenance {
+  const p: { -readonly [K in keyof Provenance]: Provenance[K] } = { conversation: env.conversation };
+  if (env.parent !== undefined) p.parent = env.parent;
+  if (env.root !== undefined) p.root = env.root;
+  // The wire allows a 256-byte source; provenance carries only what the SDK AgentId accepts.
+  try {
+    p.agent = AgentId.new(env.source.value).value;
+  } catch {
+    /* dropped on purpose */
+  }
+  if (env.target !== undefined) p.target = env.target.value;
+  if (env.correlation !== undefined) p.correlation = env.correlation.toString();
+  if (env.idempotencyKey !== undefined) p.idempotencyKey = env.idempotencyKey.value;
+  if (env.deadlineMicros !== undefined) p.deadlineMicros = env.deadlineMicros;
+  const fence = env.metadata?.get(FENCE_METADATA_KEY);
+  if (typeof fence === 'bigint' && fence >= 0n && fence <= U64_MAX) p.fence = fence;
+  return p;
+}
+
+function contentTypeOf(headers: RecordHeaders): number | undefined {
+  const ct = headers.get(HeaderName.ContentType);
+  if (ct === undefined) return undefined;
+  if (ct.kind !== 'uint8' || ct.value.length !== 1) throw new CodecError('invalid content-type header', { context: { surface: 'headers', operation: HeaderName.ContentType } });
+  return readUint8Header(ct, HeaderName.ContentType);
+}
+
+function classify(headers: RecordHeaders, payload: Uint8Array, understoodFeatures: bigint): ReceivedRecord {
+  const av = headers.get(HeaderName.Version);
+  if (av === undefined) {
+    const contentType = contentTypeOf(headers);
+    return { kind: 'plain', payload, contentType, provenance: decodeProvenanceHeaders(headers) };
+  }
+  const version = av.kind === 'uint32' && av.value.length === 4 ? new DataView(av.value.buffer, av.value.byteOffset, 4).getUint32(0, true) : undefined;
+  if (version !== AGENT_OP_VERSION) {
+    throw new CodecError('unsupported agent envelope version', { context: { surface: 'headers', operation: HeaderName.Version } });
+  }
+  const contentType = contentTypeOf(headers);
+  const envelope = AgentEnvelope.decode(payload);
+  const unmet = envelope.unmetRequirements(understoodFeatures);
+  if (unmet !== 0n) {
+    throw new CodecError(`agent envelope requires unsupported features 0x${unmet.toString(16).padStart(16, '0')}`, {
+      context: { surface: 'agent envelope', operation: 'must_understand', unmet },
+    });
+  }
+  return { kind: 'envelope', envelope, contentType, provenance: envelopeProvenance(envelope) };
+}
+
+/**
+ * The receive rule: a record is an envelope record iff it carries `agdx.av`. Then `agdx.av` must
+ * be uint32 1, `agdx.ct` (when present) uint8, the payload must decode and validate, and every
+ * `must_understand` bit must be in `understoodFeatures`. Without `agdx.av` the record is generic
+ * and its provenance headers are read (conversation as text or the older uint128). Any failure
+ * is CodecError `failed to decode agent message` with the reason as `cause`: the caller
+ * dead-letters the record with its original bytes.
+ */
+export function readEnvelopeRecord(headers: RecordHeaders, payload: Uint8Array, understoodFeatures: bigint = 0n): ReceivedRecord {
+  try {
+    return classify(headers, payload, understoodFeatures);
+  } catch (error) {
+    throw new CodecError('failed to decode agent message', { context: { surface: 'agent message', operation: 'decode' }, cause: error });
+  }
+}
