@@ -42,13 +42,15 @@ const U64_MAX = (1n << 64n) - 1n;
 // ---------------------------------------------------------------------------------------------
 
 const ascii = (s: string): Uint8Array => {
-  const out = new Uint8Array(s.length + 1);
-  out[0] = 0x60 | s.length;
-  for (let i = 0; i < s.length; i++) out[i + 1] = s.charCodeAt(i);
+  // Every key is ASCII and shorter than 256 bytes: a one- or two-byte head.
+  const head = s.length < 24 ? [0x60 | s.length] : [0x78, s.length];
+  const out = new Uint8Array(head.length + s.length);
+  out.set(head);
+  for (let i = 0; i < s.length; i++) out[head.length + i] = s.charCodeAt(i);
   return out;
 };
 
-/** Every key and fixed text value as ready-made CBOR text (all shorter than 24 bytes). */
+/** Every key and fixed text value as ready-made CBOR text. */
 const K = {
   kind: ascii('kind'),
   record: ascii('record'),
