@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { AgentEnvelope, AgdxError, ConversationId, AgentId, RecordId, CorrelationId } from '@agdx/wire';
+import {
+  ed25519BackendChoice,
+  KeyRecord,
+  KeyRegistry,
+  pkcs8FromSeed,
+  resolveEd25519Backend,
+  setEd25519Backend,
+  SignatureError,
+  SigningKey,
+  delegatedAllow,
+  grantsAllow,
+  verifyDelegation,
+} from '@agdx/sign';
+import type { Grant, Signer, Verifier } from '@agdx/sign';
+import { BACKENDS, thrown, toHex } from './support/fixtures.js';
+
+function seeded(n: number): Uint8Array {
+  // xorshift: deterministic test inputs without a dependency.
+  let x = 0x9e3779b9 ^ n;
+  return Uint8Array.from({ length: 32 + (n % 200) }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x & 0xff;
+  });
+}
+
+function sampleEnvelope(body = 'hi', metadata?: Map<string, string>): AgentEnvelope {
+  let env = AgentEnvelope.command(
+    RecordId.fromBigInt(1n),
+    ConversationId.fromBigInt(2n),
+    AgentId.new('planner'),
+    CorrelationId.fromBigInt(3n),
+    new TextEncoder().encode(body),
+  );
+  if (metadata !== undefined) env = env.withMetadata(metadata);
+  return env;
+}
+
+describe('back ends agree (differential)', () => {
+  it('platform and noble give identical signatures and verdicts', async () => {
+    for (let n = 0; n < 40; n++) {
+      const material = seeded(n);
+      const seed = material.subarray(0, 32);
+      const message = material.subarray(32);
+      const noble = SigningKey.fromBytes(seed, { backend: 'noble' });
+      const platform = SigningKey.fromBytes(seed, { backend: 'platform' });
+      const a = await noble.signBytes(message);
+      const b = await platform.signBytes(message);
+      expect(toHex(b)).toBe(toHex(a));
+      expect(toHex(noble.signBytesSync(message))).toBe(toHex(a));
+    }
+  });
+  it('wraps seeds into the fixed PKCS#8 prefix', () => {
+    expect(toHex(pkcs8FromSeed(new Uint8Array(32)))).toBe(`302e020100300506032b657004220420${'00'.repeat(32)}`);
+  });
+  it('auto picks the platform here, and the choice can be switched and restored', async () => {
+    expect(ed25519BackendChoice()).toBe('auto');
+    expect(await resolveEd25519Backend()).toBe('platform');
+    setEd25519Backend('noble');
+    try {
+      expect(await resolveEd25519Backend()).toBe('noble');
+    } finally {
+      setEd25519Backend('auto');
+    }
+    expect((await thrown(() => setEd25519Backend('fast' as never))) as AgdxError).toHaveProperty('kind', 'unsupported');
+  });
+});
+
+describe.each(BACKENDS)('envelope signing round trips (%s)', (backend) => {
+  const key = SigningKey.fromHex('42'.repeat(32), { backend });
+  const registry = new KeyRegistry({ backend });
+  registry.enroll('planner', key.verifyingKey);
+
+  it('signs, verifies, and refuses every tampering', async () => {
+    const signed = await key.sign(sampleEnvelope(), { contentType: 1, agentVersion: 1 });
+    expect(await registry.verify(signed)).toBe('planner');
+    const tampered = [
+      signed.withBody(new TextEncoder().encode('ho')),
+      signed.withTarget(AgentId.new('other')),
+      signed.withSignature({ ...signed.signature!, context: { contentType: 2, agentVersion: 1 } }),
+      signed.withSignature({ ...signed.signature!, context: undefined }),
+      signed.withSignature({ ...signed.signature!, bytes: signed.signature!.bytes.map((b, i) => (i === 0 ? b ^ 1 : b)) }),
+    ];
+    for (const env of tampered) {
+      await expect(registry.verify(env)).rejects.toThrow('signature verification failed');
+      expect(() => registry.verifySync(env)).toThrow('signature verification failed');
+    }
+  });
+  it('gives typed errors for malformed signatures and unknown schemes', async () => {
+    const signed = key.signSync(sampleEnvelope());
+    const cases: [AgentEnvelope, string][] = [
+      [signed.withSignature({ ...signed.signature!, scheme: 7 }), 'unsupported signature scheme 7'],
+      [signed.withSignature({ ...signed.signature!, keyId: new Uint8Array(3) }), 'malformed Ed25519 signature'],
+      [signed.withSignature({ ...signed.signature!, bytes: new Uint8Array(63) }), 'malformed Ed25519 signature'],
+      [signed.withSignature({ ...signed.signature!, keyId: new Uint8Array(8) }), 'signing key is not enrolled'],
+      [sampleEnvelope(), 'envelope is not signed'],
+    ];
+    for (const [env, message] of cases) {
+      const error = await thrown(() => registry.verify(env));
+      expect(error).toBeInstanceOf(SignatureError);
+      expect(AgdxError.is(error, 'signature')).toBe(true);
+      expect((error as Error).message).toBe(message);
+    }
+  });
+  it('refuses hostile encoded bytes with typed errors only', async () => {
+    const good = (await key.sign(sampleEnvelope())).encode();
+    for (let cut = 0; cut < good.length; cut += 7) {
+      const error = await thrown(() => registry.verifyEncoded(good.subarray(0, cut)));
+      expect(AgdxError.is(error)).toBe(true);
+    }
+    const flipped = good.slice();
+    flipped[20] = flipped[20]! ^ 0x40;
+    expect(AgdxError.is(await thrown(() => registry.verifyEncoded(flipped)))).toBe(true);
+  });
+  it('checks observed Iggy headers in either shape', async () => {
+    const signed = await key.sign(sampleEnvelope(), { contentType: 1, agentVersion: 1 });
+    const headers = new Map([
+      ['agdx.ct', { kind: 'uint8', value: Uint8Array.of(1) }],
+      ['agdx.av', { kind: 'uint32', value: Uint8Array.of(1, 0, 0, 0) }],
+    ]);
+    expect(await registry.verifyAt(signed, 1n, headers)).toEqual({ principal: 'planner', kind: 'agent' });
+    headers.set('agdx.av', { kind: 'string', value: Uint8Array.of(0x31) });
+    await expect(registry.verifyAt(signed, 1n, headers)).rejects.toThrow('signature context differs from record headers');
+  });
+  it('implements the structural Signer and Verifier shapes', async () => {
+    const signer: Signer = key;
+    const verifier: Verifier = registry;
+    const signed = await signer.sign(sampleEnvelope());
+    expect(await verifier.verifyAt(signed, 5n)).toEqual({ principal: 'planner', kind: 'agent' });
+  });
+  it('verifies delegation from signed metadata only', async () => {
+    const signed = await key.sign(sampleEnvelope('x', new Map([['on_behalf_of', 'user:1']])));
+    expect(await verifyDelegation(registry, signed)).toEqual({ signer: 'planner', user: 'user:1' });
+    const forged = signed.withMetadata(new Map([['on_behalf_of', 'user:2']]));
+    await expect(verifyDelegation(registry, forged)).rejects.toThrow('signature verification failed');
+  });
+  it('revocation wins over the window; windows are [from, to)', async () => {
+    const reg = new KeyRegistry({ backend });
+    reg.enrollRecord(KeyRecord.operator('ops', key.verifyingKey).validWindow(100n, 200n));
+    const signed = await key.sign(sampleEnvelope());
+    await expect(reg.verifyAt(signed, 99n)).rejects.toThrow('signing key is not yet valid');
+    expect(await reg.verifyAt(signed, 100)).toEqual({ principal: 'ops', kind: 'operator' });
+    expect(await reg.verifyAt(signed, 199n)).toEqual({ principal: 'ops', kind: 'operator' });
+    await expect(reg.verifyAt(signed, 200n)).rejects.toThrow('signing key has expired');
+    expect(await reg.verify(signed)).toBe('ops');
+    reg.revoke(key.keyId);
+    await expect(reg.verifyAt(signed, 150n)).rejects.toThrow('signing key is revoked');
+    expect((await thrown(() => reg.revoke(new Uint8Array(7)))) as Error).toHaveProperty('message', 'Ed25519 key id must be 8 bytes');
+    expect((await thrown(() => reg.revoke('zz'))) as Error).toHaveProperty('message', 'Ed25519 key id must be 8 bytes');
+    expect((await thrown(() => reg.verifyAt(signed, -1n))) as Error).toHaveProperty('kind', 'invalid');
+  });
+});
+
+describe('grants (8.6)', () => {
+  const allow = (feature: string, action: Grant['action'], resource: Grant['resource']): Grant => ({ feature, action, resource, effect: 'allow' });
+  const deny = (feature: string, action: Grant['action'], resource: Grant['resource']): Grant => ({ feature, action, resource, effect: 'deny' });
+  it('needs a matching allow and no matching deny', () => {
+    const grants = [allow('kv', 'read', { kind: 'prefix', value: 'orders' }), deny('kv', 'read', { kind: 'literal', value: 'orders.secret' })];
+    expect(grantsAllow(grants, 'kv', 'read', 'orders.1')).toBe(true);
+    expect(grantsAllow(grants, 'kv', 'read', 'ordersX')).toBe(true);
+    expect(grantsAllow(grants, 'kv', 'read', 'orders.secret')).toBe(false);
+    expect(grantsAllow(grants, 'kv', 'write', 'orders.1')).toBe(false);
+    expect(grantsAllow(grants, 'kv', 'read')).toBe(false);
+    expect(grantsAllow([allow('kv', 'read', { kind: 'all' })], 'kv', 'read')).toBe(true);
+    expect(grantsAllow([], 'kv', 'read', 'x')).toBe(false);
+  });
+  it('delegated actions pass both the agent and the user grants', () => {
+    const agent = [allow('memory', 'write', { kind: 'all' })];
+    const user = [allow('memory', 'write', { kind: 'prefix', value: 'u1/' })];
+    expect(delegatedAllow(agent, user, 'memory', 'write', 'u1/notes')).toBe(true);
+    expect(delegatedAllow(agent, user, 'memory', 'write', 'u2/notes')).toBe(false);
+    expect(delegatedAllow([], user, 'memory', 'write', 'u1/notes')).toBe(false);
+  });
+});
