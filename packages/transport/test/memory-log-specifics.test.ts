@@ -1,0 +1,206 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  follow,
+  ManualLogClock,
+  MemoryLog,
+  partitionForKey,
+  TransportError,
+  xxh32,
+  type LogClock,
+  type LogRecord,
+} from '@agdx/transport';
+
+const enc = new TextEncoder();
+const payload = (s: string): Uint8Array => enc.encode(s);
+
+async function topicOf(log: MemoryLog, partitions: number, messageExpiryMicros?: bigint) {
+  await log.ensureStream('s');
+  await log.ensureTopic({ stream: 's', topic: 't' }, { partitions, messageExpiryMicros });
+  return { stream: 's', topic: 't' } as const;
+}
+
+async function kindOf(action: () => Promise<unknown>): Promise<string> {
+  try {
+    await action();
+  } catch (error) {
+    if (!TransportError.is(error)) throw error;
+    return error.kind;
+  }
+  return 'ok';
+}
+
+describe('MemoryLog connections', () => {
+  it('connect() shares the data; closing one connection leaves the others open', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const other = log.connect();
+    await other.append({ ...at, records: [{ payload: payload('a') }] });
+    await log.close();
+    expect(log.closed).toBe(true);
+    expect(other.closed).toBe(false);
+    expect((await other.read({ ...at, partition: 0, offset: 0n })).map((r) => r.offset)).toEqual([0n]);
+  });
+});
+
+describe('MemoryLog routing', () => {
+  it('balanced routing starts at partition 0 and a failed batch does not advance it', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 3);
+    expect((await log.append({ ...at, records: [{ payload: payload('a') }] })).partition).toBe(0);
+    expect(await kindOf(() => log.append({ ...at, records: [{ payload: new Uint8Array(0) }] }))).toBe('invalid');
+    expect((await log.append({ ...at, records: [{ payload: payload('b') }] })).partition).toBe(1);
+  });
+
+  it('keyed routing matches partitionForKey and the reference vector', async () => {
+    expect(await partitionForKey('01J0Y1ZAG00000000000000002', 8)).toBe(1);
+    expect(await xxh32(new Uint8Array(0))).toBe(0x02cc5d05);
+    expect(await kindOf(() => partitionForKey('k', 0))).toBe('invalid');
+    expect(await kindOf(() => partitionForKey('', 3))).toBe('invalid');
+  });
+});
+
+describe('MemoryLog timestamps and expiry', () => {
+  it('keeps broker timestamps non-decreasing even when the clock steps back', async () => {
+    let now = 5_000_000n;
+    const clock: LogClock = { nowMicros: () => now };
+    const log = new MemoryLog({ clock });
+    const at = await topicOf(log, 1);
+    await log.append({ ...at, records: [{ payload: payload('a') }] });
+    now = 1_000_000n;
+    await log.append({ ...at, records: [{ payload: payload('b') }] });
+    const records = await log.read({ ...at, partition: 0, offset: 0n });
+    expect(records.map((r) => r.timestampMicros)).toEqual([5_000_000n, 5_000_000n]);
+  });
+
+  it('drops expired records from memory and keeps offsets stable', async () => {
+    const clock = new ManualLogClock(1_000_000_000n);
+    const log = new MemoryLog({ clock });
+    const at = await topicOf(log, 1, 1000n);
+    for (let i = 0; i < 3000; i++) await log.append({ ...at, routing: { partition: 0 }, records: [{ payload: payload(`${i}`) }] });
+    clock.advance(5000n);
+    await log.append({ ...at, routing: { partition: 0 }, records: [{ payload: payload('late') }] });
+    const records = await log.read({ ...at, partition: 0, offset: 0n });
+    expect(records.map((r) => r.offset)).toEqual([3000n]);
+    expect(await log.read({ ...at, partition: 0, offset: 2999n })).toHaveLength(1);
+    expect((await log.readFromTimestamp({ ...at, partition: 0, timestampMicros: 0n })).map((r) => r.offset)).toEqual([3000n]);
+    await log.append({ ...at, routing: { partition: 0 }, records: [{ payload: payload('later') }] });
+    expect((await log.read({ ...at, partition: 0, offset: 3001n })).map((r) => r.offset)).toEqual([3001n]);
+  });
+
+  it('a zero timeout answers at once', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    expect(await log.waitFor({ ...at, partition: 0, offset: 0n, timeoutMs: 0 })).toBe(false);
+  });
+});
+
+describe('MemoryLog consumer groups', () => {
+  it('deals partitions round-robin over members in join order', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 5);
+    const a = await log.joinGroup({ ...at, group: 'g' });
+    const b = await log.joinGroup({ ...at, group: 'g' });
+    expect(await a.assignment()).toEqual([0, 2, 4]);
+    expect(await b.assignment()).toEqual([1, 3]);
+    const c = await log.joinGroup({ ...at, group: 'g' });
+    expect([await a.assignment(), await b.assignment(), await c.assignment()]).toEqual([[0, 3], [1, 4], [2]]);
+    await a.leave();
+    expect([await b.assignment(), await c.assignment()]).toEqual([[0, 2, 4], [1, 3]]);
+  });
+
+  it('group offsets stored at top level need an owning member on this connection', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 2);
+    await log.append({ ...at, routing: { partition: 0 }, records: [{ payload: payload('a') }] });
+    const other = log.connect();
+    const member = await other.joinGroup({ ...at, group: 'g' });
+    const group = { kind: 'group', name: 'g' } as const;
+    expect(await kindOf(() => log.storeOffset({ ...at, partition: 0, consumer: group, offset: 0n }))).toBe('conflict');
+    await other.storeOffset({ ...at, partition: 0, consumer: group, offset: 0n });
+    expect(await log.getOffset({ ...at, partition: 0, consumer: group })).toBe(0n);
+    expect(await kindOf(() => log.deleteOffset({ ...at, partition: 0, consumer: group }))).toBe('conflict');
+    expect(await other.deleteOffset({ ...at, partition: 0, consumer: group })).toBe(true);
+    await member.leave();
+    expect(await kindOf(() => other.storeOffset({ ...at, partition: 0, consumer: group, offset: 0n }))).toBe('conflict');
+  });
+
+  it('a waiting member wakes on rebalance and is rejected when it leaves', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 2);
+    const a = await log.joinGroup({ ...at, group: 'g' });
+    const waiting = a.waitFor(10_000);
+    await log.joinGroup({ ...at, group: 'g' });
+    expect(await waiting).toBe(true);
+    const pending = a.waitFor(10_000);
+    await a.leave();
+    expect(await kindOf(() => pending)).toBe('closed');
+    expect(await kindOf(() => a.poll())).toBe('closed');
+  });
+});
+
+describe('follow()', () => {
+  it('yields records as they arrive and stops on abort', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    await log.append({ ...at, records: [{ payload: payload('a') }] });
+    const controller = new AbortController();
+    const seen: LogRecord[] = [];
+    const done = (async () => {
+      for await (const record of follow(log, { ...at, partition: 0, signal: controller.signal })) {
+        seen.push(record);
+        if (seen.length === 3) controller.abort();
+      }
+    })();
+    await log.append({ ...at, records: [{ payload: payload('b') }, { payload: payload('c') }] });
+    expect(await kindOf(() => done)).toBe('cancelled');
+    expect(seen.map((r) => r.offset)).toEqual([0n, 1n, 2n]);
+  });
+});
+
+describe('hostile input', () => {
+  it('never lets an untyped error escape (property)', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 2);
+    const junk = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.integer({ min: -3, max: 5 }),
+      fc.double(),
+      fc.bigInt({ min: -5n, max: 5n }),
+      fc.string({ maxLength: 300 }),
+      fc.uint8Array({ maxLength: 4 }),
+      fc.constant({}),
+      fc.constant([]),
+      fc.constant([null]),
+      fc.constant([{ payload: 'x' }]),
+      fc.constant(new Map([['k', null]])),
+    );
+    await fc.assert(
+      fc.asyncProperty(junk, junk, junk, junk, async (a, b, c, d) => {
+        const calls: Array<() => Promise<unknown>> = [
+          () => log.append({ ...at, records: a as never, routing: b as never }),
+          () => log.append({ ...at, records: [{ payload: payload('x'), headers: c as never }], routing: { partition: d as never } }),
+          () => log.read({ stream: a as never, topic: 't', partition: b as never, offset: c as never, maxCount: d as never }),
+          () => log.read({ ...at, partition: b as never, offset: c as never, maxCount: d as never }),
+          () => log.readFromTimestamp({ ...at, partition: 0, timestampMicros: a as never, maxCount: b as never }),
+          () => log.waitFor({ ...at, partition: a as never, offset: b as never, timeoutMs: 0 }),
+          () => log.storeOffset({ ...at, partition: 0, consumer: a as never, offset: b as never }),
+          () => log.getOffset({ ...at, partition: c as never, consumer: { kind: 'consumer', name: d as never } }),
+          () => log.ensureTopic({ stream: 's', topic: a as never }, { partitions: b as never, messageExpiryMicros: c as never }),
+          () => log.joinGroup({ ...at, group: a as never }),
+          () => log.append(a as never),
+          () => log.read(b as never),
+        ];
+        for (const call of calls) {
+          try {
+            await call();
+          } catch (error) {
+            expect(TransportError.is(error), String(error)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
