@@ -51,17 +51,23 @@ export type ReceivedRecord =
 const FENCE_METADATA_KEY = 'agdx.fence';
 const U64_MAX = (1n << 64n) - 1n;
 
+function sdkAgent(id: AgentId): string | undefined {
+  try {
+    return AgentId.new(id.value).value;
+  } catch {
+    return undefined;
+  }
+}
+
 function envelopeProvenance(env: AgentEnvelope): Provenance {
   const p: { -readonly [K in keyof Provenance]: Provenance[K] } = { conversation: env.conversation };
   if (env.parent !== undefined) p.parent = env.parent;
   if (env.root !== undefined) p.root = env.root;
-  // The wire allows a 256-byte source; provenance carries only what the SDK AgentId accepts.
-  try {
-    p.agent = AgentId.new(env.source.value).value;
-  } catch {
-    /* dropped on purpose */
-  }
-  if (env.target !== undefined) p.target = env.target.value;
+  // The wire allows 256-byte agent ids; provenance carries only what the SDK AgentId accepts.
+  const agent = sdkAgent(env.source);
+  const target = env.target === undefined ? undefined : sdkAgent(env.target);
+  if (agent !== undefined) p.agent = agent;
+  if (target !== undefined) p.target = target;
   if (env.correlation !== undefined) p.correlation = env.correlation.toString();
   if (env.idempotencyKey !== undefined) p.idempotencyKey = env.idempotencyKey.value;
   if (env.deadlineMicros !== undefined) p.deadlineMicros = env.deadlineMicros;
