@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ClassicRequestSplitter,
+  ClassicResponseSplitter,
+  IggyCodecError,
+  IggyEvictionError,
+  IggyError,
+  IggyInvalidError,
+  IggyProtocolError,
+  VsrFrameSplitter,
+  decodeVsrServerFrame,
+  detectProtocolGeneration,
+  encodeClassicRequest,
+  encodeClassicResponse,
+  encodeLoginUserRequest,
+  encodeResultSection,
+  encodeVsrEvictionFrame,
+  encodeVsrReplyFrame,
+  encodeVsrRequestFrame,
+  evictionErrorCode,
+  isResultFramedOperation,
+  operationForCode,
+  unwrapVsrReply,
+  vsrRequestHeaderProblem,
+  decodeVsrRequestHeader,
+  decodeVsrReplyHeader,
+} from '@agdx/iggy-protocol';
+
+function chunked(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let pos = 0;
+  let i = 0;
+  while (pos < bytes.length) {
+    const n = Math.max(1, sizes[i++ % sizes.length]!);
+    out.push(bytes.subarray(pos, pos + n));
+    pos += n;
+  }
+  return out;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+describe('VSR headers', () => {
+  it('reply frames round-trip', () => {
+    const frame = encodeVsrReplyFrame({ client: 5n, request: 9n, operation: 128, op: 3n, commit: 4n, timestamp: 6n, release: 2 }, new Uint8Array([1, 2]));
+    expect(decodeVsrReplyHeader(frame)).toMatchObject({ size: 258, client: 5n, request: 9n, operation: 128, op: 3n, commit: 4n, timestamp: 6n, status: 0, release: 2 });
+    const d = decodeVsrServerFrame(frame);
+    expect(d.type).toBe('reply');
+  });
+
+  it('rejects a status with a body, and undeclared operations', () => {
+    expect(() => encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2, status: 3 }, new Uint8Array(1))).toThrow(IggyInvalidError);
+    expect(() => encodeVsrRequestFrame({ client: 1n, request: 1n, operation: 70 })).toThrow(IggyInvalidError);
+    expect(() => encodeVsrRequestFrame({ client: 0n, request: 1n, operation: 2 })).toThrow(IggyInvalidError);
+    const frame = encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2 });
+    frame[208] = 70;
+    expect(() => decodeVsrServerFrame(frame)).toThrow(IggyCodecError);
+  });
+
+  it('eviction frames decode to IggyEvictionError with the SDK code', () => {
+    const frame = encodeVsrEvictionFrame({ client: 7n, reason: 9 });
+    expect(() => unwrapVsrReply(frame)).toThrow(IggyEvictionError);
+    try {
+      unwrapVsrReply(frame);
+    } catch (e) {
+      expect(e).toBeInstanceOf(IggyError);
+      expect(e).toMatchObject({ kind: 'rejected', reason: 9, reasonName: 'InvalidCredentials', code: 42, codeName: 'InvalidCredentials' });
+    }
+    const incompatible = encodeVsrEvictionFrame({ client: 7n, reason: 14, serverProtocolVersion: 11264, serverProtocolVersionMin: 11264 });
+    expect(() => unwrapVsrReply(incompatible)).toThrow(expect.objectContaining({ code: 14003 }));
+    expect(evictionErrorCode(14, false)).toBe(40);
+    expect(evictionErrorCode(200)).toBe(40);
+    expect(() => unwrapVsrReply(encodeVsrEvictionFrame({ client: 7n, reason: 200 }))).toThrow(expect.objectContaining({ reasonName: 'Unknown(200)' }));
+  });
+
+  it('a plain IggyError is not an IggyEvictionError', () => {
+    expect(new IggyError(3)).not.toBeInstanceOf(IggyEvictionError);
+    expect(new IggyError(3)).toBeInstanceOf(IggyProtocolError);
+  });
+
+  it('status replies throw IggyError; unknown statuses keep their number', () => {
+    const frame = encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 160, status: 20 });
+    expect(() => unwrapVsrReply(frame)).toThrow(expect.objectContaining({ code: 20, codeName: 'ResourceNotFound' }));
+    const unknown = encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2, status: 777 });
+    expect(() => unwrapVsrReply(unknown)).toThrow(expect.objectContaining({ code: 777, codeName: 'Unknown(777)' }));
+  });
+
+  it('result framing is keyed on the reply operation (138 unframed, 68 framed)', () => {
+    expect(isResultFramedOperation(138)).toBe(false);
+    expect(isResultFramedOperation(68)).toBe(true);
+    expect(isResultFramedOperation(161)).toBe(true);
+    expect(isResultFramedOperation(160)).toBe(false);
+    expect(isResultFramedOperation(2)).toBe(false);
+    const transient = encodeVsrReplyFrame({ client: 1n, request: 0n, operation: 1 }, encodeResultSection([{ index: 0, code: 57 }]));
+    expect(() => unwrapVsrReply(transient)).toThrow(expect.objectContaining({ code: 57, transient: true }));
+  });
+
+  it('maps codes to operations', () => {
+    expect(operationForCode(202)).toBe(128);
+    expect(operationForCode(101)).toBe(160);
+    expect(operationForCode(100)).toBe(2);
+    expect(operationForCode(39)).toBe(3);
+  });
+
+  it('checks the server header rules', () => {
+    const h = (operation: number, session: bigint, request: bigint) => decodeVsrRequestHeader(encodeVsrRequestFrame({ client: 1n, operation, session, request }));
+    expect(vsrRequestHeaderProblem(h(1, 0n, 0n))).toBeUndefined();
+    expect(vsrRequestHeaderProblem(h(1, 1n, 0n))).toMatch(/register/);
+    expect(vsrRequestHeaderProblem(h(128, 0n, 1n))).toMatch(/non-register/);
+    expect(vsrRequestHeaderProblem(h(2, 0n, 1n))).toBeUndefined();
+  });
+});
+
+describe('frame splitters', () => {
+  const vsrFrames = [
+    encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2 }, new Uint8Array(10).fill(7)),
+    encodeVsrEvictionFrame({ client: 1n, reason: 1 }),
+    encodeVsrReplyFrame({ client: 1n, request: 2n, operation: 128 }, new Uint8Array(1000).fill(3)),
+  ];
+
+  it.each([[[1]], [[3, 7, 100]], [[52]], [[4096]], [[255, 1, 257]]])('VSR frames survive chunking %j', (sizes) => {
+    const s = new VsrFrameSplitter();
+    const out = chunked(concat(vsrFrames), sizes).flatMap((c) => s.push(c));
+    expect(out).toEqual(vsrFrames);
+    expect(s.buffered).toBe(0);
+  });
+
+  it('classic requests and responses survive chunking', () => {
+    const reqs = [encodeClassicRequest(1), encodeClassicRequest(38, encodeLoginUserRequest({ username: 'iggy', password: 'iggy' }))];
+    const rs = new ClassicRequestSplitter();
+    expect(chunked(concat(reqs), [3, 5]).flatMap((c) => rs.push(c))).toEqual(reqs);
+    const resps = [encodeClassicResponse(0, new Uint8Array(4)), encodeClassicResponse(42), encodeClassicResponse(0)];
+    const ps = new ClassicResponseSplitter();
+    expect(chunked(concat(resps), [1]).flatMap((c) => ps.push(c))).toEqual(resps);
+  });
+
+  it('rejects impossible sizes with a typed error and stays failed', () => {
+    const s = new VsrFrameSplitter();
+    const bad = new Uint8Array(64);
+    new DataView(bad.buffer).setUint32(48, 100, true);
+    expect(() => s.push(bad)).toThrow(IggyCodecError);
+    expect(() => s.push(new Uint8Array(1))).toThrow(IggyCodecError);
+    const c = new ClassicRequestSplitter();
+    expect(() => c.push(new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0]))).toThrow(IggyCodecError);
+    const r = new ClassicResponseSplitter();
+    expect(() => r.push(new Uint8Array([3, 0, 0, 0, 1, 0, 0, 0]))).toThrow(IggyCodecError);
+  });
+
+  it('bounds buffering by the maximum frame size', () => {
+    const s = new VsrFrameSplitter({ maxFrameSize: 1024 });
+    const big = encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2 }, new Uint8Array(2000));
+    expect(() => s.push(big.subarray(0, 60))).toThrow(/exceeds the maximum/);
+    const c = new ClassicResponseSplitter({ maxFrameSize: 16 });
+    expect(() => c.push(new Uint8Array([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]))).toThrow(IggyCodecError);
+    expect(() => new VsrFrameSplitter({ maxFrameSize: 10 })).toThrow(IggyInvalidError);
+  });
+});
+
+describe('protocol generation detection', () => {
+  it('recognises a classic login and ping', () => {
+    expect(detectProtocolGeneration(encodeClassicRequest(38, encodeLoginUserRequest({ username: 'iggy', password: 'iggy' })))).toBe('classic');
+    expect(detectProtocolGeneration(encodeClassicRequest(1))).toBe('classic');
+  });
+  it('recognises a VSR request', () => {
+    const frame = encodeVsrRequestFrame({ client: 1n, request: 0n, operation: 1 }, new Uint8Array(10));
+    expect(detectProtocolGeneration(frame.subarray(0, 8))).toBe('need-more');
+    expect(detectProtocolGeneration(frame.subarray(0, 63))).toBe('need-more');
+    expect(detectProtocolGeneration(frame.subarray(0, 64))).toBe('vsr');
+  });
+  it('says unknown for garbage', () => {
+    expect(detectProtocolGeneration(new Uint8Array(64).fill(0xee))).toBe('unknown');
+    expect(detectProtocolGeneration(new Uint8Array(3))).toBe('need-more');
+  });
+});

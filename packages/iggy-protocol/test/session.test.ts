@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ClassicClientSession,
+  CommandCode,
+  IggyCodecError,
+  IggyEvictionError,
+  IggyError,
+  IggyInvalidError,
+  VsrClientSession,
+  decodeClassicRequest,
+  decodeRegisterRequest,
+  decodeVsrRequestFrame,
+  encodeClassicResponse,
+  encodeIdentityResponse,
+  encodeRegisterReply,
+  encodeResultSection,
+  encodeStreamTarget,
+  encodeVsrEvictionFrame,
+  encodeVsrReplyFrame,
+} from '@agdx/iggy-protocol';
+import type { VsrPendingRequest } from '@agdx/iggy-protocol';
+
+/** A minimal server answer for a pending request: OK, with an optional payload. */
+function answer(p: VsrPendingRequest, payload = new Uint8Array(0), framed = false): Uint8Array {
+  const h = decodeVsrRequestFrame(p.frame).header;
+  return encodeVsrReplyFrame({ client: h.client, request: h.request, operation: h.operation }, framed ? encodeResultSection([], payload) : payload);
+}
+
+function registered(now?: () => number): VsrClientSession {
+  const s = new VsrClientSession({ clientId: 77n, ...(now ? { now } : {}) });
+  const reg = s.register({ username: 'iggy', password: 'iggy' });
+  s.handleFrame(answer(reg, encodeRegisterReply({ userId: 0, session: 500n, serverProtocolVersion: 11264, serverVersion: '0.9.0-edge.5' }), true));
+  return s;
+}
+
+describe('VsrClientSession', () => {
+  it('registers and keeps the session number', () => {
+    const s = registered();
+    expect(s.state).toBe('registered');
+    expect(s.session).toBe(500n);
+    expect(s.registration?.serverVersion).toBe('0.9.0-edge.5');
+    expect(s.requestCounter).toBe(1n);
+  });
+
+  it('uses code 45 and the token shape for a PAT', () => {
+    const s = new VsrClientSession({ clientId: 1n });
+    const p = s.register({ token: 'abc' });
+    expect(p.code).toBe(45);
+    expect(decodeRegisterRequest(decodeVsrRequestFrame(p.frame).body).credentials).toEqual({ token: 'abc' });
+  });
+
+  it('numbers requests: metadata ops advance, NonReplicated and partition ops reuse', () => {
+    const s = registered();
+    const seen: [number, bigint, bigint][] = [];
+    const send = (code: number) => {
+      const p = s.command(code, encodeStreamTarget({ stream: 1 }));
+      const h = decodeVsrRequestFrame(p.frame).header;
+      seen.push([h.operation, h.request, h.session]);
+      s.handleFrame(answer(p, new Uint8Array(0), h.operation >= 128 && h.operation !== 160));
+    };
+    send(CommandCode.CreateStream);
+    send(CommandCode.GetStream);
+    send(CommandCode.DeleteStream);
+    send(CommandCode.SendMessages);
+    send(CommandCode.StoreConsumerOffset);
+    expect(seen).toEqual([
+      [128, 1n, 500n],
+      [2, 2n, 500n],
+      [130, 2n, 500n],
+      [160, 3n, 500n],
+      [161, 3n, 500n],
+    ]);
+    const logout = s.logout();
+    expect(decodeVsrRequestFrame(logout.frame).header).toMatchObject({ operation: 3, request: 3n });
+    s.handleFrame(answer(logout));
+    expect(s.state).toBe('closed');
+  });
+
+  it('puts the classic code in the header only for NonReplicated', () => {
+    const s = registered();
+    expect(decodeVsrRequestFrame(s.command(CommandCode.PollMessages).frame).header.code).toBe(100);
+    s.close();
+    const t = registered();
+    expect(decodeVsrRequestFrame(t.command(CommandCode.CreateStream).frame).header.code).toBe(0);
+  });
+
+  it('refuses commands before login, except Ping', () => {
+    const s = new VsrClientSession({ clientId: 3n });
+    expect(() => s.command(CommandCode.GetStreams)).toThrow(IggyInvalidError);
+    const ping = s.command(CommandCode.Ping);
+    expect(decodeVsrRequestFrame(ping.frame).header).toMatchObject({ operation: 2, code: 1, request: 1n, session: 0n });
+    expect(() => s.command(CommandCode.LoginUser)).toThrow(IggyInvalidError);
+  });
+
+  it('keeps a transient request in flight for an identical resend', () => {
+    const s = new VsrClientSession({ clientId: 9n });
+    const reg = s.register({ username: 'iggy', password: 'iggy' });
+    const h = decodeVsrRequestFrame(reg.frame).header;
+    const transient = encodeVsrReplyFrame({ client: 9n, request: 0n, operation: h.operation }, encodeResultSection([{ index: 0, code: 57 }]));
+    expect(() => s.handleFrame(transient)).toThrow(expect.objectContaining({ code: 57, transient: true }));
+    expect(s.inFlight[0]?.frame).toBe(reg.frame);
+    expect(s.state).toBe('registering');
+  });
+
+  it('an eviction closes the session', () => {
+    const s = registered();
+    s.command(CommandCode.GetStreams);
+    expect(() => s.handleFrame(encodeVsrEvictionFrame({ client: 77n, reason: 13 }))).toThrow(IggyEvictionError);
+    expect(s.state).toBe('closed');
+    expect(s.inFlight).toHaveLength(0);
+  });
+
+  it('a failed register returns to unregistered; rejected commands surface IggyError', () => {
+    const s = registered();
+    const p = s.command(CommandCode.CreateStream);
+    const h = decodeVsrRequestFrame(p.frame).header;
+    const reject = encodeVsrReplyFrame({ client: 77n, request: h.request, operation: 128 }, encodeResultSection([{ index: 0, code: 1012 }]));
+    expect(() => s.handleFrame(reject)).toThrow(expect.objectContaining({ code: 1012, codeName: 'StreamNameAlreadyExists' }));
+    expect(s.inFlight).toHaveLength(0);
+    expect(s.state).toBe('registered');
+  });
+
+  it('rejects replies that match nothing', () => {
+    const s = registered();
+    expect(() => s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2 }))).toThrow(IggyCodecError);
+    s.command(CommandCode.GetStreams);
+    expect(() => s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 128 }, encodeResultSection()))).toThrow(IggyCodecError);
+  });
+
+  it('accepts operation 68 for DeleteSegments', () => {
+    const s = registered();
+    s.command(CommandCode.DeleteSegments);
+    expect(s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 68 }, encodeResultSection())).payload.length).toBe(0);
+  });
+
+  it('says when a heartbeat is due', () => {
+    let t = 0;
+    const s = registered(() => t);
+    expect(s.heartbeatDue()).toBe(false);
+    t = 5000;
+    expect(s.heartbeatDue()).toBe(true);
+    s.ping();
+    expect(s.heartbeatDue()).toBe(false);
+  });
+});
+
+describe('ClassicClientSession', () => {
+  it('logs in, pipelines in order, and logs out', () => {
+    const s = new ClassicClientSession();
+    const login = s.login({ username: 'iggy', password: 'iggy' });
+    expect(decodeClassicRequest(login.frame).code).toBe(38);
+    expect(() => s.command(CommandCode.GetStreams)).toThrow(IggyInvalidError);
+    s.handleFrame(encodeClassicResponse(0, encodeIdentityResponse(0)));
+    expect(s.state).toBe('authenticated');
+    expect(s.userId).toBe(0);
+    const a = s.command(CommandCode.GetStream, encodeStreamTarget({ stream: 1 }));
+    const b = s.ping();
+    expect(s.handleFrame(encodeClassicResponse(0)).request).toBe(a);
+    expect(s.handleFrame(encodeClassicResponse(0)).request).toBe(b);
+    s.logout();
+    s.handleFrame(encodeClassicResponse(0));
+    expect(s.state).toBe('closed');
+  });
+
+  it('uses code 44 for a token and surfaces errors', () => {
+    const s = new ClassicClientSession();
+    expect(decodeClassicRequest(s.login({ token: 'tok' }).frame).code).toBe(44);
+    expect(() => s.handleFrame(encodeClassicResponse(53))).toThrow(IggyError);
+    expect(s.state).toBe('anonymous');
+    expect(() => s.handleFrame(encodeClassicResponse(0))).toThrow(IggyCodecError);
+  });
+});
