@@ -32,7 +32,8 @@ export interface TopicSettings {
   readonly partitions: number;
   /**
    * Records older than this many microseconds (by broker timestamp) are no longer returned.
-   * `undefined` means never expire. When given for an existing topic it must match.
+   * `undefined` means never expire. An existing topic must have exactly this expiry
+   * (`undefined` matches only a topic that never expires).
    */
   readonly messageExpiryMicros?: bigint | undefined;
 }
