@@ -127,7 +127,10 @@ function readCapability(value: CborValue, surface: string): CapabilityDescriptor
   return cap;
 }
 
-/** Decodes a card (surface `body`; capabilities at `body.capabilities`). Unknown health codes are kept. */
+/**
+ * Decodes and validates a card (surface `body`; capabilities at `body.capabilities`). Unknown
+ * health codes are kept; an over-cap card is refused with the validation error.
+ */
 export function decodeAgentCard(bytes: Uint8Array): AgentCard {
   const r = FieldReader.decode(bytes, 'body');
   const card: { -readonly [K in keyof AgentCard]: AgentCard[K] } = {
@@ -139,5 +142,6 @@ export function decodeAgentCard(bytes: Uint8Array): AgentCard {
   if (name !== undefined) card.name = name;
   if (version !== undefined) card.version = version;
   if (ttl !== undefined) card.ttlMicros = ttl;
+  validateAgentCard(card);
   return card;
 }
