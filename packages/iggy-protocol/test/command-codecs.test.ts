@@ -190,11 +190,11 @@ describe('VSR topic options', () => {
 
 describe.each(PROTOCOLS)('offsets [%s]', (protocol) => {
   it('store, get and delete round-trip', () => {
-    const store = { consumer: { kind: 'group', id: 'g' }, stream: 1, topic: 2, partitionId: 0, offset: 10n, ...(protocol === 'vsr' ? { ack: 'quorum' } : {}) } as const;
+    const store = { consumer: { kind: 'group', id: 'g' }, stream: 1, topic: 2, partitionId: 0, offset: 10n, ...(protocol === 'vsr' ? { ack: 'quorum' as const } : {}) } as const;
     expect(decodeStoreConsumerOffsetRequest(encodeStoreConsumerOffsetRequest(store, protocol), protocol)).toEqual(store);
     const get = { consumer: { kind: 'consumer', id: 5 }, stream: 1, topic: 2 } as const;
     expect(decodeGetConsumerOffsetRequest(encodeGetConsumerOffsetRequest(get))).toEqual(get);
-    const del = { ...get, partitionId: 1, ...(protocol === 'vsr' ? { ack: 'none' } : {}) } as const;
+    const del = { ...get, partitionId: 1, ...(protocol === 'vsr' ? { ack: 'none' as const } : {}) } as const;
     expect(decodeDeleteConsumerOffsetRequest(encodeDeleteConsumerOffsetRequest(del, protocol), protocol)).toEqual(del);
     const info = { partitionId: 1, currentOffset: 9n, storedOffset: 4n };
     expect(decodeConsumerOffsetInfo(encodeConsumerOffsetInfo(info))).toEqual(info);
@@ -263,10 +263,10 @@ describe('VSR batch specifics', () => {
   it('detects corrupted frames and batches', () => {
     const batch = encodeMessageBatch([{ id: 1n, payload: utf8('hello'), originTimestamp: 1n }]);
     const frameCorrupt = batch.slice();
-    frameCorrupt[batch.length - 1] ^= 1;
+    frameCorrupt[batch.length - 1]! ^= 1;
     expect(() => decodeMessageBatch(frameCorrupt, 0, { verifyChecksums: true })).toThrow(IggyIntegrityError);
     const batchCorrupt = batch.slice();
-    batchCorrupt[40] ^= 1;
+    batchCorrupt[40]! ^= 1;
     expect(() => decodeMessageBatch(batchCorrupt, 0, { verifyChecksums: true })).toThrow(expect.objectContaining({ context: { iggyCode: 4039 } }));
     const reserved = batch.slice();
     reserved[100] = 1;

@@ -21,7 +21,7 @@ import {
 import type { VsrPendingRequest } from '@agdx/iggy-protocol';
 
 /** A minimal server answer for a pending request: OK, with an optional payload. */
-function answer(p: VsrPendingRequest, payload = new Uint8Array(0), framed = false): Uint8Array {
+function answer(p: VsrPendingRequest, payload: Uint8Array = new Uint8Array(0), framed = false): Uint8Array {
   const h = decodeVsrRequestFrame(p.frame).header;
   return encodeVsrReplyFrame({ client: h.client, request: h.request, operation: h.operation }, framed ? encodeResultSection([], payload) : payload);
 }
