@@ -36,6 +36,7 @@ export class TransportError extends Error {
   /** Structured detail, when the thrower had any. */
   readonly context: Readonly<Record<string, unknown>> | undefined;
 
+  /** Creates an error of `kind`; `options.cause` and `options.context` are kept as given. */
   constructor(kind: TransportErrorKind, message: string, options: TransportErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
@@ -64,6 +65,7 @@ export class TransportError extends Error {
 export class InvalidArgumentError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'invalid';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('invalid', message, options);
   }
@@ -73,6 +75,7 @@ export class InvalidArgumentError extends TransportError {
 export class NotFoundError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'not-found';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('not-found', message, options);
   }
@@ -82,6 +85,7 @@ export class NotFoundError extends TransportError {
 export class TransportFailureError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'transport';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('transport', message, options);
   }
@@ -91,6 +95,7 @@ export class TransportFailureError extends TransportError {
 export class TimeoutError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'timeout';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('timeout', message, options);
   }
@@ -100,6 +105,7 @@ export class TimeoutError extends TransportError {
 export class CancelledError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'cancelled';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('cancelled', message, options);
   }
@@ -109,6 +115,7 @@ export class CancelledError extends TransportError {
 export class ClosedError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'closed';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('closed', message, options);
   }
@@ -121,6 +128,7 @@ export class ClosedError extends TransportError {
 export class ConflictError extends TransportError {
   /** The kind every instance carries. */
   static readonly KIND: TransportErrorKind = 'conflict';
+  /** Creates the error with a human-readable message and optional cause and context. */
   constructor(message: string, options?: TransportErrorOptions) {
     super('conflict', message, options);
   }

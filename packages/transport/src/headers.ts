@@ -90,6 +90,16 @@ const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * A copy of `bytes` as a plain Uint8Array. `bytes.slice()` would not do: on a Node Buffer,
+ * `slice` returns a view that shares memory with the caller.
+ */
+export function copyBytes(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
 function invalid(message: string, context?: Record<string, unknown>): InvalidArgumentError {
   return new InvalidArgumentError(message, context === undefined ? undefined : { context });
 }
@@ -179,7 +189,7 @@ export const headerValue: {
 } = Object.freeze({
   raw(bytes: Uint8Array): HeaderValue {
     if (!(bytes instanceof Uint8Array)) throw invalid('raw header value must be a Uint8Array');
-    return checkHeaderValue({ kind: 'raw', value: bytes.slice() });
+    return checkHeaderValue({ kind: 'raw', value: copyBytes(bytes) });
   },
   string(text: string): HeaderValue {
     return checkHeaderValue({ kind: 'string', value: utf8(text, 'string header value') });
@@ -265,7 +275,7 @@ export function readHeaderValue(header: HeaderValue): HeaderJsValue {
   const view = new DataView(value.buffer, value.byteOffset, value.byteLength);
   switch (kind) {
     case 'raw':
-      return value.slice();
+      return copyBytes(value);
     case 'string':
       return strictDecoder.decode(value);
     case 'bool':
@@ -327,7 +337,7 @@ export function copyRecordHeaders(headers: RecordHeaders): RecordHeaders {
   for (const [key, header] of headers.entries()) {
     checkHeaderValue(header);
     total += PAIR_FRAMING_BYTES + keyByteLength(key) + header.value.length;
-    copy.set(key, { kind: header.kind, value: header.value.slice() });
+    copy.set(key, { kind: header.kind, value: copyBytes(header.value) });
   }
   if (total > MAX_HEADER_BLOCK_BYTES) {
     throw invalid(`headers encode to ${total} bytes, above the ${MAX_HEADER_BLOCK_BYTES}-byte limit`, { total });

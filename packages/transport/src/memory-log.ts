@@ -13,7 +13,7 @@ import {
   NotFoundError,
   TransportError,
 } from './errors.js';
-import { copyRecordHeaders } from './headers.js';
+import { copyBytes, copyRecordHeaders } from './headers.js';
 import { keyBytes, partitionForKey, partitionForKeySync } from './key-routing.js';
 import type {
   AppendRequest,
@@ -109,6 +109,7 @@ export class MemoryLog implements LogTransport {
   readonly #waiters = new Set<Waiter>();
   readonly #members = new Set<MemoryGroupMember>();
 
+  /** Creates an empty log and returns the first connection to it. */
   constructor(options: MemoryLogOptions = {}) {
     this.#state = { streams: new Map(), clock: options.clock ?? systemLogClock };
     // Start the keyed-routing hasher now so that the first keyed append needs no extra await.
@@ -267,7 +268,7 @@ export class MemoryLog implements LogTransport {
           });
         }
         const headers = record.headers === undefined ? NO_HEADERS : copyRecordHeaders(record.headers);
-        stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers, payload: payload.slice() });
+        stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers, payload: copyBytes(payload) });
       }
     } catch (error) {
       stored.length = before;

@@ -43,6 +43,22 @@ describe('MemoryLog connections', () => {
   });
 });
 
+describe('MemoryLog copies', () => {
+  it('copies Buffer payloads and header bytes (Buffer#slice would share memory)', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const body = Buffer.from('original');
+    const raw = Buffer.from([1, 2, 3]);
+    await log.append({ ...at, records: [{ payload: body, headers: new Map([['r', { kind: 'raw', value: raw }]]) }] });
+    body.fill(0);
+    raw.fill(0);
+    const [record] = await log.read({ ...at, partition: 0, offset: 0n });
+    expect(record?.payload.constructor).toBe(Uint8Array);
+    expect(new TextDecoder().decode(record?.payload)).toBe('original');
+    expect([...(record?.headers.get('r')?.value ?? [])]).toEqual([1, 2, 3]);
+  });
+});
+
 describe('MemoryLog routing', () => {
   it('balanced routing starts at partition 0 and a failed batch does not advance it', async () => {
     const log = new MemoryLog();

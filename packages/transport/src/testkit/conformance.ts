@@ -26,8 +26,9 @@ export interface ConformanceSubject {
   /** A connected transport on an empty or shared log. */
   readonly transport: LogTransport;
   /**
-   * Opens a new connection to the same log after `transport` was closed. When given, the
-   * suite checks that consumer offsets survive reconnection; when absent those tests are skipped.
+   * Opens a new connection to the same log. The suite calls it after closing `transport` (offsets
+   * must survive reconnection) and while `transport` is still open (a second client whose group
+   * members stay when the first disconnects). When absent, those tests are skipped.
    */
   readonly reopen?: (() => Promise<LogTransport>) | undefined;
   /**
