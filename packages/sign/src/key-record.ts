@@ -1,6 +1,6 @@
-import { bytesEqual, isBytes, toHex } from './bytes.js';
+import { isBytes, toHex } from './bytes.js';
 import { SignatureError } from './errors.js';
-import { KEY_ID_LENGTH, keyIdOf, VERIFYING_KEY_LENGTH } from './key-id.js';
+import { keyIdOf, VERIFYING_KEY_LENGTH } from './key-id.js';
 import { isKeyKind, KeyKind } from './key-kind.js';
 import { toMicros } from './micros.js';
 import type { Micros } from './micros.js';
@@ -19,6 +19,15 @@ export interface KeyRecordInit {
   readonly validToMicros?: Micros;
   /** Default false. A revoked key verifies nothing, whatever its window. */
   readonly revoked?: boolean;
+}
+
+// The record's own never-mutated key array, for package-internal use: its identity lets the
+// WebCrypto back end cache the imported key, which `verifyingKey` (a fresh copy) cannot.
+const stableKeys = new WeakMap<KeyRecord, Uint8Array>();
+
+/** Package-internal: the record's stable verifying-key array (never hand it out). */
+export function stableVerifyingKey(record: KeyRecord): Uint8Array {
+  return stableKeys.get(record)!;
 }
 
 /**
@@ -67,6 +76,7 @@ export class KeyRecord {
     this.#verifyingKey = init.verifyingKey.slice();
     this.#keyId = keyIdOf(this.#verifyingKey);
     this.registryKey = toHex(this.#keyId);
+    stableKeys.set(this, this.#verifyingKey);
     Object.freeze(this);
   }
 
@@ -97,16 +107,6 @@ export class KeyRecord {
   /** The 8-byte key id, first 8 bytes of SHA-256 of the verifying key (a fresh copy). */
   get keyId(): Uint8Array {
     return this.#keyId.slice();
-  }
-
-  /** @internal The stable private verifying-key array, so back ends can cache imported keys. */
-  get verifyingKeyRef(): Uint8Array {
-    return this.#verifyingKey;
-  }
-
-  /** @internal True when `keyId` is this record's key id. */
-  hasKeyId(keyId: Uint8Array): boolean {
-    return keyId.length === KEY_ID_LENGTH && bytesEqual(keyId, this.#keyId);
   }
 
   /** A copy valid in `[from, to)` (to omitted: open-ended). */

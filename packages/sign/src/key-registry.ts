@@ -8,7 +8,7 @@ import { encodeUnsigned, signatureOf } from './envelope-port.js';
 import { SignatureError } from './errors.js';
 import { KEY_ID_LENGTH, SIGNATURE_LENGTH } from './key-id.js';
 import { KeyKind } from './key-kind.js';
-import { KeyRecord } from './key-record.js';
+import { KeyRecord, stableVerifyingKey } from './key-record.js';
 import { toMicros } from './micros.js';
 import type { Micros } from './micros.js';
 import { observedContext } from './observed-headers.js';
@@ -205,8 +205,9 @@ export class KeyRegistry implements Verifier {
 
   async #verify(subject: Subject, atMicros: bigint | undefined): Promise<KeyRecord> {
     const { record, signature, input } = this.#prepare(subject, atMicros);
-    const backend = await backendFor(this.#backend);
-    if (!(await backend.verify(record.verifyingKeyRef, input, signature.bytes))) {
+    const pending = backendFor(this.#backend);
+    const backend = pending instanceof Promise ? await pending : pending;
+    if (!(await backend.verify(stableVerifyingKey(record), input, signature.bytes))) {
       throw new SignatureError('signature verification failed');
     }
     return record;
@@ -214,7 +215,7 @@ export class KeyRegistry implements Verifier {
 
   #verifySync(subject: Subject, atMicros: bigint | undefined): KeyRecord {
     const { record, signature, input } = this.#prepare(subject, atMicros);
-    if (!nobleVerifySync(record.verifyingKeyRef, input, signature.bytes)) {
+    if (!nobleVerifySync(stableVerifyingKey(record), input, signature.bytes)) {
       throw new SignatureError('signature verification failed');
     }
     return record;

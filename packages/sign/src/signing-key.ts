@@ -93,7 +93,8 @@ export class SigningKey {
   /** Signs raw bytes with the configured back end. */
   async signBytes(message: Uint8Array): Promise<Uint8Array> {
     if (!isBytes(message)) throw new SignatureError('message to sign must be bytes');
-    const backend = await backendFor(this.#backend);
+    const pending = backendFor(this.#backend);
+    const backend = pending instanceof Promise ? await pending : pending;
     return backend.sign(this.#seed, this.#verifyingKey, message);
   }
 

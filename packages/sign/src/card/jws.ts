@@ -94,7 +94,8 @@ function prepare(card: unknown, signature: CardSignature, verifyingKey: Uint8Arr
  */
 export async function verifyCard(card: unknown, signature: CardSignature, verifyingKey: Uint8Array, options?: CardOptions): Promise<void> {
   const prepared = prepare(card, signature, verifyingKey);
-  const backend = await backendFor(options?.backend);
+  const pending = backendFor(options?.backend);
+  const backend = pending instanceof Promise ? await pending : pending;
   if (!(await backend.verify(prepared.key.slice(), prepared.input, prepared.signature))) {
     throw new SignatureError('card signature does not verify');
   }

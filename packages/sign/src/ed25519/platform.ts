@@ -29,13 +29,18 @@ function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
 
 // Importing a key costs about as much as a signature, so imported keys are cached per byte
 // array. Callers (SigningKey, KeyRecord) keep private, never-mutated copies, so identity is stable.
+// Once an import settles, the CryptoKey itself is cached too, so the hot path awaits nothing
+// but the signature operation.
 const signingKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
 const verifyingKeys = new WeakMap<Uint8Array, Promise<CryptoKey | undefined>>();
+const readySigningKeys = new WeakMap<Uint8Array, CryptoKey>();
+const readyVerifyingKeys = new WeakMap<Uint8Array, CryptoKey | null>();
 
 function signingKeyFor(api: SubtleCrypto, seed: Uint8Array): Promise<CryptoKey> {
   let key = signingKeys.get(seed);
   if (key === undefined) {
     key = api.importKey('pkcs8', pkcs8FromSeed(seed), ALGORITHM, false, ['sign']);
+    key.then((k) => readySigningKeys.set(seed, k), () => undefined);
     signingKeys.set(seed, key);
   }
   return key;
@@ -45,10 +50,24 @@ function verifyingKeyFor(api: SubtleCrypto, publicKey: Uint8Array): Promise<Cryp
   let key = verifyingKeys.get(publicKey);
   if (key === undefined) {
     // A point that is not on the curve fails at import on some runtimes: that key verifies nothing.
-    key = api.importKey('raw', copy(publicKey), ALGORITHM, false, ['verify']).catch(() => undefined);
+    key = api.importKey('raw', copy(publicKey), ALGORITHM, false, ['verify']).then(
+      (k) => {
+        readyVerifyingKeys.set(publicKey, k);
+        return k;
+      },
+      () => {
+        readyVerifyingKeys.set(publicKey, null);
+        return undefined;
+      },
+    );
     verifyingKeys.set(publicKey, key);
   }
   return key;
+}
+
+// WebCrypto accepts any BufferSource; the cast only narrows TypeScript's ArrayBufferLike view.
+function source(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes as Uint8Array<ArrayBuffer>;
 }
 
 /** Error raised when the platform back end is used on a runtime without WebCrypto Ed25519. */
@@ -60,17 +79,18 @@ export const platformBackend: Ed25519Backend = {
   async sign(seed, _publicKey, message) {
     const api = subtle();
     if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
-    const key = await signingKeyFor(api, seed);
-    return new Uint8Array(await api.sign(ALGORITHM, key, copy(message)));
+    const key = readySigningKeys.get(seed) ?? (await signingKeyFor(api, seed));
+    return new Uint8Array(await api.sign(ALGORITHM, key, source(message)));
   },
   async verify(publicKey, message, signature) {
     const api = subtle();
     if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
     if (publicKey.length !== 32 || signature.length !== 64) return false;
-    const key = await verifyingKeyFor(api, publicKey);
-    if (key === undefined) return false;
+    const ready = readyVerifyingKeys.get(publicKey);
+    const key = ready === undefined ? await verifyingKeyFor(api, publicKey) : ready;
+    if (key === undefined || key === null) return false;
     try {
-      return await api.verify(ALGORITHM, key, copy(signature), copy(message));
+      return await api.verify(ALGORITHM, key, source(signature), source(message));
     } catch {
       return false;
     }

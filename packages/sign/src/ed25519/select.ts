@@ -30,6 +30,7 @@ export async function resolveEd25519Backend(requested?: Ed25519BackendChoice): P
   const wanted = requested ?? choice;
   if (wanted === 'noble') return 'noble';
   const available = await platformEd25519Available();
+  platformKnown = available;
   if (wanted === 'platform') {
     if (!available) throw new UnsupportedError('this runtime has no WebCrypto Ed25519; use the noble back end');
     return 'platform';
@@ -37,22 +38,14 @@ export async function resolveEd25519Backend(requested?: Ed25519BackendChoice): P
   return available ? 'platform' : 'noble';
 }
 
+const rethrowUnsupported = (error: unknown): never => {
+  throw asUnsupported(error);
+};
+
 const platformChecked: Ed25519Backend = {
   name: 'platform',
-  async sign(seed, publicKey, message) {
-    try {
-      return await platformBackend.sign(seed, publicKey, message);
-    } catch (error) {
-      throw asUnsupported(error);
-    }
-  },
-  async verify(publicKey, message, signature) {
-    try {
-      return await platformBackend.verify(publicKey, message, signature);
-    } catch (error) {
-      throw asUnsupported(error);
-    }
-  },
+  sign: (seed, publicKey, message) => platformBackend.sign(seed, publicKey, message).catch(rethrowUnsupported),
+  verify: (publicKey, message, signature) => platformBackend.verify(publicKey, message, signature).catch(rethrowUnsupported),
 };
 
 function asUnsupported(error: unknown): unknown {
@@ -60,8 +53,16 @@ function asUnsupported(error: unknown): unknown {
   return new UnsupportedError('WebCrypto Ed25519 failed on this runtime', { cause: error });
 }
 
-/** The back end a call uses: an explicit choice wins over the process-wide one. */
-export async function backendFor(requested?: Ed25519BackendChoice): Promise<Ed25519Backend> {
-  const name = await resolveEd25519Backend(requested);
-  return name === 'platform' ? platformChecked : nobleBackend;
+let platformKnown: boolean | undefined;
+
+/**
+ * The back end a call uses: an explicit choice wins over the process-wide one. After the first
+ * probe the answer is synchronous, so hot paths skip the await.
+ */
+export function backendFor(requested?: Ed25519BackendChoice): Ed25519Backend | Promise<Ed25519Backend> {
+  const wanted = requested ?? choice;
+  if (wanted === 'noble') return nobleBackend;
+  if (platformKnown === true) return platformChecked;
+  if (platformKnown === false && wanted === 'auto') return nobleBackend;
+  return resolveEd25519Backend(wanted).then((name) => (name === 'platform' ? platformChecked : nobleBackend));
 }
