@@ -6,7 +6,7 @@
 
 import { IggyCodecError, IggyInvalidError } from '../errors.js';
 import { ByteReader, decodeUtf8 } from '../internal/byte-reader.js';
-import { ByteWriter, encodeUtf8 } from '../internal/byte-writer.js';
+import { encodeUtf8 } from '../internal/byte-writer.js';
 
 /** Header value kinds (shared structurally with `@agdx/transport` and `@agdx/wire`). */
 export type HeaderKind =
@@ -68,22 +68,51 @@ export interface UserHeaderEntry {
   readonly value: Uint8Array;
 }
 
+// Header keys come from a small vocabulary, so their UTF-8 bytes are cached (bounded) to keep
+// the per-message encode free of repeated TextEncoder calls.
+const KEY_CACHE = new Map<string, Uint8Array>();
+const KEY_CACHE_LIMIT = 1024;
+
+function keyBytes(key: string): Uint8Array {
+  let b = KEY_CACHE.get(key);
+  if (b === undefined) {
+    b = encodeUtf8(key);
+    if (KEY_CACHE.size >= KEY_CACHE_LIMIT) KEY_CACHE.clear();
+    KEY_CACHE.set(key, b);
+  }
+  return b;
+}
+
 /** Encodes user headers (string keys). Sizes are checked per kind; the whole block must fit 100 000 bytes. */
 export function encodeUserHeaders(headers: ReadonlyMap<string, HeaderValue>): Uint8Array {
   if (headers.size === 0) return new Uint8Array(0);
-  const w = new ByteWriter(64);
+  let size = 0;
   for (const [key, hv] of headers) {
-    const keyBytes = encodeUtf8(key);
-    if (keyBytes.length < 1 || keyBytes.length > 255) throw new IggyInvalidError(`header key must be 1..255 bytes: ${JSON.stringify(key)}`, { context: { field: 'headers', key } });
-    const code = HEADER_KIND_CODES[hv.kind];
-    if (code === undefined) throw new IggyInvalidError(`unknown header kind ${String(hv.kind)}`, { context: { field: 'headers', key } });
+    if (typeof key !== 'string') throw new IggyInvalidError('header keys must be strings', { context: { field: 'headers' } });
+    const kb = keyBytes(key);
+    if (kb.length < 1 || kb.length > 255) throw new IggyInvalidError(`header key must be 1..255 bytes: ${JSON.stringify(key)}`, { context: { field: 'headers', key } });
+    if (HEADER_KIND_CODES[hv.kind] === undefined) throw new IggyInvalidError(`unknown header kind ${String(hv.kind)}`, { context: { field: 'headers', key } });
     if (!(hv.value instanceof Uint8Array)) throw new IggyInvalidError('header value must be a Uint8Array', { context: { field: 'headers', key } });
     const problem = valueProblem(hv.kind, hv.value);
     if (problem !== undefined) throw new IggyInvalidError(`header ${JSON.stringify(key)}: ${problem}`, { context: { field: 'headers', key } });
-    w.u8(2).u32(keyBytes.length).bytes(keyBytes).u8(code).u32(hv.value.length).bytes(hv.value);
+    size += 10 + kb.length + hv.value.length;
   }
-  if (w.length > MAX_USER_HEADERS_SIZE) throw new IggyInvalidError(`user headers are ${w.length} bytes, above ${MAX_USER_HEADERS_SIZE}`, { context: { field: 'headers' } });
-  return w.finish().slice();
+  if (size > MAX_USER_HEADERS_SIZE) throw new IggyInvalidError(`user headers are ${size} bytes, above ${MAX_USER_HEADERS_SIZE}`, { context: { field: 'headers' } });
+  const out = new Uint8Array(size);
+  let pos = 0;
+  for (const [key, hv] of headers) {
+    const kb = keyBytes(key);
+    // Lengths are at most 255, so the u32 LE length fields are one byte followed by zeros.
+    out[pos] = 2;
+    out[pos + 1] = kb.length;
+    out.set(kb, pos + 5);
+    pos += 5 + kb.length;
+    out[pos] = HEADER_KIND_CODES[hv.kind];
+    out[pos + 1] = hv.value.length;
+    out.set(hv.value, pos + 5);
+    pos += 5 + hv.value.length;
+  }
+  return out;
 }
 
 /**
