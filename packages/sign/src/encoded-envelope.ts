@@ -89,6 +89,7 @@ function mapHead(count: number): number[] {
  * @throws CodecError for truncated or malformed CBOR, a non-map, or trailing bytes.
  */
 export function splitSignedEnvelope(bytes: Uint8Array): SplitEnvelope {
+  if (!(bytes instanceof Uint8Array)) throw fail('envelope must be bytes');
   const [major, count, first] = head(bytes, 0);
   if (major !== 5) throw fail('envelope must be a CBOR map');
   if (count < 0) throw fail('envelope map must have a definite length to be verified from bytes');

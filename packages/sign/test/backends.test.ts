@@ -111,6 +111,10 @@ describe.each(BACKENDS)('envelope signing round trips (%s)', (backend) => {
       const error = await thrown(() => registry.verifyEncoded(good.subarray(0, cut)));
       expect(AgdxError.is(error)).toBe(true);
     }
+    for (const junk of ['a1' as never, null as never, 5 as never]) {
+      expect(AgdxError.is(await thrown(() => registry.verifyEncoded(junk)))).toBe(true);
+      expect(AgdxError.is(await thrown(() => registry.verify(junk)))).toBe(true);
+    }
     const flipped = good.slice();
     flipped[20] = flipped[20]! ^ 0x40;
     expect(AgdxError.is(await thrown(() => registry.verifyEncoded(flipped)))).toBe(true);
