@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ChunkAssembler, reassembleChannel, type AssemblerRecord, type ChunkEvent } from '@agdx/wire';
-import { fromHex, oracle, toHex } from './extras-support/fixtures.js';
+import { AgentEnvelope, ChunkAssembler, reassembleChannel, type AssemblerRecord, type ChunkEvent, type TokenUsage } from '@agdx/wire';
+import { fixtureBytes, fromHex, oracle, toHex } from './extras-support/fixtures.js';
 
 const data = oracle('assembler');
 
@@ -80,5 +80,33 @@ describe('opening deadline and reassembleChannel', () => {
     expect(Array.from(result.payload)).toEqual([1, 2, 3]);
     expect(result.finished).toBe(true);
     expect(result.duplicatesDropped).toBe(1n);
+  });
+});
+
+describe('with real envelopes (upstream chunk fixtures)', () => {
+  const open = AgentEnvelope.decode(fixtureBytes('upstream/agent_chunk_open.bin'));
+  const middle = AgentEnvelope.decode(fixtureBytes('upstream/agent_chunk.bin'));
+  const terminal = AgentEnvelope.decode(fixtureBytes('upstream/agent_chunk_terminal.bin'));
+
+  test('AgentEnvelope feeds the assembler directly; a skipped sequence is a gap', () => {
+    const a = new ChunkAssembler<TokenUsage>();
+    expect(a.feed(open)).toEqual([{ kind: 'body', sequence: 0n, payload: open.body }]);
+    expect(a.openingDeadlinePassed(open.deadlineMicros! + 1n)).toBe(true);
+    expect(a.feed(middle)).toEqual([{ kind: 'finished', finishReason: 'gap', synthetic: true }]);
+    expect(a.feed(terminal)).toEqual([]);
+    expect(a.lateDropped).toBe(1n);
+  });
+
+  test('usage rides once, on the terminal chunk', () => {
+    const a = new ChunkAssembler<TokenUsage>();
+    const events = [open, middle, terminal].flatMap((e, i) => a.feed({ ...e, kind: e.kind, sequence: BigInt(i), body: e.body, last: e.last, finishReason: e.finishReason, usage: e.usage }));
+    const finished = events.filter((e) => e.kind === 'finished');
+    expect(finished).toEqual([{ kind: 'finished', finishReason: 'stop', usage: terminal.usage, synthetic: false }]);
+  });
+
+  test('reassembleChannel takes envelopes and their ids', () => {
+    const result = reassembleChannel<TokenUsage>([terminal, open], open.conversation, open.channel!);
+    expect(result.events[0]).toEqual({ kind: 'body', sequence: 0n, payload: open.body });
+    expect(result.events[1]).toEqual({ kind: 'finished', finishReason: 'gap', synthetic: true });
   });
 });
