@@ -3,7 +3,7 @@
  * {@link LogTransport.read} and {@link LogTransport.waitFor}, so it works over every transport.
  */
 
-import type { LogRecord, LogTransport, PartitionAddress } from './log-transport.js';
+import type { GroupMember, GroupPollResult, LogRecord, LogTransport, PartitionAddress } from './log-transport.js';
 import { checkOffset, checkTimeout } from './validation.js';
 
 /** What {@link follow} reads. */
@@ -34,5 +34,42 @@ export async function* follow(transport: LogTransport, request: FollowRequest): 
       yield record;
     }
     if (records.length === 0) await transport.waitFor({ stream, topic, partition, offset: next, timeoutMs: waitMs, signal });
+  }
+}
+
+/** What {@link followGroup} polls. */
+export interface FollowGroupOptions {
+  /** Records per poll (default 1,000). */
+  readonly maxCount?: number | undefined;
+  /**
+   * Commit each batch's last offset as it is polled (at-most-once for a crash mid-batch). When
+   * false (the default) the caller commits after handling a batch; an uncommitted batch is
+   * polled again.
+   */
+  readonly autoCommit?: boolean | undefined;
+  /** Longest single wait before re-polling, in ms (default 30,000); waits never spin. */
+  readonly waitMs?: number | undefined;
+  /** Ends the iteration: the pending call rejects with `CancelledError`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Yields non-empty poll results of a group member, waiting (woken by appends or rebalances) when
+ * its partitions have nothing new. Throws `CancelledError` when the signal fires and
+ * `ClosedError` when the member leaves or its transport closes.
+ */
+export async function* followGroup(
+  member: GroupMember,
+  options: FollowGroupOptions = {},
+): AsyncGenerator<GroupPollResult & { readonly partition: number }, void, undefined> {
+  const waitMs = checkTimeout(options.waitMs ?? 30_000);
+  const { maxCount, autoCommit, signal } = options;
+  for (;;) {
+    const result = await member.poll({ maxCount, autoCommit, signal });
+    if (result.partition !== undefined && result.records.length > 0) {
+      yield { partition: result.partition, records: result.records };
+    } else {
+      await member.waitFor(waitMs, { signal });
+    }
   }
 }

@@ -15,8 +15,8 @@ export {
   TransportError,
   TransportFailureError,
 } from './errors.js';
-export type { FollowRequest } from './follow.js';
-export { follow } from './follow.js';
+export type { FollowGroupOptions, FollowRequest } from './follow.js';
+export { follow, followGroup } from './follow.js';
 export type { HeaderJsValue, HeaderKind, HeaderValue, RecordHeaders } from './headers.js';
 export {
   checkHeaderValue,

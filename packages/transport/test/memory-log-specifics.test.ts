@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   follow,
+  followGroup,
   ManualLogClock,
   MemoryLog,
   partitionForKey,
@@ -171,6 +172,28 @@ describe('follow()', () => {
     await log.append({ ...at, records: [{ payload: payload('b') }, { payload: payload('c') }] });
     expect(await kindOf(() => done)).toBe('cancelled');
     expect(seen.map((r) => r.offset)).toEqual([0n, 1n, 2n]);
+  });
+});
+
+describe('followGroup()', () => {
+  it('yields batches of owned partitions, waits when idle and stops on abort', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 2);
+    const member = await log.joinGroup({ ...at, group: 'g' });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const { partition, records } of followGroup(member, { signal: controller.signal, maxCount: 10 })) {
+        for (const record of records) seen.push(new TextDecoder().decode(record.payload));
+        await member.commit(partition, records[records.length - 1]!.offset);
+        if (seen.length === 3) controller.abort();
+      }
+    })();
+    await log.append({ ...at, routing: { partition: 0 }, records: [{ payload: payload('a') }] });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await log.append({ ...at, routing: { partition: 1 }, records: [{ payload: payload('b') }, { payload: payload('c') }] });
+    expect(await kindOf(() => done)).toBe('cancelled');
+    expect(seen.sort()).toEqual(['a', 'b', 'c']);
   });
 });
 
