@@ -44,6 +44,7 @@ export {
   isResultFramedOperation,
   operationForCode,
   codeForOperation,
+  commandCodeOfRequest,
 } from './framing/operations.js';
 export type { ResultEntry, ResultSection } from './framing/result-section.js';
 export { decodeResultSection, encodeResultSection, evictionError, unwrapVsrReply } from './framing/result-section.js';
@@ -99,8 +100,8 @@ export {
   encodeRegisterReply,
   decodeRegisterReply,
 } from './commands/login.js';
-export type { ClientDetails, ClientGroupMembership } from './commands/system.js';
-export { encodeClientDetails, decodeClientDetails } from './commands/system.js';
+export type { ClientDetails, ClientGroupMembership, CacheMetric, ServerStats } from './commands/system.js';
+export { encodeClientDetails, decodeClientDetails, encodeServerStats, decodeServerStats } from './commands/system.js';
 export type { StreamTarget, TopicTarget, GroupTarget } from './commands/targets.js';
 export { encodeStreamTarget, decodeStreamTarget, encodeTopicTarget, decodeTopicTarget, encodeGroupTarget, decodeGroupTarget } from './commands/targets.js';
 export type { CreateStreamRequest, UpdateStreamRequest, StreamInfo, StreamDetails } from './commands/streams.js';

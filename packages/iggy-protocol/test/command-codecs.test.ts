@@ -5,6 +5,11 @@ import {
   IggyIntegrityError,
   IggyInvalidError,
   decodeClientDetails,
+  decodeServerStats,
+  encodeServerStats,
+  commandCodeOfRequest,
+  decodeVsrRequestHeader,
+  encodeVsrRequestFrame,
   decodeConsumerGroupAssignment,
   decodeConsumerGroupDetails,
   decodeConsumerGroupInfo,
@@ -292,5 +297,27 @@ describe('VSR batch specifics', () => {
   it('send confirmations round-trip', () => {
     const c = [{ streamId: 1, topicId: 2, partitionId: 3, baseOffset: 4n }];
     expect(decodeSendMessagesResponse(encodeSendMessagesResponse(c))).toEqual(c);
+  });
+});
+
+const SAMPLE_STATS = {
+  processId: 1, cpuUsage: 0.5, totalCpuUsage: 1.5, memoryUsage: 2n, totalMemory: 3n, availableMemory: 4n, runTime: 5n, startTime: 6n,
+  readBytes: 7n, writtenBytes: 8n, messagesSizeBytes: 9n, streamsCount: 10, topicsCount: 11, partitionsCount: 12, segmentsCount: 13,
+  messagesCount: 14n, clientsCount: 15, consumerGroupsCount: 16, hostname: 'h', osName: 'linux', osVersion: '6', kernelVersion: 'k',
+  serverVersion: '0.9.0', serverSemver: 9000, cacheMetrics: [{ streamId: 1, topicId: 2, partitionId: 3, hits: 4n, misses: 5n, hitRatio: 0.25 }],
+  threadsCount: 8, freeDiskSpace: 100n, totalDiskSpace: 200n,
+};
+
+describe('GetStats and request codes', () => {
+  it('GetStats round-trips', () => {
+    expect(decodeServerStats(encodeServerStats(SAMPLE_STATS))).toEqual(SAMPLE_STATS);
+  });
+  it('maps a VSR request header back to its command code', () => {
+    const h = (operation: number, code = 0) => decodeVsrRequestHeader(encodeVsrRequestFrame({ client: 1n, request: 1n, session: 1n, operation, code }));
+    expect(commandCodeOfRequest(h(2, 100))).toBe(100);
+    expect(commandCodeOfRequest(h(1))).toBe(40);
+    expect(commandCodeOfRequest(h(3))).toBe(39);
+    expect(commandCodeOfRequest(h(160))).toBe(101);
+    expect(commandCodeOfRequest(h(64))).toBeUndefined();
   });
 });

@@ -111,3 +111,13 @@ export function operationForCode(code: number): Operation {
 export function codeForOperation(op: number): number | undefined {
   return OPERATION_TO_CODE.get(op);
 }
+
+/**
+ * The classic command code a VSR request stands for (server side): the header's code for
+ * NonReplicated, LoginRegister (40) for Register (the body tells password from token), and the
+ * mapped code for every replicated operation; `undefined` for an operation no client sends.
+ */
+export function commandCodeOfRequest(header: { readonly operation: number; readonly code: number }): number | undefined {
+  if (header.operation === Operation.NonReplicated) return header.code;
+  return codeForOperation(header.operation);
+}
