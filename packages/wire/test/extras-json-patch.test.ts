@@ -37,6 +37,13 @@ describe('JSON Patch (oracle/agui.json json_patch)', () => {
     expect(doc).toEqual({ a: 1, list: [1] });
   });
 
+  test('a move checks its target after the removal', () => {
+    expect(applyJsonPatch({ l: [1, 2, 3] }, [{ op: 'move', from: '/l/0', path: '/l/2' }])).toEqual({ l: [2, 3, 1] });
+    expect(errorOf(() => applyJsonPatch({ l: [1, 2, 3] }, [{ op: 'move', from: '/l/0', path: '/l/3' }]))?.message).toBe(
+      'JSON Patch array index `3` is out of bounds',
+    );
+  });
+
   test('prototype pollution is refused', () => {
     expect(errorOf(() => applyJsonPatch({}, [{ op: 'add', path: '/__proto__/polluted', value: 1 }]))?.message).toMatch(/reserved property/);
     expect(({} as any).polluted).toBeUndefined();

@@ -142,7 +142,9 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
           if (op.path === source) continue;
           throw fail(`JSON Patch cannot move \`${source}\` into its own child \`${op.path}\``, op.path);
         }
-        checkAddTarget(working, path, op.path);
+        // A move adds into the document as it is after the removal (RFC 6902 §4.4).
+        const target = op.op === 'move' ? jsonpatch.applyOperation(structuredClone(working), { op: 'remove', path: source }, false, true, true).newDocument : working;
+        checkAddTarget(target, path, op.path);
         break;
       }
     }
