@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   boolHeader,
@@ -83,5 +84,28 @@ describe('Iggy header values', () => {
     );
     checkHeaderValue('agdx.corr', stringHeader('c'.repeat(255)));
     expect(headerBlockSize(new Map([['agdx.av', uint32Header(1)]]))).toBe(7 + 4 + 9);
+  });
+});
+
+describe('hand-written little-endian writers agree with DataView (differential)', () => {
+  const le = (width: number, set: (view: DataView) => void): Uint8Array => {
+    const out = new Uint8Array(width);
+    set(new DataView(out.buffer));
+    return out;
+  };
+  test('every fixed-width integer kind', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (u, i, n) => {
+        expect(uint64Header(u).value).toEqual(le(8, (v) => v.setBigUint64(0, u, true)));
+        expect(int64Header(i).value).toEqual(le(8, (v) => v.setBigInt64(0, i, true)));
+        expect(int32Header(n).value).toEqual(le(4, (v) => v.setInt32(0, n, true)));
+        expect(uint32Header(n >>> 0).value).toEqual(le(4, (v) => v.setUint32(0, n >>> 0, true)));
+        expect(int16Header(n >> 16).value).toEqual(le(2, (v) => v.setInt16(0, n >> 16, true)));
+        expect(uint16Header(n & 0xffff).value).toEqual(le(2, (v) => v.setUint16(0, n & 0xffff, true)));
+        expect(readUint64Header(uint64Header(u), 'k')).toBe(u);
+        expect(readInt64Header(int64Header(i), 'k')).toBe(i);
+      }),
+      { seed: 20260601, numRuns: 500 },
+    );
   });
 });
