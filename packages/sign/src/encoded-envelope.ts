@@ -1,14 +1,14 @@
 import { CodecError } from '@agdx/wire';
 import { decode } from 'cbor2';
 import { signatureFromMap } from './signature-capsule.js';
-import type { SignatureFields } from './signature-capsule.js';
+import type { Signature } from '@agdx/wire';
 
 /** An encoded envelope split into its signature and the exact bytes the signature covers. */
 export interface SplitEnvelope {
   /** The envelope's CBOR with the `signature` entry removed. */
   readonly unsigned: Uint8Array;
   /** The decoded signature capsule, when the envelope has one. */
-  readonly signature: SignatureFields | undefined;
+  readonly signature: Signature | undefined;
 }
 
 function fail(message: string): CodecError {

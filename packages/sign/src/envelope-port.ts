@@ -2,7 +2,6 @@
 // bytes and plain signature fields.
 import { encodeEnvelopeUnsigned } from '@agdx/wire';
 import type { AgentEnvelope, Signature } from '@agdx/wire';
-import type { SignatureFields } from './signature-capsule.js';
 
 /** Canonical CBOR of `envelope` with its signature removed: the span a signature covers. */
 export function encodeUnsigned(envelope: AgentEnvelope): Uint8Array {
@@ -10,12 +9,12 @@ export function encodeUnsigned(envelope: AgentEnvelope): Uint8Array {
 }
 
 /** The envelope with `signature` attached as its capsule. */
-export function attachSignature(envelope: AgentEnvelope, signature: SignatureFields): AgentEnvelope {
-  return envelope.withSignature(signature as Signature);
+export function attachSignature(envelope: AgentEnvelope, signature: Signature): AgentEnvelope {
+  return envelope.withSignature(signature);
 }
 
 /** The envelope's signature as plain fields, when it has one. */
-export function signatureOf(envelope: AgentEnvelope): SignatureFields | undefined {
+export function signatureOf(envelope: AgentEnvelope): Signature | undefined {
   return envelope.signature;
 }
 

@@ -29,16 +29,14 @@ export type { StorableKeyRecord, StoredKeyRecord } from './stored-key-record.js'
 
 export { SIGNATURE_DOMAIN, signingInputFromEncoded } from './signing-input.js';
 export { encodeContextBytes } from './signature-context.js';
-export type { SignatureContextFields } from './signature-context.js';
 export { ED25519_SCHEME, decodeSignatureCapsule, encodeSignatureCapsule } from './signature-capsule.js';
-export type { SignatureFields } from './signature-capsule.js';
 export { splitSignedEnvelope } from './encoded-envelope.js';
 export type { SplitEnvelope } from './encoded-envelope.js';
 export { SigningKey, signingInput } from './signing-key.js';
 export type { Ed25519Options } from './signing-key.js';
 
 export { KeyRegistry } from './key-registry.js';
-export type { ObservedHeaderValue, ObservedHeaders } from './observed-headers.js';
+export type { ObservedHeaders } from './observed-headers.js';
 export type { Signer, Verifier, VerifiedPrincipal } from './verifier.js';
 
 export {

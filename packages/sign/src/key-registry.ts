@@ -1,4 +1,4 @@
-import type { AgentEnvelope } from '@agdx/wire';
+import type { AgentEnvelope, Signature } from '@agdx/wire';
 import { isBytes, toHex } from './bytes.js';
 import type { Ed25519BackendChoice } from './ed25519/backend.js';
 import { nobleVerifySync } from './ed25519/noble.js';
@@ -14,7 +14,6 @@ import type { Micros } from './micros.js';
 import { observedContext } from './observed-headers.js';
 import type { ObservedHeaders } from './observed-headers.js';
 import { ED25519_SCHEME } from './signature-capsule.js';
-import type { SignatureFields } from './signature-capsule.js';
 import type { SigningKey, Ed25519Options } from './signing-key.js';
 import { signingInputFromEncoded } from './signing-input.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
@@ -22,14 +21,14 @@ import type { Verifier, VerifiedPrincipal } from './verifier.js';
 // What a check needs: the signature and, lazily, the bytes it covers (encoding is skipped
 // when an earlier rule already rejects).
 interface Subject {
-  readonly signature: SignatureFields | undefined;
+  readonly signature: Signature | undefined;
   unsigned(): Uint8Array;
 }
 
 interface Prepared {
   readonly record: KeyRecord;
   readonly input: Uint8Array;
-  readonly signature: SignatureFields;
+  readonly signature: Signature;
 }
 
 function envelopeSubject(envelope: AgentEnvelope): Subject {
@@ -231,7 +230,7 @@ function registryKeyArgument(keyId: Uint8Array | string): string {
   return toHex(keyId);
 }
 
-function checkObserved(signature: SignatureFields | undefined, observed: ObservedHeaders): void {
+function checkObserved(signature: Signature | undefined, observed: ObservedHeaders): void {
   if (signature === undefined) throw new SignatureError('envelope is not signed');
   const context = signature.context;
   if (context === undefined) throw new SignatureError('signature does not bind record headers');

@@ -1,25 +1,17 @@
-import type { SignatureContextFields } from './signature-context.js';
-
-/** One Iggy user header value: its kind and the exact value bytes (numbers little-endian). */
-export interface ObservedHeaderValue {
-  /** Iggy header kind name (`uint8`, `uint32`, ...). */
-  readonly kind: string;
-  /** The value bytes as carried. */
-  readonly value: Uint8Array;
-}
+import type { HeaderValue, RecordHeaders, SignatureContext } from '@agdx/wire';
 
 /**
  * The record headers a reader observed, in either shape: the Iggy header map
- * (`ReadonlyMap<string, {kind, value}>`, as @agdx/wire and @agdx/transport model it) or the
- * already-parsed `{contentType?, agentVersion?}`.
+ * (`RecordHeaders` of @agdx/wire: `ReadonlyMap<string, {kind, value}>`, numbers little-endian),
+ * or the already-parsed `{contentType?, agentVersion?}`.
  */
-export type ObservedHeaders = ReadonlyMap<string, ObservedHeaderValue> | SignatureContextFields;
+export type ObservedHeaders = RecordHeaders | SignatureContext;
 
-const UNSIGNED_KINDS = new Set(['uint8', 'uint16', 'uint32', 'uint64']);
+const UNSIGNED_KINDS: ReadonlySet<string> = new Set(['uint8', 'uint16', 'uint32', 'uint64']);
 
 // A present but unreadable header can never equal a signed value, so it maps to NaN.
-function headerUint(headers: ReadonlyMap<string, ObservedHeaderValue>, name: string): number | undefined {
-  const header = headers.get(name);
+function headerUint(headers: RecordHeaders, name: string): number | undefined {
+  const header: HeaderValue | undefined = headers.get(name);
   if (header === undefined) return undefined;
   if (typeof header !== 'object' || header === null || !(header.value instanceof Uint8Array)) return Number.NaN;
   if (!UNSIGNED_KINDS.has(header.kind)) return Number.NaN;
@@ -33,9 +25,9 @@ function headerUint(headers: ReadonlyMap<string, ObservedHeaderValue>, name: str
 /** The `agdx.ct` / `agdx.av` values of observed headers, in context form. */
 export function observedContext(headers: ObservedHeaders): { contentType: number | undefined; agentVersion: number | undefined } {
   if (headers instanceof Map) {
-    const map = headers as ReadonlyMap<string, ObservedHeaderValue>;
+    const map = headers as RecordHeaders;
     return { contentType: headerUint(map, 'agdx.ct'), agentVersion: headerUint(map, 'agdx.av') };
   }
-  const plain = (headers ?? {}) as SignatureContextFields;
+  const plain = (headers ?? {}) as SignatureContext;
   return { contentType: plain.contentType, agentVersion: plain.agentVersion };
 }

@@ -3,25 +3,10 @@ import { decode } from 'cbor2';
 import { isBytes } from './bytes.js';
 import { CborWriter } from './cbor-writer.js';
 import { encodeContextBytes } from './signature-context.js';
-import type { SignatureContextFields } from './signature-context.js';
+import type { Signature } from '@agdx/wire';
 
 /** Scheme code of Ed25519, the only scheme this package signs and verifies. */
 export const ED25519_SCHEME = 1;
-
-/**
- * The Signature capsule an envelope carries. Structurally identical to @agdx/wire's
- * `Signature`, so values pass freely between the two packages.
- */
-export interface SignatureFields {
-  /** Scheme code (1 = Ed25519). */
-  readonly scheme: number;
-  /** The signer's 8-byte key id. */
-  readonly keyId: Uint8Array;
-  /** The signature bytes (64 for Ed25519). */
-  readonly bytes: Uint8Array;
-  /** The record headers the signature binds, when it binds any. */
-  readonly context?: SignatureContextFields;
-}
 
 const SURFACE = 'signature';
 
@@ -36,7 +21,7 @@ function uint(value: unknown, name: string, max: number): number {
 }
 
 /** Reads a decoded Signature map (as cbor2 returns it with `preferMap`). */
-export function signatureFromMap(value: unknown): SignatureFields {
+export function signatureFromMap(value: unknown): Signature {
   if (!(value instanceof Map)) throw fail('signature must be a CBOR map');
   const scheme = value.get('scheme');
   const keyId = value.get('key_id');
@@ -61,7 +46,7 @@ export function signatureFromMap(value: unknown): SignatureFields {
  *
  * @throws CodecError for malformed CBOR or fields of the wrong type.
  */
-export function decodeSignatureCapsule(bytes: Uint8Array): SignatureFields {
+export function decodeSignatureCapsule(bytes: Uint8Array): Signature {
   if (!isBytes(bytes)) throw fail('signature must be bytes');
   let value: unknown;
   try {
@@ -73,7 +58,7 @@ export function decodeSignatureCapsule(bytes: Uint8Array): SignatureFields {
 }
 
 /** Canonical CBOR of a Signature capsule: `scheme`, `key_id`, `bytes`, then `context` when bound. */
-export function encodeSignatureCapsule(signature: SignatureFields): Uint8Array {
+export function encodeSignatureCapsule(signature: Signature): Uint8Array {
   const w = new CborWriter().map(signature.context === undefined ? 3 : 4);
   w.text('scheme').uint(signature.scheme);
   w.text('key_id').bytes(signature.keyId);

@@ -1,15 +1,5 @@
 import { encodeSignatureContext, InvalidError } from '@agdx/wire';
-
-/**
- * Record headers a signature binds: `agdx.ct` (content type code, u8) and `agdx.av` (agent
- * protocol version, u32). Structurally identical to @agdx/wire's `SignatureContext`.
- */
-export interface SignatureContextFields {
-  /** The `agdx.ct` content type code (u8). */
-  readonly contentType?: number;
-  /** The `agdx.av` agent protocol version (u32). */
-  readonly agentVersion?: number;
-}
+import type { SignatureContext } from '@agdx/wire';
 
 function checkUint(name: string, value: number, max: number): void {
   if (!Number.isInteger(value) || value < 0 || value > max) {
@@ -23,7 +13,7 @@ function checkUint(name: string, value: number, max: number): void {
  *
  * @throws InvalidError when a value is outside its u8 / u32 range.
  */
-export function encodeContextBytes(ctx: SignatureContextFields): Uint8Array {
+export function encodeContextBytes(ctx: SignatureContext): Uint8Array {
   if (typeof ctx !== 'object' || ctx === null) throw new InvalidError('signature context must be an object');
   if (ctx.contentType !== undefined) checkUint('content_type', ctx.contentType, 0xff);
   if (ctx.agentVersion !== undefined) checkUint('agent_version', ctx.agentVersion, 0xffffffff);

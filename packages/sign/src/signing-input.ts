@@ -1,6 +1,6 @@
 import { concatBytes } from './bytes.js';
 import { encodeContextBytes } from './signature-context.js';
-import type { SignatureContextFields } from './signature-context.js';
+import type { SignatureContext } from '@agdx/wire';
 
 /** The signing domain, 17 ASCII bytes with no terminator or length prefix. */
 export const SIGNATURE_DOMAIN = 'agdx.signature.v1';
@@ -11,7 +11,7 @@ const DOMAIN_BYTES = new TextEncoder().encode(SIGNATURE_DOMAIN);
  * The signing input for already-encoded envelope bytes: `agdx.signature.v1` ‖ CBOR(context)
  * when a context is bound ‖ the canonical envelope CBOR with `signature` absent.
  */
-export function signingInputFromEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContextFields): Uint8Array {
+export function signingInputFromEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContext): Uint8Array {
   return context === undefined
     ? concatBytes(DOMAIN_BYTES, unsignedEnvelope)
     : concatBytes(DOMAIN_BYTES, encodeContextBytes(context), unsignedEnvelope);

@@ -1,4 +1,4 @@
-import type { AgentEnvelope } from '@agdx/wire';
+import type { AgentEnvelope, Signature, SignatureContext } from '@agdx/wire';
 import { isBytes, toHex, tryFromHex } from './bytes.js';
 import type { Ed25519BackendChoice } from './ed25519/backend.js';
 import { noblePublicKey, nobleSignSync } from './ed25519/noble.js';
@@ -7,8 +7,6 @@ import { attachSignature, encodeUnsigned } from './envelope-port.js';
 import { SignatureError } from './errors.js';
 import { keyIdOf, SEED_LENGTH } from './key-id.js';
 import { ED25519_SCHEME } from './signature-capsule.js';
-import type { SignatureFields } from './signature-capsule.js';
-import type { SignatureContextFields } from './signature-context.js';
 import { signingInputFromEncoded } from './signing-input.js';
 
 /** Options shared by keys, registries and card functions. */
@@ -21,7 +19,7 @@ export interface Ed25519Options {
  * The signing input of an envelope: `agdx.signature.v1` ‖ CBOR(context) when given ‖ the
  * canonical envelope CBOR with its signature absent.
  */
-export function signingInput(envelope: AgentEnvelope, context?: SignatureContextFields): Uint8Array {
+export function signingInput(envelope: AgentEnvelope, context?: SignatureContext): Uint8Array {
   return signingInputFromEncoded(encodeUnsigned(envelope), context);
 }
 
@@ -108,23 +106,23 @@ export class SigningKey {
    * Returns `envelope` with a Signature capsule (scheme 1, this key id, the 64 signature bytes
    * and `context` when given) over {@link signingInput}. Any existing signature is replaced.
    */
-  async sign(envelope: AgentEnvelope, context?: SignatureContextFields): Promise<AgentEnvelope> {
+  async sign(envelope: AgentEnvelope, context?: SignatureContext): Promise<AgentEnvelope> {
     const input = signingInput(envelope, context);
     return attachSignature(envelope, this.#capsule(await this.signBytes(input), context));
   }
 
   /** {@link SigningKey.sign}, synchronously with @noble/curves. */
-  signSync(envelope: AgentEnvelope, context?: SignatureContextFields): AgentEnvelope {
+  signSync(envelope: AgentEnvelope, context?: SignatureContext): AgentEnvelope {
     const input = signingInput(envelope, context);
     return attachSignature(envelope, this.#capsule(nobleSignSync(this.#seed, input), context));
   }
 
   /** Signs already-encoded unsigned envelope bytes; returns the capsule to attach. */
-  async signEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContextFields): Promise<SignatureFields> {
+  async signEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContext): Promise<Signature> {
     return this.#capsule(await this.signBytes(signingInputFromEncoded(unsignedEnvelope, context)), context);
   }
 
-  #capsule(bytes: Uint8Array, context: SignatureContextFields | undefined): SignatureFields {
+  #capsule(bytes: Uint8Array, context: SignatureContext | undefined): Signature {
     const base = { scheme: ED25519_SCHEME, keyId: this.keyId, bytes };
     return context === undefined ? base : { ...base, context: { ...context } };
   }

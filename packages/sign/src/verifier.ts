@@ -1,7 +1,6 @@
-import type { AgentEnvelope } from '@agdx/wire';
+import type { AgentEnvelope, SignatureContext } from '@agdx/wire';
 import type { KeyKind } from './key-kind.js';
 import type { ObservedHeaders } from './observed-headers.js';
-import type { SignatureContextFields } from './signature-context.js';
 
 /** Who signed an envelope, as established by a verifier. */
 export interface VerifiedPrincipal {
@@ -20,7 +19,7 @@ export interface Signer {
   /** The signer's 8-byte key id. */
   readonly keyId: Uint8Array;
   /** Returns the envelope with its signature attached. */
-  sign(envelope: AgentEnvelope, context?: SignatureContextFields): Promise<AgentEnvelope> | AgentEnvelope;
+  sign(envelope: AgentEnvelope, context?: SignatureContext): Promise<AgentEnvelope> | AgentEnvelope;
 }
 
 /**

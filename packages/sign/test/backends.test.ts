@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentEnvelope, AgdxError, ConversationId, AgentId, RecordId, CorrelationId } from '@agdx/wire';
+import type { HeaderValue } from '@agdx/wire';
 import {
   ed25519BackendChoice,
   KeyRecord,
@@ -121,7 +122,7 @@ describe.each(BACKENDS)('envelope signing round trips (%s)', (backend) => {
   });
   it('checks observed Iggy headers in either shape', async () => {
     const signed = await key.sign(sampleEnvelope(), { contentType: 1, agentVersion: 1 });
-    const headers = new Map([
+    const headers = new Map<string, HeaderValue>([
       ['agdx.ct', { kind: 'uint8', value: Uint8Array.of(1) }],
       ['agdx.av', { kind: 'uint32', value: Uint8Array.of(1, 0, 0, 0) }],
     ]);

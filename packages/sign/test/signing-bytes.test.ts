@@ -2,7 +2,7 @@
 // and `verify` that does not need the decoded envelope model, on both back ends.
 import { describe, expect, it } from 'vitest';
 import { encodeContextBytes, signingInputFromEncoded, SigningKey, splitSignedEnvelope } from '@agdx/sign';
-import type { SignatureFields } from '@agdx/sign';
+import type { Signature } from '@agdx/wire';
 import { BACKENDS, expectOracleError, hex, oracle, thrown, toHex } from './support/fixtures.js';
 import type { OracleError, OracleRecord } from './support/fixtures.js';
 import { observedFrom, observedHeaderMap, registryFrom } from './support/registry.js';
@@ -45,11 +45,11 @@ export function contextFrom(ctx: { content_type?: number; agent_version?: number
 
 // The oracle's `signature` JSON carries scheme, key id and bytes; the bound context is checked
 // through `context_cbor_hex`.
-function logicalSignature(sig: SignatureFields): OracleSignature {
+function logicalSignature(sig: Signature): OracleSignature {
   return { scheme: sig.scheme, key_id_hex: toHex(sig.keyId), bytes_hex: toHex(sig.bytes) };
 }
 
-function contextHex(sig: SignatureFields): string {
+function contextHex(sig: Signature): string {
   return sig.context === undefined ? '' : toHex(encodeContextBytes(sig.context));
 }
 

@@ -1,5 +1,6 @@
 import { KeyRecord, KeyRegistry } from '@agdx/sign';
 import type { Ed25519BackendName } from '@agdx/sign';
+import type { HeaderValue } from '@agdx/wire';
 import { hex } from './fixtures.js';
 import type { OracleRecord } from './fixtures.js';
 
@@ -34,8 +35,8 @@ export function observedFrom(observed: { content_type?: number; agent_version?: 
 }
 
 /** The same observed headers as the Iggy header map a reader sees (`agdx.ct` u8, `agdx.av` u32 LE). */
-export function observedHeaderMap(observed: { content_type?: number; agent_version?: number }): Map<string, { kind: string; value: Uint8Array }> {
-  const map = new Map<string, { kind: string; value: Uint8Array }>();
+export function observedHeaderMap(observed: { content_type?: number; agent_version?: number }): Map<string, HeaderValue> {
+  const map = new Map<string, HeaderValue>();
   if (observed.content_type !== undefined) map.set('agdx.ct', { kind: 'uint8', value: Uint8Array.of(observed.content_type) });
   if (observed.agent_version !== undefined) {
     const value = new Uint8Array(4);
