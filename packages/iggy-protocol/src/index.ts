@@ -68,6 +68,10 @@ export type { VsrSessionState, VsrClientSessionOptions, VsrPendingRequest, VsrRe
 export { VsrClientSession } from './session/vsr-client-session.js';
 export type { ClassicSessionState, ClassicPendingRequest, ClassicResponseOutcome, ClassicClientSessionOptions } from './session/classic-client-session.js';
 export { ClassicClientSession } from './session/classic-client-session.js';
+export type { VsrServerAdmission, VsrServerSessionOptions } from './session/vsr-server-session.js';
+export { VsrServerSession } from './session/vsr-server-session.js';
+export type { ClassicServerAdmission } from './session/classic-server-session.js';
+export { ClassicServerSession } from './session/classic-server-session.js';
 
 // Layer 3: command codecs
 export { CommandCode, isKnownCommandCode } from './commands/command-codes.js';

@@ -69,6 +69,12 @@ const decoders: Decoder[] = [
     s.register({ username: 'iggy', password: 'iggy' });
     return s.handleFrame(b);
   } },
+  { name: 'VsrServerSession.admit', sample: () => P.encodeVsrRequestFrame({ client: 1n, request: 1n, session: 1n, operation: 128 }), decode: (b) => {
+    const s = new P.VsrServerSession();
+    const { header } = P.decodeVsrRequestFrame(b);
+    const a = s.admit(header);
+    return a.action === 'execute' ? s.reply(header, { payload: new Uint8Array(1) }) : a;
+  } },
   { name: 'ClassicClientSession.handleFrame', sample: () => P.encodeClassicResponse(0, P.encodeIdentityResponse(0)), decode: (b) => {
     const s = new P.ClassicClientSession();
     s.login({ username: 'iggy', password: 'iggy' });
