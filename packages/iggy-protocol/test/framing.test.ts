@@ -175,6 +175,11 @@ describe('protocol generation detection', () => {
     expect(detectProtocolGeneration(frame.subarray(0, 63))).toBe('need-more');
     expect(detectProtocolGeneration(frame.subarray(0, 64))).toBe('vsr');
   });
+  it('recognises a short classic frame with an unknown code once it is complete', () => {
+    const frame = encodeClassicRequest(9999, new Uint8Array(2));
+    expect(detectProtocolGeneration(frame.subarray(0, 9))).toBe('need-more');
+    expect(detectProtocolGeneration(frame)).toBe('classic');
+  });
   it('says unknown for garbage', () => {
     expect(detectProtocolGeneration(new Uint8Array(64).fill(0xee))).toBe('unknown');
     expect(detectProtocolGeneration(new Uint8Array(3))).toBe('need-more');
