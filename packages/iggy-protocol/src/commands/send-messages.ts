@@ -11,14 +11,13 @@ import { ByteWriter } from '../internal/byte-writer.js';
 import { checkU32, checkU64 } from '../internal/checks.js';
 import type { IggyProtocol } from '../protocol.js';
 import type { ClassicMessage } from './classic-messages.js';
-import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, writeClassicMessage } from './classic-messages.js';
+import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, readClassicMessage, writeClassicMessage } from './classic-messages.js';
 import type { MessageBatch } from './message-batch.js';
-import { decodeMessageBatch, encodeMessageBatch } from './message-batch.js';
+import { batchToPolledMessages, decodeMessageBatch, encodeMessageBatch } from './message-batch.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
 import { checkPayload, headerBlockOf, nowMicros } from './messages.js';
 import type { Identifier, Partitioning } from './primitives.js';
 import { readIdentifier, readPartitioning, writeIdentifier, writePartitioning } from './primitives.js';
-import { readClassicMessage } from './classic-messages.js';
 
 /** SendMessages request. */
 export interface SendMessagesRequest {
@@ -127,16 +126,7 @@ export function decodeSendMessagesRequest(payload: Uint8Array, protocol: IggyPro
     const batch = decodeMessageBatch(payload, r.pos, { verifyChecksums: options.verifyChecksums === true });
     if (batch.header.messageCount !== count) throw new IggyCodecError(`SendMessages: messages_count ${count} differs from the batch's ${batch.header.messageCount}`, { context: { iggyCode: 4009 } });
     if (r.pos + batch.bytes.length !== payload.length) throw new IggyCodecError('SendMessages: bytes after the batch', { context: { iggyCode: 4036 } });
-    const h = batch.header;
-    const messages = batch.frames.map((f) => ({
-      offset: h.baseOffset + BigInt(f.offsetDelta),
-      timestamp: h.baseTimestamp,
-      originTimestamp: h.originTimestamp + BigInt(f.timestampDelta),
-      id: f.id,
-      checksum: f.checksum,
-      payload: f.payload,
-      rawHeaders: f.rawHeaders,
-    }));
+    const messages = batchToPolledMessages(batch);
     return { stream, topic, partitioning, messages, batch };
   }
   r.need(count * 16, 'index');

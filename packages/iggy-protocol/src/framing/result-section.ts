@@ -4,13 +4,12 @@
  * payload follows; a non-zero result is a committed business rejection.
  */
 
-import { IggyError } from '../errors.js';
+import { IggyError, IggyEvictionError } from '../errors.js';
 import { ByteReader } from '../internal/byte-reader.js';
 import { checkU32 } from '../internal/checks.js';
 import { isResultFramedOperation } from './operations.js';
 import type { VsrServerFrame } from './vsr-header.js';
 import { decodeVsrServerFrame, evictionErrorCode, evictionReasonName } from './vsr-header.js';
-import { IggyEvictionError } from '../errors.js';
 
 /** One entry of a result section. */
 export interface ResultEntry {
