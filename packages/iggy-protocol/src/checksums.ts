@@ -35,16 +35,18 @@ function notReady(): IggyInvalidError {
 }
 
 function digestToBigInt(d: Uint8Array): bigint {
-  // hash-wasm emits the canonical (big-endian) digest.
-  return new DataView(d.buffer, d.byteOffset, d.byteLength).getBigUint64(0, false);
+  // hash-wasm emits the canonical (big-endian) digest; two 32-bit halves avoid a DataView per hash.
+  const hi = (((d[0] as number) << 24) | ((d[1] as number) << 16) | ((d[2] as number) << 8) | (d[3] as number)) >>> 0;
+  const lo = (((d[4] as number) << 24) | ((d[5] as number) << 16) | ((d[6] as number) << 8) | (d[7] as number)) >>> 0;
+  return (BigInt(hi) << 32n) | BigInt(lo);
 }
 
-/** XXH3-64 with seed 0 and the default secret, over the concatenation of `parts`. */
-export function xxh3_64(...parts: Uint8Array[]): bigint {
+/** XXH3-64 with seed 0 and the default secret. */
+export function xxh3_64(bytes: Uint8Array): bigint {
   const h = hasher3;
   if (h === undefined) throw notReady();
   h.init();
-  for (const p of parts) h.update(p);
+  h.update(bytes);
   return digestToBigInt(h.digest('binary'));
 }
 
