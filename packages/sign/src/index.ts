@@ -26,6 +26,8 @@ export {
   keyRecordFromStored,
 } from './stored-key-record.js';
 export type { StorableKeyRecord, StoredKeyRecord } from './stored-key-record.js';
+export { DEFAULT_KEY_NAMESPACE, recordsFromStoredEntries, revokedStoredKeyRecord } from './managed-records.js';
+export type { StoredKeyEntry, StoredKeySnapshot } from './managed-records.js';
 
 export { SIGNATURE_DOMAIN, signingInputFromEncoded } from './signing-input.js';
 export { encodeContextBytes } from './signature-context.js';

@@ -7,6 +7,9 @@ import {
   KeyRecord,
   KeyRegistry,
   keyRecordFromStored,
+  DEFAULT_KEY_NAMESPACE,
+  recordsFromStoredEntries,
+  revokedStoredKeyRecord,
   SignatureError,
 } from '@agdx/sign';
 import type { StoredKeyRecord } from '@agdx/sign';
@@ -97,6 +100,15 @@ describe('signing.json kv_key_records', () => {
       const error = await thrown(() => registry.verifyEncoded(envelopeSignedBy(record.keyId)));
       expect((error as Error).message).toBe(c.rebuilt_registry_verify_after_revoke);
     }
+    // The managed registry's write sequence, as pure functions over the stored values.
+    expect(typeof c.namespace).toBe('string');
+    const revokedValue = revokedStoredKeyRecord(c.kv_key, hex(c.writes[1]!.value_hex));
+    expect(toHex(revokedValue!)).toBe(c.writes[2]!.value_hex);
+    // Revoking again writes nothing: the version stays where the revocation left it.
+    expect(revokedStoredKeyRecord(record.keyId, hex(c.writes[2]!.value_hex))).toBeUndefined();
+    expect(c.revoke_again_version).toBe(c.writes[2]!.version);
+    const snapshot = recordsFromStoredEntries([{ key: c.kv_key, value: hex(c.writes[2]!.value_hex) }]);
+    expect(snapshot.records.map((r) => [r.registryKey, r.revoked])).toEqual([[c.kv_key, true]]);
     // Revoking twice is harmless (the managed registry then writes nothing).
     const registry = new KeyRegistry();
     registry.enrollRecord(record);
@@ -155,6 +167,28 @@ describe('upstream key_record.bin', () => {
     const error = await thrown(() => keyRecordFromStored(decodeStoredKeyRecord(bytes)));
     expect(error).toBeInstanceOf(SignatureError);
     expect((error as Error).message).toBe('key record identifier does not match its verifying key');
+  });
+});
+
+describe('managed registry records', () => {
+  const good = encodeStoredKeyRecord(KeyRecord.operator('ops', hex('3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29')));
+  it('names the default namespace', () => expect(DEFAULT_KEY_NAMESPACE).toBe('agent.keys'));
+  it('snapshots skip undecodable entries and entries under another key', () => {
+    const snapshot = recordsFromStoredEntries([
+      { key: '139e3940e64b5491', value: good },
+      { key: '0000000000000000', value: good },
+      { key: 'junk', value: Uint8Array.of(0xff) },
+      { key: 'key-record-bin', value: upstream('key_record.bin') },
+    ]);
+    expect(snapshot.records.map((r) => r.principal)).toEqual(['ops']);
+    expect(snapshot.skipped).toEqual(['0000000000000000', 'junk', 'key-record-bin']);
+  });
+  it('revocation refuses missing records, bad ids and records under another key', async () => {
+    expect(((await thrown(() => revokedStoredKeyRecord('139e3940e64b5491', undefined))) as Error).message).toBe('signing key is not enrolled');
+    expect(((await thrown(() => revokedStoredKeyRecord(new Uint8Array(7), good))) as Error).message).toBe('Ed25519 key id must be 8 bytes');
+    expect(((await thrown(() => revokedStoredKeyRecord('0000000000000000', good))) as Error).message).toBe(
+      'key record identifier differs from its storage key',
+    );
   });
 });
 
