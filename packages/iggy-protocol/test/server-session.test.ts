@@ -57,7 +57,8 @@ describe('VsrServerSession with VsrClientSession', () => {
       return { payload: encodeStreamInfo(stream, 'vsr') };
     };
     const [reply] = pipe(server, create.frame, handler);
-    expect(decodeStreamInfo(client.handleFrame(reply!).payload, 'vsr')).toEqual(stream);
+    const created = client.handleFrame(reply!);
+    expect(created.ok && decodeStreamInfo(created.payload, 'vsr')).toEqual(stream);
     // The identical bytes again (a resend after a transient): the cached reply, not a re-execution.
     const [again] = pipe(server, create.frame, handler);
     expect(again).toEqual(reply);
@@ -65,10 +66,10 @@ describe('VsrServerSession with VsrClientSession', () => {
 
     const dup = client.command(CommandCode.CreateStream, encodeCreateStreamRequest({ name: 'agents' }, 'vsr'));
     const [rejected] = pipe(server, dup.frame, () => ({ results: [{ index: 0, code: 1012 }] }));
-    expect(() => client.handleFrame(rejected!)).toThrow(expect.objectContaining({ code: 1012 }));
+    expect(client.handleFrame(rejected!)).toMatchObject({ ok: false, request: dup, error: { code: 1012 } });
 
     const [pong] = pipe(server, client.ping().frame);
-    expect(client.handleFrame(pong!).payload.length).toBe(0);
+    expect(client.handleFrame(pong!)).toMatchObject({ ok: true, payload: new Uint8Array(0) });
 
     const [bye] = pipe(server, client.logout().frame);
     client.handleFrame(bye!);

@@ -97,7 +97,7 @@ describe('VsrClientSession', () => {
     const reg = s.register({ username: 'iggy', password: 'iggy' });
     const h = decodeVsrRequestFrame(reg.frame).header;
     const transient = encodeVsrReplyFrame({ client: 9n, request: 0n, operation: h.operation }, encodeResultSection([{ index: 0, code: 57 }]));
-    expect(() => s.handleFrame(transient)).toThrow(expect.objectContaining({ code: 57, transient: true }));
+    expect(s.handleFrame(transient)).toMatchObject({ ok: false, retry: true, request: reg, error: { code: 57, transient: true } });
     expect(s.inFlight[0]?.frame).toBe(reg.frame);
     expect(s.state).toBe('registering');
   });
@@ -115,7 +115,9 @@ describe('VsrClientSession', () => {
     const p = s.command(CommandCode.CreateStream);
     const h = decodeVsrRequestFrame(p.frame).header;
     const reject = encodeVsrReplyFrame({ client: 77n, request: h.request, operation: 128 }, encodeResultSection([{ index: 0, code: 1012 }]));
-    expect(() => s.handleFrame(reject)).toThrow(expect.objectContaining({ code: 1012, codeName: 'StreamNameAlreadyExists' }));
+    const outcome = s.handleFrame(reject);
+    expect(outcome).toMatchObject({ ok: false, retry: false, request: p, error: { code: 1012, codeName: 'StreamNameAlreadyExists' } });
+    expect(!outcome.ok && outcome.error).toBeInstanceOf(IggyError);
     expect(s.inFlight).toHaveLength(0);
     expect(s.state).toBe('registered');
   });
@@ -127,10 +129,25 @@ describe('VsrClientSession', () => {
     expect(() => s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 128 }, encodeResultSection()))).toThrow(IggyCodecError);
   });
 
+  it('matches replies that overtake each other by operation and request number', () => {
+    const s = registered();
+    const create = s.command(CommandCode.CreateStream);
+    const poll = s.command(CommandCode.PollMessages);
+    const send = s.command(CommandCode.SendMessages);
+    const reply = (p: VsrPendingRequest, framed: boolean) => {
+      const h = decodeVsrRequestFrame(p.frame).header;
+      return encodeVsrReplyFrame({ client: 1n, request: h.request, operation: h.operation }, framed ? encodeResultSection() : new Uint8Array(0));
+    };
+    expect(s.handleFrame(reply(send, false)).request).toBe(send);
+    expect(s.handleFrame(reply(poll, false)).request).toBe(poll);
+    expect(s.handleFrame(reply(create, true)).request).toBe(create);
+    expect(s.inFlight).toHaveLength(0);
+  });
+
   it('accepts operation 68 for DeleteSegments', () => {
     const s = registered();
     s.command(CommandCode.DeleteSegments);
-    expect(s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 68 }, encodeResultSection())).payload.length).toBe(0);
+    expect(s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 68 }, encodeResultSection()))).toMatchObject({ ok: true, payload: new Uint8Array(0) });
   });
 
   it('says when a heartbeat is due', () => {
@@ -165,7 +182,7 @@ describe('ClassicClientSession', () => {
   it('uses code 44 for a token and surfaces errors', () => {
     const s = new ClassicClientSession();
     expect(decodeClassicRequest(s.login({ token: 'tok' }).frame).code).toBe(44);
-    expect(() => s.handleFrame(encodeClassicResponse(53))).toThrow(IggyError);
+    expect(s.handleFrame(encodeClassicResponse(53))).toMatchObject({ ok: false, error: { code: 53, codeName: 'InvalidPersonalAccessToken' } });
     expect(s.state).toBe('anonymous');
     expect(() => s.handleFrame(encodeClassicResponse(0))).toThrow(IggyCodecError);
   });

@@ -21,13 +21,10 @@ export interface ClassicPendingRequest {
   readonly code: number;
 }
 
-/** What a matched response resolved. */
-export interface ClassicResponseOutcome {
-  /** The request this response answered. */
-  readonly request: ClassicPendingRequest;
-  /** The payload. */
-  readonly payload: Uint8Array;
-}
+/** What a matched response resolved: the payload, or the server's refusal of that request. */
+export type ClassicResponseOutcome =
+  | { readonly ok: true; readonly request: ClassicPendingRequest; readonly payload: Uint8Array }
+  | { readonly ok: false; readonly request: ClassicPendingRequest; readonly error: IggyError };
 
 /** Options of a {@link ClassicClientSession}. */
 export interface ClassicClientSessionOptions {
@@ -109,8 +106,9 @@ export class ClassicClientSession {
   }
 
   /**
-   * Matches one response frame to the oldest request in flight. Throws {@link IggyError} for a
-   * non-zero status and `IggyCodecError` for a malformed or unexpected frame.
+   * Matches one response frame to the oldest request in flight. A non-zero status comes back as
+   * an `ok: false` outcome with an {@link IggyError}; a malformed frame or one with nothing in
+   * flight throws `IggyCodecError` (the stream cannot be trusted any more).
    */
   handleFrame(frame: Uint8Array): ClassicResponseOutcome {
     const { status, payload } = decodeClassicResponse(frame);
@@ -119,7 +117,7 @@ export class ClassicClientSession {
     const isLogin = pending.code === CommandCode.LoginUser || pending.code === CommandCode.LoginWithPersonalAccessToken;
     if (status !== 0) {
       if (isLogin) this.#state = 'anonymous';
-      throw new IggyError(status, undefined, { context: { code: pending.code } });
+      return { ok: false, request: pending, error: new IggyError(status, undefined, { context: { code: pending.code } }) };
     }
     if (isLogin) {
       this.#userId = decodeIdentityResponse(payload);
@@ -127,7 +125,7 @@ export class ClassicClientSession {
     } else if (pending.code === CommandCode.LogoutUser) {
       this.#state = 'closed';
     }
-    return { request: pending, payload };
+    return { ok: true, request: pending, payload };
   }
 
   /** Drops every request in flight and closes the session. */

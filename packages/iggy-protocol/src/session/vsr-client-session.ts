@@ -15,7 +15,7 @@ import { decodeRegisterReply, encodeRegisterRequest } from '../commands/login.js
 import { IGGY_PROTOCOL_VERSION } from '../commands/version.js';
 import { IggyCodecError, IggyError, IggyInvalidError } from '../errors.js';
 import { checkU128 } from '../internal/checks.js';
-import { Operation, isMetadataOperation, operationForCode } from '../framing/operations.js';
+import { Operation, isMetadataOperation, isPartitionOperation, operationForCode } from '../framing/operations.js';
 import { evictionError, unwrapVsrReply } from '../framing/result-section.js';
 import { decodeVsrServerFrame, encodeVsrRequestFrame } from '../framing/vsr-header.js';
 
@@ -50,13 +50,13 @@ export interface VsrPendingRequest {
   readonly request: bigint;
 }
 
-/** What a matched reply resolved. */
-export interface VsrReplyOutcome {
-  /** The request this reply answered. */
-  readonly request: VsrPendingRequest;
-  /** The typed payload (result section stripped). */
-  readonly payload: Uint8Array;
-}
+/**
+ * What a matched reply resolved: the payload, or the server's refusal of that request. A
+ * transient refusal (57/58) leaves the request in flight: resend its `frame` unchanged.
+ */
+export type VsrReplyOutcome =
+  | { readonly ok: true; readonly request: VsrPendingRequest; readonly payload: Uint8Array }
+  | { readonly ok: false; readonly request: VsrPendingRequest; readonly error: IggyError; readonly retry: boolean };
 
 function randomClientId(): bigint {
   const b = new Uint8Array(16);
@@ -179,10 +179,11 @@ export class VsrClientSession {
   }
 
   /**
-   * Matches one server frame to the oldest request in flight and returns its payload. Throws
-   * {@link IggyEvictionError} (the session closes), {@link IggyError} for a status or result code
-   * (a transient 57/58 keeps the request in flight so its `frame` can be resent), or
-   * `IggyCodecError` for a malformed or unexpected frame.
+   * Matches one server frame to the request in flight it answers. A status or result code comes
+   * back as an `ok: false` outcome carrying an {@link IggyError} for that request. Throws
+   * `IggyEvictionError` for an eviction (the session closes and every request in flight fails
+   * with it) and `IggyCodecError` for a malformed frame or one that answers nothing in flight;
+   * both end the connection.
    */
   handleFrame(frame: Uint8Array): VsrReplyOutcome {
     const decoded = decodeVsrServerFrame(frame);
@@ -191,21 +192,24 @@ export class VsrClientSession {
       this.#inFlight.length = 0;
       throw evictionError(decoded);
     }
-    const pending = this.#inFlight[0];
-    if (pending === undefined) throw new IggyCodecError('reply with no request in flight', { context: { operation: decoded.header.operation } });
-    const op = decoded.header.operation;
-    const matches = op === pending.operation || (pending.operation === Operation.DeleteSegments && op === 68);
-    if (!matches) throw new IggyCodecError(`reply operation ${op} does not match the request's ${pending.operation}`, { context: { operation: op, expected: pending.operation } });
+    const index = this.#match(decoded.header.operation, decoded.header.request);
+    if (index < 0) {
+      throw new IggyCodecError(`reply (operation ${decoded.header.operation}, request ${decoded.header.request}) matches no request in flight`, {
+        context: { operation: decoded.header.operation, inFlight: this.#inFlight.length },
+      });
+    }
+    const pending = this.#inFlight[index] as VsrPendingRequest;
     let payload: Uint8Array;
     try {
       payload = unwrapVsrReply(decoded);
     } catch (e) {
-      if (e instanceof IggyError && e.transient) throw e;
-      this.#inFlight.shift();
+      if (!(e instanceof IggyError)) throw e;
+      if (e.transient) return { ok: false, request: pending, error: e, retry: true };
+      this.#inFlight.splice(index, 1);
       if (pending.operation === Operation.Register) this.#state = 'unregistered';
-      throw e;
+      return { ok: false, request: pending, error: e, retry: false };
     }
-    this.#inFlight.shift();
+    this.#inFlight.splice(index, 1);
     if (pending.operation === Operation.Register) {
       const reply = decodeRegisterReply(payload);
       this.#registration = reply;
@@ -215,7 +219,24 @@ export class VsrClientSession {
     } else if (pending.operation === Operation.Logout) {
       this.#state = 'closed';
     }
-    return { request: pending, payload };
+    return { ok: true, request: pending, payload };
+  }
+
+  /**
+   * The request a reply answers: the oldest in flight with the reply's operation (68 answers
+   * DeleteSegments), preferring one whose request number equals the echoed one. Metadata and
+   * partition replies can overtake each other, so this does not assume strict order.
+   */
+  #match(operation: number, request: bigint): number {
+    let first = -1;
+    for (let i = 0; i < this.#inFlight.length; i++) {
+      const p = this.#inFlight[i] as VsrPendingRequest;
+      const same = p.operation === operation || (p.operation === Operation.DeleteSegments && operation === 68);
+      if (!same) continue;
+      if (p.request === request || (isPartitionOperation(p.operation) && request === (p.request < 1n ? 1n : p.request))) return i;
+      if (first < 0) first = i;
+    }
+    return first;
   }
 
   /** Drops every request in flight and closes the session (for example after a transport error). */
