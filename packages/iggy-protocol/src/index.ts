@@ -148,6 +148,7 @@ export {
   encodeMessageBatch,
   decodeMessageBatch,
   stampMessageBatch,
+  sliceMessageBatch,
   batchToPolledMessages,
 } from './commands/message-batch.js';
 export type { ClassicMessage } from './commands/classic-messages.js';

@@ -67,6 +67,7 @@ import {
   packProtocolVersion,
   partitionForKey,
   partitioning,
+  sliceMessageBatch,
   stampMessageBatch,
   unpackProtocolVersion,
 } from '@agdx/iggy-protocol';
@@ -292,6 +293,17 @@ describe('VSR batch specifics', () => {
     const lying = encodePollResponseVsr(0, 2n, [a]);
     lying[12] = 5;
     expect(() => decodePollMessagesResponse(lying, 'vsr')).toThrow(IggyCodecError);
+  });
+
+  it('slices a stored batch the way a server serves a partial record', () => {
+    const stored = stampMessageBatch(
+      encodeMessageBatch([0, 1, 2, 3].map((i) => ({ id: BigInt(i + 1), payload: utf8(`m${i}`), originTimestamp: 100n + BigInt(i) }))),
+      { partitionId: 0, baseOffset: 40n, baseTimestamp: 7n },
+    );
+    const slice = sliceMessageBatch(stored, 1, 2);
+    const p = decodePollMessagesResponse(encodePollResponseVsr(0, 43n, [slice]), 'vsr', { verifyChecksums: true });
+    expect(p.messages.map((m) => [m.offset, m.originTimestamp, text(m.payload)])).toEqual([[41n, 101n, 'm1'], [42n, 102n, 'm2']]);
+    expect(() => sliceMessageBatch(stored, 3, 2)).toThrow(IggyInvalidError);
   });
 
   it('send confirmations round-trip', () => {

@@ -254,3 +254,34 @@ export function batchToPolledMessages(batch: MessageBatch): PolledMessage[] {
     rawHeaders: f.rawHeaders,
   }));
 }
+
+/**
+ * A server-sliced view of a stored batch: frames `start .. start + count` of `batch`, with
+ * batch_length, message_count and the batch checksum rewritten and base_offset, base_timestamp,
+ * origin_timestamp and every frame (original offset_delta included) kept, as Iggy serves a
+ * partial record in a poll reply.
+ */
+export function sliceMessageBatch(batch: Uint8Array, start: number, count: number): Uint8Array {
+  const decoded = decodeMessageBatch(batch, 0, { strict: false });
+  const n = decoded.header.messageCount;
+  if (!Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 1 || start + count > n) {
+    throw new IggyInvalidError(`slice ${start}+${count} is outside the batch's ${n} messages`, { context: { field: 'start' } });
+  }
+  const offsets: number[] = [];
+  let pos = BATCH_HEADER_SIZE;
+  const view = viewOf(decoded.bytes);
+  for (let i = 0; i <= n; i++) {
+    offsets.push(pos);
+    if (i < n) pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
+  }
+  const from = offsets[start] as number;
+  const to = offsets[start + count] as number;
+  const out = new Uint8Array(BATCH_HEADER_SIZE + (to - from));
+  out.set(decoded.bytes.subarray(0, BATCH_HEADER_SIZE), 0);
+  out.set(decoded.bytes.subarray(from, to), BATCH_HEADER_SIZE);
+  const outView = new DataView(out.buffer);
+  outView.setBigUint64(32, BigInt(out.length), true);
+  outView.setUint32(48, count, true);
+  outView.setBigUint64(40, computeBatchChecksum(out, count), true);
+  return out;
+}
