@@ -69,6 +69,7 @@ const decoders: Decoder[] = [
     s.register({ username: 'iggy', password: 'iggy' });
     return s.handleFrame(b);
   } },
+  { name: 'sliceMessageBatch', sample: stamped, decode: (b) => P.sliceMessageBatch(b, 1, 1) },
   { name: 'VsrServerSession.admit', sample: () => P.encodeVsrRequestFrame({ client: 1n, request: 1n, session: 1n, operation: 128 }), decode: (b) => {
     const s = new P.VsrServerSession();
     const { header } = P.decodeVsrRequestFrame(b);
