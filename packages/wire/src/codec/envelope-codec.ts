@@ -21,7 +21,6 @@ import {
   CborFormatError,
   CborReader,
   formatFailure,
-  latin1,
   MAJOR_ARRAY,
   MAJOR_BYTES,
   MAJOR_MAP,
@@ -32,10 +31,13 @@ import {
   MAJOR_UINT,
   MAX_DEPTH,
 } from './reader.js';
+import { KeyTable } from './key-table.js';
+import { LastValueCache } from './value-cache.js';
 import { ByteWriter, encodeWith } from './writer.js';
 
 const SURFACE = 'agent envelope';
 const U64_MAX = (1n << 64n) - 1n;
+const I65_MIN = -(1n << 64n);
 
 // ---------------------------------------------------------------------------------------------
 // Encoding
@@ -155,7 +157,7 @@ export function writeMetadataValue(w: ByteWriter, v: MetadataValue, depth = 0): 
       w.text(v);
       return;
     case 'bigint':
-      if (v > U64_MAX || v < -(1n << 64n)) {
+      if (v > U64_MAX || v < I65_MIN) {
         throw new InvalidError('metadata integer is outside the CBOR integer range', { context: { field: 'metadata' } });
       }
       w.int(v);
@@ -172,8 +174,9 @@ export function writeMetadataValue(w: ByteWriter, v: MetadataValue, depth = 0): 
         return;
       }
       if (Array.isArray(v) && depth < MAX_DEPTH) {
-        w.head(4, v.length);
-        for (const item of v as readonly MetadataValue[]) writeMetadataValue(w, item, depth + 1);
+        const list = v as readonly MetadataValue[];
+        w.head(4, list.length);
+        for (let i = 0; i < list.length; i++) writeMetadataValue(w, list[i] as MetadataValue, depth + 1);
         return;
       }
       throw new InvalidError('metadata values are strings, integers, floats, booleans, null or lists', {
@@ -185,10 +188,10 @@ export function writeMetadataValue(w: ByteWriter, v: MetadataValue, depth = 0): 
 /** Writes a metadata map in insertion order. @internal */
 export function writeMetadata(w: ByteWriter, m: Metadata): void {
   w.head(5, m.size);
-  for (const [key, value] of m) {
+  m.forEach((value, key) => {
     w.text(key);
     writeMetadataValue(w, value);
-  }
+  });
 }
 
 function writeSignatureContext(w: ByteWriter, ctx: SignatureContext): void {
@@ -365,6 +368,73 @@ function expectId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, fi
   return adoptIdBytes(cls, expectBytes(r, field));
 }
 
+const ENVELOPE_KEY_TABLE = new KeyTable([
+  'kind', 'record', 'conversation', 'parent', 'root', 'source', 'target', 'cause', 'cause_at', 'correlation',
+  'channel', 'idempotency_key', 'deadline_micros', 'sequence', 'last', 'finish_reason', 'task_state', 'operation',
+  'tool', 'usage', 'metadata', 'must_understand', 'body', 'signature',
+]);
+const USAGE_KEY_TABLE = new KeyTable([
+  'input_tokens', 'output_tokens', 'reasoning_output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cost_micros',
+]);
+const KIND_TABLE = new KeyTable(['command', 'response', 'event', 'chunk', 'status', 'error']);
+
+const conversationCache = new LastValueCache<ConversationId>();
+const correlationCache = new LastValueCache<CorrelationId>();
+const channelCache = new LastValueCache<ChannelId>();
+const sourceCache = new LastValueCache<AgentId>();
+const targetCache = new LastValueCache<AgentId>();
+
+/** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
+function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastValueCache<T>): T {
+  r.head();
+  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
+  const n = r.arg;
+  r.need(n);
+  const hit = cache.get(r.buf, r.pos, n);
+  if (hit !== undefined) {
+    r.pos += n;
+    return hit;
+  }
+  const start = r.pos;
+  const id = adoptIdBytes(cls, r.bytesPayload());
+  cache.set(r.buf, start, n, id);
+  return id;
+}
+
+/** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
+function expectAgentId(r: CborReader, field: string, cache: LastValueCache<AgentId>): AgentId {
+  r.head();
+  if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
+  const n = r.arg;
+  r.need(n);
+  const hit = cache.get(r.buf, r.pos, n);
+  if (hit !== undefined) {
+    r.pos += n;
+    return hit;
+  }
+  const start = r.pos;
+  const id = AgentId.parse(r.textPayload());
+  cache.set(r.buf, start, n, id);
+  return id;
+}
+
+function expectKind(r: CborReader): AgentKind {
+  r.head();
+  if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
+  const n = r.arg;
+  r.need(n);
+  const hit = KIND_TABLE.match(r.buf, r.pos, n);
+  if (hit !== undefined) {
+    r.pos += n;
+    return hit as AgentKind;
+  }
+  const text = r.textPayload();
+  if (isAgentKind(text)) return text;
+  throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
+    context: { surface: SURFACE, operation: 'kind', field: 'kind' },
+  });
+}
+
 function expectText(r: CborReader, field: string): string {
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
@@ -392,56 +462,40 @@ function expectBool(r: CborReader, field: string): boolean {
   throw shape(`field \`${field}\` in ${SURFACE} must be a boolean`, SURFACE, field);
 }
 
-/**
- * Iterates a map's entries: text keys go to `onText` (which must consume the value and return false
- * for an unknown key, leaving the value to be skipped); non-text keys are skipped unless
- * `nonText` throws. Duplicate keys of any type are refused.
- */
-function readMapEntries(
-  r: CborReader,
-  count: number,
-  depth: number,
-  onText: (key: string) => boolean,
-  nonText?: () => never,
-): void {
-  let seen: Set<string> | undefined;
-  const remember = (key: string): void => {
-    seen ??= new Set();
-    if (seen.has(key)) throw new CborFormatError(`found repeat map key ${JSON.stringify(key)}`);
-    seen.add(key);
-  };
-  const entry = (): void => {
-    const keyStart = r.pos;
-    r.head();
-    if (r.major === MAJOR_TEXT) {
-      const key = r.textPayload();
-      remember(`t${key}`);
-      if (!onText(key)) r.skip(depth + 1);
-      return;
-    }
-    if (nonText !== undefined) {
-      r.pos = keyStart;
-      r.skip(depth + 1);
-      nonText();
-    }
-    r.pos = keyStart;
-    r.skip(depth + 1);
-    remember(`r${latin1(r.buf, keyStart, r.pos)}`);
-    r.skip(depth + 1);
-  };
-  if (count < 0) {
-    while (!r.takeBreak()) entry();
-  } else {
-    r.need(count * 2);
-    for (let i = 0; i < count; i++) entry();
-  }
-}
-
 function expectMap(r: CborReader, surface: string, depth: number): number {
   if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
   r.head();
   if (r.major !== MAJOR_MAP) throw shape(`expected a CBOR map for ${surface}`, surface, 'expect-map');
-  return r.arg;
+  const count = r.arg;
+  if (count > 0) r.need(count * 2);
+  return count;
+}
+
+/** True while a map (definite `count`, or indefinite when `count` < 0) has another entry at index `i`. */
+function more(r: CborReader, count: number, i: number): boolean {
+  return count < 0 ? !r.takeBreak() : i < count;
+}
+
+function repeat(key: string): CborFormatError {
+  return new CborFormatError(`found repeat map key ${JSON.stringify(key)}`);
+}
+
+/**
+ * Duplicate detection for keys that are not known fields (known fields use a bit mask): text keys by
+ * value, other keys by their exact bytes.
+ */
+function rememberUnknown(seen: Set<string> | undefined, r: CborReader, key: string | undefined): Set<string> {
+  const set = seen ?? new Set<string>();
+  const id = key === undefined ? `r${r.rawKey}` : `t${key}`;
+  if (set.has(id)) throw repeat(id.slice(1));
+  set.add(id);
+  return set;
+}
+
+/** Marks a known field's bit, refusing a second occurrence. */
+function mark(bits: number, bit: number, key: string): number {
+  if ((bits & bit) !== 0) throw repeat(key);
+  return bits | bit;
 }
 
 function readUsage(r: CborReader, depth: number): TokenUsage {
@@ -452,30 +506,40 @@ function readUsage(r: CborReader, depth: number): TokenUsage {
   let cacheRead: bigint | undefined;
   let cacheCreation: bigint | undefined;
   let cost: bigint | undefined;
-  readMapEntries(r, count, depth, (key) => {
+  let bits = 0;
+  let unknown: Set<string> | undefined;
+  for (let i = 0; more(r, count, i); i++) {
+    const key = r.mapKey(depth, USAGE_KEY_TABLE);
     switch (key) {
       case 'input_tokens':
+        bits = mark(bits, 1, key);
         input = expectU64(r, key);
-        return true;
+        break;
       case 'output_tokens':
+        bits = mark(bits, 2, key);
         output = expectU64(r, key);
-        return true;
+        break;
       case 'reasoning_output_tokens':
+        bits = mark(bits, 4, key);
         reasoning = expectU64(r, key);
-        return true;
+        break;
       case 'cache_read_input_tokens':
+        bits = mark(bits, 8, key);
         cacheRead = expectU64(r, key);
-        return true;
+        break;
       case 'cache_creation_input_tokens':
+        bits = mark(bits, 16, key);
         cacheCreation = expectU64(r, key);
-        return true;
+        break;
       case 'cost_micros':
+        bits = mark(bits, 32, key);
         cost = expectU64(r, key);
-        return true;
+        break;
       default:
-        return false;
+        unknown = rememberUnknown(unknown, r, key);
+        r.skip(depth + 1);
     }
-  });
+  }
   if (input === undefined) throw shape(`missing required field \`input_tokens\` in ${SURFACE}`, SURFACE, 'input_tokens');
   if (output === undefined) throw shape(`missing required field \`output_tokens\` in ${SURFACE}`, SURFACE, 'output_tokens');
   const usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = { inputTokens: input, outputTokens: output };
@@ -491,17 +555,21 @@ function readSignatureContext(r: CborReader, depth: number): SignatureContext {
   const count = expectMap(r, surface, depth);
   let contentType: number | undefined;
   let agentVersion: number | undefined;
-  readMapEntries(r, count, depth, (key) => {
+  let bits = 0;
+  let unknown: Set<string> | undefined;
+  for (let i = 0; more(r, count, i); i++) {
+    const key = r.mapKey(depth);
     if (key === 'content_type') {
+      bits = mark(bits, 1, key);
       contentType = expectSmallUint(r, key, 0xff, surface);
-      return true;
-    }
-    if (key === 'agent_version') {
+    } else if (key === 'agent_version') {
+      bits = mark(bits, 2, key);
       agentVersion = expectSmallUint(r, key, 0xffffffff, surface);
-      return true;
+    } else {
+      unknown = rememberUnknown(unknown, r, key);
+      r.skip(depth + 1);
     }
-    return false;
-  });
+  }
   const ctx: { contentType?: number; agentVersion?: number } = {};
   if (contentType !== undefined) ctx.contentType = contentType;
   if (agentVersion !== undefined) ctx.agentVersion = agentVersion;
@@ -514,49 +582,65 @@ function readSignature(r: CborReader, depth: number): Signature {
   let keyId: Uint8Array | undefined;
   let bytes: Uint8Array | undefined;
   let context: SignatureContext | undefined;
-  readMapEntries(r, count, depth, (key) => {
+  let bits = 0;
+  let unknown: Set<string> | undefined;
+  for (let i = 0; more(r, count, i); i++) {
+    const key = r.mapKey(depth);
     switch (key) {
       case 'scheme':
+        bits = mark(bits, 1, key);
         scheme = expectSmallUint(r, key, 0xff);
-        return true;
+        break;
       case 'key_id':
+        bits = mark(bits, 2, key);
         keyId = expectBytes(r, key);
-        return true;
+        break;
       case 'bytes':
+        bits = mark(bits, 4, key);
         bytes = expectBytes(r, key);
-        return true;
+        break;
       case 'context':
+        bits = mark(bits, 8, key);
         context = readSignatureContext(r, depth + 1);
-        return true;
+        break;
       default:
-        return false;
+        unknown = rememberUnknown(unknown, r, key);
+        r.skip(depth + 1);
     }
-  });
+  }
   if (scheme === undefined) throw shape(`missing required field \`scheme\` in ${SURFACE}`, SURFACE, 'scheme');
   if (keyId === undefined) throw shape(`missing required field \`key_id\` in ${SURFACE}`, SURFACE, 'key_id');
   if (bytes === undefined) throw shape(`missing required field \`bytes\` in ${SURFACE}`, SURFACE, 'bytes');
   return context === undefined ? { scheme, keyId, bytes } : { scheme, keyId, bytes, context };
 }
 
-/** Reads one metadata value; `path` names it in errors (`agent envelope.key[2]`). @internal */
-export function readMetadataValue(r: CborReader, path: string, depth: number): MetadataValue {
+/** Thrown for a value metadata cannot hold; the path is completed while it propagates (no cost on success). */
+class BadMetadataValue extends Error {
+  suffix = '';
+}
+
+/** Reads one metadata value. @internal */
+export function readMetadataValue(r: CborReader, depth: number): MetadataValue {
   if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
   r.head();
   switch (r.major) {
     case MAJOR_UINT:
-      return r.argBig();
+      return r.bigArg ?? BigInt(r.arg);
     case MAJOR_NINT:
       return -1n - r.argBig();
     case MAJOR_TEXT:
       return r.textPayload();
     case MAJOR_ARRAY: {
-      const out: MetadataValue[] = [];
       const n = r.arg;
-      if (n < 0) {
-        while (!r.takeBreak()) out.push(readMetadataValue(r, `${path}[${out.length}]`, depth + 1));
-      } else {
-        r.need(n);
-        for (let i = 0; i < n; i++) out.push(readMetadataValue(r, `${path}[${i}]`, depth + 1));
+      if (n > 0) r.need(n);
+      const out: MetadataValue[] = [];
+      for (let i = 0; more(r, n, i); i++) {
+        try {
+          out.push(readMetadataValue(r, depth + 1));
+        } catch (e) {
+          if (e instanceof BadMetadataValue) e.suffix = `[${i}]${e.suffix}`;
+          throw e;
+        }
       }
       return out;
     }
@@ -569,33 +653,33 @@ export function readMetadataValue(r: CborReader, path: string, depth: number): M
       if (r.info === 22) return null;
       if (r.info >= 25 && r.info <= 27) return r.readFloat();
       if (r.info === 31) throw new CborFormatError('unexpected break');
-      break;
+      throw new BadMetadataValue();
     default:
-      break;
+      // byte strings and maps are not metadata values
+      throw new BadMetadataValue();
   }
-  throw shape(`cannot decode value in ${path}`, path, 'value');
 }
 
-/** Reads a string-keyed metadata map (insertion order kept). @internal */
+/** Reads a string-keyed metadata map (insertion order kept), reporting under `<surface>.<key>`. @internal */
 export function readMetadata(r: CborReader, surface: string, depth: number): Map<string, MetadataValue> {
   const count = expectMap(r, `${surface}.metadata`, depth);
   const out = new Map<string, MetadataValue>();
-  readMapEntries(
-    r,
-    count,
-    depth,
-    (key) => {
-      out.set(key, readMetadataValue(r, `${surface}.${key}`, depth + 1));
-      return true;
-    },
-    () => {
-      throw shape(`expected a string-keyed map in ${surface}`, surface, 'map');
-    },
-  );
+  for (let i = 0; more(r, count, i); i++) {
+    const key = r.mapKey(depth);
+    if (key === undefined) throw shape(`expected a string-keyed map in ${surface}`, surface, 'map');
+    if (out.has(key)) throw repeat(key);
+    try {
+      out.set(key, readMetadataValue(r, depth + 1));
+    } catch (e) {
+      if (e instanceof BadMetadataValue) {
+        const path = `${surface}.${key}${e.suffix}`;
+        throw shape(`cannot decode value in ${path}`, path, 'value');
+      }
+      throw e;
+    }
+  }
   return out;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function readEnvelopeMap(r: CborReader): AgentEnvelope {
   const start = r.pos;
@@ -608,98 +692,170 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
     throw new CodecError(`expected a CBOR map for ${SURFACE}`, { context: { surface: SURFACE, operation: 'expect-map' } });
   }
   const count = r.arg;
-  const f: Mutable<Partial<EnvelopeFields>> = {};
-  let kindSeen = false;
-  readMapEntries(r, count, 0, (key) => {
+  if (count > 0) r.need(count * 2);
+  let kind: AgentKind | undefined;
+  let record: RecordId | undefined;
+  let conversation: ConversationId | undefined;
+  let parent: ConversationId | undefined;
+  let root: ConversationId | undefined;
+  let source: AgentId | undefined;
+  let target: AgentId | undefined;
+  let cause: RecordId | undefined;
+  let causeAt: LogPosition | undefined;
+  let correlation: CorrelationId | undefined;
+  let channel: ChannelId | undefined;
+  let idempotencyKey: IdempotencyKey | undefined;
+  let deadlineMicros: bigint | undefined;
+  let sequence: bigint | undefined;
+  let last = false;
+  let finishReason: string | undefined;
+  let taskState: number | undefined;
+  let operation: string | undefined;
+  let tool: string | undefined;
+  let usage: TokenUsage | undefined;
+  let metadata: Map<string, MetadataValue> | undefined;
+  let mustUnderstand = 0n;
+  let body: Uint8Array | undefined;
+  let signature: Signature | undefined;
+  let bits = 0;
+  let unknown: Set<string> | undefined;
+  for (let i = 0; more(r, count, i); i++) {
+    const key = r.mapKey(0, ENVELOPE_KEY_TABLE);
     switch (key) {
-      case 'kind': {
-        const text = expectText(r, key);
-        if (!isAgentKind(text)) {
-          throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
-            context: { surface: SURFACE, operation: 'kind', field: 'kind' },
-          });
-        }
-        f.kind = text;
-        kindSeen = true;
-        return true;
-      }
+      case 'kind':
+        bits = mark(bits, 1 << 0, key);
+        kind = expectKind(r);
+        break;
       case 'record':
-        f.record = expectId(r, RecordId, key);
-        return true;
+        bits = mark(bits, 1 << 1, key);
+        record = expectId(r, RecordId, key);
+        break;
       case 'conversation':
-        f.conversation = expectId(r, ConversationId, key);
-        return true;
+        bits = mark(bits, 1 << 2, key);
+        conversation = expectCachedId(r, ConversationId, key, conversationCache);
+        break;
       case 'parent':
-        f.parent = expectId(r, ConversationId, key);
-        return true;
+        bits = mark(bits, 1 << 3, key);
+        parent = expectId(r, ConversationId, key);
+        break;
       case 'root':
-        f.root = expectId(r, ConversationId, key);
-        return true;
+        bits = mark(bits, 1 << 4, key);
+        root = expectId(r, ConversationId, key);
+        break;
       case 'source':
-        f.source = AgentId.parse(expectText(r, key));
-        return true;
+        bits = mark(bits, 1 << 5, key);
+        source = expectAgentId(r, key, sourceCache);
+        break;
       case 'target':
-        f.target = AgentId.parse(expectText(r, key));
-        return true;
+        bits = mark(bits, 1 << 6, key);
+        target = expectAgentId(r, key, targetCache);
+        break;
       case 'cause':
-        f.cause = expectId(r, RecordId, key);
-        return true;
+        bits = mark(bits, 1 << 7, key);
+        cause = expectId(r, RecordId, key);
+        break;
       case 'cause_at':
-        f.causeAt = LogPosition.fromBytes(expectBytes(r, key));
-        return true;
+        bits = mark(bits, 1 << 8, key);
+        causeAt = LogPosition.fromBytes(expectBytes(r, key));
+        break;
       case 'correlation':
-        f.correlation = expectId(r, CorrelationId, key);
-        return true;
+        bits = mark(bits, 1 << 9, key);
+        correlation = expectCachedId(r, CorrelationId, key, correlationCache);
+        break;
       case 'channel':
-        f.channel = expectId(r, ChannelId, key);
-        return true;
+        bits = mark(bits, 1 << 10, key);
+        channel = expectCachedId(r, ChannelId, key, channelCache);
+        break;
       case 'idempotency_key':
-        f.idempotencyKey = IdempotencyKey.new(expectText(r, key));
-        return true;
+        bits = mark(bits, 1 << 11, key);
+        idempotencyKey = IdempotencyKey.new(expectText(r, key));
+        break;
       case 'deadline_micros':
-        f.deadlineMicros = expectU64(r, key);
-        return true;
+        bits = mark(bits, 1 << 12, key);
+        deadlineMicros = expectU64(r, key);
+        break;
       case 'sequence':
-        f.sequence = expectU64(r, key);
-        return true;
+        bits = mark(bits, 1 << 13, key);
+        sequence = expectU64(r, key);
+        break;
       case 'last':
-        f.last = expectBool(r, key);
-        return true;
+        bits = mark(bits, 1 << 14, key);
+        last = expectBool(r, key);
+        break;
       case 'finish_reason':
-        f.finishReason = expectText(r, key);
-        return true;
+        bits = mark(bits, 1 << 15, key);
+        finishReason = expectText(r, key);
+        break;
       case 'task_state':
-        f.taskState = expectSmallUint(r, key, 0xff);
-        return true;
+        bits = mark(bits, 1 << 16, key);
+        taskState = expectSmallUint(r, key, 0xff);
+        break;
       case 'operation':
-        f.operation = expectText(r, key);
-        return true;
+        bits = mark(bits, 1 << 17, key);
+        operation = expectText(r, key);
+        break;
       case 'tool':
-        f.tool = expectText(r, key);
-        return true;
+        bits = mark(bits, 1 << 18, key);
+        tool = expectText(r, key);
+        break;
       case 'usage':
-        f.usage = readUsage(r, 1);
-        return true;
+        bits = mark(bits, 1 << 19, key);
+        usage = readUsage(r, 1);
+        break;
       case 'metadata':
-        f.metadata = readMetadata(r, SURFACE, 1);
-        return true;
+        bits = mark(bits, 1 << 20, key);
+        metadata = readMetadata(r, SURFACE, 1);
+        break;
       case 'must_understand':
-        f.mustUnderstand = expectU64(r, key);
-        return true;
+        bits = mark(bits, 1 << 21, key);
+        mustUnderstand = expectU64(r, key);
+        break;
       case 'body':
-        f.body = expectBytes(r, key);
-        return true;
+        bits = mark(bits, 1 << 22, key);
+        r.head();
+        if (r.major !== MAJOR_BYTES) throw shape(`field \`body\` in ${SURFACE} must be bytes`, SURFACE, 'body');
+        // Zero-copy: the body is a view into the input (see decodeEnvelope).
+        body = r.bytesView();
+        break;
       case 'signature':
-        f.signature = readSignature(r, 1);
-        return true;
+        bits = mark(bits, 1 << 23, key);
+        signature = readSignature(r, 1);
+        break;
       default:
-        return false;
+        unknown = rememberUnknown(unknown, r, key);
+        r.skip(1);
     }
+  }
+  if (kind === undefined) throw shape(`missing required field \`kind\` in ${SURFACE}`, SURFACE, 'kind');
+  if (conversation === undefined) throw shape(`missing required field \`conversation\` in ${SURFACE}`, SURFACE, 'conversation');
+  if (source === undefined) throw shape(`missing required field \`source\` in ${SURFACE}`, SURFACE, 'source');
+  // One object literal with every field, so envelope construction always sees the same shape.
+  return AgentEnvelope.fromFields({
+    kind,
+    record,
+    conversation,
+    parent,
+    root,
+    source,
+    target,
+    cause,
+    causeAt,
+    correlation,
+    channel,
+    idempotencyKey,
+    deadlineMicros,
+    sequence,
+    last,
+    finishReason,
+    taskState,
+    operation,
+    tool,
+    usage,
+    metadata,
+    mustUnderstand,
+    body,
+    signature,
   });
-  if (!kindSeen) throw shape(`missing required field \`kind\` in ${SURFACE}`, SURFACE, 'kind');
-  if (f.conversation === undefined) throw shape(`missing required field \`conversation\` in ${SURFACE}`, SURFACE, 'conversation');
-  if (f.source === undefined) throw shape(`missing required field \`source\` in ${SURFACE}`, SURFACE, 'source');
-  return AgentEnvelope.fromFields(f as EnvelopeFields);
 }
 
 /**
@@ -707,6 +863,9 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
  * trailing bytes, no duplicate keys at any depth, minimal heads, no indefinite-length strings, no
  * tags, valid UTF-8, integer fields only from CBOR integers. Indefinite-length maps and arrays are
  * accepted; unknown top-level keys are ignored.
+ *
+ * The decoded `body` is a zero-copy view into `bytes` (like cborg's byte strings): copy it (or the
+ * input) before reusing the input buffer. Ids, keys and signature bytes are copies.
  * @throws CodecError (malformed CBOR or a wrong type for a known field, naming the field) or
  * InvalidError (bad id length, agent id or idempotency key) — never anything else.
  */

@@ -1,5 +1,6 @@
 import { CodecError } from '../errors.js';
 import { fromHalfBits } from './float16.js';
+import type { KeyTable } from './key-table.js';
 
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -7,21 +8,21 @@ const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export const MAX_DEPTH = 64;
 
 /** Major types. @internal */
-export const MAJOR_UINT = 0;
+export const MAJOR_UINT: number = 0;
 /** @internal */
-export const MAJOR_NINT = 1;
+export const MAJOR_NINT: number = 1;
 /** @internal */
-export const MAJOR_BYTES = 2;
+export const MAJOR_BYTES: number = 2;
 /** @internal */
-export const MAJOR_TEXT = 3;
+export const MAJOR_TEXT: number = 3;
 /** @internal */
-export const MAJOR_ARRAY = 4;
+export const MAJOR_ARRAY: number = 4;
 /** @internal */
-export const MAJOR_MAP = 5;
+export const MAJOR_MAP: number = 5;
 /** @internal */
-export const MAJOR_TAG = 6;
+export const MAJOR_TAG: number = 6;
 /** @internal */
-export const MAJOR_SIMPLE = 7;
+export const MAJOR_SIMPLE: number = 7;
 
 /** Raised for malformed CBOR; callers wrap it as `failed to decode <surface>`. @internal */
 export class CborFormatError extends Error {}
@@ -43,6 +44,8 @@ export class CborReader {
   arg = 0;
   /** Argument of the last head when it is an 8-byte value beyond 2^53 − 1 (else undefined). */
   bigArg: bigint | undefined = undefined;
+  /** Raw bytes (binary string) of the last non-text key read by {@link CborReader.mapKey}. */
+  rawKey = '';
   #view: DataView | undefined;
 
   constructor(buf: Uint8Array, pos = 0) {
@@ -184,6 +187,41 @@ export class CborReader {
     const out = this.buf.slice(this.pos, this.pos + n);
     this.pos += n;
     return out;
+  }
+
+  /** Byte string payload of the last head as a zero-copy view into the input. */
+  bytesView(): Uint8Array {
+    const n = this.arg;
+    this.need(n);
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /**
+   * Reads one map key: returns a text key's string; any other key is skipped (strictly) and
+   * `undefined` returned, with its exact bytes left in {@link CborReader.rawKey}.
+   */
+  mapKey(depth: number, known?: KeyTable): string | undefined {
+    const start = this.pos;
+    this.head();
+    if (this.major === MAJOR_TEXT) {
+      if (known !== undefined) {
+        const n = this.arg;
+        this.need(n);
+        const hit = known.match(this.buf, this.pos, n);
+        if (hit !== undefined) {
+          this.pos += n;
+          return hit;
+        }
+      }
+      return this.textPayload();
+    }
+    if (this.major === MAJOR_SIMPLE && this.info === 31) throw new CborFormatError('unexpected break');
+    this.pos = start;
+    this.skip(depth + 1);
+    this.rawKey = latin1(this.buf, start, this.pos);
+    return undefined;
   }
 
   /** Text payload of the last head, refusing invalid UTF-8. */

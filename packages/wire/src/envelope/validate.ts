@@ -53,8 +53,9 @@ function tooLarge(field: string, size: number, cap: number, unit = 'B'): Invalid
 export function metadataValueSize(v: MetadataValue): number {
   if (typeof v === 'string') return utf8Length(v);
   if (Array.isArray(v)) {
+    const list = v as readonly MetadataValue[];
     let n = 0;
-    for (const item of v as readonly MetadataValue[]) n += 1 + metadataValueSize(item);
+    for (let i = 0; i < list.length; i++) n += 1 + metadataValueSize(list[i] as MetadataValue);
     return n;
   }
   return 9;
@@ -246,13 +247,14 @@ export function validateEnvelope(e: AgentEnvelope): void {
       });
     }
     let total = 0;
-    for (const [k, v] of m) {
+    // forEach avoids allocating an entry array per metadata pair.
+    m.forEach((v, k) => {
       const ks = utf8Length(k);
       if (ks > MAX_METADATA_KEY_BYTES) throw tooLarge('metadata key', ks, MAX_METADATA_KEY_BYTES);
       const vs = metadataValueSize(v);
       if (vs > MAX_METADATA_VALUE_BYTES) throw tooLarge('metadata value', vs, MAX_METADATA_VALUE_BYTES);
       total += ks + vs;
-    }
+    });
     if (total > MAX_METADATA_TOTAL_BYTES) throw tooLarge('metadata', total, MAX_METADATA_TOTAL_BYTES);
   }
 
