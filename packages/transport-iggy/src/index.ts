@@ -1,5 +1,13 @@
 /**
- * An Apache Iggy client over TCP and TLS (VSR and classic protocols) implementing the AGDX LogTransport.
+ * An Apache Iggy client over TCP and TLS (VSR and classic protocols) implementing the AGDX
+ * LogTransport. Node only (node:net, node:tls).
  * @module
  */
-export const PLACEHOLDER: true = true;
+export { IggyTransport } from './iggy-transport.js';
+export { IggyGroupMember } from './group-member.js';
+export type { GroupTarget } from './group-member.js';
+export { parseConnectionString } from './connection-string.js';
+export { resolveOptions } from './options.js';
+export type { IggyCredentials, IggyTransportOptions, IggyWireProtocol, ReconnectPolicy, ResolvedIggyOptions } from './options.js';
+export { iggyCodeOf, kindOfIggyCode, toTransportError } from './error-mapping.js';
+export type { IggyCodeKind } from './error-mapping.js';

@@ -1,0 +1,199 @@
+/**
+ * The Iggy commands the transport uses, each as one function over an {@link IggyConnection}:
+ * encode the request for the connection's protocol, send it, decode the reply. Decoding
+ * failures surface as typed transport errors.
+ */
+
+import {
+  CommandCode,
+  decodeClientDetails,
+  decodeConsumerGroupAssignment,
+  decodeConsumerGroupDetails,
+  decodeConsumerOffsetInfo,
+  decodePollMessagesResponse,
+  decodeSendMessagesResponse,
+  decodeTopicDetails,
+  decodeUserHeaders,
+  encodeCreateConsumerGroupRequest,
+  encodeCreateStreamRequest,
+  encodeCreateTopicRequest,
+  encodeDeleteConsumerOffsetRequest,
+  encodeGetConsumerOffsetRequest,
+  encodeGroupTarget,
+  encodePollMessagesRequest,
+  encodeSendMessagesRequest,
+  encodeStoreConsumerOffsetRequest,
+  encodeTopicTarget,
+  EXPIRY_NEVER,
+} from '@agdx/iggy-protocol';
+import type {
+  Consumer,
+  ConsumerGroupDetails,
+  ConsumerOffsetInfo,
+  OutgoingMessage,
+  Partitioning,
+  PartitionInfo,
+  PolledMessages,
+  PollingStrategy,
+  SendConfirmation,
+  TopicDetails,
+} from '@agdx/iggy-protocol';
+import type { LogRecord, RecordHeaders } from '@agdx/transport';
+import type { IggyConnection, RequestOptions } from './connection.js';
+import { toTransportError } from './error-mapping.js';
+
+/** Runs a decoder over reply bytes; a malformed reply becomes a `transport` error. */
+function decoded<T>(decode: () => T, command: number): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw toTransportError(error, { command });
+  }
+}
+
+/** Wraps encoder failures (bad arguments the codec refused) as typed errors. */
+function encoded(encode: () => Uint8Array): Uint8Array {
+  try {
+    return encode();
+  } catch (error) {
+    throw toTransportError(error);
+  }
+}
+
+/** CreateStream (202). */
+export async function createStream(c: IggyConnection, name: string, o: RequestOptions): Promise<void> {
+  await c.request(CommandCode.CreateStream, encoded(() => encodeCreateStreamRequest({ name }, c.protocol)), o);
+}
+
+/** GetTopic (300): `undefined` when the topic does not exist. */
+export async function getTopic(c: IggyConnection, stream: string, topic: string, o: RequestOptions): Promise<TopicDetails | undefined> {
+  const payload = await c.request(CommandCode.GetTopic, encoded(() => encodeTopicTarget({ stream, topic })), { ...o, idempotent: true });
+  return decoded(() => decodeTopicDetails(payload, c.protocol), CommandCode.GetTopic);
+}
+
+/** CreateTopic (302); `undefined` expiry is sent as Iggy's "never" (u64::MAX). */
+export async function createTopic(
+  c: IggyConnection,
+  stream: string,
+  topic: string,
+  partitions: number,
+  expiry: bigint | undefined,
+  o: RequestOptions,
+): Promise<TopicDetails | undefined> {
+  const body = encoded(() => encodeCreateTopicRequest({ stream, name: topic, partitionsCount: partitions, messageExpiry: expiry ?? EXPIRY_NEVER }, c.protocol));
+  const payload = await c.request(CommandCode.CreateTopic, body, o);
+  if (payload.length === 0) return undefined;
+  return decoded(() => decodeTopicDetails(payload, c.protocol), CommandCode.CreateTopic);
+}
+
+/** The offset the next record of a partition gets (the server reports the highest offset). */
+export function nextOffsetOf(p: PartitionInfo): bigint {
+  return p.currentOffset === 0n && p.messagesCount === 0n ? 0n : p.currentOffset + 1n;
+}
+
+/** A topic's expiry in the transport's terms: 0 (server default) and u64::MAX mean never. */
+export function expiryOf(t: TopicDetails): bigint | undefined {
+  return t.messageExpiry === 0n || t.messageExpiry === EXPIRY_NEVER ? undefined : t.messageExpiry;
+}
+
+/** SendMessages (101): VSR answers with confirmations, classic with nothing. */
+export async function sendMessages(
+  c: IggyConnection,
+  stream: string,
+  topic: string,
+  partitioning: Partitioning,
+  messages: readonly OutgoingMessage[],
+  o: RequestOptions,
+): Promise<SendConfirmation[]> {
+  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol));
+  const payload = await c.request(CommandCode.SendMessages, body, o);
+  if (c.protocol === 'classic') return [];
+  return decoded(() => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
+}
+
+/** Builds the SendMessages body without sending it (classic appends pair it with a GetTopic). */
+export function sendMessagesBody(c: IggyConnection, stream: string, topic: string, partitioning: Partitioning, messages: readonly OutgoingMessage[]): Uint8Array {
+  return encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol));
+}
+
+/** PollMessages (100). */
+export async function pollMessages(
+  c: IggyConnection,
+  request: {
+    readonly consumer: Consumer;
+    readonly stream: string;
+    readonly topic: string;
+    readonly partitionId: number | undefined;
+    readonly strategy: PollingStrategy;
+    readonly count: number;
+    readonly autoCommit: boolean;
+  },
+  o: RequestOptions,
+): Promise<PolledMessages> {
+  const { partitionId, ...rest } = request;
+  const body = encoded(() => encodePollMessagesRequest(partitionId === undefined ? rest : { ...rest, partitionId }));
+  // A poll that auto-commits changes state on the server: never replay it.
+  const payload = await c.request(CommandCode.PollMessages, body, { ...o, idempotent: !request.autoCommit });
+  return decoded(() => decodePollMessagesResponse(payload, c.protocol), CommandCode.PollMessages);
+}
+
+/** Converts polled messages to transport records. */
+export function toRecords(partition: number, polled: PolledMessages): LogRecord[] {
+  return decoded(
+    () =>
+      polled.messages.map((m) => ({
+        partition,
+        offset: m.offset,
+        timestampMicros: m.timestamp,
+        headers: (m.rawHeaders.length === 0 ? new Map() : decodeUserHeaders(m.rawHeaders)) as RecordHeaders,
+        payload: m.payload,
+      })),
+    CommandCode.PollMessages,
+  );
+}
+
+/** StoreConsumerOffset (121). */
+export async function storeOffset(c: IggyConnection, consumer: Consumer, stream: string, topic: string, partitionId: number, offset: bigint, o: RequestOptions): Promise<void> {
+  const body = encoded(() => encodeStoreConsumerOffsetRequest({ consumer, stream, topic, partitionId, offset }, c.protocol));
+  await c.request(CommandCode.StoreConsumerOffset, body, o);
+}
+
+/** GetConsumerOffset (120): `undefined` when nothing is stored. */
+export async function getOffset(c: IggyConnection, consumer: Consumer, stream: string, topic: string, partitionId: number, o: RequestOptions): Promise<ConsumerOffsetInfo | undefined> {
+  const payload = await c.request(CommandCode.GetConsumerOffset, encoded(() => encodeGetConsumerOffsetRequest({ consumer, stream, topic, partitionId })), { ...o, idempotent: true });
+  return decoded(() => decodeConsumerOffsetInfo(payload), CommandCode.GetConsumerOffset);
+}
+
+/** DeleteConsumerOffset (122). */
+export async function deleteOffset(c: IggyConnection, consumer: Consumer, stream: string, topic: string, partitionId: number, o: RequestOptions): Promise<void> {
+  const body = encoded(() => encodeDeleteConsumerOffsetRequest({ consumer, stream, topic, partitionId }, c.protocol));
+  await c.request(CommandCode.DeleteConsumerOffset, body, o);
+}
+
+/** CreateConsumerGroup (602). */
+export async function createGroup(c: IggyConnection, stream: string, topic: string, name: string, o: RequestOptions): Promise<void> {
+  await c.request(CommandCode.CreateConsumerGroup, encoded(() => encodeCreateConsumerGroupRequest({ stream, topic, name })), o);
+}
+
+/** GetConsumerGroup (600): `undefined` when the group does not exist. */
+export async function getGroup(c: IggyConnection, stream: string, topic: string, group: string, o: RequestOptions): Promise<ConsumerGroupDetails | undefined> {
+  const payload = await c.request(CommandCode.GetConsumerGroup, encoded(() => encodeGroupTarget({ stream, topic, group })), { ...o, idempotent: true });
+  return decoded(() => decodeConsumerGroupDetails(payload), CommandCode.GetConsumerGroup);
+}
+
+/** The body of Join / Leave / Sync consumer group (all `[stream][topic][group]`). */
+export function groupTargetBody(stream: string, topic: string, group: string): Uint8Array {
+  return encoded(() => encodeGroupTarget({ stream, topic, group }));
+}
+
+/** SyncConsumerGroup (606, VSR only): the partitions the server assigned to this client. */
+export async function syncGroup(c: IggyConnection, stream: string, topic: string, group: string, o: RequestOptions): Promise<readonly number[]> {
+  const payload = await c.request(CommandCode.SyncConsumerGroup, groupTargetBody(stream, topic, group), { ...o, idempotent: true });
+  return decoded(() => decodeConsumerGroupAssignment(payload), CommandCode.SyncConsumerGroup).partitions;
+}
+
+/** GetMe (20): this connection's server-side client id. */
+export async function getMyClientId(c: IggyConnection, o: RequestOptions): Promise<number> {
+  const payload = await c.request(CommandCode.GetMe, new Uint8Array(0), { ...o, idempotent: true });
+  return decoded(() => decodeClientDetails(payload), CommandCode.GetMe).clientId;
+}

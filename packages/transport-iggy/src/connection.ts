@@ -1,0 +1,512 @@
+/**
+ * One logged-in connection to an Iggy server: a socket, a frame splitter and a client session
+ * state machine from `@agdx/iggy-protocol`. It matches replies to calls in order (both
+ * generations answer a connection's requests in the order they were sent), pipelines classic
+ * requests, keeps one VSR request in flight (the VSR session numbering allows no more), sends
+ * heartbeat Pings on idle connections, bounds every call by a timeout, and reconnects with a
+ * bounded back-off, logging in again and running the owner's restore hooks (group re-joins)
+ * before queued calls go out.
+ */
+
+import net from 'node:net';
+import tls from 'node:tls';
+import { CancelledError, ClosedError, TimeoutError, TransportFailureError } from '@agdx/transport';
+import type { TransportError } from '@agdx/transport';
+import {
+  ClassicClientSession,
+  ClassicResponseSplitter,
+  CommandCode,
+  EvictionReason,
+  IggyError,
+  IggyEvictionError,
+  VsrClientSession,
+  VsrFrameSplitter,
+} from '@agdx/iggy-protocol';
+import type { FrameSplitter } from '@agdx/iggy-protocol';
+import { toTransportError } from './error-mapping.js';
+import type { ResolvedIggyOptions } from './options.js';
+
+/** Options of one {@link IggyConnection.request}. */
+export interface RequestOptions {
+  /** Aborting rejects the call with `CancelledError`. */
+  readonly signal?: AbortSignal | undefined;
+  /** Overrides the connection's default request timeout. */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * The call changes nothing on the server, so it may be written again after a lost connection
+   * (reads). Mutations are never replayed: they fail with a `transport` error instead.
+   */
+  readonly idempotent?: boolean | undefined;
+}
+
+interface Call {
+  readonly code: number;
+  readonly body: Uint8Array;
+  readonly idempotent: boolean;
+  /** Restore-hook and heartbeat calls may go out before the connection is `ready`. */
+  readonly internal: boolean;
+  readonly resolve: (payload: Uint8Array) => void;
+  readonly reject: (error: TransportError) => void;
+  settled: boolean;
+  written: boolean;
+  retried: boolean;
+  /** The session's record of the written request, to match its reply. */
+  pending: unknown;
+  cleanup: () => void;
+}
+
+type State = 'connecting' | 'restoring' | 'ready' | 'down' | 'closed';
+
+type Session = VsrClientSession | ClassicClientSession;
+
+/** Eviction reasons after which logging in again cannot help. */
+const FATAL_EVICTIONS: ReadonlySet<number> = new Set([
+  EvictionReason.InvalidCredentials,
+  EvictionReason.InvalidToken,
+  EvictionReason.UserInactive,
+  EvictionReason.IncompatibleProtocol,
+  EvictionReason.MalformedLogin,
+]);
+/** Classic login statuses after which logging in again cannot help. */
+const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([41, 42, 43, 44, 47, 53, 54]);
+/** How long a VSR transient status (57/58) waits before the identical bytes go out again. */
+const TRANSIENT_RESEND_MS = 50;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+function isFatalLoginFailure(error: unknown): boolean {
+  if (error instanceof IggyEvictionError) return FATAL_EVICTIONS.has(error.reason);
+  return error instanceof IggyError && FATAL_LOGIN_CODES.has(error.code);
+}
+
+/** A hook run after every successful re-login, before queued calls are written. */
+export type RestoreHook = () => Promise<void>;
+
+/** One connection with its own session; see the module comment. */
+export class IggyConnection {
+  readonly #options: ResolvedIggyOptions;
+  #state: State = 'connecting';
+  #socket: net.Socket | undefined;
+  #session: Session | undefined;
+  #splitter: FrameSplitter | undefined;
+  /** Calls not yet written, in order. */
+  readonly #queue: Call[] = [];
+  /** Written calls waiting for their reply, in order; parallel to the session's in-flight list. */
+  readonly #inFlight: Call[] = [];
+  /** The login (or nothing) waiting for its reply. */
+  #login: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+  #reconnecting: Promise<void> | undefined;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #restoreHooks: RestoreHook[] = [];
+  #lastError: TransportError | undefined;
+  #fatal: TransportError | undefined;
+  #reconnects = 0;
+  #closedWaiters: Array<() => void> = [];
+
+  private constructor(options: ResolvedIggyOptions) {
+    this.#options = options;
+  }
+
+  /** Opens a connection and logs in, retrying per the reconnect policy. */
+  static async open(options: ResolvedIggyOptions): Promise<IggyConnection> {
+    const connection = new IggyConnection(options);
+    try {
+      await connection.#establish();
+    } catch (error) {
+      connection.#shutdown(new ClosedError('connection closed'));
+      throw error;
+    }
+    connection.#state = 'ready';
+    connection.#startHeartbeat();
+    return connection;
+  }
+
+  /** The protocol generation this connection speaks. */
+  get protocol(): 'vsr' | 'classic' {
+    return this.#options.protocol;
+  }
+
+  /** The resolved options. */
+  get options(): ResolvedIggyOptions {
+    return this.#options;
+  }
+
+  /** True once {@link close} was called. */
+  get closed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  /** How many times the connection was re-established after a loss. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+
+  /** The VSR client id (the member identity the server keys group polls on); 0 for classic. */
+  get vsrClientId(): bigint {
+    return this.#session instanceof VsrClientSession ? this.#session.clientId : 0n;
+  }
+
+  /** Registers a hook run after each re-login (for example re-joining consumer groups). */
+  onRestore(hook: RestoreHook): void {
+    this.#restoreHooks.push(hook);
+  }
+
+  /**
+   * Sends one command and resolves with the reply payload (the VSR result section already
+   * stripped). Rejects with typed transport errors only.
+   */
+  request(code: number, body: Uint8Array, options: RequestOptions = {}): Promise<Uint8Array> {
+    return this.#enqueue(code, body, options, false);
+  }
+
+  #enqueue(code: number, body: Uint8Array, options: RequestOptions, internal: boolean): Promise<Uint8Array> {
+    if (this.#state === 'closed') return Promise.reject(new ClosedError('the Iggy connection is closed'));
+    if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
+    const signal = options.signal;
+    if (signal?.aborted === true) return Promise.reject(new CancelledError('the operation was aborted', { cause: signal.reason }));
+    const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = (): void => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false);
+      const call: Call = {
+        code,
+        body,
+        idempotent: options.idempotent === true,
+        internal,
+        settled: false,
+        written: false,
+        retried: false,
+        pending: undefined,
+        resolve,
+        reject,
+        cleanup: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      timer = setTimeout(() => this.#abandon(call, new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs } }), true), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(call);
+      this.#pump();
+      if (this.#state === 'down') this.#startReconnect();
+    });
+  }
+
+  #settle(call: Call, outcome: { payload: Uint8Array } | { error: TransportError }): void {
+    if (call.settled) return;
+    call.settled = true;
+    call.cleanup();
+    if ('payload' in outcome) call.resolve(outcome.payload);
+    else call.reject(outcome.error);
+  }
+
+  /**
+   * Ends a call early (timeout or abort). An unwritten call just leaves the queue; a written one
+   * stays in flight so its late reply is matched and dropped. After a timeout the server may
+   * never answer (a VSR server drops what it cannot parse), so the connection is reset.
+   */
+  #abandon(call: Call, error: TransportError, resetIfWritten: boolean): void {
+    if (call.settled) return;
+    const queued = this.#queue.indexOf(call);
+    if (queued !== -1) this.#queue.splice(queued, 1);
+    this.#settle(call, { error });
+    if (call.written && resetIfWritten && this.#inFlight.includes(call)) {
+      this.#lose(new TransportFailureError('no reply from the Iggy server in time; connection reset', { cause: error }));
+    }
+  }
+
+  /** Writes whatever may go out now. */
+  #pump(): void {
+    const socket = this.#socket;
+    const session = this.#session;
+    if (socket === undefined || session === undefined || this.#login !== undefined) return;
+    if (this.#state !== 'ready' && this.#state !== 'restoring') return;
+    const vsr = this.#options.protocol === 'vsr';
+    let corked = false;
+    while (this.#queue.length > 0) {
+      if (vsr && this.#inFlight.length > 0) break;
+      const index = this.#state === 'ready' ? 0 : this.#queue.findIndex((c) => c.internal);
+      if (index === -1) break;
+      const call = this.#queue[index] as Call;
+      this.#queue.splice(index, 1);
+      if (call.settled) continue;
+      let frame: Uint8Array;
+      try {
+        const pending = session.command(call.code, call.body);
+        frame = pending.frame;
+        call.pending = pending;
+      } catch (error) {
+        this.#settle(call, { error: toTransportError(error) });
+        continue;
+      }
+      call.written = true;
+      this.#inFlight.push(call);
+      if (!corked) {
+        socket.cork();
+        corked = true;
+      }
+      socket.write(frame);
+    }
+    if (corked) process.nextTick(() => socket.uncork());
+  }
+
+  async #establish(): Promise<void> {
+    const { maxAttempts, initialDelayMs, maxDelayMs } = this.#options;
+    let delay = initialDelayMs;
+    let last: unknown;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (this.#state === 'closed') throw new ClosedError('the Iggy connection is closed');
+      try {
+        await this.#connectOnce();
+        return;
+      } catch (error) {
+        last = error;
+        if (isFatalLoginFailure(error)) {
+          this.#fatal = toTransportError(error, { phase: 'login' });
+          throw this.#fatal;
+        }
+      }
+      if (attempt < maxAttempts) {
+        await sleep(delay);
+        delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
+      }
+    }
+    throw toTransportError(last, { phase: 'connect', attempts: maxAttempts, host: this.#options.host, port: this.#options.port });
+  }
+
+  #connectOnce(): Promise<void> {
+    const o = this.#options;
+    return new Promise<void>((resolve, reject) => {
+      let done = false;
+      const finish = (error?: unknown): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (error === undefined) resolve();
+        else {
+          if (this.#socket === socket) {
+            this.#socket = undefined;
+            this.#session = undefined;
+            this.#splitter = undefined;
+            this.#login = undefined;
+          }
+          socket.destroy();
+          reject(error);
+        }
+      };
+      const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${o.host}:${o.port} timed out after ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
+      const socket: net.Socket = o.tls === undefined
+        ? net.connect({ host: o.host, port: o.port })
+        : tls.connect({ servername: net.isIP(o.host) === 0 ? o.host : undefined, ...o.tls, host: o.host, port: o.port });
+      const session: Session = o.protocol === 'vsr'
+        ? new VsrClientSession({ sdkName: o.clientName, sdkVersion: '0.1.0', heartbeatIntervalMs: o.heartbeatIntervalMs || 5000 })
+        : new ClassicClientSession({ heartbeatIntervalMs: o.heartbeatIntervalMs || 5000 });
+      const splitter: FrameSplitter = o.protocol === 'vsr' ? new VsrFrameSplitter() : new ClassicResponseSplitter();
+      socket.setNoDelay(true);
+      socket.once(o.tls === undefined ? 'connect' : 'secureConnect', () => {
+        if (done) return;
+        this.#socket = socket;
+        this.#session = session;
+        this.#splitter = splitter;
+        this.#login = { resolve: () => finish(), reject: finish };
+        const frame = session instanceof VsrClientSession
+          ? session.register(o.credentials).frame
+          : session.login(o.credentials).frame;
+        socket.write(frame);
+      });
+      socket.on('data', (chunk: Uint8Array) => {
+        if (this.#socket === socket) this.#onData(chunk);
+      });
+      socket.on('error', (error) => {
+        if (!done) finish(error);
+        else if (this.#socket === socket) this.#lose(toTransportError(error));
+      });
+      socket.on('close', () => {
+        if (!done) finish(new TransportFailureError(`the Iggy server at ${o.host}:${o.port} closed the connection during login`));
+        else if (this.#socket === socket) this.#lose(new TransportFailureError('the Iggy server closed the connection'));
+      });
+    });
+  }
+
+  #onData(chunk: Uint8Array): void {
+    const splitter = this.#splitter;
+    const session = this.#session;
+    if (splitter === undefined || session === undefined) return;
+    let frames: Uint8Array[];
+    try {
+      frames = splitter.push(chunk);
+    } catch (error) {
+      this.#lose(toTransportError(error));
+      return;
+    }
+    for (const frame of frames) {
+      if (this.#session !== session) return;
+      this.#onFrame(session, frame);
+    }
+    this.#pump();
+  }
+
+  #onFrame(session: Session, frame: Uint8Array): void {
+    const login = this.#login;
+    let outcome: ReturnType<Session['handleFrame']>;
+    try {
+      outcome = session.handleFrame(frame);
+    } catch (error) {
+      // An eviction, a malformed frame or a reply that answers nothing: the stream is done.
+      if (login !== undefined) {
+        this.#login = undefined;
+        login.reject(error);
+        return;
+      }
+      const failure = toTransportError(error);
+      if (error instanceof IggyEvictionError && FATAL_EVICTIONS.has(error.reason)) this.#fatal = failure;
+      this.#lose(failure);
+      return;
+    }
+    const retry = !outcome.ok && 'retry' in outcome && outcome.retry;
+    if (retry) {
+      this.#resend(session, outcome.request.frame);
+      return;
+    }
+    if (login !== undefined) {
+      this.#login = undefined;
+      if (outcome.ok) {
+        this.#lastError = undefined;
+        login.resolve();
+      } else {
+        login.reject(outcome.error);
+      }
+      return;
+    }
+    const index = this.#inFlight.findIndex((c) => c.pending === outcome.request);
+    if (index === -1) return;
+    const call = this.#inFlight.splice(index, 1)[0] as Call;
+    if (outcome.ok) this.#settle(call, { payload: outcome.payload });
+    else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
+  }
+
+  /** A VSR transient status (57/58): the identical bytes go out again after a short pause. */
+  #resend(session: Session, frame: Uint8Array): void {
+    const socket = this.#socket;
+    if (socket === undefined) return;
+    setTimeout(() => {
+      if (this.#socket === socket && this.#session === session) socket.write(frame);
+    }, TRANSIENT_RESEND_MS).unref?.();
+  }
+
+  /** The connection broke (or was reset): fail or requeue what was written, then reconnect. */
+  #lose(error: TransportError): void {
+    if (this.#state === 'closed' || this.#state === 'down') return;
+    this.#lastError = error;
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#session?.close();
+    this.#session = undefined;
+    this.#splitter = undefined;
+    socket?.destroy();
+    const login = this.#login;
+    this.#login = undefined;
+    login?.reject(error);
+    this.#state = 'down';
+    const written = this.#inFlight.splice(0);
+    const retry: Call[] = [];
+    for (const call of written) {
+      if (call.settled) continue;
+      if (call.idempotent && !call.retried && this.#fatal === undefined) {
+        call.retried = true;
+        call.written = false;
+        retry.push(call);
+      } else {
+        this.#settle(call, {
+          error: new TransportFailureError('the Iggy connection was lost before the reply arrived', { cause: error, context: { command: call.code } }),
+        });
+      }
+    }
+    this.#queue.unshift(...retry);
+    if (this.#fatal !== undefined) {
+      for (const call of this.#queue.splice(0)) this.#settle(call, { error: this.#fatal });
+      return;
+    }
+    this.#startReconnect();
+  }
+
+  #startReconnect(): void {
+    if (this.#reconnecting !== undefined || this.#state !== 'down') return;
+    this.#reconnecting = (async () => {
+      try {
+        this.#state = 'connecting';
+        await this.#establish();
+        this.#reconnects++;
+        this.#state = 'restoring';
+        for (const hook of this.#restoreHooks) await hook();
+        if ((this.#state as State) === 'restoring') this.#state = 'ready';
+        this.#pump();
+      } catch (error) {
+        if ((this.#state as State) === 'closed') return;
+        const failure = toTransportError(error);
+        this.#lastError = failure;
+        const socket = this.#socket;
+        this.#socket = undefined;
+        this.#session = undefined;
+        socket?.destroy();
+        this.#state = 'down';
+        // Attempts are bounded: queued calls fail now; the next call starts a fresh cycle.
+        for (const call of this.#queue.splice(0)) this.#settle(call, { error: failure });
+        for (const call of this.#inFlight.splice(0)) this.#settle(call, { error: failure });
+      } finally {
+        this.#reconnecting = undefined;
+      }
+    })();
+  }
+
+  #startHeartbeat(): void {
+    const interval = this.#options.heartbeatIntervalMs;
+    if (interval === 0) return;
+    this.#heartbeat = setInterval(() => {
+      if (this.#state !== 'ready' || this.#queue.length > 0 || this.#inFlight.length > 0) return;
+      if (this.#session?.heartbeatDue() !== true) return;
+      this.#enqueue(CommandCode.Ping, new Uint8Array(0), { timeoutMs: Math.max(1000, interval * 2) }, true).catch(() => undefined);
+    }, Math.max(10, Math.min(interval, 1000)));
+    this.#heartbeat.unref?.();
+  }
+
+  /** Sends an internal request during a restore hook (before queued user calls). */
+  restoreRequest(code: number, body: Uint8Array): Promise<Uint8Array> {
+    return this.#enqueue(code, body, {}, true);
+  }
+
+  /** The last connection-level failure, for diagnostics. */
+  get lastError(): TransportError | undefined {
+    return this.#lastError;
+  }
+
+  #shutdown(error: ClosedError): void {
+    this.#state = 'closed';
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    for (const call of this.#queue.splice(0)) this.#settle(call, { error });
+    for (const call of this.#inFlight.splice(0)) this.#settle(call, { error });
+    const login = this.#login;
+    this.#login = undefined;
+    login?.reject(error);
+    this.#session?.close();
+    const socket = this.#socket;
+    this.#socket = undefined;
+    if (socket !== undefined && !socket.destroyed) {
+      socket.once('close', () => this.#closedWaiters.splice(0).forEach((w) => w()));
+      socket.end();
+      setTimeout(() => socket.destroy(), 200).unref?.();
+    } else {
+      this.#closedWaiters.splice(0).forEach((w) => w());
+    }
+  }
+
+  /** Closes the connection: pending and later calls reject with `ClosedError`. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    const waited = new Promise<void>((resolve) => this.#closedWaiters.push(resolve));
+    this.#shutdown(new ClosedError('the Iggy connection was closed'));
+    await Promise.race([waited, sleep(500)]);
+  }
+}

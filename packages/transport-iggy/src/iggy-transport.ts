@@ -1,0 +1,383 @@
+/**
+ * `IggyTransport`: the AGDX `LogTransport` over an Apache Iggy server, speaking the VSR protocol
+ * (Iggy 0.9 line) by default or the classic protocol (0.7/0.8) by option. Stream and topic
+ * names are the Iggy names; partition ids are Iggy's 0-based ids.
+ */
+
+import {
+  ClosedError,
+  ConflictError,
+  copyRecordHeaders,
+  InvalidArgumentError,
+  NotFoundError,
+} from '@agdx/transport';
+import type {
+  AppendRequest,
+  AppendResult,
+  CallOptions,
+  ConsumerRef,
+  GroupMember,
+  JoinGroupRequest,
+  LogRecord,
+  LogTransport,
+  OffsetRequest,
+  ReadFromTimestampRequest,
+  ReadRequest,
+  StoreOffsetRequest,
+  TopicAddress,
+  TopicDescription,
+  TopicSettings,
+  WaitRequest,
+} from '@agdx/transport';
+import { CommandCode, decodeTopicDetails, encodeTopicTarget, initChecksums, partitionForKey, partitioning } from '@agdx/iggy-protocol';
+import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
+import * as cmd from './commands.js';
+import { IggyConnection } from './connection.js';
+import { parseConnectionString } from './connection-string.js';
+import { iggyCodeOf, toTransportError } from './error-mapping.js';
+import { IggyGroupMember } from './group-member.js';
+import { resolveOptions } from './options.js';
+import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
+import { sleepUnlessStopped } from './sleep.js';
+import {
+  checkExpiry,
+  checkMaxCount,
+  checkName,
+  checkOffset,
+  checkPartitionCount,
+  checkPartitionId,
+  checkPayload,
+  checkSignal,
+  checkTimeout,
+  routingKeyBytes,
+} from './validation.js';
+
+/** A consumer id no offset is ever stored for: plain reads poll as this consumer, without commits. */
+const READER: Consumer = { kind: 'consumer', id: 0 };
+
+function consumerOf(ref: ConsumerRef): Consumer {
+  if (typeof ref !== 'object' || ref === null || (ref.kind !== 'consumer' && ref.kind !== 'group')) {
+    throw new InvalidArgumentError("consumer must be { kind: 'consumer' | 'group', name }");
+  }
+  checkName(ref.name, ref.kind === 'group' ? 'group' : 'consumer');
+  return { kind: ref.kind, id: ref.name };
+}
+
+function describe(stream: string, topic: string, details: TopicDetails): TopicDescription {
+  const partitions = [...details.partitions].sort((a, b) => a.id - b.id).map((p) => ({ partition: p.id, nextOffset: cmd.nextOffsetOf(p) }));
+  return { stream, topic, partitionCount: partitions.length, messageExpiryMicros: cmd.expiryOf(details), partitions };
+}
+
+/** A connected Iggy client implementing `LogTransport`; create it with {@link IggyTransport.connect}. */
+export class IggyTransport implements LogTransport {
+  readonly #connection: IggyConnection;
+  readonly #options: ResolvedIggyOptions;
+  readonly #members = new Set<IggyGroupMember>();
+  readonly #stop = new AbortController();
+  /** Classic only: the client-side round-robin counter of balanced appends, per topic. */
+  readonly #balanced = new Map<string, number>();
+  #closed = false;
+
+  private constructor(connection: IggyConnection, options: ResolvedIggyOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  /**
+   * Connects and logs in. Accepts a connection string (`user:password@host:port` or
+   * `iggy://user:password@host:port?protocol=vsr|classic&tls=true`), options, or both (options
+   * override what the string says).
+   */
+  static async connect(target: string | IggyTransportOptions, overrides: IggyTransportOptions = {}): Promise<IggyTransport> {
+    const base = typeof target === 'string' ? parseConnectionString(target) : target;
+    const options = resolveOptions({ ...base, ...overrides });
+    await initChecksums();
+    const connection = await IggyConnection.open(options);
+    return new IggyTransport(connection, options);
+  }
+
+  /** The protocol generation in use. */
+  get protocol(): 'vsr' | 'classic' {
+    return this.#options.protocol;
+  }
+
+  /** How many times the main connection was re-established after a loss. */
+  get reconnects(): number {
+    return this.#connection.reconnects;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new ClosedError('the Iggy transport is closed');
+  }
+
+  #begin(options: CallOptions | undefined): { signal: AbortSignal | undefined } {
+    this.#checkOpen();
+    checkSignal(options?.signal);
+    return { signal: options?.signal };
+  }
+
+  /** Creates the stream when missing. */
+  async ensureStream(stream: string, options?: CallOptions): Promise<void> {
+    const o = this.#begin(options);
+    checkName(stream, 'stream');
+    try {
+      await cmd.createStream(this.#connection, stream, o);
+    } catch (error) {
+      if (iggyCodeOf(error) !== 1012) throw error;
+    }
+  }
+
+  /** Creates the topic when missing; an existing one must match `settings`. */
+  async ensureTopic(address: TopicAddress, settings: TopicSettings, options?: CallOptions): Promise<TopicDescription> {
+    const o = this.#begin(options);
+    const { stream, topic } = this.#address(address);
+    if (typeof settings !== 'object' || settings === null) throw new InvalidArgumentError('settings must be an object');
+    const partitions = checkPartitionCount(settings.partitions);
+    const expiry = checkExpiry(settings.messageExpiryMicros);
+    const check = (details: TopicDetails): TopicDescription => {
+      const described = describe(stream, topic, details);
+      if (described.partitionCount !== partitions || described.messageExpiryMicros !== expiry) {
+        throw new ConflictError(`topic ${stream}/${topic} exists with other settings`, {
+          context: { stream, topic, partitions: described.partitionCount, messageExpiryMicros: described.messageExpiryMicros?.toString() },
+        });
+      }
+      return described;
+    };
+    const existing = await cmd.getTopic(this.#connection, stream, topic, o);
+    if (existing !== undefined) return check(existing);
+    try {
+      const created = await cmd.createTopic(this.#connection, stream, topic, partitions, expiry, o);
+      if (created !== undefined) return check(created);
+    } catch (error) {
+      if (iggyCodeOf(error) !== 2013) throw error;
+    }
+    const now = await cmd.getTopic(this.#connection, stream, topic, o);
+    if (now === undefined) throw new NotFoundError(`topic ${stream}/${topic} vanished while being created`, { context: { stream, topic } });
+    return check(now);
+  }
+
+  /** The topic's partitions, next offsets and expiry. */
+  async describeTopic(address: TopicAddress, options?: CallOptions): Promise<TopicDescription> {
+    const o = this.#begin(options);
+    const { stream, topic } = this.#address(address);
+    return describe(stream, topic, await this.#topicDetails(stream, topic, o));
+  }
+
+  async #topicDetails(stream: string, topic: string, o: CallOptions): Promise<TopicDetails> {
+    const details = await cmd.getTopic(this.#connection, stream, topic, o);
+    if (details === undefined) throw new NotFoundError(`topic ${stream}/${topic} does not exist`, { context: { stream, topic } });
+    return details;
+  }
+
+  #address(address: TopicAddress): { stream: string; topic: string } {
+    if (typeof address !== 'object' || address === null) throw new InvalidArgumentError('address must be an object');
+    return { stream: checkName(address.stream, 'stream'), topic: checkName(address.topic, 'topic') };
+  }
+
+  /** Appends a batch to one partition; see `LogTransport.append`. */
+  async append(request: AppendRequest): Promise<AppendResult> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const records = request.records;
+    if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
+    const messages: OutgoingMessage[] = records.map((record) => {
+      if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
+      const payload = checkPayload(record.payload);
+      if (record.headers === undefined) return { payload };
+      const headers = copyRecordHeaders(record.headers);
+      return headers.size === 0 ? { payload } : { payload, headers };
+    });
+    const routing = request.routing ?? { balanced: true };
+    let wire: Partitioning;
+    if ('partition' in routing) wire = partitioning.partitionId(checkPartitionId(routing.partition));
+    else if ('key' in routing) wire = partitioning.key(routingKeyBytes(routing.key));
+    else if ('balanced' in routing && routing.balanced === true) wire = partitioning.balanced();
+    else throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
+
+    if (this.#options.protocol === 'vsr') {
+      const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, messages, o);
+      if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
+      return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset, count: messages.length };
+    }
+    return this.#appendClassic(stream, topic, wire, messages, o);
+  }
+
+  /**
+   * Classic servers answer SendMessages with nothing, so the partition is chosen here (the key
+   * mapping is the server's own) and the batch's offsets come from the partition's highest
+   * offset, read by a GetTopic written right behind the send on the same connection. The
+   * server handles one connection's requests in order, so this is exact unless another client
+   * writes to the same partition in between.
+   */
+  async #appendClassic(stream: string, topic: string, wire: Partitioning, messages: OutgoingMessage[], o: CallOptions): Promise<AppendResult> {
+    let partition: number;
+    if (wire.kind === 'partition') partition = wire.partitionId;
+    else {
+      const count = (await this.#topicDetails(stream, topic, o)).partitions.length;
+      if (count === 0) throw new NotFoundError(`topic ${stream}/${topic} has no partitions`);
+      if (wire.kind === 'key') {
+        partition = partitionForKey(wire.key, count);
+      } else {
+        const key = `${stream}\u0000${topic}`;
+        const next = this.#balanced.get(key) ?? 0;
+        partition = next % count;
+        this.#balanced.set(key, (next + 1) % count);
+      }
+    }
+    const body = cmd.sendMessagesBody(this.#connection, stream, topic, partitioning.partitionId(partition), messages);
+    const sent = this.#connection.request(CommandCode.SendMessages, body, o);
+    const topicBody = encodeTopicTarget({ stream, topic });
+    const after = this.#connection.request(CommandCode.GetTopic, topicBody, o);
+    after.catch(() => undefined);
+    await sent;
+    const payload = await after;
+    let details: TopicDetails | undefined;
+    try {
+      details = decodeTopicDetails(payload, 'classic');
+    } catch (error) {
+      throw toTransportError(error);
+    }
+    const info = details?.partitions.find((p) => p.id === partition);
+    if (info === undefined) throw new NotFoundError(`partition ${partition} of ${stream}/${topic} does not exist`);
+    const baseOffset = cmd.nextOffsetOf(info) - BigInt(messages.length);
+    return { partition, baseOffset: baseOffset < 0n ? 0n : baseOffset, count: messages.length };
+  }
+
+  async #poll(stream: string, topic: string, partition: number, strategy: PollingStrategy, count: number, o: CallOptions): Promise<LogRecord[]> {
+    const polled = await cmd.pollMessages(this.#connection, { consumer: READER, stream, topic, partitionId: partition, strategy, count, autoCommit: false }, o);
+    return cmd.toRecords(partition, polled);
+  }
+
+  /** Up to `maxCount` records of a partition from an offset. */
+  async read(request: ReadRequest): Promise<readonly LogRecord[]> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const offset = checkOffset(request.offset);
+    const count = checkMaxCount(request.maxCount);
+    const records = await this.#poll(stream, topic, partition, { kind: 'offset', value: offset }, Math.max(count, 1), o);
+    return count === 0 ? [] : records.filter((r) => r.offset >= offset).slice(0, count);
+  }
+
+  /** Up to `maxCount` records of a partition from a broker timestamp. */
+  async readFromTimestamp(request: ReadFromTimestampRequest): Promise<readonly LogRecord[]> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const timestamp = checkOffset(request.timestampMicros, 'timestampMicros');
+    const count = checkMaxCount(request.maxCount);
+    const records = await this.#poll(stream, topic, partition, { kind: 'timestamp', value: timestamp }, Math.max(count, 1), o);
+    return count === 0 ? [] : records.slice(0, count);
+  }
+
+  /**
+   * Waits for a record at `offset` or later: a polling loop whose pause doubles from
+   * `waitPollMs.min` to `waitPollMs.max`, so a blocked wait costs a few small requests a second.
+   */
+  async waitFor(request: WaitRequest): Promise<boolean> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const offset = checkOffset(request.offset);
+    const limit = checkTimeout(request.timeoutMs);
+    const deadline = Date.now() + limit;
+    let pause = this.#options.waitMinMs;
+    for (;;) {
+      const found = await this.#poll(stream, topic, partition, { kind: 'offset', value: offset }, 1, o);
+      if (found.some((r) => r.offset >= offset)) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await sleepUnlessStopped(Math.min(pause, left), o.signal, this.#stop.signal);
+      pause = Math.min(this.#options.waitMaxMs, pause * 2);
+    }
+  }
+
+  /** A member of this transport in `group` that owns `partition`, if any. */
+  async #owner(stream: string, topic: string, group: string, partition: number, o: CallOptions): Promise<IggyGroupMember | undefined> {
+    for (const member of this.#members) {
+      const t = member.target;
+      if (t.stream === stream && t.topic === topic && t.group === group && (await member.owns(partition, o))) return member;
+    }
+    return undefined;
+  }
+
+  /** Stores a consumer offset (for a group, through a member of this transport that owns the partition). */
+  async storeOffset(request: StoreOffsetRequest): Promise<void> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const offset = checkOffset(request.offset);
+    const consumer = consumerOf(request.consumer);
+    if (consumer.kind === 'group') {
+      const owner = await this.#owner(stream, topic, String(consumer.id), partition, o);
+      if (owner === undefined) throw this.#notOwned(String(consumer.id), partition);
+      await owner.storeOffset(partition, offset, o);
+      return;
+    }
+    await cmd.storeOffset(this.#connection, consumer, stream, topic, partition, offset, o);
+  }
+
+  #notOwned(group: string, partition: number): ConflictError {
+    return new ConflictError(`no member of group ${group} joined through this transport owns partition ${partition}`, { context: { group, partition } });
+  }
+
+  /** The stored offset, `undefined` when none is stored. */
+  async getOffset(request: OffsetRequest): Promise<bigint | undefined> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const consumer = consumerOf(request.consumer);
+    const info = await cmd.getOffset(this.#connection, consumer, stream, topic, partition, o);
+    if (info !== undefined) return info.storedOffset;
+    if (consumer.kind === 'group' && (await cmd.getGroup(this.#connection, stream, topic, String(consumer.id), o)) === undefined) {
+      throw new NotFoundError(`consumer group ${String(consumer.id)} does not exist`, { context: { stream, topic, group: consumer.id } });
+    }
+    return undefined;
+  }
+
+  /** Deletes a stored offset: `true` when one was stored. */
+  async deleteOffset(request: OffsetRequest): Promise<boolean> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const partition = checkPartitionId(request.partition);
+    const consumer = consumerOf(request.consumer);
+    if (consumer.kind === 'group') {
+      const owner = await this.#owner(stream, topic, String(consumer.id), partition, o);
+      if (owner === undefined) throw this.#notOwned(String(consumer.id), partition);
+      return owner.deleteOffset(partition, o);
+    }
+    try {
+      await cmd.deleteOffset(this.#connection, consumer, stream, topic, partition, o);
+      return true;
+    } catch (error) {
+      if (iggyCodeOf(error) === 3021) return false;
+      throw error;
+    }
+  }
+
+  /** Joins (creating when missing) a consumer group as a new member with its own connection. */
+  async joinGroup(request: JoinGroupRequest): Promise<GroupMember> {
+    const o = this.#begin(request);
+    const { stream, topic } = this.#address(request);
+    const group = checkName(request.group, 'group');
+    // Fail fast (and typed) on an unknown topic before opening a connection for the member.
+    await this.#topicDetails(stream, topic, o);
+    const connection = await IggyConnection.open(this.#options);
+    const member = await IggyGroupMember.join(connection, { stream, topic, group }, o, (m) => this.#members.delete(m));
+    if (this.#closed) {
+      await member.leave();
+      throw new ClosedError('the Iggy transport is closed');
+    }
+    this.#members.add(member);
+    return member;
+  }
+
+  /** Closes the transport: members leave, pending calls and waits reject with `ClosedError`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stop.abort(new ClosedError('the Iggy transport is closed'));
+    await Promise.all([...this.#members].map((m) => m.leave().catch(() => undefined)));
+    await this.#connection.close();
+  }
+}
