@@ -1,3 +1,4 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { describe, expect, it } from 'vitest';
 import { AgentEnvelope, AgdxError, ConversationId, AgentId, RecordId, CorrelationId } from '@agdx/wire';
 import type { HeaderValue } from '@agdx/wire';
@@ -52,6 +53,16 @@ describe('back ends agree (differential)', () => {
       const b = await platform.signBytes(message);
       expect(toHex(b)).toBe(toHex(a));
       expect(toHex(noble.signBytesSync(message))).toBe(toHex(a));
+    }
+  });
+  it('the cached-expansion noble signer matches @noble/curves ed25519.sign byte for byte', () => {
+    for (let n = 0; n < 60; n++) {
+      const material = seeded(1000 + n);
+      const seed = material.slice(0, 32);
+      const message = material.subarray(32);
+      const key = SigningKey.fromBytes(seed, { backend: 'noble' });
+      expect(toHex(key.verifyingKey)).toBe(toHex(ed25519.getPublicKey(seed)));
+      expect(toHex(key.signBytesSync(message))).toBe(toHex(ed25519.sign(message, seed)));
     }
   });
   it('wraps seeds into the fixed PKCS#8 prefix', () => {

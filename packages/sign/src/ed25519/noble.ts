@@ -1,18 +1,33 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import type { Ed25519Backend } from './backend.js';
+import { expandSeed, signExpanded } from './noble-expanded.js';
+import type { ExpandedSecret } from './noble-expanded.js';
 
 // zip215: false gives the strict RFC 8032 rules, which is what the platform (OpenSSL) applies,
 // so both back ends agree on edge-case signatures too.
 const STRICT = { zip215: false } as const;
 
-/** Derives the 32-byte public key of a 32-byte seed. */
-export function noblePublicKey(seed: Uint8Array): Uint8Array {
-  return ed25519.getPublicKey(seed);
+// Expanded secrets per seed array: callers (SigningKey) keep one private, never-mutated seed
+// copy, so the array's identity is a safe cache key and the expansion happens once per key.
+const expanded = new WeakMap<Uint8Array, ExpandedSecret>();
+
+function expandedFor(seed: Uint8Array): ExpandedSecret {
+  let secret = expanded.get(seed);
+  if (secret === undefined) {
+    secret = expandSeed(seed);
+    expanded.set(seed, secret);
+  }
+  return secret;
 }
 
-/** Synchronous Ed25519 signature with @noble/curves. */
+/** Derives the 32-byte public key of a 32-byte seed. */
+export function noblePublicKey(seed: Uint8Array): Uint8Array {
+  return expandedFor(seed).publicKey.slice();
+}
+
+/** Synchronous Ed25519 signature with @noble/curves primitives. */
 export function nobleSignSync(seed: Uint8Array, message: Uint8Array): Uint8Array {
-  return ed25519.sign(message, seed);
+  return signExpanded(expandedFor(seed), message);
 }
 
 /** Synchronous Ed25519 verification with @noble/curves; never throws. */
