@@ -44,3 +44,11 @@ export function expectedField(error: { message: string; context?: { field?: stri
   if (error.context?.field !== undefined) return error.context.field;
   return backtickedField(error.message);
 }
+
+/** Our own language-neutral vectors at the repo root (`fixtures/wire/<name>.json`). */
+export const WIRE_VECTORS_ROOT: URL = new URL('../../../../fixtures/wire/', import.meta.url);
+
+/** Parsed JSON of one of our vector files. */
+export function loadWireVectors<T = any>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, WIRE_VECTORS_ROOT), 'utf8')) as T;
+}
