@@ -1,0 +1,293 @@
+import {
+  AGENT_OP_VERSION,
+  ConversationId,
+  encodeEnvelope,
+  encodeHeaderBlock,
+  InvalidError,
+  validateEnvelope,
+  type AgentEnvelope,
+  type BlobStore,
+  type UlidGenerator,
+} from '@agdx/wire';
+import type { LogTransport } from '@agdx/transport';
+import { PLAIN_LOG_CAPABILITIES, type Capabilities } from '../capabilities/capabilities.js';
+import type { Clock } from '../clock/clock.js';
+import { SystemClock } from '../clock/system-clock.js';
+import { PolicyBlockedError } from '../errors.js';
+import type { ActionGovernor } from '../governor/action-governor.js';
+import { checkStreamLayout, replyTopicFor, SHARED_LAYOUT, type StreamLayout } from '../layouts/stream-layout.js';
+import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
+import type { ReplyHub } from '../replies/reply-hub.js';
+import type { Verifier } from '../replies/verifier.js';
+import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
+import { AgdxSend } from '../send/agdx-send.js';
+import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import type { Signer } from '../send/signer.js';
+import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
+import { ClientCore } from './client-core.js';
+
+/** Options of {@link AgdxClient.from}. */
+export interface AgdxClientOptions {
+  /** The default stream every send, read and bootstrap uses. */
+  readonly stream?: string | undefined;
+  /** Time source for deadlines, linger and wait timeouts (default {@link SystemClock}). */
+  readonly clock?: Clock | undefined;
+  /** Checked before every send; a deny publishes nothing. */
+  readonly governor?: ActionGovernor | undefined;
+  /** How the stream lays out agent work (default shared). */
+  readonly layout?: StreamLayout | undefined;
+  /** With a verifier, correlated waits accept only replies it verifies. */
+  readonly verifier?: Verifier | undefined;
+  /** Where claim-checked bodies are fetched from (requestInput answers, replies). */
+  readonly blobStore?: BlobStore | undefined;
+  /** ULID source for record, correlation and channel ids (default the process-wide `MintUlid`). */
+  readonly ids?: UlidGenerator | undefined;
+}
+
+/** Options of {@link AgdxClient.bootstrap}. */
+export interface BootstrapOptions {
+  /** Expiry of `agent.sessions` in microseconds (default: never expire). */
+  readonly sessionsExpiryMicros?: bigint | undefined;
+  /** Aborts the topic creation calls. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What {@link AgdxClient.bootstrap} ensured. */
+export interface BootstrapResult {
+  /** The stream. */
+  readonly stream: string;
+  /** Every topic ensured, in creation order. */
+  readonly topics: readonly string[];
+  /** Partitions per topic. */
+  readonly partitions: number;
+}
+
+/** Options of {@link AgdxClient.publish}. */
+export interface PublishOptions {
+  /** Stream override (default: the client's default stream). */
+  readonly stream?: string | undefined;
+  /** Signs the envelope (context: content type, agent version) before publishing. */
+  readonly signer?: Signer | undefined;
+  /** Aborts the append. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link AgdxClient.request}. */
+export interface RequestOptions {
+  /** Where the answer is expected. */
+  readonly replyTopic: string;
+  /** Required timeout in milliseconds (TimeoutError `reply`). */
+  readonly timeoutMs: number;
+  /** Aborting rejects with CancelledError `reply wait aborted`. */
+  readonly signal?: AbortSignal | undefined;
+  /** With a verifier: the principal that must have signed the answer (default the request's target). */
+  readonly expectedSigner?: string | undefined;
+  /** Overrides the client's verifier for this wait (`null` turns it off). */
+  readonly verifier?: Verifier | null | undefined;
+}
+
+/**
+ * The root AGDX client over any {@link LogTransport} (the seeds call it `laser`): send builders,
+ * chunk writers, correlated replies, human input, bootstrap and capabilities on a default stream.
+ */
+export class AgdxClient {
+  readonly #core: ClientCore;
+
+  private constructor(core: ClientCore) {
+    this.#core = core;
+  }
+
+  /**
+   * A client over `transport`.
+   * @throws InvalidError for a bad layout or stream name.
+   */
+  static from(transport: LogTransport, options: AgdxClientOptions = {}): AgdxClient {
+    if (options.stream !== undefined && (typeof options.stream !== 'string' || options.stream.length === 0)) {
+      throw new InvalidError('stream must be a non-empty string');
+    }
+    return new AgdxClient(
+      new ClientCore({
+        transport,
+        clock: options.clock ?? SystemClock.instance,
+        stream: options.stream,
+        layout: checkStreamLayout(options.layout ?? SHARED_LAYOUT),
+        governor: options.governor,
+        verifier: options.verifier,
+        blobStore: options.blobStore,
+        ids: options.ids,
+        shared: { hubs: new Map(), ensured: new Set(), bootstrapPartitions: undefined, closed: false },
+      }),
+    );
+  }
+
+  /** A client on the same connection whose default stream is `stream` (reply hubs are shared). */
+  withDefaultStream(stream: string): AgdxClient {
+    if (typeof stream !== 'string' || stream.length === 0) throw new InvalidError('stream must be a non-empty string');
+    return new AgdxClient(this.#core.withStream(stream));
+  }
+
+  /** The default stream, when set. */
+  get defaultStream(): string | undefined {
+    return this.#core.stream;
+  }
+
+  /** The log underneath. */
+  get transport(): LogTransport {
+    return this.#core.transport;
+  }
+
+  /** The clock. */
+  get clock(): Clock {
+    return this.#core.clock;
+  }
+
+  /** The stream layout. */
+  get layout(): StreamLayout {
+    return this.#core.layout;
+  }
+
+  /** The verifier correlated waits use, when configured. */
+  get verifier(): Verifier | undefined {
+    return this.#core.verifier;
+  }
+
+  /** The blob store for claim-checked bodies, when configured. */
+  get blobStore(): BlobStore | undefined {
+    return this.#core.blobStore;
+  }
+
+  /**
+   * Creates the default stream and the well-known topics, idempotently: `agent.sessions`,
+   * `agent.streams`, `agent.heartbeats` (records expire after one hour), `agent.memory`,
+   * `agent.dlq`, `agent.audit`, `agent.workflow_journal` and the six session turn topics, plus the
+   * declared per-agent topics of a topic-per-agent layout. A single-partition layout creates one
+   * partition per topic. `agent.control` and `agent.registry` are created on first use.
+   * @throws NoStreamError without a default stream; InvalidError for a bad partition count; the
+   * transport's ConflictError when a topic exists with other settings.
+   */
+  async bootstrap(partitions: number, options: BootstrapOptions = {}): Promise<BootstrapResult> {
+    const core = this.#core;
+    const stream = core.requireStream();
+    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new InvalidError('bootstrap partitions must be a positive integer');
+    const count = core.layout.kind === 'singlePartition' ? 1 : partitions;
+    const signal = options.signal;
+    await core.transport.ensureStream(stream, { signal });
+    const topics: string[] = [];
+    for (const topic of BOOTSTRAP_TOPICS) {
+      const messageExpiryMicros =
+        topic === AgentTopic.Heartbeats ? HEARTBEAT_EXPIRY_MICROS : topic === AgentTopic.Sessions ? options.sessionsExpiryMicros : undefined;
+      await core.transport.ensureTopic({ stream, topic }, { partitions: count, messageExpiryMicros }, { signal });
+      topics.push(topic);
+    }
+    if (core.layout.kind === 'perAgentTopic') {
+      for (const topic of new Set(core.layout.topics.values())) {
+        if (topics.includes(topic)) continue;
+        await core.transport.ensureTopic({ stream, topic }, { partitions: count }, { signal });
+        topics.push(topic);
+      }
+    }
+    core.shared.bootstrapPartitions = count;
+    return { stream, topics, partitions: count };
+  }
+
+  /** Creates an on-first-use topic (`agent.control`, `agent.registry`) now, idempotently. */
+  async ensureOnFirstUseTopic(topic: string, options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    if (!ON_FIRST_USE_TOPICS.includes(topic)) throw new InvalidError(`\`${topic}\` is not an on-first-use topic`);
+    await this.#core.ensureOnFirstUse(this.#core.requireStream(), topic, options.signal);
+  }
+
+  /**
+   * What this deployment serves. Over a plain log every managed feature is off; nothing is
+   * inferred from versions or failed requests.
+   */
+  capabilities(): Capabilities {
+    return PLAIN_LOG_CAPABILITIES;
+  }
+
+  /**
+   * The send builders for `source` in `conversation` on `topic` of the default stream:
+   * `laser.agdx(AgentTopic.Sessions, AgentId.new("planner"), conversation).command(correlation, body).send()`.
+   * @throws NoStreamError without a default stream; InvalidError for an invalid source.
+   */
+  agdx(topic: string, source: AgentIdLike, conversation: ConversationId): AgdxSend {
+    const core = this.#core;
+    if (!(conversation instanceof ConversationId)) throw new InvalidError('conversation must be a ConversationId');
+    return new AgdxSend({ core, stream: core.requireStream(), topic, source: toAgentId(source), conversation });
+  }
+
+  /**
+   * Publishes a ready envelope: checks the kind rules, runs the governor, signs when asked,
+   * writes the header block with wire's shared encoder and appends it keyed by its conversation
+   * (routed by the layout). Returns the log position.
+   * @throws InvalidError; PolicyBlockedError; PublishFailedError.
+   */
+  async publish(topic: string, envelope: AgentEnvelope, contentType: number, options: PublishOptions = {}): Promise<MessagePosition> {
+    const core = this.#core;
+    const stream = options.stream ?? core.requireStream();
+    validateEnvelope(envelope);
+    if (core.governor !== undefined) {
+      const body = await core.govern(core.actionOf(envelope, stream, topic, options.signer !== undefined || envelope.signature !== undefined));
+      if (body !== envelope.body) {
+        if (envelope.signature !== undefined) throw new PolicyBlockedError('the action governor rewrote the body of an already signed envelope');
+        envelope = envelope.withBody(body);
+      }
+    }
+    if (options.signer !== undefined) {
+      envelope = await options.signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
+      validateEnvelope(envelope);
+    }
+    const payload = encodeEnvelope(envelope);
+    const headers = encodeHeaderBlock(envelope, contentType, { topic });
+    const at = await core.append(stream, topic, envelope.kind, envelope.target, envelope.conversation.toString(), [{ headers, payload }], options.signal);
+    return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
+  }
+
+  /**
+   * The correlated-wait hub of a reply topic on the default stream (or `stream`). With a
+   * topic-per-agent layout, pass the requester to watch its declared topic instead of the lane.
+   */
+  replies(topic: string, options: { readonly stream?: string; readonly requester?: AgentIdLike } = {}): ReplyHub {
+    const core = this.#core;
+    const requester = options.requester === undefined ? undefined : toAgentId(options.requester).value;
+    return core.hub(options.stream ?? core.requireStream(), replyTopicFor(core.layout, topic, requester));
+  }
+
+  /**
+   * Sends a request built with `client.agdx(...)` and waits for its answer: registers the wait at
+   * the reply topic's tail, publishes, then resolves with the first reply that carries the
+   * correlation, belongs to the session, is a response or error, is addressed to the requester
+   * (or to everyone) and is not the request itself; with a verifier it must also verify (signed
+   * by `expectedSigner`, default the request's target).
+   * @throws InvalidError when the request has no correlation; TimeoutError; CancelledError.
+   */
+  async request(request: AgdxSendBuilder, options: RequestOptions): Promise<AgentMessage> {
+    const correlation = request.correlation;
+    if (correlation === undefined) throw new InvalidError('a request needs a correlation', { context: { field: 'correlation' } });
+    const hub = this.replies(options.replyTopic, { requester: request.source });
+    const pending = await hub.expect({
+      correlation,
+      conversation: request.conversation,
+      requester: request.source,
+      request: request.recordId,
+      expectedSigner: options.expectedSigner ?? request.target?.value,
+      verifier: options.verifier,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
+    try {
+      await request.send({ signal: options.signal });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    return pending.reply;
+  }
+
+  /** Stops every reply hub (pending waits reject with CancelledError). The transport stays open. */
+  async close(): Promise<void> {
+    const shared = this.#core.shared;
+    shared.closed = true;
+    for (const hub of shared.hubs.values()) hub.close();
+    shared.hubs.clear();
+  }
+}

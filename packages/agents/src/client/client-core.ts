@@ -1,0 +1,198 @@
+import {
+  AgdxError,
+  AgentId,
+  InvalidError,
+  MintUlid,
+  type AgentEnvelope,
+  type BlobStore,
+  type MachineId,
+  type MachineIdClass,
+  type UlidGenerator,
+} from '@agdx/wire';
+import type { AppendRecord, AppendResult, LogTransport } from '@agdx/transport';
+import type { Clock } from '../clock/clock.js';
+import { NoStreamError, PolicyBlockedError, PublishFailedError } from '../errors.js';
+import type { ActionGovernor, GovernedAction } from '../governor/action-governor.js';
+import { routeRecord, type StreamLayout } from '../layouts/stream-layout.js';
+import type { MessagePosition } from '../message/agent-message.js';
+import { ReplyHub } from '../replies/reply-hub.js';
+import type { Verifier } from '../replies/verifier.js';
+import { ON_FIRST_USE_TOPICS } from './agent-topic.js';
+
+/** State every client derived from one `AgdxClient.from` shares (hubs, created topics). */
+export interface SharedClientState {
+  /** Reply hubs by `stream\u0000topic`. */
+  readonly hubs: Map<string, ReplyHub>;
+  /** On-first-use topics already ensured, by `stream\u0000topic`. */
+  readonly ensured: Set<string>;
+  /** Partition count of the last bootstrap (used for on-first-use topics). */
+  bootstrapPartitions: number | undefined;
+  /** Set by close(). */
+  closed: boolean;
+}
+
+/** Where a batch landed. */
+export interface BatchPosition extends MessagePosition {
+  /** Number of records in the batch (offsets are contiguous from `offset`). */
+  readonly count: number;
+}
+
+const RETRYABLE_TRANSPORT_KINDS: ReadonlySet<string> = new Set(['timeout', 'transport']);
+
+/**
+ * The client internals the builders, chunk writers and reply hubs work through. Not exported from
+ * the package: users hold an `AgdxClient`.
+ */
+export class ClientCore {
+  readonly transport: LogTransport;
+  readonly clock: Clock;
+  readonly stream: string | undefined;
+  readonly layout: StreamLayout;
+  readonly governor: ActionGovernor | undefined;
+  readonly verifier: Verifier | undefined;
+  readonly blobStore: BlobStore | undefined;
+  readonly ids: UlidGenerator | undefined;
+  readonly shared: SharedClientState;
+
+  constructor(init: {
+    transport: LogTransport;
+    clock: Clock;
+    stream: string | undefined;
+    layout: StreamLayout;
+    governor: ActionGovernor | undefined;
+    verifier: Verifier | undefined;
+    blobStore: BlobStore | undefined;
+    ids: UlidGenerator | undefined;
+    shared: SharedClientState;
+  }) {
+    this.transport = init.transport;
+    this.clock = init.clock;
+    this.stream = init.stream;
+    this.layout = init.layout;
+    this.governor = init.governor;
+    this.verifier = init.verifier;
+    this.blobStore = init.blobStore;
+    this.ids = init.ids;
+    this.shared = init.shared;
+  }
+
+  /** A copy pointing at another default stream, sharing hubs and topic bookkeeping. */
+  withStream(stream: string): ClientCore {
+    return new ClientCore({ ...this, stream });
+  }
+
+  /** The default stream, or NoStreamError. */
+  requireStream(): string {
+    if (this.stream === undefined) throw new NoStreamError();
+    return this.stream;
+  }
+
+  /** The shared reply hub of (stream, topic), created on first use. */
+  hub(stream: string, topic: string): ReplyHub {
+    const key = `${stream}\u0000${topic}`;
+    let hub = this.shared.hubs.get(key);
+    if (hub === undefined) this.shared.hubs.set(key, (hub = new ReplyHub(this, stream, topic)));
+    return hub;
+  }
+
+  /** A fresh ULID-valued id from the injected generator, else the process-wide `MintUlid`. */
+  mint<T extends MachineId>(cls: MachineIdClass<T>): T {
+    if (this.ids === undefined) return MintUlid.mint(cls);
+    return new cls(this.ids.next());
+  }
+
+  /**
+   * Runs the governor (when configured) on an action. Returns the body to send: the original, or
+   * the governor's rewrite.
+   * @throws PolicyBlockedError on deny; nothing has been published.
+   */
+  async govern(action: GovernedAction): Promise<Uint8Array> {
+    const governor = this.governor;
+    if (governor === undefined) return action.payload;
+    const verdict = await governor.check(action);
+    if (verdict.kind === 'allow') return action.payload;
+    if (verdict.kind === 'rewrite') {
+      if (!(verdict.body instanceof Uint8Array)) throw new InvalidError('governor rewrite must carry a Uint8Array body');
+      return verdict.body;
+    }
+    throw new PolicyBlockedError(verdict.reason ?? `the action governor denied this ${action.kind}`, {
+      context: { kind: action.kind, topic: action.topic, source: action.source },
+    });
+  }
+
+  /** Builds the governed action of an envelope about to be sent. */
+  actionOf(envelope: AgentEnvelope, stream: string, topic: string, signed: boolean): GovernedAction {
+    const meta = envelope.metadata;
+    const text = (key: string): string | undefined => {
+      const v = meta?.get(key);
+      return typeof v === 'string' ? v : undefined;
+    };
+    return {
+      kind: envelope.kind === 'chunk' ? 'send' : envelope.kind,
+      stream,
+      topic,
+      source: envelope.source.value,
+      target: envelope.target?.value,
+      conversation: envelope.conversation.toString(),
+      correlation: envelope.correlation?.toString(),
+      operation: envelope.operation,
+      tool: envelope.tool,
+      onBehalfOf: text('on_behalf_of'),
+      purpose: text('purpose'),
+      dataClassification: text('data_classification'),
+      payload: envelope.body,
+      signed,
+    };
+  }
+
+  /**
+   * Appends one batch (one transport call) routed by the layout. On-first-use topics
+   * (`agent.control`, `agent.registry`) are created when the first append finds them missing.
+   * @throws PublishFailedError wrapping the transport's error.
+   */
+  async append(
+    stream: string,
+    topic: string,
+    kind: AgentEnvelope['kind'] | 'plain',
+    target: AgentId | undefined,
+    conversationKey: string,
+    records: readonly AppendRecord[],
+    signal?: AbortSignal,
+  ): Promise<BatchPosition> {
+    const route = routeRecord(this.layout, topic, kind, target?.value, conversationKey);
+    let result: AppendResult;
+    try {
+      result = await this.transport.append({ stream, topic: route.topic, records, routing: route.routing, signal });
+    } catch (error) {
+      if (AgdxError.is(error, 'not-found') && ON_FIRST_USE_TOPICS.includes(route.topic) && !this.shared.ensured.has(`${stream}\u0000${route.topic}`)) {
+        await this.ensureOnFirstUse(stream, route.topic, signal);
+        return this.append(stream, topic, kind, target, conversationKey, records, signal);
+      }
+      throw wrapPublishError(error, stream, route.topic);
+    }
+    return { stream, topic: route.topic, partition: result.partition, offset: result.baseOffset, count: result.count };
+  }
+
+  /** Creates an on-first-use topic with the bootstrap's partition count (1 before any bootstrap). */
+  async ensureOnFirstUse(stream: string, topic: string, signal?: AbortSignal): Promise<void> {
+    const partitions = this.layout.kind === 'singlePartition' ? 1 : (this.shared.bootstrapPartitions ?? 1);
+    try {
+      await this.transport.ensureTopic({ stream, topic }, { partitions }, { signal });
+    } catch (error) {
+      // Another writer may have created it with its own partition count: that topic is fine to use.
+      if (!AgdxError.is(error, 'conflict')) throw wrapPublishError(error, stream, topic);
+    }
+    this.shared.ensured.add(`${stream}\u0000${topic}`);
+  }
+}
+
+function wrapPublishError(error: unknown, stream: string, topic: string): AgdxError {
+  if (AgdxError.is(error, 'cancelled')) return error;
+  const kind = AgdxError.is(error) ? error.kind : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return new PublishFailedError(`publishing to ${stream}/${topic} failed: ${message}`, {
+    cause: error,
+    context: { stream, topic },
+    retryable: kind !== undefined && RETRYABLE_TRANSPORT_KINDS.has(kind),
+  });
+}

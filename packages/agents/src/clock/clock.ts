@@ -1,0 +1,17 @@
+/**
+ * Where the agent SDK reads time: epoch microseconds as unsigned 64-bit bigints, and sleeps that a
+ * test can drive. Deadlines, linger and wait timeouts all go through one Clock so a TestClock makes
+ * them deterministic.
+ */
+export interface Clock {
+  /** Now, in microseconds since the Unix epoch (an unsigned 64-bit value). */
+  nowMicros(): bigint;
+  /**
+   * Resolves after `ms` milliseconds of this clock's time; rejects with a `CancelledError` when
+   * `signal` fires first.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** 2^64 - 1: the largest epoch-microsecond value a Clock reports. */
+export const U64_MAX: bigint = (1n << 64n) - 1n;

@@ -1,0 +1,266 @@
+import { AgdxError, InvalidError, type ConversationId, type CorrelationId, type RecordId } from '@agdx/wire';
+import type { LogRecord } from '@agdx/transport';
+import type { ClientCore } from '../client/client-core.js';
+import { CancelledError, TimeoutError } from '../errors.js';
+import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
+import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { answersRequest, type ReplyCriteria } from './reply-rules.js';
+import type { Verifier } from './verifier.js';
+
+/** What to wait for, and for how long. */
+export interface ReplyWaitOptions {
+  /** The request's correlation. */
+  readonly correlation: CorrelationId;
+  /** The request's session. */
+  readonly conversation: ConversationId;
+  /** The requester (the request's source): a reply addressed to another agent never answers. */
+  readonly requester?: AgentIdLike | undefined;
+  /** The request's record id: the request itself never answers. */
+  readonly request?: RecordId | undefined;
+  /** With a verifier: the principal that must have signed the reply (usually the request's target). */
+  readonly expectedSigner?: string | undefined;
+  /**
+   * Overrides the client's verifier for this wait (`null` turns verification off). With a
+   * verifier, an unsigned reply, an unknown key, an invalid signature or the wrong signer never
+   * resolves the wait; key validity is judged at the broker timestamp.
+   */
+  readonly verifier?: Verifier | null | undefined;
+  /** Required: give up after this many milliseconds of the client clock (TimeoutError). */
+  readonly timeoutMs: number;
+  /** Aborting rejects with CancelledError. */
+  readonly signal?: AbortSignal | undefined;
+  /** Message of the TimeoutError (default `reply`). */
+  readonly timeoutMessage?: string | undefined;
+  /** Message of the CancelledError (default `reply wait aborted`). */
+  readonly cancelMessage?: string | undefined;
+}
+
+/** A registered wait: the hub is already reading the reply topic from where it stood at registration. */
+export interface PendingReply {
+  /** Settles with the first matching reply, or TimeoutError / CancelledError. */
+  readonly reply: Promise<AgentMessage>;
+  /** Stops waiting; `reply` rejects with CancelledError. Idempotent. */
+  cancel(): void;
+}
+
+interface Waiter {
+  readonly criteria: ReplyCriteria;
+  readonly expectedSigner: string | undefined;
+  readonly verifier: Verifier | undefined;
+  settled: boolean;
+  resolve(message: AgentMessage): void;
+  reject(error: unknown): void;
+}
+
+interface Run {
+  readonly controller: AbortController;
+  readonly cursors: bigint[];
+}
+
+const READ_BATCH = 200;
+const PUMP_WAIT_MS = 30_000;
+
+/** Checks a wait timeout: finite and non-negative (there is no default). */
+export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): void {
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
+    throw new InvalidError(`${what} must be a non-negative finite number of milliseconds`, { context: { field: what } });
+  }
+}
+
+/**
+ * Correlated waits on one reply topic of one stream, shared by every request of a client. A
+ * registration seeds the hub at the topic's tail (each partition's next offset) BEFORE the
+ * request is sent, so no reply can slip past. While waits are pending, one reader per partition
+ * follows the topic, woken by the transport's `waitFor` (no busy polling); when the last wait
+ * settles the readers stop, and the next registration seeds again.
+ */
+export class ReplyHub {
+  /** Stream. */
+  readonly stream: string;
+  /** Reply topic. */
+  readonly topic: string;
+  readonly #core: ClientCore;
+  readonly #waiters = new Map<string, Set<Waiter>>();
+  #count = 0;
+  #run: Run | undefined;
+  #starting: Promise<Run> | undefined;
+
+  /** @internal Use `client.replies(topic)`. */
+  constructor(core: ClientCore, stream: string, topic: string) {
+    this.#core = core;
+    this.stream = stream;
+    this.topic = topic;
+  }
+
+  /** Number of pending waits. */
+  get pending(): number {
+    return this.#count;
+  }
+
+  /**
+   * Registers a wait and resolves once the hub is reading from the current tail: send the
+   * request after this resolves, then await `reply`.
+   * @throws InvalidError for a bad timeout; a transport error when the topic cannot be described.
+   */
+  async expect(options: ReplyWaitOptions): Promise<PendingReply> {
+    checkTimeoutMs(options.timeoutMs);
+    const signal = options.signal;
+    const cancelMessage = options.cancelMessage ?? 'reply wait aborted';
+    if (signal?.aborted === true) throw new CancelledError(cancelMessage, { cause: signal.reason });
+    if (this.#core.shared.closed) throw new CancelledError('the client is closed');
+    const verifier = options.verifier === null ? undefined : (options.verifier ?? this.#core.verifier);
+    const criteria: ReplyCriteria = {
+      correlation: options.correlation,
+      conversation: options.conversation,
+      requester: options.requester === undefined ? undefined : toAgentId(options.requester),
+      request: options.request,
+    };
+    const key = options.correlation.toString();
+    const timer = new AbortController();
+    let waiter!: Waiter;
+    const reply = new Promise<AgentMessage>((resolve, reject) => {
+      waiter = {
+        criteria,
+        expectedSigner: options.expectedSigner,
+        verifier,
+        settled: false,
+        resolve: (message) => settle(() => resolve(message)),
+        reject: (error) => settle(() => reject(error)),
+      };
+    });
+    const onAbort = (): void => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason }));
+    const settle = (fn: () => void): void => {
+      if (waiter.settled) return;
+      waiter.settled = true;
+      timer.abort();
+      signal?.removeEventListener('abort', onAbort);
+      this.#remove(key, waiter);
+      fn();
+    };
+    // A caller that never awaits (it cancelled) must not see an unhandled rejection.
+    reply.catch(() => undefined);
+    this.#add(key, waiter);
+    try {
+      await this.#ensureRunning();
+    } catch (error) {
+      waiter.reject(error);
+      throw error;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.#core.clock.sleep(options.timeoutMs, timer.signal).then(
+      () => waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
+      () => undefined,
+    );
+    return { reply, cancel: () => waiter.reject(new CancelledError(cancelMessage)) };
+  }
+
+  /**
+   * Registers a wait and awaits it. The hub starts reading at the tail when called, so call it
+   * before the request is sent (or use {@link ReplyHub.expect}).
+   */
+  async wait(options: ReplyWaitOptions): Promise<AgentMessage> {
+    return (await this.expect(options)).reply;
+  }
+
+  /** Rejects every pending wait with CancelledError and stops the readers. */
+  close(): void {
+    for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(new CancelledError('the client is closed'));
+    this.#stop();
+  }
+
+  #add(key: string, waiter: Waiter): void {
+    let set = this.#waiters.get(key);
+    if (set === undefined) this.#waiters.set(key, (set = new Set()));
+    set.add(waiter);
+    this.#count++;
+  }
+
+  #remove(key: string, waiter: Waiter): void {
+    const set = this.#waiters.get(key);
+    if (set === undefined || !set.delete(waiter)) return;
+    if (set.size === 0) this.#waiters.delete(key);
+    if (--this.#count === 0) this.#stop();
+  }
+
+  #stop(): void {
+    const run = this.#run;
+    this.#run = undefined;
+    run?.controller.abort();
+  }
+
+  async #ensureRunning(): Promise<void> {
+    if (this.#run !== undefined) return;
+    if (this.#starting === undefined) {
+      this.#starting = this.#seed().finally(() => {
+        this.#starting = undefined;
+      });
+    }
+    const run = await this.#starting;
+    if (this.#run === undefined && this.#count > 0) {
+      this.#run = run;
+      run.cursors.forEach((_, partition) => void this.#pump(run, partition));
+    }
+  }
+
+  async #seed(): Promise<Run> {
+    const description = await this.#core.transport.describeTopic({ stream: this.stream, topic: this.topic });
+    return { controller: new AbortController(), cursors: description.partitions.map((p) => p.nextOffset) };
+  }
+
+  async #pump(run: Run, partition: number): Promise<void> {
+    const transport = this.#core.transport;
+    const signal = run.controller.signal;
+    const address = { stream: this.stream, topic: this.topic, partition };
+    try {
+      while (!signal.aborted) {
+        const offset = run.cursors[partition] as bigint;
+        const records = await transport.read({ ...address, offset, maxCount: READ_BATCH, signal });
+        if (records.length === 0) {
+          await transport.waitFor({ ...address, offset, timeoutMs: PUMP_WAIT_MS, signal });
+          continue;
+        }
+        for (const record of records) {
+          if (signal.aborted) return;
+          await this.#dispatch(record);
+          run.cursors[partition] = record.offset + 1n;
+        }
+      }
+    } catch (error) {
+      if (signal.aborted || AgdxError.is(error, 'cancelled')) return;
+      // The log failed under us: fail the waits rather than leave them hanging until their timeout.
+      if (this.#run === run) {
+        for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(error);
+      }
+    }
+  }
+
+  async #dispatch(record: LogRecord): Promise<void> {
+    if (this.#count === 0) return;
+    let message: AgentMessage;
+    try {
+      message = readAgentMessage(record, { stream: this.stream, topic: this.topic });
+    } catch {
+      return; // an undecodable record answers nothing
+    }
+    const envelope = message.envelope;
+    if (envelope === undefined || envelope.correlation === undefined) return;
+    if (envelope.kind !== 'response' && envelope.kind !== 'error') return;
+    const set = this.#waiters.get(envelope.correlation.toString());
+    if (set === undefined) return;
+    for (const waiter of [...set]) {
+      if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
+      if (waiter.verifier === undefined) {
+        waiter.resolve(message);
+        continue;
+      }
+      if (envelope.signature === undefined) continue;
+      try {
+        const principal = await waiter.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+        if (waiter.expectedSigner !== undefined && principal.principal !== waiter.expectedSigner) continue;
+        waiter.resolve({ ...message, verifiedPrincipal: principal });
+      } catch {
+        // unknown key, bad signature, key outside its window: never an answer
+      }
+    }
+  }
+}

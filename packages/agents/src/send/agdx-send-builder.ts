@@ -1,0 +1,369 @@
+import {
+  AGENT_OP_VERSION,
+  AgentEnvelope,
+  BRIDGE_HOPS_METADATA_KEY,
+  bridgeHopMetadata,
+  checkIn,
+  ContentType,
+  encodeEnvelope,
+  encodeHeaderBlock,
+  enterBridge,
+  InvalidError,
+  validateEnvelope,
+  type AgentId,
+  type AgentKind,
+  type BlobStore,
+  type ChannelId,
+  type ConversationId,
+  type CorrelationId,
+  type IdempotencyKey,
+  type LogPosition,
+  type MetadataValue,
+  type RecordId,
+  type TokenUsage,
+} from '@agdx/wire';
+import type { ClientCore } from '../client/client-core.js';
+import type { MessagePosition } from '../message/agent-message.js';
+import { toContentType, type ContentTypeLike } from './content-type.js';
+import {
+  checkBytes,
+  toAgentId,
+  toIdempotencyKey,
+  toMicros,
+  toTaskState,
+  type AgentIdLike,
+  type TaskStateLike,
+} from './refinements.js';
+import type { Signer } from './signer.js';
+
+/** What a completed send reports. */
+export interface SendReceipt {
+  /** The envelope's record id. */
+  readonly record: RecordId;
+  /** Where it landed. */
+  readonly position: MessagePosition;
+  /** The envelope exactly as published (signed, claim-checked, governed). */
+  readonly envelope: AgentEnvelope;
+  /** The `agdx.ct` code it was published with. */
+  readonly contentType: number;
+}
+
+/** Options of {@link AgdxSendBuilder.send}. */
+export interface SendOptions {
+  /** Aborts the append. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Where a builder sends: fixed by `client.agdx(topic, source, conversation)`. */
+export interface SendTarget {
+  /** Client internals. */
+  readonly core: ClientCore;
+  /** Stream. */
+  readonly stream: string;
+  /** Topic as named by the sender (layouts may redirect). */
+  readonly topic: string;
+  /** Author. */
+  readonly source: AgentId;
+  /** Session. */
+  readonly conversation: ConversationId;
+}
+
+interface ClaimCheck {
+  readonly store: BlobStore;
+  readonly threshold: number;
+}
+
+const SEND_ONCE = 'an AGDX send can only be performed once';
+
+/**
+ * One envelope being refined before it is published. Every refinement returns the builder;
+ * `send()` checks the kind rules, runs the governor, applies the claim check, signs, and appends
+ * exactly once. A refinement the kind forbids fails the send with InvalidError before anything is
+ * published.
+ */
+export class AgdxSendBuilder {
+  readonly #to: SendTarget;
+  readonly #kind: Exclude<AgentKind, 'chunk'>;
+  #record: RecordId;
+  #correlation: CorrelationId | undefined;
+  #body: Uint8Array;
+  #contentType: number;
+  #target: AgentId | undefined;
+  #cause: RecordId | undefined;
+  #causeAt: LogPosition | undefined;
+  #channel: ChannelId | undefined;
+  #sequence: bigint | undefined;
+  #idempotencyKey: IdempotencyKey | undefined;
+  #deadline: bigint | undefined;
+  #taskState: number | undefined;
+  #operation: string | undefined;
+  #tool: string | undefined;
+  #usage: TokenUsage | undefined;
+  #metadata: Map<string, MetadataValue> | undefined;
+  #parent: ConversationId | undefined;
+  #root: ConversationId | undefined;
+  #last = false;
+  #finishReason: string | undefined;
+  #signer: Signer | undefined;
+  #claimCheck: ClaimCheck | undefined;
+  #sent = false;
+
+  /** @internal Use the verbs of `client.agdx(...)`. */
+  constructor(to: SendTarget, kind: Exclude<AgentKind, 'chunk'>, record: RecordId, correlation: CorrelationId | undefined, body: Uint8Array) {
+    this.#to = to;
+    this.#kind = kind;
+    this.#record = record;
+    this.#correlation = correlation;
+    this.#body = checkBytes(body, 'body');
+    this.#contentType = kind === 'error' ? ContentType.cbor : ContentType.raw;
+  }
+
+  /** The envelope kind. */
+  get kind(): Exclude<AgentKind, 'chunk'> {
+    return this.#kind;
+  }
+
+  /** The record id the envelope will carry. */
+  get recordId(): RecordId {
+    return this.#record;
+  }
+
+  /** The correlation, when set. */
+  get correlation(): CorrelationId | undefined {
+    return this.#correlation;
+  }
+
+  /** The session. */
+  get conversation(): ConversationId {
+    return this.#to.conversation;
+  }
+
+  /** The author. */
+  get source(): AgentId {
+    return this.#to.source;
+  }
+
+  /** The addressee, when set. */
+  get target(): AgentId | undefined {
+    return this.#target;
+  }
+
+  /** Sets the operation (status discriminator, OTel operation name). */
+  withOperation(operation: string): this {
+    this.#operation = operation;
+    return this;
+  }
+
+  /** Addresses the envelope to one agent (`agdx.to`). @throws InvalidError for an invalid id. */
+  withTarget(target: AgentIdLike): this {
+    this.#target = toAgentId(target);
+    return this;
+  }
+
+  /** Sets the task state (code or name). */
+  withTaskState(state: TaskStateLike): this {
+    this.#taskState = toTaskState(state);
+    return this;
+  }
+
+  /** Sets the correlation. */
+  withCorrelation(correlation: CorrelationId): this {
+    this.#correlation = correlation;
+    return this;
+  }
+
+  /** Names the causal parent and, optionally, its log position (which needs the cause). */
+  withCause(cause: RecordId, causeAt?: LogPosition): this {
+    this.#cause = cause;
+    this.#causeAt = causeAt;
+    return this;
+  }
+
+  /** Sets the business idempotency key (1..64 bytes). */
+  withIdempotencyKey(key: IdempotencyKey | string): this {
+    this.#idempotencyKey = toIdempotencyKey(key);
+    return this;
+  }
+
+  /** Sets the drop-dead time in epoch microseconds. */
+  withDeadlineMicros(deadlineMicros: bigint | number): this {
+    this.#deadline = toMicros(deadlineMicros, 'deadline_micros');
+    return this;
+  }
+
+  /** Sets the tool name. */
+  withTool(tool: string): this {
+    this.#tool = tool;
+    return this;
+  }
+
+  /** Attaches advisory token usage. */
+  withUsage(usage: TokenUsage): this {
+    this.#usage = usage;
+    return this;
+  }
+
+  /** Adds (or replaces in place) one metadata entry. */
+  withMetadata(key: string, value: MetadataValue): this {
+    (this.#metadata ??= new Map()).set(key, value);
+    return this;
+  }
+
+  /** Sets the parent and, optionally, root conversation (ancestry of a child session). */
+  withParent(parent: ConversationId, root?: ConversationId): this {
+    this.#parent = parent;
+    this.#root = root;
+    return this;
+  }
+
+  /**
+   * Stamps `bridge_hops` with a path already taken through bridges (oldest first).
+   * @throws InvalidError for an empty id or an id listed twice (a loop).
+   */
+  withBridgeHops(hops: readonly string[]): this {
+    let path: readonly string[] = [];
+    for (const hop of hops) path = enterBridge(hop, path);
+    return this.withMetadata(BRIDGE_HOPS_METADATA_KEY, bridgeHopMetadata(path) as MetadataValue);
+  }
+
+  /**
+   * Enters a bridge: stamps `bridge_hops` = `previous` followed by `bridge`.
+   * @throws InvalidError (`bridge loop detected at ...`) when `previous` already holds `bridge`.
+   */
+  enterBridge(bridge: string, previous: readonly string[] = []): this {
+    return this.withMetadata(BRIDGE_HOPS_METADATA_KEY, bridgeHopMetadata(enterBridge(bridge, previous)) as MetadataValue);
+  }
+
+  /** Sets the content type (`agdx.ct`). An error envelope refuses anything but `cbor` at send. */
+  contentType(contentType: ContentTypeLike): this {
+    this.#contentType = toContentType(contentType);
+    return this;
+  }
+
+  /** Replaces the body. */
+  body(body: Uint8Array): this {
+    this.#body = checkBytes(body, 'body');
+    return this;
+  }
+
+  /** Marks the envelope terminal (`last = true`). */
+  last(): this {
+    this.#last = true;
+    return this;
+  }
+
+  /** Sets why a response or stream ended. */
+  withFinishReason(reason: string): this {
+    this.#finishReason = reason;
+    return this;
+  }
+
+  /** Replaces the minted record id (a retried lifecycle record keeps its id). */
+  withRecord(record: RecordId): this {
+    this.#record = record;
+    return this;
+  }
+
+  /** Sets the chunk stream an error ends (`channel` and the next `sequence`). */
+  withChannel(channel: ChannelId, sequence?: bigint | number): this {
+    this.#channel = channel;
+    this.#sequence = sequence === undefined ? undefined : toMicros(sequence, 'sequence');
+    return this;
+  }
+
+  /** Signs the envelope at send with context {content type, agent version}. */
+  signedBy(signer: Signer): this {
+    this.#signer = signer;
+    return this;
+  }
+
+  /**
+   * Claim check: at send, a body of at least `threshold` bytes goes to `store` and the record
+   * carries a BodyRef with content type `ref`.
+   */
+  claimCheck(store: BlobStore, threshold: number): this {
+    if (!Number.isSafeInteger(threshold) || threshold < 0) {
+      throw new InvalidError(`claim-check threshold must be a non-negative integer, got ${threshold}`);
+    }
+    this.#claimCheck = { store, threshold };
+    return this;
+  }
+
+  /** The envelope as currently refined (not yet governed, claim-checked or signed). */
+  envelope(): AgentEnvelope {
+    const to = this.#to;
+    return AgentEnvelope.fromFields({
+      kind: this.#kind,
+      record: this.#record,
+      conversation: to.conversation,
+      parent: this.#parent,
+      root: this.#root,
+      source: to.source,
+      target: this.#target,
+      cause: this.#cause,
+      causeAt: this.#causeAt,
+      correlation: this.#correlation,
+      channel: this.#channel,
+      idempotencyKey: this.#idempotencyKey,
+      deadlineMicros: this.#deadline,
+      sequence: this.#sequence,
+      last: this.#last,
+      finishReason: this.#finishReason,
+      taskState: this.#taskState,
+      operation: this.#operation,
+      tool: this.#tool,
+      usage: this.#usage,
+      metadata: this.#metadata,
+      body: this.#body,
+    });
+  }
+
+  /**
+   * Publishes the envelope and returns its record id.
+   * @throws InvalidError for a rule violation or a second send (nothing published);
+   * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
+   */
+  async send(options?: SendOptions): Promise<RecordId> {
+    return (await this.sendReceipt(options)).record;
+  }
+
+  /** Like {@link AgdxSendBuilder.send}, also reporting the log position and the published envelope. */
+  async sendReceipt(options: SendOptions = {}): Promise<SendReceipt> {
+    if (this.#sent) throw new InvalidError(SEND_ONCE);
+    this.#sent = true;
+    const to = this.#to;
+    const core = to.core;
+    let contentType = this.#contentType;
+    if (this.#kind === 'error' && contentType !== ContentType.cbor) {
+      throw new InvalidError('an error envelope carries a CBOR AgentErrorBody and cannot be relabelled with another content type', {
+        context: { field: 'content_type', contentType },
+      });
+    }
+    let envelope = this.envelope();
+    const signer = this.#signer;
+    const claim = this.#claimCheck;
+    if (core.governor !== undefined || signer !== undefined || claim !== undefined) {
+      // Check the rules before the governor, the blob store or the signer see anything.
+      validateEnvelope(envelope);
+      if (core.governor !== undefined) {
+        const body = await core.govern(core.actionOf(envelope, to.stream, to.topic, signer !== undefined));
+        if (body !== envelope.body) envelope = envelope.withBody(body);
+      }
+      if (claim !== undefined) {
+        const checked = await checkIn(claim.store, claim.threshold, envelope.body);
+        if (checked.stored) {
+          envelope = envelope.withBody(checked.payload);
+          contentType = checked.contentType ?? contentType;
+        }
+      }
+      if (signer !== undefined) envelope = await signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
+    }
+    // The published form is always validated, once more after any change above.
+    validateEnvelope(envelope);
+    const payload = encodeEnvelope(envelope);
+    const headers = encodeHeaderBlock(envelope, contentType, { topic: to.topic });
+    const conversationKey = envelope.conversation.toString();
+    const at = await core.append(to.stream, to.topic, envelope.kind, envelope.target, conversationKey, [{ headers, payload }], options.signal);
+    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
+  }
+}

@@ -1,0 +1,266 @@
+import {
+  AgentEnvelope,
+  ChannelId,
+  ContentType,
+  encodeAgentErrorBody,
+  encodeEnvelope,
+  encodeHeaderBlock,
+  InvalidError,
+  RecordId,
+  validateEnvelope,
+  type AgentErrorBody,
+  type AgentId,
+  type ConversationId,
+  type CorrelationId,
+  type RecordHeaders,
+  type TokenUsage,
+} from '@agdx/wire';
+import type { AppendRecord } from '@agdx/transport';
+import type { ClientCore } from '../client/client-core.js';
+import { toContentType, type ContentTypeLike } from '../send/content-type.js';
+import { checkBytes, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+
+/** The largest chunk body: 64 KiB. */
+export const MAX_CHUNK_BODY_BYTES = 65_536;
+
+const TERMINAL = 'an AGDX stream is already terminal';
+const EMPTY = new Uint8Array(0);
+
+/** Options of the chunk writer's publishing calls. */
+export interface ChunkWriteOptions {
+  /** Aborts the append (a buffered write that does not flush ignores it). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Streams incremental output under one correlation as chunks of one channel. The purpose rides the
+ * opening chunk (sequence 0) with the optional deadline. Unbuffered, every write is one append;
+ * `buffered(maxChunks, lingerMs)` collects writes and publishes them as ONE append when
+ * `maxChunks` are pending or the linger has passed (checked on writes). `finish` and `fail`
+ * always flush. Chunk writers never sign.
+ */
+export class AgdxChunkWriter {
+  readonly #core: ClientCore;
+  readonly #stream: string;
+  readonly #topic: string;
+  readonly #source: AgentId;
+  readonly #conversation: ConversationId;
+  readonly #conversationKey: string;
+  readonly #correlation: CorrelationId;
+  readonly #purpose: string;
+  readonly #channel: ChannelId;
+  #target: AgentId | undefined;
+  #contentType: number = ContentType.raw;
+  #deadline: bigint | undefined;
+  #maxChunks = 1;
+  #lingerMicros = 0n;
+  #buffered = false;
+  #next = 0n;
+  #pending: AppendRecord[] = [];
+  #firstPendingAt = 0n;
+  #terminal = false;
+  #headers: RecordHeaders | undefined;
+  #headersFor = -1;
+
+  /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
+  constructor(
+    core: ClientCore,
+    stream: string,
+    topic: string,
+    source: AgentId,
+    conversation: ConversationId,
+    correlation: CorrelationId,
+    purpose: string,
+  ) {
+    this.#core = core;
+    this.#stream = stream;
+    this.#topic = topic;
+    this.#source = source;
+    this.#conversation = conversation;
+    this.#conversationKey = conversation.toString();
+    this.#correlation = correlation;
+    this.#purpose = purpose;
+    this.#channel = core.mint(ChannelId);
+  }
+
+  /** The channel every chunk of this stream carries. */
+  get channel(): ChannelId {
+    return this.#channel;
+  }
+
+  /** The correlation. */
+  get correlation(): CorrelationId {
+    return this.#correlation;
+  }
+
+  /** The sequence the next chunk gets. */
+  get nextSequence(): bigint {
+    return this.#next;
+  }
+
+  /** Number of chunks written but not yet published. */
+  get pendingChunks(): number {
+    return this.#pending.length;
+  }
+
+  /** True once `finish` or `fail` ran. */
+  get terminal(): boolean {
+    return this.#terminal;
+  }
+
+  /** Addresses every chunk to one agent. */
+  withTarget(target: AgentIdLike): this {
+    this.#target = toAgentId(target);
+    this.#headers = undefined;
+    return this;
+  }
+
+  /** Sets the content type of the chunk bodies. */
+  contentType(contentType: ContentTypeLike): this {
+    this.#contentType = toContentType(contentType);
+    return this;
+  }
+
+  /** Sets the opening chunk's deadline (the reader's abandonment bound), epoch microseconds. */
+  withDeadlineMicros(deadlineMicros: bigint | number): this {
+    this.#deadline = toMicros(deadlineMicros, 'deadline_micros');
+    return this;
+  }
+
+  /**
+   * Buffers writes: publish when `maxChunks` are pending (0 counts as 1) or when a write finds
+   * the oldest pending chunk at least `lingerMs` old.
+   * @throws InvalidError for a negative or fractional `maxChunks` or a negative or non-finite linger.
+   */
+  buffered(maxChunks: number, lingerMs: number): this {
+    if (!Number.isSafeInteger(maxChunks) || maxChunks < 0) throw new InvalidError('buffered() maxChunks must be a non-negative integer');
+    if (typeof lingerMs !== 'number' || !Number.isFinite(lingerMs) || lingerMs < 0) {
+      throw new InvalidError('buffered() lingerMs must be a non-negative finite number');
+    }
+    this.#buffered = true;
+    this.#maxChunks = Math.max(1, maxChunks);
+    this.#lingerMicros = BigInt(Math.round(lingerMs * 1000));
+    return this;
+  }
+
+  /**
+   * Writes one chunk of at most 64 KiB.
+   * @throws InvalidError after a terminal call, for an oversized body, or when the opening chunk
+   * breaks a rule (for example an unknown purpose).
+   */
+  async write(body: Uint8Array, options: ChunkWriteOptions = {}): Promise<void> {
+    if (this.#terminal) throw new InvalidError(TERMINAL);
+    checkBytes(body, 'body');
+    if (body.length > MAX_CHUNK_BODY_BYTES) {
+      throw new InvalidError(`chunk body is ${body.length}B, exceeds cap ${MAX_CHUNK_BODY_BYTES}B`, {
+        context: { field: 'body', bytes: body.length, cap: MAX_CHUNK_BODY_BYTES },
+      });
+    }
+    await this.#enqueue(this.#chunk(body, false, undefined, undefined), this.#contentType);
+    if (!this.#buffered || this.#pending.length >= this.#maxChunks || this.#lingered()) await this.flush(options);
+  }
+
+  /** Publishes every pending chunk as one append (nothing when none are pending). */
+  async flush(options: ChunkWriteOptions = {}): Promise<void> {
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    await this.#core.append(this.#stream, this.#topic, 'chunk', this.#target, this.#conversationKey, batch, options.signal);
+    // Only a successful append drops them, so a failed flush can be retried.
+    if (this.#pending === batch) this.#pending = [];
+    else this.#pending.splice(0, batch.length);
+  }
+
+  /**
+   * Ends the stream: a terminal chunk with an empty body, `last`, the finish reason and the
+   * whole-stream usage, published together with every pending chunk.
+   * @throws InvalidError when the stream is already terminal.
+   */
+  async finish(finishReason: string = 'stop', usage?: TokenUsage, options: ChunkWriteOptions = {}): Promise<void> {
+    if (this.#terminal) throw new InvalidError(TERMINAL);
+    this.#terminal = true;
+    await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
+    await this.flush(options);
+  }
+
+  /**
+   * Ends the stream with an error envelope naming the channel and the next sequence (content
+   * type cbor), published together with every pending chunk.
+   * @throws InvalidError when the stream is already terminal.
+   */
+  async fail(error: AgentErrorBody, options: ChunkWriteOptions = {}): Promise<void> {
+    if (this.#terminal) throw new InvalidError(TERMINAL);
+    this.#terminal = true;
+    const envelope = AgentEnvelope.fromFields({
+      kind: 'error',
+      record: this.#core.mint(RecordId),
+      conversation: this.#conversation,
+      source: this.#source,
+      target: this.#target,
+      correlation: this.#correlation,
+      channel: this.#channel,
+      sequence: this.#next++,
+      body: encodeAgentErrorBody(error),
+    });
+    await this.#enqueue(envelope, ContentType.cbor);
+    await this.flush(options);
+  }
+
+  #chunk(body: Uint8Array, last: boolean, finishReason: string | undefined, usage: TokenUsage | undefined): AgentEnvelope {
+    const sequence = this.#next++;
+    const opening = sequence === 0n;
+    return AgentEnvelope.fromFields({
+      kind: 'chunk',
+      conversation: this.#conversation,
+      source: this.#source,
+      target: this.#target,
+      correlation: this.#correlation,
+      channel: this.#channel,
+      deadlineMicros: opening ? this.#deadline : undefined,
+      sequence,
+      last,
+      finishReason,
+      operation: opening ? this.#purpose : undefined,
+      usage,
+      body,
+    });
+  }
+
+  async #enqueue(envelope: AgentEnvelope, contentType: number): Promise<void> {
+    const core = this.#core;
+    if (core.governor !== undefined) {
+      validateEnvelope(envelope);
+      const body = await core.govern(core.actionOf(envelope, this.#stream, this.#topic, false));
+      if (body !== envelope.body) envelope = envelope.withBody(body);
+    }
+    try {
+      validateEnvelope(envelope);
+    } catch (error) {
+      // A refused chunk never took its sequence number.
+      if (envelope.kind === 'chunk') this.#next--;
+      throw error;
+    }
+    const payload = encodeEnvelope(envelope);
+    if (this.#pending.length === 0) this.#firstPendingAt = this.#buffered && this.#lingerMicros > 0n ? core.clock.nowMicros() : 0n;
+    this.#pending.push({ headers: this.#headersOf(contentType), payload });
+  }
+
+  // Every record of one stream shares its header block (same author, session, addressee, topic).
+  #headersOf(contentType: number): RecordHeaders {
+    if (this.#headers !== undefined && this.#headersFor === contentType) return this.#headers;
+    const headers = encodeHeaderBlock(
+      { conversation: this.#conversation, source: this.#source, target: this.#target },
+      contentType,
+      { topic: this.#topic },
+    );
+    if (contentType === this.#contentType) {
+      this.#headers = headers;
+      this.#headersFor = contentType;
+    }
+    return headers;
+  }
+
+  #lingered(): boolean {
+    if (this.#lingerMicros === 0n) return true;
+    return this.#core.clock.nowMicros() - this.#firstPendingAt >= this.#lingerMicros;
+  }
+}
