@@ -336,7 +336,8 @@ export class IggyConnection {
     if (splitter === undefined || session === undefined) return;
     let frames: Uint8Array[];
     try {
-      frames = splitter.push(chunk);
+      // A plain view: frames (and the payloads inside them) must not come out as Node Buffers.
+      frames = splitter.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
       this.#lose(toTransportError(error));
       return;

@@ -193,7 +193,13 @@ export class IggyGroupMember implements GroupMember {
   }
 
   /** Resolves `true` once an owned partition has records after the group's offset or the assignment changed. */
-  async waitFor(timeoutMs: number, options: CallOptions = {}): Promise<boolean> {
+  waitFor(timeoutMs: number, options: CallOptions = {}): Promise<boolean> {
+    const waiting = this.#waitFor(timeoutMs, options);
+    waiting.catch(() => undefined);
+    return waiting;
+  }
+
+  async #waitFor(timeoutMs: number, options: CallOptions): Promise<boolean> {
     checkSignal(options.signal);
     const limit = checkTimeout(timeoutMs);
     this.#checkOpen();

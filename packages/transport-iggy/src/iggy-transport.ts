@@ -274,7 +274,14 @@ export class IggyTransport implements LogTransport {
    * Waits for a record at `offset` or later: a polling loop whose pause doubles from
    * `waitPollMs.min` to `waitPollMs.max`, so a blocked wait costs a few small requests a second.
    */
-  async waitFor(request: WaitRequest): Promise<boolean> {
+  waitFor(request: WaitRequest): Promise<boolean> {
+    const waiting = this.#waitFor(request);
+    // A wait that close() ends may be awaited by its caller only later: never report it unhandled.
+    waiting.catch(() => undefined);
+    return waiting;
+  }
+
+  async #waitFor(request: WaitRequest): Promise<boolean> {
     const o = this.#begin(request);
     const { stream, topic } = this.#address(request);
     const partition = checkPartitionId(request.partition);
