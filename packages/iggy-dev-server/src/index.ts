@@ -1,5 +1,13 @@
 /**
- * A development server that speaks the Apache Iggy protocol (VSR and classic), in memory or on disk. Not for production.
+ * A development server that speaks the Apache Iggy TCP protocol, both generations (VSR of the
+ * 0.9 line and classic of 0.8) on one port, in memory or on disk. For development and tests
+ * only: production runs Apache Iggy.
  * @module
  */
-export const PLACEHOLDER: true = true;
+
+export type { DevServer } from './dev-server.js';
+export { startDevServer } from './dev-server.js';
+export type { DevServerOptions } from './options.js';
+export type { FsyncPolicy } from './storage/disk-storage.js';
+export type { DevServerErrorKind } from './errors.js';
+export { DevServerError } from './errors.js';

@@ -1,0 +1,65 @@
+/** Parsing of the `agdx-iggy-dev` command line. */
+
+import { parseArgs } from 'node:util';
+import type { DevServerOptions } from './options.js';
+
+/** The command's usage text. */
+export const USAGE = `Usage: agdx-iggy-dev [options]
+
+A development server that speaks the Apache Iggy TCP protocol (VSR 0.11 and classic 0.10 on
+one port). For development and tests only: production runs Apache Iggy.
+
+Options:
+  --port <n>          TCP port (default 8090; 0 = any free port)
+  --host <addr>       interface to listen on (default 127.0.0.1)
+  --data <dir>        keep data in this folder (default: in memory)
+  --fsync <policy>    with --data: always | interval | never (default always)
+  --user <name>       root user name (default iggy)
+  --password <pw>     root password (default iggy)
+  --token <pat>       accept this personal access token (repeatable)
+  -h, --help          show this help
+`;
+
+/** What the command line asks for. */
+export type CliCommand = { readonly kind: 'help' } | { readonly kind: 'start'; readonly options: DevServerOptions } | { readonly kind: 'error'; readonly message: string };
+
+/** Parses arguments (without the node and script paths). */
+export function parseCliArgs(argv: readonly string[]): CliCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        fsync: { type: 'string' },
+        user: { type: 'string' },
+        password: { type: 'string' },
+        token: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help === true) return { kind: 'help' };
+  const port = values.port === undefined ? 8090 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: 'error', message: `--port must be 0..65535, got ${values.port ?? ''}` };
+  const fsync = values.fsync;
+  if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') return { kind: 'error', message: `--fsync must be always, interval or never, got ${fsync}` };
+  return {
+    kind: 'start',
+    options: {
+      port,
+      host: values.host,
+      data: values.data,
+      fsync,
+      user: values.user,
+      password: values.password,
+      tokens: values.token,
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `startDevServer()`: a single-node Apache Iggy server for development and tests, listening on
+ * TCP for both protocol generations at once.
+ */
+
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { initChecksums } from '@agdx/iggy-protocol';
+import { ServerClock } from './clock.js';
+import { DevServerError } from './errors.js';
+import { Broker } from './log/broker.js';
+import type { DevServerOptions } from './options.js';
+import { resolveOptions } from './options.js';
+import { Connection } from './server/connection.js';
+import type { ServerContext } from './server/context.js';
+import { DiskStorage } from './storage/disk-storage.js';
+import { MemoryStorage } from './storage/storage.js';
+import type { Storage } from './storage/storage.js';
+
+/** A running dev server. `await using server = await startDevServer()` closes it at scope end. */
+export interface DevServer extends AsyncDisposable {
+  /** The port it listens on (the real one when 0 was asked). */
+  readonly port: number;
+  /** The interface it listens on. */
+  readonly host: string;
+  /** `iggy://user:password@host:port`, a connection string for clients. */
+  readonly url: string;
+  /** `memory` or `disk`. */
+  readonly storage: 'memory' | 'disk';
+  /** Open connections. */
+  connectionCount(): number;
+  /**
+   * Moves the broker clock forward (broker timestamps and message expiry), so tests need not
+   * sleep. It never moves back.
+   */
+  advanceTime(micros: bigint): void;
+  /** Stops listening, drops every connection and closes the storage. Idempotent. */
+  close(): Promise<void>;
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
+ * for an unusable data folder) or the listen error (for example `EADDRINUSE`).
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const o = resolveOptions(options);
+  await initChecksums();
+  const storage: Storage = o.data === undefined ? new MemoryStorage() : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes });
+  const clock = new ServerClock();
+  let broker: Broker;
+  try {
+    broker = new Broker({ storage, clock, rebalancingTimeoutMs: o.rebalancingTimeoutMs, maxPollBytes: Math.max(1024, o.maxFrameSize - 1024 * 1024) });
+  } catch (cause) {
+    storage.close();
+    if (DevServerError.is(cause)) throw cause;
+    throw new DevServerError('storage', `cannot recover the data folder ${o.data ?? ''}`, { cause });
+  }
+  const connections = new Set<Connection>();
+  let clientIds = 0;
+  let sessions = 0n;
+  const ctx: ServerContext = {
+    broker,
+    startedAt: clock.now(),
+    users: new Map([[o.user, { password: o.password, id: 0 }]]),
+    tokens: new Map(o.tokens.map((t) => [t, 0])),
+    limits: { maxFrameSize: o.maxFrameSize, maxPendingBytes: o.maxPendingBytes, maxInFlight: o.maxInFlight },
+    clientsCount: () => connections.size,
+    nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
+    nextSession: () => ++sessions,
+    connectionClosed: (clientId) => broker.disconnect(clientId),
+  };
+
+  const server: Server = createServer((socket: Socket) => {
+    if (connections.size >= o.maxConnections) {
+      socket.destroy();
+      return;
+    }
+    const conn = new Connection(socket, ctx);
+    connections.add(conn);
+    socket.on('close', () => connections.delete(conn));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    storage.close();
+    throw error;
+  });
+  server.on('error', () => undefined);
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : o.port;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const c of connections) c.destroy();
+    }).then(() => storage.close()));
+  return {
+    port,
+    host: o.host,
+    url: `iggy://${encodeURIComponent(o.user)}:${encodeURIComponent(o.password)}@${formatHost(o.host)}:${port}`,
+    storage: storage.kind,
+    connectionCount: () => connections.size,
+    advanceTime: (micros) => clock.advance(micros),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

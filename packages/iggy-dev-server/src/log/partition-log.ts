@@ -1,0 +1,173 @@
+/**
+ * One partition: its stamped batches in offset order, the next offset, and the broker clock's
+ * last value (timestamps are strictly increasing per partition). Expired batches are dropped
+ * from the head; offsets never restart.
+ */
+
+import type { StoredBatch } from './stored-batch.js';
+import { messageBytes, stampBatch } from './stored-batch.js';
+
+/** Where storage receives appended batches. */
+export interface PartitionWriter {
+  /** Persists one stamped batch before the append is acknowledged (may throw). */
+  append(batch: StoredBatch): void;
+  /** Drops everything (purge). */
+  purge(): void;
+}
+
+/** A run of messages of one stored batch: indices `from..to-1`. */
+export interface BatchSlice {
+  /** The batch. */
+  readonly batch: StoredBatch;
+  /** First message index within the batch. */
+  readonly from: number;
+  /** One past the last message index. */
+  readonly to: number;
+}
+
+/** The state of one partition. */
+export class PartitionLog {
+  /** The 0-based partition id. */
+  readonly id: number;
+  /** Creation time, µs. */
+  readonly createdAt: bigint;
+  #batches: StoredBatch[] = [];
+  #head = 0;
+  #nextOffset = 0n;
+  #lastTimestamp = 0n;
+  #sizeBytes = 0n;
+  #messages = 0n;
+  #writer: PartitionWriter | undefined;
+
+  constructor(id: number, createdAt: bigint, writer?: PartitionWriter, recovered: readonly StoredBatch[] = []) {
+    this.id = id;
+    this.createdAt = createdAt;
+    this.#writer = writer;
+    for (const b of recovered) this.#push(b);
+  }
+
+  #push(b: StoredBatch): void {
+    this.#batches.push(b);
+    this.#nextOffset = b.baseOffset + BigInt(b.count);
+    if (b.timestamp > this.#lastTimestamp) this.#lastTimestamp = b.timestamp;
+    this.#sizeBytes += BigInt(messageBytes(b, 0, b.count));
+    this.#messages += BigInt(b.count);
+  }
+
+  /** The offset the next message gets. */
+  get nextOffset(): bigint {
+    return this.#nextOffset;
+  }
+
+  /** The highest offset, 0 when empty (Iggy's `current_offset`). */
+  get currentOffset(): bigint {
+    return this.#nextOffset === 0n ? 0n : this.#nextOffset - 1n;
+  }
+
+  /** The oldest retained offset (= next offset when nothing is retained). */
+  get firstOffset(): bigint {
+    const b = this.#batches[this.#head];
+    return b === undefined ? this.#nextOffset : b.baseOffset;
+  }
+
+  /** Bytes of retained messages. */
+  get sizeBytes(): bigint {
+    return this.#sizeBytes;
+  }
+
+  /** Retained messages. */
+  get messagesCount(): bigint {
+    return this.#messages;
+  }
+
+  /** True once a message was ever appended. */
+  get everWritten(): boolean {
+    return this.#nextOffset > 0n;
+  }
+
+  /**
+   * Stamps and appends a producer batch (the caller hands over `bytes`); returns the stored
+   * batch. Storage runs before the state changes, so a failed write leaves no trace.
+   */
+  append(bytes: Uint8Array, count: number, now: bigint): StoredBatch {
+    const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp + 1n;
+    const batch = stampBatch(bytes, count, this.id, this.#nextOffset, timestamp);
+    this.#writer?.append(batch);
+    this.#lastTimestamp = timestamp;
+    this.#push(batch);
+    return batch;
+  }
+
+  /** Drops batches whose timestamp is older than `cutoff` (µs); they form a prefix. */
+  expire(cutoff: bigint): void {
+    while (this.#head < this.#batches.length) {
+      const b = this.#batches[this.#head] as StoredBatch;
+      if (b.timestamp >= cutoff) break;
+      this.#sizeBytes -= BigInt(messageBytes(b, 0, b.count));
+      this.#messages -= BigInt(b.count);
+      this.#head++;
+    }
+    if (this.#head > 64 && this.#head * 2 > this.#batches.length) {
+      this.#batches = this.#batches.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Deletes every message; offsets restart at 0, as Iggy's purge does. */
+  purge(): void {
+    this.#writer?.purge();
+    this.#batches = [];
+    this.#head = 0;
+    this.#nextOffset = 0n;
+    this.#sizeBytes = 0n;
+    this.#messages = 0n;
+  }
+
+  #indexOf(offset: bigint): number {
+    let lo = this.#head;
+    let hi = this.#batches.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.#batches[mid] as StoredBatch).baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The first retained offset whose timestamp is at or after `ts`, or undefined. */
+  offsetAtTimestamp(ts: bigint): bigint | undefined {
+    let lo = this.#head;
+    let hi = this.#batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.#batches[mid] as StoredBatch).timestamp < ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#batches[lo]?.baseOffset;
+  }
+
+  /**
+   * Up to `count` messages from `offset` (clamped to the oldest retained one), stopping once
+   * `maxBytes` of message data are collected (at least one message is always returned).
+   */
+  read(offset: bigint, count: number, maxBytes: number): BatchSlice[] {
+    const out: BatchSlice[] = [];
+    if (count <= 0 || this.#head >= this.#batches.length) return out;
+    let at = offset < this.firstOffset ? this.firstOffset : offset;
+    if (at >= this.#nextOffset) return out;
+    let left = count;
+    let bytes = 0;
+    for (let i = this.#indexOf(at); i < this.#batches.length && left > 0; i++) {
+      const b = this.#batches[i] as StoredBatch;
+      const from = Number(at - b.baseOffset);
+      const to = Math.min(b.count, from + left);
+      const size = messageBytes(b, from, to);
+      if (out.length > 0 && bytes + size > maxBytes) break;
+      out.push({ batch: b, from, to });
+      bytes += size;
+      left -= to - from;
+      at = b.baseOffset + BigInt(to);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,94 @@
+/** Options of the dev server, their defaults and their checks. */
+
+import { DevServerError } from './errors.js';
+import type { FsyncPolicy } from './storage/disk-storage.js';
+
+/** Options of {@link startDevServer}. Every field is optional. */
+export interface DevServerOptions {
+  /** TCP port; 0 (the default) picks a free ephemeral port. */
+  readonly port?: number | undefined;
+  /** Interface to listen on (default `127.0.0.1`). */
+  readonly host?: string | undefined;
+  /** Data folder; absent keeps everything in memory. */
+  readonly data?: string | undefined;
+  /** Root user name (default `iggy`; 3..50 bytes). */
+  readonly user?: string | undefined;
+  /** Root password (default `iggy`; 3..100 bytes). */
+  readonly password?: string | undefined;
+  /** With `data`: when appends reach the disk (default `always`). */
+  readonly fsync?: FsyncPolicy | undefined;
+  /** With fsync `interval`: the period in ms (default 1000). */
+  readonly fsyncIntervalMs?: number | undefined;
+  /** With `data`: segment size limit in bytes (default 64 MiB). */
+  readonly segmentBytes?: number | undefined;
+  /** Personal access tokens accepted for the root user (default none). */
+  readonly tokens?: readonly string[] | undefined;
+  /** Largest frame a connection may send, bytes (default 64 MiB, Iggy's limit). */
+  readonly maxFrameSize?: number | undefined;
+  /** Reading pauses while a connection has more reply bytes than this waiting (default 8 MiB). */
+  readonly maxPendingBytes?: number | undefined;
+  /** Reading pauses while a connection has this many requests waiting (default 256). */
+  readonly maxInFlight?: number | undefined;
+  /** New connections beyond this are refused (default 1024). */
+  readonly maxConnections?: number | undefined;
+  /** A cooperative partition hand-over is forced after this long, ms (default 30,000, as Iggy). */
+  readonly rebalancingTimeoutMs?: number | undefined;
+}
+
+/** The options with every default applied. */
+export interface ResolvedOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly data: string | undefined;
+  readonly user: string;
+  readonly password: string;
+  readonly fsync: FsyncPolicy;
+  readonly fsyncIntervalMs: number;
+  readonly segmentBytes: number;
+  readonly tokens: readonly string[];
+  readonly maxFrameSize: number;
+  readonly maxPendingBytes: number;
+  readonly maxInFlight: number;
+  readonly maxConnections: number;
+  readonly rebalancingTimeoutMs: number;
+}
+
+const utf8 = new TextEncoder();
+
+function integer(value: number | undefined, fallback: number, min: number, max: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new DevServerError('invalid', `${name} must be an integer in ${min}..${max}, got ${String(value)}`);
+  return v;
+}
+
+function text(value: string | undefined, fallback: string, min: number, max: number, name: string): string {
+  const v = value ?? fallback;
+  const length = typeof v === 'string' ? utf8.encode(v).length : -1;
+  if (length < min || length > max) throw new DevServerError('invalid', `${name} must be ${min}..${max} UTF-8 bytes`);
+  return v;
+}
+
+/** Applies defaults and checks every option (a `DevServerError` of kind `invalid` otherwise). */
+export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions {
+  const fsync = options.fsync ?? 'always';
+  if (fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') throw new DevServerError('invalid', `fsync must be always, interval or never, got ${String(fsync)}`);
+  if (options.data !== undefined && (typeof options.data !== 'string' || options.data.length === 0)) throw new DevServerError('invalid', 'data must be a folder path');
+  const tokens = options.tokens ?? [];
+  for (const t of tokens) text(t, '', 1, 255, 'a token');
+  return {
+    port: integer(options.port, 0, 0, 65535, 'port'),
+    host: text(options.host, '127.0.0.1', 1, 255, 'host'),
+    data: options.data,
+    user: text(options.user, 'iggy', 3, 50, 'user'),
+    password: text(options.password, 'iggy', 3, 100, 'password'),
+    fsync,
+    fsyncIntervalMs: integer(options.fsyncIntervalMs, 1000, 1, 3_600_000, 'fsyncIntervalMs'),
+    segmentBytes: integer(options.segmentBytes, 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024, 'segmentBytes'),
+    tokens,
+    maxFrameSize: integer(options.maxFrameSize, 64 * 1024 * 1024, 1024, 0xffff_ffff, 'maxFrameSize'),
+    maxPendingBytes: integer(options.maxPendingBytes, 8 * 1024 * 1024, 1024, 2 ** 40, 'maxPendingBytes'),
+    maxInFlight: integer(options.maxInFlight, 256, 1, 1_000_000, 'maxInFlight'),
+    maxConnections: integer(options.maxConnections, 1024, 1, 1_000_000, 'maxConnections'),
+    rebalancingTimeoutMs: integer(options.rebalancingTimeoutMs, 30_000, 0, 2_147_483_647, 'rebalancingTimeoutMs'),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * One TCP connection: detects the protocol generation from the first bytes, splits frames,
+ * runs them one at a time in arrival order, and applies back-pressure (reading pauses while
+ * too many requests or reply bytes are waiting), so a connection's memory stays bounded by
+ * one frame plus the limits.
+ */
+
+import type { Socket } from 'node:net';
+import { detectProtocolGeneration } from '@agdx/iggy-protocol';
+import type { FrameSplitter } from '@agdx/iggy-protocol';
+import { ClassicHandler } from './classic-handler.js';
+import type { ServerContext } from './context.js';
+import { VsrHandler } from './vsr-handler.js';
+
+/** What a protocol handler may do with its connection. */
+export interface ConnectionPort {
+  /** The server's id of this connection. */
+  readonly clientId: number;
+  /** The peer address, `host:port`. */
+  readonly address: string;
+  /** Writes bytes. */
+  send(bytes: Uint8Array): void;
+  /** Sends what is queued, then closes. */
+  end(): void;
+}
+
+/** A protocol handler. */
+export interface FrameHandler {
+  /** The splitter for this generation. */
+  readonly splitter: FrameSplitter;
+  /** Runs one whole frame. */
+  handle(frame: Uint8Array): void;
+}
+
+const DETECT_BYTES = 64;
+
+/** A live connection. */
+export class Connection implements ConnectionPort {
+  readonly clientId: number;
+  readonly address: string;
+  readonly #socket: Socket;
+  readonly #ctx: ServerContext;
+  #handler: FrameHandler | undefined;
+  #prefix: Uint8Array = new Uint8Array(0);
+  readonly #queue: Uint8Array[] = [];
+  #closing = false;
+  #closed = false;
+  #draining = false;
+  #scheduled = false;
+
+  constructor(socket: Socket, ctx: ServerContext) {
+    this.#socket = socket;
+    this.#ctx = ctx;
+    this.clientId = ctx.nextClientId();
+    this.address = `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}`;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    socket.on('drain', () => {
+      this.#draining = false;
+      this.#pump();
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.#onClose());
+  }
+
+  /** True once the socket closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  send(bytes: Uint8Array): void {
+    if (this.#closing || this.#closed) return;
+    if (!this.#socket.write(bytes)) this.#draining = true;
+  }
+
+  end(): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#queue.length = 0;
+    this.#socket.end();
+    // A peer that never reads must not keep the socket alive.
+    setTimeout(() => this.#socket.destroy(), 5000).unref();
+  }
+
+  /** Drops the connection at once. */
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  #onData(chunk: Uint8Array): void {
+    if (this.#closing) return;
+    if (this.#handler === undefined) {
+      const joined = new Uint8Array(this.#prefix.length + chunk.length);
+      joined.set(this.#prefix, 0);
+      joined.set(chunk, this.#prefix.length);
+      const generation = detectProtocolGeneration(joined.subarray(0, DETECT_BYTES));
+      if (generation === 'need-more') {
+        this.#prefix = joined;
+        return;
+      }
+      if (generation === 'unknown') {
+        this.#socket.destroy();
+        return;
+      }
+      this.#prefix = new Uint8Array(0);
+      this.#handler = generation === 'vsr' ? new VsrHandler(this, this.#ctx) : new ClassicHandler(this, this.#ctx);
+      chunk = joined;
+    }
+    let frames: Uint8Array[];
+    try {
+      frames = this.#handler.splitter.push(chunk);
+    } catch {
+      // An impossible or oversized frame cannot be skipped: the byte stream is lost.
+      this.#socket.destroy();
+      return;
+    }
+    for (const f of frames) this.#queue.push(f);
+    this.#pump();
+  }
+
+  #pump(): void {
+    const handler = this.#handler;
+    if (handler === undefined) return;
+    let ran = 0;
+    while (this.#queue.length > 0 && !this.#closing && !this.#closed) {
+      if (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes) break;
+      if (ran >= this.#ctx.limits.maxInFlight) {
+        // Yield to other connections; the rest of the queue runs on the next turn.
+        if (!this.#scheduled) {
+          this.#scheduled = true;
+          setImmediate(() => {
+            this.#scheduled = false;
+            this.#pump();
+          });
+        }
+        break;
+      }
+      const frame = this.#queue.shift() as Uint8Array;
+      ran++;
+      try {
+        handler.handle(frame);
+      } catch {
+        // A handler bug must cost one connection, never the server.
+        this.#socket.destroy();
+        return;
+      }
+    }
+    const backlog = this.#queue.length >= this.#ctx.limits.maxInFlight || (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes);
+    if (backlog) this.#socket.pause();
+    else if (this.#socket.isPaused() && !this.#closing) this.#socket.resume();
+  }
+
+  #onClose(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.length = 0;
+    this.#ctx.connectionClosed(this.clientId);
+  }
+}

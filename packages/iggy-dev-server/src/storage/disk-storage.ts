@@ -1,0 +1,304 @@
+/**
+ * On-disk storage. Layout under the data folder:
+ *
+ * - `metadata.json`: streams, topics, groups and stored offsets (see `metadata.ts`);
+ * - `streams/<stream id>/<topic id>/<partition id>/<base offset, 20 digits>.log`: append-only
+ *   segment files of framed batch records (see `record-file.ts`);
+ * - the same name with `.index`: 16 bytes per batch `[relative offset u32][position u32][timestamp u64]`,
+ *   rebuilt from the log on every start (the log is authoritative).
+ *
+ * fsync policy: `always` syncs the segment after every appended batch and the metadata file after
+ * every change, before the reply is sent; `interval` syncs dirty segments on a timer; `never`
+ * leaves it to the operating system.
+ */
+
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { decodeOptions } from '@agdx/iggy-protocol';
+import { DevServerError } from '../errors.js';
+import type { PartitionWriter } from '../log/partition-log.js';
+import type { StoredBatch } from '../log/stored-batch.js';
+import { storedBatchOf } from '../log/stored-batch.js';
+import type { MetadataSnapshot } from './metadata.js';
+import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
+import type { OpenedPartition, Storage } from './storage.js';
+
+/** When appended data is synced to the disk. */
+export type FsyncPolicy = 'always' | 'interval' | 'never';
+
+/** Options of {@link DiskStorage}. */
+export interface DiskStorageOptions {
+  /** The data folder (created when missing). */
+  readonly dir: string;
+  /** fsync policy (default `always`). */
+  readonly fsync?: FsyncPolicy;
+  /** Period of `interval` syncs, ms (default 1000). */
+  readonly fsyncIntervalMs?: number;
+  /** A new segment starts once the current one reaches this many bytes (default 64 MiB). */
+  readonly segmentBytes?: number;
+}
+
+const METADATA = 'metadata.json';
+
+function segmentName(base: bigint): string {
+  return base.toString().padStart(20, '0');
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+class SegmentWriter implements PartitionWriter {
+  readonly #dir: string;
+  readonly #storage: DiskStorage;
+  #log = -1;
+  #index = -1;
+  #base = 0n;
+  #size = 0;
+  dirty = false;
+
+  constructor(dir: string, storage: DiskStorage, base: bigint, size: number) {
+    this.#dir = dir;
+    this.#storage = storage;
+    this.#open(base, size);
+  }
+
+  #open(base: bigint, size: number): void {
+    this.#base = base;
+    this.#size = size;
+    this.#log = openSync(join(this.#dir, `${segmentName(base)}.log`), 'a');
+    this.#index = openSync(join(this.#dir, `${segmentName(base)}.index`), 'a');
+  }
+
+  append(batch: StoredBatch): void {
+    if (this.#size >= this.#storage.segmentBytes) {
+      this.close();
+      this.#open(batch.baseOffset, 0);
+    }
+    const header = recordHeader(batch.bytes);
+    const record = new Uint8Array(RECORD_HEADER_SIZE + batch.bytes.length);
+    record.set(header, 0);
+    record.set(batch.bytes, RECORD_HEADER_SIZE);
+    writeAll(this.#log, record);
+    const entry = new Uint8Array(16);
+    const view = new DataView(entry.buffer);
+    view.setUint32(0, Number(batch.baseOffset - this.#base), true);
+    view.setUint32(4, this.#size, true);
+    view.setBigUint64(8, batch.timestamp, true);
+    writeAll(this.#index, entry);
+    this.#size += record.length;
+    if (this.#storage.fsync === 'always') fdatasyncSync(this.#log);
+    else this.dirty = true;
+  }
+
+  sync(): void {
+    if (!this.dirty || this.#log < 0) return;
+    this.dirty = false;
+    fdatasyncSync(this.#log);
+  }
+
+  purge(): void {
+    this.close();
+    for (const f of readdirSync(this.#dir)) rmSync(join(this.#dir, f), { force: true });
+    this.#open(0n, 0);
+  }
+
+  close(): void {
+    if (this.#log >= 0) {
+      if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(this.#log);
+      closeSync(this.#log);
+      closeSync(this.#index);
+    }
+    this.#log = -1;
+    this.#index = -1;
+    this.dirty = false;
+  }
+}
+
+/** Storage in a data folder, with crash recovery on open. */
+export class DiskStorage implements Storage {
+  readonly kind: 'disk' = 'disk';
+  /** The fsync policy. */
+  readonly fsync: FsyncPolicy;
+  /** Segment size limit. */
+  readonly segmentBytes: number;
+  readonly #dir: string;
+  readonly #writers = new Map<string, SegmentWriter>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: DiskStorageOptions) {
+    this.#dir = options.dir;
+    this.fsync = options.fsync ?? 'always';
+    this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
+    try {
+      mkdirSync(join(this.#dir, 'streams'), { recursive: true });
+    } catch (cause) {
+      throw new DevServerError('storage', `cannot create the data folder ${this.#dir}`, { cause });
+    }
+    if (this.fsync === 'interval') {
+      this.#timer = setInterval(() => this.#syncAll(), options.fsyncIntervalMs ?? 1000);
+      this.#timer.unref();
+    }
+  }
+
+  #syncAll(): void {
+    for (const w of this.#writers.values()) {
+      try {
+        w.sync();
+      } catch {
+        // A sync that fails here is retried on the next tick and at close.
+      }
+    }
+  }
+
+  loadMetadata(): MetadataSnapshot | undefined {
+    const file = join(this.#dir, METADATA);
+    if (!existsSync(file)) return undefined;
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as MetadataSnapshot;
+      if (parsed.version !== 1 || !Array.isArray(parsed.streams)) throw new Error('unknown metadata version');
+      for (const s of parsed.streams) for (const t of s.topics) decodeOptions(Buffer.from(t.options, 'base64'));
+      return parsed;
+    } catch (cause) {
+      throw new DevServerError('storage', `cannot read ${file}`, { cause });
+    }
+  }
+
+  saveMetadata(snapshot: MetadataSnapshot): void {
+    const file = join(this.#dir, METADATA);
+    const tmp = `${file}.tmp`;
+    const fd = openSync(tmp, 'w');
+    try {
+      writeAll(fd, Buffer.from(JSON.stringify(snapshot)));
+      if (this.fsync !== 'never') fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    if (this.fsync === 'always') this.#syncDir(this.#dir);
+  }
+
+  #syncDir(dir: string): void {
+    try {
+      const fd = openSync(dir, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // Some platforms cannot fsync a directory; the rename is still atomic.
+    }
+  }
+
+  #partitionDir(streamId: number, topicId: number, partitionId: number): string {
+    return join(this.#dir, 'streams', String(streamId), String(topicId), String(partitionId));
+  }
+
+  openPartition(streamId: number, topicId: number, partitionId: number): OpenedPartition {
+    const dir = this.#partitionDir(streamId, topicId, partitionId);
+    mkdirSync(dir, { recursive: true });
+    const key = `${streamId}/${topicId}/${partitionId}`;
+    this.#writers.get(key)?.close();
+    const segments = readdirSync(dir)
+      .filter((f) => /^\d{20}\.log$/.test(f))
+      .map((f) => BigInt(f.slice(0, 20)))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const batches: StoredBatch[] = [];
+    let expected: bigint | undefined;
+    let lastBase = 0n;
+    let lastSize = 0;
+    let broken = false;
+    for (const base of segments) {
+      const logPath = join(dir, `${segmentName(base)}.log`);
+      const indexPath = join(dir, `${segmentName(base)}.index`);
+      if (broken) {
+        // Everything after a torn record was never acknowledged.
+        rmSync(logPath, { force: true });
+        rmSync(indexPath, { force: true });
+        continue;
+      }
+      const file = new Uint8Array(readFileSync(logPath));
+      let next = expected ?? base;
+      const scan = scanRecords(file, (offset, count) => {
+        if (offset !== next) return false;
+        next = offset + BigInt(count);
+        return true;
+      });
+      if (scan.validLength < file.length) {
+        const fd = openSync(logPath, 'r+');
+        try {
+          ftruncateSync(fd, scan.validLength);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        broken = true;
+      }
+      const index = new Uint8Array(scan.records.length * 16);
+      const view = new DataView(index.buffer);
+      scan.records.forEach((r, i) => {
+        const b = storedBatchOf(r.batch.slice());
+        batches.push(b);
+        view.setUint32(i * 16, Number(b.baseOffset - base), true);
+        view.setUint32(i * 16 + 4, r.position, true);
+        view.setBigUint64(i * 16 + 8, b.timestamp, true);
+      });
+      writeFileSync(indexPath, index);
+      expected = next;
+      lastBase = base;
+      lastSize = scan.validLength;
+    }
+    const writer = new SegmentWriter(dir, this, segments.length === 0 ? 0n : lastBase, lastSize);
+    this.#writers.set(key, writer);
+    return { writer, batches };
+  }
+
+  dropPartition(streamId: number, topicId: number, partitionId: number): void {
+    const key = `${streamId}/${topicId}/${partitionId}`;
+    this.#writers.get(key)?.close();
+    this.#writers.delete(key);
+    rmSync(this.#partitionDir(streamId, topicId, partitionId), { recursive: true, force: true });
+  }
+
+  dropTopic(streamId: number, topicId: number): void {
+    for (const [key, w] of this.#writers) {
+      if (key.startsWith(`${streamId}/${topicId}/`)) {
+        w.close();
+        this.#writers.delete(key);
+      }
+    }
+    rmSync(join(this.#dir, 'streams', String(streamId), String(topicId)), { recursive: true, force: true });
+  }
+
+  dropStream(streamId: number): void {
+    for (const [key, w] of this.#writers) {
+      if (key.startsWith(`${streamId}/`)) {
+        w.close();
+        this.#writers.delete(key);
+      }
+    }
+    rmSync(join(this.#dir, 'streams', String(streamId)), { recursive: true, force: true });
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    for (const w of this.#writers.values()) w.close();
+    this.#writers.clear();
+  }
+}
