@@ -4,6 +4,7 @@ import { AgentEnvelope, AgdxError, ConversationId, AgentId, RecordId, Correlatio
 import type { HeaderValue } from '@agdx/wire';
 import {
   ed25519BackendChoice,
+  keyIdOf,
   KeyRecord,
   KeyRegistry,
   pkcs8FromSeed,
@@ -63,6 +64,35 @@ describe('back ends agree (differential)', () => {
       const key = SigningKey.fromBytes(seed, { backend: 'noble' });
       expect(toHex(key.verifyingKey)).toBe(toHex(ed25519.getPublicKey(seed)));
       expect(toHex(key.signBytesSync(message))).toBe(toHex(ed25519.sign(message, seed)));
+    }
+  });
+  it('both back ends refuse a small-order key and a non-canonical S alike', async () => {
+    const L = ed25519.Point.Fn.ORDER;
+    const identity = new Uint8Array(32);
+    identity[0] = 1;
+    // With the identity as key and R, S = 0 satisfies the cofactored equation for every message.
+    const trivial = new Uint8Array(64);
+    trivial[0] = 1;
+    const key = SigningKey.fromHex('33'.repeat(32));
+    for (const backend of BACKENDS) {
+      const registry = new KeyRegistry({ backend });
+      registry.enroll('low', identity);
+      registry.enroll('real', key.verifyingKey);
+      const env = sampleEnvelope();
+      const forged = env.withSignature({ scheme: 1, keyId: keyIdOf(identity), bytes: trivial });
+      await expect(registry.verify(forged)).rejects.toThrow('signature verification failed');
+      const signed = await key.sign(env);
+      // S + L: the same point equation, but not the canonical S.
+      const bytes = signed.signature!.bytes.slice();
+      let v = 0n;
+      for (let i = 63; i >= 32; i--) v = (v << 8n) | BigInt(bytes[i]!);
+      v += L;
+      for (let i = 32; i < 64; i++) {
+        bytes[i] = Number(v & 0xffn);
+        v >>= 8n;
+      }
+      await expect(registry.verify(signed.withSignature({ ...signed.signature!, bytes }))).rejects.toThrow('signature verification failed');
+      expect(await registry.verify(signed)).toBe('real');
     }
   });
   it('wraps seeds into the fixed PKCS#8 prefix', () => {

@@ -1,4 +1,5 @@
 import type { Ed25519Backend } from './backend.js';
+import { isAcceptablePublicKey, isCanonicalSignature } from './strict-rules.js';
 
 // PKCS#8 PrivateKeyInfo for Ed25519 (RFC 8410): SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 },
 // OCTET STRING { OCTET STRING (32 bytes) } }. Everything before the seed is fixed, so WebCrypto,
@@ -85,7 +86,7 @@ export const platformBackend: Ed25519Backend = {
   async verify(publicKey, message, signature) {
     const api = subtle();
     if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
-    if (publicKey.length !== 32 || signature.length !== 64) return false;
+    if (publicKey.length !== 32 || !isCanonicalSignature(signature) || !isAcceptablePublicKey(publicKey)) return false;
     const ready = readyVerifyingKeys.get(publicKey);
     const key = ready === undefined ? await verifyingKeyFor(api, publicKey) : ready;
     if (key === undefined || key === null) return false;
