@@ -82,38 +82,55 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
   return xxh3_64(input);
 }
 
-/**
- * Encodes a producer batch (server-owned fields 0) with its checksums. The origin timestamp of
- * the batch is the minimum over the messages; each delta must fit a u32 (about 71 minutes).
- */
-export function encodeMessageBatch(messages: readonly OutgoingMessage[], options: EncodeMessagesOptions = {}): Uint8Array {
+/** A batch measured and checked, ready to be written (see {@link prepareMessageBatch}). */
+export interface PreparedBatch {
+  /** Bytes the batch takes: header plus frames. */
+  readonly size: number;
+  /** The messages, in order. */
+  readonly messages: readonly OutgoingMessage[];
+  /** Each message's user-header block. */
+  readonly blocks: readonly Uint8Array[];
+  /** Each message's origin timestamp (µs). */
+  readonly origins: readonly bigint[];
+  /** The batch origin: the minimum of `origins`. */
+  readonly origin: bigint;
+}
+
+/** Measures a producer batch and resolves header blocks and origin timestamps. */
+export function prepareMessageBatch(messages: readonly OutgoingMessage[], options: EncodeMessagesOptions = {}): PreparedBatch {
   if (messages.length === 0) throw new IggyInvalidError('a batch needs at least one message', { context: { field: 'messages' } });
   if (messages.length > 0xffff_ffff) throw new IggyInvalidError('too many messages', { context: { field: 'messages' } });
-  const now = options.nowMicros ?? nowMicros;
-  const newId = options.newId ?? randomMessageId;
   const n = messages.length;
   const blocks: Uint8Array[] = new Array<Uint8Array>(n);
   const origins: bigint[] = new Array<bigint>(n);
-  let total = BATCH_HEADER_SIZE;
+  let size = BATCH_HEADER_SIZE;
   let origin = U64;
   let clock: bigint | undefined;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
     const block = headerBlockOf(m);
     blocks[i] = block;
-    total += FRAME_HEADER_SIZE + checkPayload(m).length + block.length;
-    const o = m.originTimestamp ?? (clock ??= now());
+    size += FRAME_HEADER_SIZE + checkPayload(m).length + block.length;
+    const o = m.originTimestamp ?? (clock ??= (options.nowMicros ?? nowMicros)());
     checkU64(o, 'originTimestamp');
     origins[i] = o;
     if (o < origin) origin = o;
   }
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
+  return { size, messages, blocks, origins, origin };
+}
+
+/** Writes a prepared batch at `pos` of `out` (which must be zeroed there) with its checksums. */
+export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos: number, options: EncodeMessagesOptions = {}): void {
+  const { messages, blocks, origins, origin } = prepared;
+  const n = messages.length;
+  const newId = options.newId ?? randomMessageId;
+  const view = new DataView(out.buffer, out.byteOffset + pos, prepared.size);
+  const batch = out.subarray(pos, pos + prepared.size);
   view.setBigUint64(24, origin, true);
-  view.setBigUint64(32, BigInt(total), true);
+  view.setBigUint64(32, BigInt(prepared.size), true);
   view.setUint32(48, n, true);
   const withChecksums = options.checksums !== false;
-  let pos = BATCH_HEADER_SIZE;
+  let at = BATCH_HEADER_SIZE;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
     const block = blocks[i] as Uint8Array;
@@ -122,19 +139,33 @@ export function encodeMessageBatch(messages: readonly OutgoingMessage[], options
     let id = m.id ?? 0n;
     if (id === 0n) id = newId();
     checkU128(id, 'id');
-    view.setBigUint64(pos + 8, id & U64, true);
-    view.setBigUint64(pos + 16, id >> 64n, true);
-    view.setUint32(pos + 24, i, true);
-    view.setUint32(pos + 28, Number(delta), true);
-    view.setUint32(pos + 32, block.length, true);
-    view.setUint32(pos + 36, m.payload.length, true);
-    out.set(m.payload, pos + FRAME_HEADER_SIZE);
-    out.set(block, pos + FRAME_HEADER_SIZE + m.payload.length);
-    const end = pos + FRAME_HEADER_SIZE + m.payload.length + block.length;
-    if (withChecksums) view.setBigUint64(pos, xxh3_64(out.subarray(pos + 8, end)), true);
-    pos = end;
+    if (id > U64) {
+      view.setBigUint64(at + 8, id & U64, true);
+      view.setBigUint64(at + 16, id >> 64n, true);
+    } else {
+      view.setBigUint64(at + 8, id, true);
+    }
+    view.setUint32(at + 24, i, true);
+    view.setUint32(at + 28, Number(delta), true);
+    view.setUint32(at + 32, block.length, true);
+    view.setUint32(at + 36, m.payload.length, true);
+    batch.set(m.payload, at + FRAME_HEADER_SIZE);
+    if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + m.payload.length);
+    const end = at + FRAME_HEADER_SIZE + m.payload.length + block.length;
+    if (withChecksums) view.setBigUint64(at, xxh3_64(batch.subarray(at + 8, end)), true);
+    at = end;
   }
-  if (withChecksums) view.setBigUint64(40, computeBatchChecksum(out, n), true);
+  if (withChecksums) view.setBigUint64(40, computeBatchChecksum(batch, n), true);
+}
+
+/**
+ * Encodes a producer batch (server-owned fields 0) with its checksums. The origin timestamp of
+ * the batch is the minimum over the messages; each delta must fit a u32 (about 71 minutes).
+ */
+export function encodeMessageBatch(messages: readonly OutgoingMessage[], options: EncodeMessagesOptions = {}): Uint8Array {
+  const prepared = prepareMessageBatch(messages, options);
+  const out = new Uint8Array(prepared.size);
+  writeMessageBatch(prepared, out, 0, options);
   return out;
 }
 
@@ -164,8 +195,9 @@ export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBa
   const strict = options.strict !== false;
   if (strict) {
     if (messageCount < 1) throw new IggyCodecError('message batch: message_count must be at least 1', { context: { offset: pos, iggyCode: 4009 } });
-    for (let i = 52; i < BATCH_HEADER_SIZE; i++) {
-      if (bytes[pos + i] !== 0) throw new IggyCodecError('message batch: reserved header bytes must be zero', { context: { offset: pos + i } });
+    // 204 reserved bytes, checked a word at a time.
+    for (let i = 52; i < BATCH_HEADER_SIZE; i += 4) {
+      if (view.getUint32(i, true) !== 0) throw new IggyCodecError('message batch: reserved header bytes must be zero', { context: { offset: pos + i } });
     }
   }
   // Each frame takes at least 48 bytes, which bounds the count before anything is allocated.

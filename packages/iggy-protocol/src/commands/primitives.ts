@@ -21,9 +21,29 @@ export function writeIdentifier(w: ByteWriter, id: Identifier, field: string): v
   if (typeof id === 'number') {
     w.u8(1).u8(4).u32(checkU32(id, field));
   } else {
-    const b = wireNameBytes(id, field);
+    const b = wireNameBytes(id, field, true);
     w.u8(2).u8(b.length).bytes(b);
   }
+}
+
+/** Bytes an Identifier takes on the wire. */
+export function identifierSize(id: Identifier, field: string): number {
+  return typeof id === 'number' ? 6 : 2 + wireNameBytes(id, field, true).length;
+}
+
+/** Writes an Identifier at `pos` and returns the position after it. */
+export function writeIdentifierAt(out: Uint8Array, view: DataView, pos: number, id: Identifier, field: string): number {
+  if (typeof id === 'number') {
+    out[pos] = 1;
+    out[pos + 1] = 4;
+    view.setUint32(pos + 2, checkU32(id, field), true);
+    return pos + 6;
+  }
+  const b = wireNameBytes(id, field, true);
+  out[pos] = 2;
+  out[pos + 1] = b.length;
+  out.set(b, pos + 2);
+  return pos + 2 + b.length;
 }
 
 /** Reads an Identifier; numeric ids must have length 4, names 1..255 valid UTF-8 bytes. */
@@ -85,6 +105,36 @@ export function writePartitioning(w: ByteWriter, p: Partitioning): void {
       w.u8(3).u8(p.key.length).bytes(p.key);
       return;
     }
+    default:
+      throw new IggyInvalidError('unknown partitioning kind', { context: { field: 'partitioning.kind' } });
+  }
+}
+
+/** Bytes a Partitioning takes on the wire. */
+export function partitioningSize(p: Partitioning): number {
+  return p.kind === 'key' && p.key instanceof Uint8Array ? 2 + p.key.length : p.kind === 'partition' ? 6 : 2;
+}
+
+/** Writes a Partitioning at `pos` (validated as in {@link writePartitioning}) and returns the position after it. */
+export function writePartitioningAt(out: Uint8Array, view: DataView, pos: number, p: Partitioning): number {
+  switch (p.kind) {
+    case 'balanced':
+      out[pos] = 1;
+      out[pos + 1] = 0;
+      return pos + 2;
+    case 'partition':
+      out[pos] = 2;
+      out[pos + 1] = 4;
+      view.setUint32(pos + 2, checkU32(p.partitionId, 'partitioning.partitionId'), true);
+      return pos + 6;
+    case 'key':
+      if (!(p.key instanceof Uint8Array) || p.key.length < 1 || p.key.length > 255) {
+        throw new IggyInvalidError('messages key must be 1..255 bytes', { context: { field: 'partitioning.key' } });
+      }
+      out[pos] = 3;
+      out[pos + 1] = p.key.length;
+      out.set(p.key, pos + 2);
+      return pos + 2 + p.key.length;
     default:
       throw new IggyInvalidError('unknown partitioning kind', { context: { field: 'partitioning.kind' } });
   }

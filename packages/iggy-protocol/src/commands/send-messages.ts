@@ -13,11 +13,11 @@ import type { IggyProtocol } from '../protocol.js';
 import type { ClassicMessage } from './classic-messages.js';
 import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, readClassicMessage, writeClassicMessage } from './classic-messages.js';
 import type { MessageBatch } from './message-batch.js';
-import { batchToPolledMessages, decodeMessageBatch, encodeMessageBatch } from './message-batch.js';
+import { batchToPolledMessages, decodeMessageBatch, prepareMessageBatch, writeMessageBatch } from './message-batch.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
 import { checkPayload, headerBlockOf, nowMicros } from './messages.js';
 import type { Identifier, Partitioning } from './primitives.js';
-import { readIdentifier, readPartitioning, writeIdentifier, writePartitioning } from './primitives.js';
+import { identifierSize, partitioningSize, readIdentifier, readPartitioning, writeIdentifierAt, writePartitioningAt } from './primitives.js';
 
 /** SendMessages request. */
 export interface SendMessagesRequest {
@@ -31,52 +31,56 @@ export interface SendMessagesRequest {
   readonly messages: readonly OutgoingMessage[];
 }
 
-function routingSection(req: SendMessagesRequest, count: number): Uint8Array {
-  const w = new ByteWriter(48);
-  w.u32(0);
-  writeIdentifier(w, req.stream, 'stream');
-  writeIdentifier(w, req.topic, 'topic');
-  writePartitioning(w, req.partitioning);
-  w.u32(count);
-  const out = w.finish();
-  new DataView(out.buffer, out.byteOffset).setUint32(0, out.length - 4, true);
-  return out;
+/** Bytes of the routing section, metadata_len prefix included. */
+function routingSize(req: SendMessagesRequest): number {
+  return 4 + identifierSize(req.stream, 'stream') + identifierSize(req.topic, 'topic') + partitioningSize(req.partitioning) + 4;
+}
+
+/** Writes the routing section at 0 and returns its end. */
+function writeRouting(out: Uint8Array, view: DataView, req: SendMessagesRequest, count: number): number {
+  let pos = writeIdentifierAt(out, view, 4, req.stream, 'stream');
+  pos = writeIdentifierAt(out, view, pos, req.topic, 'topic');
+  pos = writePartitioningAt(out, view, pos, req.partitioning);
+  view.setUint32(pos, count, true);
+  view.setUint32(0, pos, true);
+  return pos + 4;
 }
 
 /**
- * Encodes a SendMessages body. VSR computes the checksums (run `initChecksums()` first unless
- * `options.checksums` is false); classic leaves them to the server.
+ * Encodes a SendMessages body into one exactly sized buffer. VSR computes the checksums (run
+ * `initChecksums()` first unless `options.checksums` is false); classic leaves them to the server.
  */
 export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: IggyProtocol, options: EncodeMessagesOptions = {}): Uint8Array {
   const n = req.messages.length;
   if (n === 0) throw new IggyInvalidError('SendMessages needs at least one message', { context: { field: 'messages' } });
   checkU32(n, 'messages.length');
-  const routing = routingSection(req, n);
+  const routing = routingSize(req);
   if (protocol === 'vsr') {
-    const batch = encodeMessageBatch(req.messages, options);
-    const out = new Uint8Array(routing.length + batch.length);
-    out.set(routing, 0);
-    out.set(batch, routing.length);
+    const prepared = prepareMessageBatch(req.messages, options);
+    const out = new Uint8Array(routing + prepared.size);
+    writeRouting(out, new DataView(out.buffer), req, n);
+    writeMessageBatch(prepared, out, routing, options);
     return out;
   }
   const now = options.nowMicros ?? nowMicros;
-  const msgs: ClassicMessage[] = [];
+  const msgs: ClassicMessage[] = new Array<ClassicMessage>(n);
   let clock: bigint | undefined;
-  let size = routing.length + n * 16;
-  for (const m of req.messages) {
+  let size = routing + n * 16;
+  for (let i = 0; i < n; i++) {
+    const m = req.messages[i] as OutgoingMessage;
     const payload = checkPayload(m);
     const rawHeaders = headerBlockOf(m);
     const originTimestamp = checkU64(m.originTimestamp ?? (clock ??= now()), 'originTimestamp');
     const cm: ClassicMessage = { checksum: 0n, id: m.id ?? 0n, offset: 0n, timestamp: 0n, originTimestamp, payload, rawHeaders };
-    msgs.push(cm);
+    msgs[i] = cm;
     size += classicMessageSize(cm);
   }
   checkU32(size, 'body size');
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
-  out.set(routing, 0);
-  let idx = routing.length;
-  let pos = routing.length + n * 16;
+  writeRouting(out, view, req, n);
+  let idx = routing;
+  let pos = routing + n * 16;
   let cumulative = 0;
   for (const m of msgs) {
     cumulative += classicMessageSize(m);

@@ -27,10 +27,23 @@ export function checkU128(v: bigint, field: string): bigint {
   return v;
 }
 
-/** Encodes a WireName's bytes, checking the 1..255 byte length. */
-export function wireNameBytes(name: string, field: string): Uint8Array {
+// Stream, topic and group identifiers repeat on every request, so their UTF-8 bytes are cached
+// (bounded) when the caller asks. Callers only copy from the returned arrays, never mutate
+// them. Credentials are never cached.
+const NAME_CACHE = new Map<string, Uint8Array>();
+const NAME_CACHE_LIMIT = 1024;
+
+/** Encodes a WireName's bytes, checking the 1..255 byte length; `cache` memoises identifiers. */
+export function wireNameBytes(name: string, field: string, cache = false): Uint8Array {
   if (typeof name !== 'string') throw new IggyInvalidError(`${field} must be a string`, { context: { field } });
-  const b = encodeUtf8(name);
+  let b = cache ? NAME_CACHE.get(name) : undefined;
+  if (b === undefined) {
+    b = encodeUtf8(name);
+    if (cache) {
+      if (NAME_CACHE.size >= NAME_CACHE_LIMIT) NAME_CACHE.clear();
+      NAME_CACHE.set(name, b);
+    }
+  }
   if (b.length < 1 || b.length > 255) throw new IggyInvalidError(`${field} must be 1..255 UTF-8 bytes, got ${b.length}`, { context: { field } });
   return b;
 }
