@@ -89,33 +89,12 @@ export type Partitioning =
   | { readonly kind: 'partition'; readonly partitionId: number }
   | { readonly kind: 'key'; readonly key: Uint8Array };
 
-/** Writes `[kind u8][len u8][value]`. */
-export function writePartitioning(w: ByteWriter, p: Partitioning): void {
-  switch (p.kind) {
-    case 'balanced':
-      w.u8(1).u8(0);
-      return;
-    case 'partition':
-      w.u8(2).u8(4).u32(checkU32(p.partitionId, 'partitioning.partitionId'));
-      return;
-    case 'key': {
-      if (!(p.key instanceof Uint8Array) || p.key.length < 1 || p.key.length > 255) {
-        throw new IggyInvalidError('messages key must be 1..255 bytes', { context: { field: 'partitioning.key' } });
-      }
-      w.u8(3).u8(p.key.length).bytes(p.key);
-      return;
-    }
-    default:
-      throw new IggyInvalidError('unknown partitioning kind', { context: { field: 'partitioning.kind' } });
-  }
-}
-
 /** Bytes a Partitioning takes on the wire. */
 export function partitioningSize(p: Partitioning): number {
   return p.kind === 'key' && p.key instanceof Uint8Array ? 2 + p.key.length : p.kind === 'partition' ? 6 : 2;
 }
 
-/** Writes a Partitioning at `pos` (validated as in {@link writePartitioning}) and returns the position after it. */
+/** Writes a Partitioning `[kind u8][len u8][value]` at `pos` and returns the position after it. */
 export function writePartitioningAt(out: Uint8Array, view: DataView, pos: number, p: Partitioning): number {
   switch (p.kind) {
     case 'balanced':
