@@ -54,3 +54,49 @@ export type { EdgeClaims, EdgeDenial, EdgeDenialCode } from './edge/edge-auth.js
 export type { ActionGovernor, GovernedAction, GovernorVerdict } from './governor/action-governor.js';
 
 // --- runtime (agents-runtime) ---
+export { Agent, AgentBuilder } from './agent/agent-builder.js';
+export type { AgentConfig, AgentHandler, HeartbeatSettings } from './agent/agent-config.js';
+export { AgentCtx } from './agent/agent-ctx.js';
+export type { ApprovalGateOptions } from './agent/agent-ctx.js';
+export { AgentHandle } from './agent/agent-handle.js';
+export type { AgentStats } from './agent/agent-handle.js';
+export type { ConcurrencyPolicy } from './agent/concurrency.js';
+export { HandlerError, isRetryable } from './agent/handler-errors.js';
+export { logPositionOf, nameId } from './agent/log-position.js';
+export type { RecordAddress } from './agent/log-position.js';
+export type { RecordOutcome } from './agent/record-pipeline.js';
+export { backoffDelayMs, checkRetryPolicy, DEFAULT_RETRY_POLICY } from './agent/retry-policy.js';
+export type { RetryPolicy } from './agent/retry-policy.js';
+export { AGENT_CONTROL_TOPIC, classifyEnvelope, classifyGeneric, DispatchClass, isControlOperation } from './dispatch/classify.js';
+export type { ClassifiedEnvelope, GenericDispatchFields, HandledOperations } from './dispatch/classify.js';
+export { processedKey } from './dedup/processed-key-store.js';
+export type { ProcessedKeyStore } from './dedup/processed-key-store.js';
+export { DEFAULT_DEDUP_WINDOW, SlidingWindowKeyStore } from './dedup/sliding-window.js';
+export { LogProcessedKeyStore, PROCESSED_KEY_NAMESPACE_HEADER, PROCESSED_KEYS_TOPIC } from './dedup/log-processed-key-store.js';
+export type { LogProcessedKeyStoreOptions } from './dedup/log-processed-key-store.js';
+export { DEAD_LETTER_TOPIC, deadLetterRecord, DeadLetterWriter } from './dead-letter/dead-letter.js';
+export type { DeadLetterInput, DeadLetterRecord, DeadLetterSink } from './dead-letter/dead-letter.js';
+export {
+  defaultSessionStart,
+  SDK_LANGUAGE,
+  SDK_VERSION,
+  SESSION_OPERATION,
+  sessionAcknowledgmentEnvelope,
+  sessionEndEnvelope,
+  sessionStartEnvelope,
+  sessionTransitionEnvelope,
+  SESSIONS_TOPIC,
+} from './lifecycle/session-records.js';
+export { LIFECYCLE_CONTENT_TYPE, SessionLifecycle } from './lifecycle/session-lifecycle.js';
+export type { LanePublisher } from './lifecycle/session-lifecycle.js';
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  HeartbeatRegistry,
+  MIN_HEARTBEAT_MS,
+} from './lifecycle/heartbeats.js';
+export type { HeartbeatOptions, HeartbeatPublisher, SessionLease } from './lifecycle/heartbeats.js';
+export { CONTROL_HISTORY_LIMIT } from './control/control-follower.js';
+export { PauseController } from './control/pause-controller.js';
+export type { Admission, PauseControllerOptions, PendingControl } from './control/pause-controller.js';
+export type { ControlRequest, HeldRecord } from './control/session-control-state.js';

@@ -1,0 +1,245 @@
+import { AgentId, InvalidError } from '@agdx/wire';
+import type { AgdxClient } from '../client/agdx-client.js';
+import type { DeadLetterSink } from '../dead-letter/dead-letter.js';
+import type { ProcessedKeyStore } from '../dedup/processed-key-store.js';
+import type { HandledOperations } from '../dispatch/classify.js';
+import { HandlerConfigError } from '../errors.js';
+import type { ActionGovernor } from '../governor/action-governor.js';
+import type { AgentMessage } from '../message/agent-message.js';
+import type { Verifier } from '../replies/verifier.js';
+import type { Signer } from '../send/signer.js';
+import type { AgentConfig, AgentHandler, HeartbeatSettings } from './agent-config.js';
+import type { AgentCtx } from './agent-ctx.js';
+import { AgentHandle } from './agent-handle.js';
+import { parallelismOf, type ConcurrencyPolicy } from './concurrency.js';
+import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+
+function nonNegative(value: number, field: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new InvalidError(`${field} must be a finite number of at least 0`, { context: { field } });
+  return value;
+}
+
+function topicName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidError(`${field} must be a non-empty topic name`, { context: { field } });
+  return value;
+}
+
+/** A configured agent; {@link Agent.spawn} runs it on a client. */
+export class Agent {
+  /** The validated configuration. */
+  readonly config: AgentConfig;
+
+  /** @internal Use {@link Agent.builder}. */
+  constructor(config: AgentConfig) {
+    this.config = config;
+  }
+
+  /** Starts configuring an agent. */
+  static builder(): AgentBuilder {
+    return new AgentBuilder();
+  }
+
+  /**
+   * Runs the agent on `client` (its default stream) and returns its handle at once; await
+   * `handle.ready()` for the consumer to be open and the control history folded.
+   */
+  spawn(client: AgdxClient): AgentHandle {
+    return new AgentHandle(this.config, client);
+  }
+}
+
+/** Fluent configuration of an {@link Agent}; every setter validates and returns the builder. */
+export class AgentBuilder {
+  #id: AgentId | undefined;
+  #listenOn: string | undefined;
+  #respondOn: string | undefined;
+  #handler: AgentHandler | undefined;
+  #serves: HandledOperations = 'any';
+  #signingKey: Signer | undefined;
+  #verifier: Verifier | undefined;
+  #concurrency: ConcurrencyPolicy = { kind: 'serial' };
+  #consumerGroup: string | undefined;
+  #retry: RetryPolicy = DEFAULT_RETRY_POLICY;
+  #understood = 0n;
+  #sink: DeadLetterSink | undefined;
+  #processedKeys: ProcessedKeyStore | undefined;
+  #ackOnPickup = false;
+  #governor: ActionGovernor | undefined;
+  #pollIntervalMs = 100;
+  #shutdownGraceMs = 30_000;
+  #maxQueued = 4_096;
+  #followControl = true;
+  #heartbeats: HeartbeatSettings | false = {};
+
+  /** The agent identity (required). */
+  id(id: AgentId | string): this {
+    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
+    return this;
+  }
+
+  /** The topic to consume (required). */
+  listenOn(topic: string): this {
+    this.#listenOn = topicName(topic, 'listenOn');
+    return this;
+  }
+
+  /** The topic answers go to (needed by `ctx.respond`, `emit`, `status`, `fail`, `stream`). */
+  respondOn(topic: string): this {
+    this.#respondOn = topicName(topic, 'respondOn');
+    return this;
+  }
+
+  /** The handler (required): an object with `handle(message, ctx)` or the function itself. */
+  handler(handler: AgentHandler | ((message: AgentMessage, ctx: AgentCtx) => Promise<void> | void)): this {
+    if (typeof handler === 'function') this.#handler = { handle: handler };
+    else if (typeof handler === 'object' && handler !== null && typeof handler.handle === 'function') this.#handler = handler;
+    else throw new InvalidError('handler must be a function or an object with handle(message, ctx)', { context: { field: 'handler' } });
+    return this;
+  }
+
+  /** The operations this agent serves: a list, or `'any'` (the default). Other commands are skipped. */
+  serves(operations: HandledOperations): this {
+    if (operations !== 'any') {
+      if (!Array.isArray(operations) || operations.some((op) => typeof op !== 'string' || op.length === 0)) {
+        throw new InvalidError("serves() takes 'any' or a list of operation names", { context: { field: 'serves' } });
+      }
+      operations = Object.freeze([...operations]);
+    }
+    this.#serves = operations;
+    return this;
+  }
+
+  /** Signs answers, acknowledgments and lifecycle records (an @agdx/sign `SigningKey` fits). */
+  signingKey(signer: Signer): this {
+    this.#signingKey = signer;
+    return this;
+  }
+
+  /** Accepts only work whose signature verifies (an @agdx/sign `KeyRegistry` fits); the rest is dead-lettered Rejected. */
+  verifier(verifier: Verifier): this {
+    this.#verifier = verifier;
+    return this;
+  }
+
+  /** `{ kind: 'serial' }` (default) or `{ kind: 'serial-per-partition', maxPartitions }`. */
+  concurrency(policy: ConcurrencyPolicy): this {
+    parallelismOf(policy);
+    this.#concurrency = policy;
+    return this;
+  }
+
+  /** The consumer group (default the agent id). */
+  consumerGroup(name: string): this {
+    if (typeof name !== 'string' || name.length === 0) throw new InvalidError('consumerGroup must be a non-empty name', { context: { field: 'consumerGroup' } });
+    this.#consumerGroup = name;
+    return this;
+  }
+
+  /** Handler retries (default 5 attempts, 200 ms first backoff, doubling, capped). */
+  retry(policy: RetryPolicy): this {
+    this.#retry = checkRetryPolicy(policy);
+    return this;
+  }
+
+  /** `must_understand` bits this agent implements (default none). */
+  understoodFeatures(bits: bigint): this {
+    if (typeof bits !== 'bigint' || bits < 0n || bits >= 1n << 64n) {
+      throw new InvalidError('understoodFeatures is an unsigned 64-bit bitset', { context: { field: 'understoodFeatures' } });
+    }
+    this.#understood = bits;
+    return this;
+  }
+
+  /** Told about every dead letter. */
+  deadLetterSink(sink: DeadLetterSink): this {
+    this.#sink = sink;
+    return this;
+  }
+
+  /** Where processed idempotency keys are kept (default an in-memory window of 10,000). */
+  processedKeys(store: ProcessedKeyStore): this {
+    this.#processedKeys = store;
+    return this;
+  }
+
+  /** Write a Working task status on `respondOn` when a command is picked up. */
+  ackOnPickup(enabled: boolean = true): this {
+    this.#ackOnPickup = enabled;
+    return this;
+  }
+
+  /** Checked before every send the agent makes. */
+  governor(governor: ActionGovernor): this {
+    this.#governor = governor;
+    return this;
+  }
+
+  /** Longest idle wait before re-checking the group assignment (default 100 ms). */
+  pollInterval(ms: number): this {
+    this.#pollIntervalMs = Math.max(1, nonNegative(ms, 'pollInterval'));
+    return this;
+  }
+
+  /** How long `shutdown()` waits for running handlers (default 30 s). */
+  shutdownGrace(ms: number): this {
+    this.#shutdownGraceMs = nonNegative(ms, 'shutdownGrace');
+    return this;
+  }
+
+  /** Records read ahead per partition (default 4,096). */
+  maxQueuedRecords(count: number): this {
+    if (!Number.isSafeInteger(count) || count < 1) throw new InvalidError('maxQueuedRecords must be a safe integer of at least 1', { context: { field: 'maxQueuedRecords' } });
+    this.#maxQueued = count;
+    return this;
+  }
+
+  /** Follow `agent.control` for pause, resume and cancel (default true). */
+  followControl(enabled: boolean = true): this {
+    this.#followControl = enabled;
+    return this;
+  }
+
+  /** Heartbeat settings for the sessions being handled; `false` turns heartbeats off. */
+  heartbeats(settings: HeartbeatSettings | false): this {
+    this.#heartbeats = settings;
+    return this;
+  }
+
+  /**
+   * The validated agent.
+   * @throws HandlerConfigError when the id, listenOn or handler is missing.
+   */
+  build(): Agent {
+    const id = this.#id;
+    if (id === undefined) throw new HandlerConfigError('Agent.builder().id() is required');
+    if (this.#listenOn === undefined) throw new HandlerConfigError('Agent.builder().listenOn() is required');
+    if (this.#handler === undefined) throw new HandlerConfigError('Agent.builder().handler() is required');
+    return new Agent({
+      id,
+      listenOn: this.#listenOn,
+      respondOn: this.#respondOn,
+      handler: this.#handler,
+      serves: this.#serves,
+      signingKey: this.#signingKey,
+      verifier: this.#verifier,
+      concurrency: this.#concurrency,
+      consumerGroup: this.#consumerGroup ?? id.value,
+      retry: this.#retry,
+      understoodFeatures: this.#understood,
+      deadLetterSink: this.#sink,
+      processedKeys: this.#processedKeys,
+      ackOnPickup: this.#ackOnPickup,
+      governor: this.#governor,
+      pollIntervalMs: this.#pollIntervalMs,
+      shutdownGraceMs: this.#shutdownGraceMs,
+      maxQueuedRecords: this.#maxQueued,
+      followControl: this.#followControl,
+      heartbeats: this.#heartbeats,
+    });
+  }
+
+  /** `build().spawn(client)`. */
+  spawn(client: AgdxClient): AgentHandle {
+    return this.build().spawn(client);
+  }
+}

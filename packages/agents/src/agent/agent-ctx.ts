@@ -1,0 +1,232 @@
+/**
+ * The handler context: answers to the handled message. Every answer carries the handled
+ * correlation, is addressed to the requester (target = the original source), names its cause
+ * (the handled record id) and cause_at (its log position), and is signed when the agent has a
+ * signing key. Sends go through the client, so its ActionGovernor checks each one.
+ */
+import {
+
+  CorrelationId,
+  TaskState,
+  type AgentErrorBody,
+  type AgentId,
+  type ConversationId,
+  type LogPosition,
+  type SessionEnd,
+  type SessionStart,
+} from '@agdx/wire';
+import type { AgdxClient } from '../client/agdx-client.js';
+import { AgentTopic } from '../client/agent-topic.js';
+import type { PauseController, PendingControl } from '../control/pause-controller.js';
+import { HandlerConfigError } from '../errors.js';
+import type { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
+import type { HeartbeatRegistry, SessionLease } from '../lifecycle/heartbeats.js';
+import type { AgentMessage } from '../message/agent-message.js';
+import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
+import type { Signer } from '../send/signer.js';
+import type { AgdxChunkWriter } from '../streaming/chunk-writer.js';
+import { logPositionOf } from './log-position.js';
+
+/** Options of {@link AgentCtx.approvalGate}. */
+export interface ApprovalGateOptions {
+  /** Aborting rejects the wait with CancelledError. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What the runtime gives every context. */
+export interface AgentCtxInit {
+  readonly client: AgdxClient;
+  readonly message: AgentMessage;
+  readonly agent: AgentId;
+  readonly respondOn: string | undefined;
+  readonly signer: Signer | undefined;
+  readonly lifecycle: SessionLifecycle;
+  readonly pause: PauseController | undefined;
+  readonly heartbeats: HeartbeatRegistry | undefined;
+  readonly attempt: number;
+}
+
+/** What a handler receives beside the message. */
+export class AgentCtx {
+  readonly #init: AgentCtxInit;
+  #position: LogPosition | undefined;
+
+  /** @internal The runtime builds contexts. */
+  constructor(init: AgentCtxInit) {
+    this.#init = init;
+  }
+
+  /** The client the agent runs on (its governor checks every send). */
+  get client(): AgdxClient {
+    return this.#init.client;
+  }
+
+  /** The handled message. */
+  get message(): AgentMessage {
+    return this.#init.message;
+  }
+
+  /** This agent's id. */
+  get agent(): AgentId {
+    return this.#init.agent;
+  }
+
+  /** The agent's id (alias of {@link AgentCtx.agent}). */
+  get agentId(): AgentId {
+    return this.#init.agent;
+  }
+
+  /** The topic answers go to, when configured. */
+  get respondOn(): string | undefined {
+    return this.#init.respondOn;
+  }
+
+  /** The handler attempt, 0 for the first. */
+  get attempt(): number {
+    return this.#init.attempt;
+  }
+
+  /** The handled session (the conversation). */
+  get conversation(): ConversationId {
+    return this.#init.message.provenance.conversation;
+  }
+
+  /** The pause and cancel flags of the handled session (the runtime never interrupts a handler). */
+  pendingControl(): PendingControl {
+    return this.#init.pause?.pendingControl(this.conversation.toString()) ?? { pauseRequested: false, cancelRequested: false };
+  }
+
+  /** True when an operator asked to cancel the handled session. */
+  cancelRequested(): boolean {
+    return this.pendingControl().cancelRequested;
+  }
+
+  /**
+   * Answers with a response on `respondOn`.
+   * @throws HandlerConfigError without `respondOn` or without a correlation to answer.
+   */
+  async respond(body: Uint8Array): Promise<void> {
+    const topic = this.#respondTopic('respond()');
+    await this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)).send();
+  }
+
+  /**
+   * Answers an input request (`requestInput` / `approvalGate`) with a response on `replyTopic`.
+   * @throws HandlerConfigError when the handled message has no correlation.
+   */
+  async respondInput(replyTopic: string, body: Uint8Array): Promise<void> {
+    await this.#answer(this.#init.client.agdx(replyTopic, this.agent, this.conversation).respond(this.#correlation('respondInput()'), body)).send();
+  }
+
+  /**
+   * Asks a human (or an approver agent) and waits for the decision: the prompt goes unaddressed
+   * on `agent.sessions` in the handled conversation, the answer is awaited on `replyTopic`.
+   * @throws TimeoutError; CancelledError; RejectedError when the approver answered with an error.
+   */
+  async approvalGate(replyTopic: string, prompt: Uint8Array, timeoutMs: number, options: ApprovalGateOptions = {}): Promise<Uint8Array> {
+    return this.#init.client.agdx(AgentTopic.Sessions, this.agent, this.conversation).requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal });
+  }
+
+  /** Emits an event on `respondOn`, tied to the handled request. */
+  async emit(body: Uint8Array): Promise<void> {
+    const topic = this.#respondTopic('emit()');
+    const builder = this.#init.client.agdx(topic, this.agent, this.conversation).emit(body);
+    const correlation = this.#maybeCorrelation();
+    if (correlation !== undefined) builder.withCorrelation(correlation);
+    await this.#answer(builder).send();
+  }
+
+  /** Reports the task state of the handled request (status `task`) on `respondOn`. */
+  async status(taskState: number): Promise<void> {
+    const topic = this.#respondTopic('status()');
+    const builder = this.#init.client
+      .agdx(topic, this.agent, this.conversation)
+      .status('task')
+      .withCorrelation(this.#correlation('status()'))
+      .withTaskState(taskState);
+    await this.#answer(builder).send();
+  }
+
+  /** Answers with an error (CBOR AgentErrorBody) on `respondOn`. */
+  async fail(error: AgentErrorBody): Promise<void> {
+    const topic = this.#respondTopic('fail()');
+    await this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).fail(this.#correlation('fail()'), error)).send();
+  }
+
+  /**
+   * Opens a chunk stream answering the handled request on `respondOn`, addressed to the
+   * requester. Chunk writers never sign.
+   */
+  stream(purpose: string): AgdxChunkWriter {
+    const topic = this.#respondTopic('stream()');
+    const writer = this.#init.client.agdx(topic, this.agent, this.conversation).stream(this.#correlation('stream()'), purpose);
+    const requester = this.#requester();
+    if (requester !== undefined) writer.withTarget(requester);
+    return writer;
+  }
+
+  /**
+   * Writes the session start on the session lane (`agent.sessions`); false when this process
+   * already saw the session end.
+   */
+  async startSession(start: Partial<Omit<SessionStart, 'agent' | 'sdk'>> = {}, taskState: number = TaskState.Working): Promise<boolean> {
+    return this.#init.lifecycle.start(this.conversation, start, taskState);
+  }
+
+  /** Writes a non-terminal session transition (Working, InputRequired, …) on the session lane. */
+  async transitionSession(taskState: number): Promise<boolean> {
+    return this.#init.lifecycle.transition(this.conversation, taskState);
+  }
+
+  /**
+   * Ends the session with a terminal task state; the first terminal wins, so a second end (from
+   * this process) is not written and returns false.
+   */
+  async endSession(taskState: number, end: SessionEnd = {}): Promise<boolean> {
+    return this.#init.lifecycle.end(this.conversation, taskState, end);
+  }
+
+  /**
+   * Holds a lease on the handled session beyond this handler, so heartbeats keep listing it;
+   * release it when the work is done. `undefined` when heartbeats are off.
+   */
+  lease(idleTimeoutMs?: number): SessionLease | undefined {
+    return this.#init.heartbeats?.acquire(this.conversation, idleTimeoutMs);
+  }
+
+  #answer(builder: AgdxSendBuilder): AgdxSendBuilder {
+    const requester = this.#requester();
+    if (requester !== undefined) builder.withTarget(requester);
+    const record = this.#init.message.envelope?.record;
+    if (record !== undefined) builder.withCause(record, this.#causeAt());
+    if (this.#init.signer !== undefined) builder.signedBy(this.#init.signer);
+    return builder;
+  }
+
+  #causeAt(): LogPosition {
+    return (this.#position ??= logPositionOf(this.#init.message.id));
+  }
+
+  #requester(): AgentId | undefined {
+    return this.#init.message.envelope?.source ?? this.#init.message.provenance.agent;
+  }
+
+  #respondTopic(what: string): string {
+    const topic = this.#init.respondOn;
+    if (topic === undefined) throw new HandlerConfigError(`${what} requires the agent to configure respondOn`);
+    return topic;
+  }
+
+  #maybeCorrelation(): CorrelationId | undefined {
+    const envelope = this.#init.message.envelope;
+    if (envelope !== undefined) return envelope.correlation;
+    const text = this.#init.message.provenance.correlation;
+    return text === undefined ? undefined : CorrelationId.tryParse(text);
+  }
+
+  #correlation(what: string): CorrelationId {
+    const correlation = this.#maybeCorrelation();
+    if (correlation === undefined) throw new HandlerConfigError(`${what} needs a handled message with a correlation`);
+    return correlation;
+  }
+}

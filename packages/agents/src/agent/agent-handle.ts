@@ -1,0 +1,315 @@
+/// <reference lib="esnext.disposable" />
+/**
+ * A running agent: the reliable consumer over the agent's consumer group, the control follower,
+ * heartbeats, and the handler contexts, all on one client.
+ */
+import type { LogRecord } from '@agdx/transport';
+import { AgdxError, ContentType, TaskState, type AgentEnvelope } from '@agdx/wire';
+import { AgdxClient } from '../client/agdx-client.js';
+import { AgentTopic } from '../client/agent-topic.js';
+import { ControlFollower } from '../control/control-follower.js';
+import { PauseController } from '../control/pause-controller.js';
+import { DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
+import { AGENT_CONTROL_TOPIC, classifyEnvelope, DispatchClass } from '../dispatch/classify.js';
+import { NoStreamError, TimeoutError } from '../errors.js';
+import { HeartbeatRegistry } from '../lifecycle/heartbeats.js';
+import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
+import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
+import type { AgentConfig } from './agent-config.js';
+import { AgentCtx } from './agent-ctx.js';
+import { parallelismOf } from './concurrency.js';
+import { ConsumerLoop } from './consumer-loop.js';
+import { logPositionOf, type RecordAddress } from './log-position.js';
+import { RecordPipeline, type RecordOutcome } from './record-pipeline.js';
+
+const MAX_KEPT_ERRORS = 100;
+
+/** Counts of what the agent did with the records it consumed. */
+export type AgentStats = { -readonly [K in RecordOutcome]: number };
+
+/** The handle of a spawned agent. */
+export class AgentHandle {
+  readonly #config: AgentConfig;
+  readonly #client: AgdxClient;
+  readonly #stop = new AbortController();
+  readonly #ready: Promise<void>;
+  readonly #done: Promise<void>;
+  readonly #errors: unknown[] = [];
+  readonly #stats: AgentStats = { handled: 0, skipped: 0, duplicate: 0, parked: 0, 'dead-lettered': 0 };
+  #consumer: ConsumerLoop | undefined;
+  #follower: ControlFollower | undefined;
+  #heartbeats: HeartbeatRegistry | undefined;
+  #pause: PauseController | undefined;
+  #stopped = false;
+
+  /** @internal Use `Agent.spawn(client)`. */
+  constructor(config: AgentConfig, client: AgdxClient) {
+    this.#config = config;
+    this.#client =
+      config.governor === undefined
+        ? client
+        : AgdxClient.from(client.transport, {
+            stream: client.defaultStream,
+            clock: client.clock,
+            governor: config.governor,
+            layout: client.layout,
+            verifier: client.verifier,
+            blobStore: client.blobStore,
+          });
+    let markReady!: () => void;
+    let failReady!: (error: unknown) => void;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    // A caller that never awaits ready() must not see an unhandled rejection.
+    this.#ready.catch(() => undefined);
+    this.#done = this.#run(markReady, failReady);
+    this.#done.catch(() => undefined);
+  }
+
+  /** The agent id. */
+  get id(): string {
+    return this.#config.id.value;
+  }
+
+  /** Resolves once the consumer joined its group and the control history was folded; rejects when startup failed. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Resolves when the agent stopped; rejects when its consumer failed. */
+  join(): Promise<void> {
+    return this.#done;
+  }
+
+  /** What happened to the records consumed so far. */
+  get stats(): Readonly<AgentStats> {
+    return { ...this.#stats };
+  }
+
+  /** The newest errors the agent survived (publish failures, transport hiccups), oldest first. */
+  get errors(): readonly unknown[] {
+    return [...this.#errors];
+  }
+
+  /** Control state of the sessions this agent was told about. */
+  pendingControl(session: string): { readonly pauseRequested: boolean; readonly cancelRequested: boolean } {
+    return this.#pause?.pendingControl(session) ?? { pauseRequested: false, cancelRequested: false };
+  }
+
+  /**
+   * Stops intake, lets running handlers finish their record (and commits it), then leaves the
+   * group. Waits at most `shutdownGrace`; past it the agent is hard-stopped (nothing more is
+   * committed) and this rejects with TimeoutError `agent shutdown drain`.
+   */
+  async shutdown(): Promise<void> {
+    if (this.#stopped) return this.#done.catch(() => undefined);
+    this.#stopped = true;
+    await this.#ready.catch(() => undefined);
+    const consumer = this.#consumer;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.#config.shutdownGraceMs)));
+    try {
+      const result = await Promise.race([consumer?.stop().then(() => 'stopped' as const) ?? Promise.resolve('stopped' as const), timedOut]);
+      if (result === 'timeout') {
+        await this.#hardStop();
+        throw new TimeoutError('agent shutdown drain');
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+    await this.#teardown();
+    await this.#done.catch(() => undefined);
+  }
+
+  /**
+   * Immediate hard stop, as if the process died: no further commits (records handled but not yet
+   * committed are delivered again), the group membership ends at once, running handlers are not
+   * awaited.
+   */
+  async abort(): Promise<void> {
+    this.#stopped = true;
+    await this.#hardStop();
+  }
+
+  /** `await using agent = ...` shuts the agent down at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.shutdown();
+  }
+
+  async #hardStop(): Promise<void> {
+    this.#stop.abort();
+    await this.#consumer?.abort();
+    await this.#teardown();
+  }
+
+  async #teardown(): Promise<void> {
+    this.#heartbeats?.close();
+    await this.#follower?.stop();
+  }
+
+  #onError = (error: unknown): void => {
+    if (this.#stop.signal.aborted && AgdxError.is(error, 'cancelled')) return;
+    this.#errors.push(error);
+    if (this.#errors.length > MAX_KEPT_ERRORS) this.#errors.shift();
+  };
+
+  async #run(markReady: () => void, failReady: (error: unknown) => void): Promise<void> {
+    let consumer: ConsumerLoop;
+    try {
+      consumer = await this.#start();
+    } catch (error) {
+      failReady(error);
+      throw error;
+    }
+    if (this.#stopped) {
+      markReady();
+      return;
+    }
+    markReady();
+    await consumer.run();
+  }
+
+  async #start(): Promise<ConsumerLoop> {
+    const config = this.#config;
+    const client = this.#client;
+    const me = config.id;
+    const stream = client.defaultStream;
+    if (stream === undefined) throw new NoStreamError();
+    const transport = client.transport;
+    const signer = config.signingKey;
+    const publishLane = async (envelope: AgentEnvelope): Promise<void> => {
+      await client.publish(AgentTopic.Sessions, envelope, ContentType.cbor, { signer });
+    };
+    const lifecycle = new SessionLifecycle(me, publishLane);
+    const heartbeatSettings = config.heartbeats;
+    const heartbeats =
+      heartbeatSettings === false
+        ? undefined
+        : new HeartbeatRegistry({
+            agent: me,
+            stream,
+            clock: client.clock,
+            heartbeatMs: heartbeatSettings.heartbeatMs,
+            publish: (topic, envelope) => client.publish(topic, envelope, ContentType.cbor),
+            onError: this.#onError,
+          });
+    this.#heartbeats = heartbeats;
+    const idleTimeoutMs = heartbeatSettings === false ? undefined : heartbeatSettings.idleTimeoutMs;
+
+    let pipeline: RecordPipeline | undefined;
+    const pause = config.followControl
+      ? new PauseController({
+          me,
+          publishLane,
+          readSource: async (address: RecordAddress): Promise<LogRecord | undefined> => {
+            const [record] = await transport.read({ ...address, maxCount: 1 });
+            return record !== undefined && record.offset === address.offset ? record : undefined;
+          },
+          handleHeld: async (record: LogRecord, address: RecordAddress): Promise<void> => {
+            await pipeline?.consume(record, address.partition, true);
+          },
+          onError: this.#onError,
+        })
+      : undefined;
+    this.#pause = pause;
+
+    const respondOn = config.respondOn;
+    const onPickup =
+      config.ackOnPickup && respondOn !== undefined
+        ? async (message: AgentMessage): Promise<void> => {
+            const envelope = message.envelope;
+            if (envelope?.kind !== 'command' || envelope.correlation === undefined) return;
+            const builder = client
+              .agdx(respondOn, me, envelope.conversation)
+              .status('task')
+              .withCorrelation(envelope.correlation)
+              .withTaskState(TaskState.Working)
+              .withTarget(envelope.source);
+            if (envelope.record !== undefined) builder.withCause(envelope.record, logPositionOf(message.id));
+            if (signer !== undefined) builder.signedBy(signer);
+            await builder.send();
+          }
+        : undefined;
+
+    const handler = config.handler;
+    pipeline = new RecordPipeline({
+      me,
+      stream,
+      topic: config.listenOn,
+      handled: config.serves,
+      understoodFeatures: config.understoodFeatures,
+      verifier: config.verifier,
+      clock: client.clock,
+      retry: config.retry,
+      processedKeys: config.processedKeys ?? new SlidingWindowKeyStore(),
+      deadLetters: new DeadLetterWriter(transport, stream),
+      sink: config.deadLetterSink,
+      pause,
+      onPickup,
+      invoke: async (message: AgentMessage, attempt: number): Promise<void> => {
+        const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt });
+        const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
+        try {
+          await handler.handle(message, ctx);
+        } finally {
+          lease?.release();
+        }
+      },
+      signal: this.#stop.signal,
+      onOutcome: (outcome) => {
+        this.#stats[outcome]++;
+      },
+    });
+    const consumePipeline = pipeline;
+    const consumer = new ConsumerLoop({
+      transport,
+      stream,
+      topic: config.listenOn,
+      group: config.consumerGroup,
+      parallelism: parallelismOf(config.concurrency),
+      maxQueuedRecords: config.maxQueuedRecords,
+      idleWaitMs: config.pollIntervalMs,
+      retryDelayMs: Math.max(config.pollIntervalMs, 10),
+      consume: async (record: LogRecord, partition: number): Promise<void> => {
+        await consumePipeline.consume(record, partition);
+      },
+      onError: this.#onError,
+    });
+    await consumer.start();
+    this.#consumer = consumer;
+
+    if (pause !== undefined) {
+      const listen = await transport.describeTopic({ stream, topic: config.listenOn });
+      const follower = new ControlFollower({
+        transport,
+        stream,
+        topic: AGENT_CONTROL_TOPIC,
+        createPartitions: listen.partitionCount,
+        waitMs: 1_000,
+        onError: this.#onError,
+        apply: async (record: LogRecord, partition: number): Promise<void> => {
+          const address: RecordAddress = { stream, topic: AGENT_CONTROL_TOPIC, partition, offset: record.offset };
+          let message: AgentMessage;
+          try {
+            message = readAgentMessage(record, address, { understoodFeatures: config.understoodFeatures });
+          } catch {
+            return;
+          }
+          const envelope = message.envelope;
+          if (envelope === undefined) return;
+          const dispatch = classifyEnvelope(envelope, AGENT_CONTROL_TOPIC, me.value, config.serves);
+          const forceCancel = envelope.kind === 'status' && envelope.taskState === TaskState.Canceled;
+          if (dispatch !== DispatchClass.Control && !forceCancel) return;
+          if (config.verifier !== undefined) await config.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+          await pause.applyControl(envelope, address);
+        },
+      });
+      await follower.start();
+      this.#follower = follower;
+    }
+    return consumer;
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * The delivery half of the reliable consumer: it owns a consumer-group membership, reads the
+ * partitions the group assigns from a local cursor (so records can be handled while later ones
+ * are fetched), hands each partition's records to one serial lane, and commits a partition's
+ * offset only after its records were consumed. Order inside a partition is always kept; lanes of
+ * different partitions run in parallel up to the configured parallelism.
+ */
+import { AgdxError } from '@agdx/wire';
+import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
+
+/** What the loop needs. */
+export interface ConsumerLoopOptions {
+  /** The log. */
+  readonly transport: LogTransport;
+  /** Stream of the consumed topic. */
+  readonly stream: string;
+  /** The consumed topic. */
+  readonly topic: string;
+  /** Consumer group name. */
+  readonly group: string;
+  /** Partitions handled at once (1 = serial). */
+  readonly parallelism: number;
+  /** Records read ahead per partition before reading pauses. */
+  readonly maxQueuedRecords: number;
+  /** Longest idle wait before the assignment is checked again, in ms. */
+  readonly idleWaitMs: number;
+  /** Pause before a partition whose record failed to consume is read again, in ms. */
+  readonly retryDelayMs: number;
+  /**
+   * Consumes one record. Resolving means the record may be committed; throwing means it stays
+   * uncommitted and is read again after `retryDelayMs`.
+   */
+  readonly consume: (record: LogRecord, partition: number) => Promise<void>;
+  /** Told about errors the loop survives. */
+  readonly onError: (error: unknown) => void;
+}
+
+interface Lane {
+  readonly partition: number;
+  /** Next offset to read. */
+  cursor: bigint;
+  queue: LogRecord[];
+  running: boolean;
+  /** Bumped when the partition is lost, so a running lane stops. */
+  generation: number;
+  /** Consumed but not yet committed. */
+  pending: bigint | undefined;
+  /** No reads before this time (ms, performance-free Date.now) after a failure. */
+  retryAt: number;
+  waiting: boolean;
+}
+
+const READ_BATCH = 256;
+const COMMIT_EVERY = 32;
+
+/** One consumer-group member's read / consume / commit loop. */
+export class ConsumerLoop {
+  readonly #o: ConsumerLoopOptions;
+  #member: GroupMember | undefined;
+  readonly #lanes = new Map<number, Lane>();
+  readonly #ready: Lane[] = [];
+  #active = 0;
+  #stopping = false;
+  #hardStopped = false;
+  #wake: (() => void) | undefined;
+  readonly #stop = new AbortController();
+  readonly #idle = new Set<() => void>();
+
+  /** A loop; {@link start} joins the group. */
+  constructor(options: ConsumerLoopOptions) {
+    this.#o = options;
+  }
+
+  /** Joins the consumer group. */
+  async start(): Promise<void> {
+    this.#member = await this.#o.transport.joinGroup({ stream: this.#o.stream, topic: this.#o.topic, group: this.#o.group });
+  }
+
+  /** True after a hard stop: nothing is committed any more. */
+  get hardStopped(): boolean {
+    return this.#hardStopped;
+  }
+
+  /** Reads and dispatches until {@link stop} or {@link abort}. */
+  async run(): Promise<void> {
+    const member = this.#member;
+    if (member === undefined) throw new Error('ConsumerLoop.run() before start()');
+    const o = this.#o;
+    while (!this.#stopping) {
+      let owned: readonly number[];
+      try {
+        owned = await member.assignment();
+        await this.#sync(owned);
+      } catch (error) {
+        if (this.#stopping) break;
+        throw error;
+      }
+      let progressed = false;
+      for (const partition of owned) {
+        if (this.#stopping) break;
+        const lane = this.#lanes.get(partition);
+        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now()) continue;
+        const generation = lane.generation;
+        let records: readonly LogRecord[];
+        try {
+          records = await o.transport.read({ stream: o.stream, topic: o.topic, partition, offset: lane.cursor, maxCount: READ_BATCH });
+        } catch (error) {
+          if (this.#stopping) break;
+          o.onError(error);
+          lane.retryAt = Date.now() + o.retryDelayMs;
+          continue;
+        }
+        if (records.length === 0 || lane.generation !== generation) continue;
+        lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
+        for (const record of records) lane.queue.push(record);
+        progressed = true;
+        this.#schedule(lane);
+      }
+      if (!progressed && !this.#stopping) await this.#waitForWork(member, owned);
+    }
+  }
+
+  /** Stops reading; resolves once running lanes finished their current record and committed. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#stop.abort();
+    this.#wake?.();
+    await this.#whenIdle();
+    await this.#leave();
+  }
+
+  /** Hard stop: no further commits, no waiting for handlers, leaves the group at once. */
+  async abort(): Promise<void> {
+    this.#hardStopped = true;
+    this.#stopping = true;
+    this.#stop.abort();
+    this.#wake?.();
+    await this.#leave();
+  }
+
+  async #leave(): Promise<void> {
+    try {
+      await this.#member?.leave();
+    } catch (error) {
+      if (!AgdxError.is(error, 'closed')) this.#o.onError(error);
+    }
+  }
+
+  #whenIdle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.add(resolve));
+  }
+
+  async #sync(owned: readonly number[]): Promise<void> {
+    for (const [partition, lane] of this.#lanes) {
+      if (!owned.includes(partition)) {
+        lane.generation++;
+        lane.queue = [];
+        lane.pending = undefined;
+        this.#lanes.delete(partition);
+      }
+    }
+    for (const partition of owned) {
+      if (this.#lanes.has(partition)) continue;
+      const stored = await this.#o.transport.getOffset({
+        stream: this.#o.stream,
+        topic: this.#o.topic,
+        partition,
+        consumer: { kind: 'group', name: this.#o.group },
+      });
+      if (this.#lanes.has(partition)) continue;
+      this.#lanes.set(partition, {
+        partition,
+        cursor: stored === undefined ? 0n : stored + 1n,
+        queue: [],
+        running: false,
+        generation: 0,
+        pending: undefined,
+        retryAt: 0,
+        waiting: false,
+      });
+    }
+  }
+
+  #schedule(lane: Lane): void {
+    if (lane.running || lane.waiting || lane.queue.length === 0) return;
+    if (this.#active < this.#o.parallelism) {
+      void this.#runLane(lane);
+    } else {
+      lane.waiting = true;
+      this.#ready.push(lane);
+    }
+  }
+
+  async #runLane(lane: Lane): Promise<void> {
+    lane.running = true;
+    this.#active++;
+    const generation = lane.generation;
+    let sinceCommit = 0;
+    try {
+      while (lane.queue.length > 0 && !this.#stopping && lane.generation === generation) {
+        const full = lane.queue.length >= this.#o.maxQueuedRecords;
+        const record = lane.queue.shift() as LogRecord;
+        try {
+          await this.#o.consume(record, lane.partition);
+        } catch (error) {
+          this.#o.onError(error);
+          if (lane.generation === generation) {
+            // Read the failed record again after a pause; everything after it was not consumed.
+            lane.queue = [];
+            lane.cursor = record.offset;
+            lane.retryAt = Date.now() + this.#o.retryDelayMs;
+          }
+          break;
+        }
+        if (this.#hardStopped) return;
+        lane.pending = record.offset;
+        if (++sinceCommit >= COMMIT_EVERY || lane.queue.length === 0) {
+          sinceCommit = 0;
+          await this.#commit(lane, generation);
+        }
+        if (full) this.#wake?.();
+      }
+      await this.#commit(lane, generation);
+    } finally {
+      lane.running = false;
+      this.#active--;
+      this.#next();
+      this.#wake?.();
+    }
+  }
+
+  #next(): void {
+    while (this.#active < this.#o.parallelism) {
+      const lane = this.#ready.shift();
+      if (lane === undefined) break;
+      lane.waiting = false;
+      if (this.#lanes.get(lane.partition) !== lane || lane.queue.length === 0) continue;
+      void this.#runLane(lane);
+    }
+    if (this.#active === 0) {
+      for (const resolve of this.#idle) resolve();
+      this.#idle.clear();
+    }
+  }
+
+  async #commit(lane: Lane, generation: number): Promise<void> {
+    const offset = lane.pending;
+    if (offset === undefined || this.#hardStopped || lane.generation !== generation) return;
+    lane.pending = undefined;
+    try {
+      await this.#member?.commit(lane.partition, offset);
+    } catch (error) {
+      // Losing the partition to a rebalance makes the commit a conflict: the new owner reads
+      // the record again (at least once), so there is nothing to repair here.
+      if (!AgdxError.is(error, 'conflict') && !AgdxError.is(error, 'closed')) this.#o.onError(error);
+    }
+  }
+
+  async #waitForWork(member: GroupMember, owned: readonly number[]): Promise<void> {
+    const o = this.#o;
+    const waits = new AbortController();
+    const onStop = (): void => waits.abort();
+    this.#stop.signal.addEventListener('abort', onStop, { once: true });
+    const settled = new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    const races: Promise<unknown>[] = [settled];
+    let busy = this.#active > 0;
+    let retrying = false;
+    for (const partition of owned) {
+      const lane = this.#lanes.get(partition);
+      if (lane === undefined) continue;
+      if (lane.queue.length > 0 || lane.running) busy = true;
+      if (lane.retryAt > Date.now()) {
+        retrying = true;
+        continue;
+      }
+      if (lane.queue.length >= o.maxQueuedRecords) continue;
+      races.push(
+        o.transport
+          .waitFor({ stream: o.stream, topic: o.topic, partition, offset: lane.cursor, timeoutMs: o.idleWaitMs, signal: waits.signal })
+          .catch(() => false),
+      );
+    }
+    // The member's wait also wakes on a rebalance, but it counts uncommitted records as new, so
+    // it only joins the race when nothing is in flight.
+    if (!busy && !retrying) races.push(member.waitFor(o.idleWaitMs, { signal: waits.signal }).catch(() => false));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (races.length === 1 || retrying) {
+      const ms = retrying ? Math.min(o.retryDelayMs, o.idleWaitMs) : o.idleWaitMs;
+      races.push(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))));
+    }
+    try {
+      await Promise.race(races);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      this.#wake = undefined;
+      waits.abort();
+      this.#stop.signal.removeEventListener('abort', onStop);
+    }
+  }
+}

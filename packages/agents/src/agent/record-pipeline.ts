@@ -1,0 +1,205 @@
+/**
+ * What the reliable consumer does with one record (seed 000 "Delivery" and "Dispatch", 0.1.1
+ * `ReliableWorker.consume`): decode (undecodable → dead letter DecodeFailed), classify (only work
+ * reaches the handler), verify (with a verifier: failure → dead letter Rejected), the pause
+ * check, idempotency-key dedup through the processed-key store, the deadline (past → dead letter
+ * DeadlineExceeded), then handler attempts with bounded exponential backoff (non-retryable →
+ * Rejected, out of attempts → RetryExhausted). Resolving means the record may be committed;
+ * throwing (a dead letter that could not be written) leaves it uncommitted.
+ */
+import type { LogRecord } from '@agdx/transport';
+import { AgdxError, DeadLetterReason, type AgentId } from '@agdx/wire';
+import type { Clock } from '../clock/clock.js';
+import type { PauseController } from '../control/pause-controller.js';
+import { deadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { processedKey, type ProcessedKeyStore } from '../dedup/processed-key-store.js';
+import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperations } from '../dispatch/classify.js';
+import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
+import type { Verifier } from '../replies/verifier.js';
+import { describeError, HandlerError, isRetryable } from './handler-errors.js';
+import type { RecordAddress } from './log-position.js';
+import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
+
+/** How a record ended, for metrics and tests. */
+export type RecordOutcome =
+  | 'handled'
+  | 'skipped'
+  | 'duplicate'
+  | 'parked'
+  | 'dead-lettered';
+
+/** Everything the pipeline needs from its agent. */
+export interface RecordPipelineOptions {
+  /** This agent. */
+  readonly me: AgentId;
+  /** Stream of the consumed topic. */
+  readonly stream: string;
+  /** The consumed topic. */
+  readonly topic: string;
+  /** Operations served. */
+  readonly handled: HandledOperations;
+  /** `must_understand` bits implemented. */
+  readonly understoodFeatures: bigint;
+  /** Signature check, when configured. */
+  readonly verifier: Verifier | undefined;
+  /** Time (deadlines) and backoff sleeps. */
+  readonly clock: Clock;
+  /** Handler retries. */
+  readonly retry: RetryPolicy;
+  /** Idempotency-key dedup. */
+  readonly processedKeys: ProcessedKeyStore;
+  /** Where dead letters go. */
+  readonly deadLetters: DeadLetterWriter;
+  /** Told about dead letters. */
+  readonly sink: DeadLetterSink | undefined;
+  /** The pause check, when control is followed. */
+  readonly pause: PauseController | undefined;
+  /** Runs before the first attempt of work (ack on pick-up); its errors are ignored. */
+  readonly onPickup: ((message: AgentMessage) => Promise<void>) | undefined;
+  /** Runs the handler once. */
+  readonly invoke: (message: AgentMessage, attempt: number) => Promise<void>;
+  /** Aborts backoff sleeps on a hard stop. */
+  readonly signal: AbortSignal;
+  /** Told about every outcome. */
+  readonly onOutcome: ((outcome: RecordOutcome, address: RecordAddress) => void) | undefined;
+}
+
+/** One agent's per-record consume step. */
+export class RecordPipeline {
+  readonly #o: RecordPipelineOptions;
+  readonly #me: string;
+
+  /** A pipeline for one agent and topic. */
+  constructor(options: RecordPipelineOptions) {
+    this.#o = options;
+    this.#me = options.me.value;
+  }
+
+  /** Consumes one record of `partition`; `held` skips the pause check (draining a parked record). */
+  async consume(record: LogRecord, partition: number, held: boolean = false): Promise<RecordOutcome> {
+    const o = this.#o;
+    const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
+    const outcome = await this.#consume(record, address, held);
+    o.onOutcome?.(outcome, address);
+    return outcome;
+  }
+
+  async #consume(record: LogRecord, address: RecordAddress, held: boolean): Promise<RecordOutcome> {
+    const o = this.#o;
+    let message: AgentMessage;
+    try {
+      message = readAgentMessage(record, address, { understoodFeatures: o.understoodFeatures });
+    } catch (error) {
+      await this.#deadLetter(undefined, record, address, DeadLetterReason.DecodeFailed, 0, describeError(error));
+      return 'dead-lettered';
+    }
+    const envelope = message.envelope;
+    const dispatch =
+      envelope !== undefined
+        ? classifyEnvelope(envelope, o.topic, this.#me, o.handled)
+        : classifyGeneric({ target: message.provenance.target?.value ?? headerTarget(message), cause: message.provenance.cause, correlation: message.provenance.correlation }, o.topic, this.#me);
+    if (dispatch !== DispatchClass.Work) return 'skipped';
+
+    if (o.verifier !== undefined) {
+      try {
+        if (envelope === undefined) throw new Error('an unsigned plain record');
+        const principal = await o.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+        message = { ...message, verifiedPrincipal: principal };
+      } catch (error) {
+        await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, 0, `signature verification failed: ${describeError(error)}`);
+        return 'dead-lettered';
+      }
+    }
+
+    if (!held && o.pause !== undefined && o.pause.active) {
+      const admission = await o.pause.admit(message.provenance.conversation, envelope?.record, address);
+      if (admission === 'parked') return 'parked';
+      if (admission === 'skip') return 'skipped';
+    }
+
+    const idempotencyKey = message.provenance.idempotencyKey;
+    const key = idempotencyKey === undefined ? undefined : processedKey(this.#me, idempotencyKey);
+    if (key !== undefined && (await o.processedKeys.has(key))) return 'duplicate';
+
+    const deadline = message.provenance.deadlineMicros;
+    if (deadline !== undefined && o.clock.nowMicros() > deadline) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
+      return 'dead-lettered';
+    }
+
+    if (o.onPickup !== undefined) {
+      try {
+        await o.onPickup(message);
+      } catch {
+        // The pick-up acknowledgment is advisory; the work still runs.
+      }
+    }
+
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await o.invoke(message, attempt);
+        break;
+      } catch (thrown) {
+        const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
+        if (!isRetryable(error)) {
+          await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(error));
+          return 'dead-lettered';
+        }
+        if (attempt + 1 >= o.retry.maxAttempts) {
+          await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(error));
+          return 'dead-lettered';
+        }
+        await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+      }
+    }
+    if (key !== undefined) await o.processedKeys.add(key);
+    return 'handled';
+  }
+
+  async #deadLetter(
+    message: AgentMessage | undefined,
+    record: LogRecord,
+    address: RecordAddress,
+    reason: number,
+    attempts: number,
+    detail: string,
+  ): Promise<void> {
+    const o = this.#o;
+    const letter = deadLetterRecord({ source: address, payload: record.payload, reason, attempts, detail, provenance: provenanceOf(message) });
+    let publishError: unknown;
+    try {
+      await o.deadLetters.write(letter);
+    } catch (error) {
+      publishError = error;
+    }
+    if (o.sink !== undefined) {
+      try {
+        await o.sink.onDeadLetter(message, letter.capsule, publishError);
+      } catch {
+        // A sink is an observer; its failure must not change what happens to the record.
+      }
+    }
+    // Not committed: the consumer reads the record again and retries the dead letter.
+    if (publishError !== undefined) throw publishError;
+  }
+}
+
+function headerTarget(message: AgentMessage): string | undefined {
+  const to = message.headers.get('agdx.to');
+  if (to === undefined || to.kind !== 'string') return undefined;
+  return new TextDecoder().decode(to.value);
+}
+
+function provenanceOf(message: AgentMessage | undefined): import('@agdx/wire').Provenance | undefined {
+  if (message === undefined) return undefined;
+  const p = message.provenance;
+  return {
+    conversation: p.conversation,
+    ...(p.parent === undefined ? {} : { parent: p.parent }),
+    ...(p.root === undefined ? {} : { root: p.root }),
+    ...(p.agent === undefined ? {} : { agent: p.agent.value }),
+    ...(p.target === undefined ? {} : { target: p.target.value }),
+    ...(p.correlation === undefined ? {} : { correlation: p.correlation }),
+    ...(p.idempotencyKey === undefined ? {} : { idempotencyKey: p.idempotencyKey }),
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * The agent side of seed 000's pause / resume protocol. Control requests (`session_pause`,
+ * `session_resume`, `session_cancel`, or a Canceled status) are folded per session in log order.
+ * Work for a paused session is parked: the agent acknowledges the pause (a Paused session
+ * transition naming the request), appends a `session_parked` event, and only then lets the
+ * source offset be committed; parked work never counts as handled. After a resume the agent
+ * acknowledges with Working, handles each held record at least once before new work of that
+ * session, and appends `session_unparked` after each. A cancel while paused ends the session
+ * Canceled with the held records unhandled.
+ */
+import type { LogRecord } from '@agdx/transport';
+import {
+  AgentEnvelope,
+  ConversationId,
+  decodeSessionPauseRequest,
+  encodeSessionParking,
+  MintUlid,
+  RecordId,
+  SESSION_PARKED_OPERATION,
+  SESSION_UNPARKED_OPERATION,
+  SessionControlOperation,
+  TaskState,
+  type AgentId,
+  type LogPosition,
+  type SessionParking,
+} from '@agdx/wire';
+import { logPositionOf, nameId, type RecordAddress } from '../agent/log-position.js';
+import { sessionAcknowledgmentEnvelope, sessionEndEnvelope } from '../lifecycle/session-records.js';
+import {
+  addressKey,
+  emptyControlState,
+  type ControlRequest,
+  type HeldRecord,
+  type SessionControlState,
+} from './session-control-state.js';
+
+/** What the pause controller needs from its agent. */
+export interface PauseControllerOptions {
+  /** This agent. */
+  readonly me: AgentId;
+  /** Appends a lifecycle or parking envelope to the session lane (`agent.sessions`, ct cbor). */
+  readonly publishLane: (envelope: AgentEnvelope) => Promise<void>;
+  /** Reads a held record back from its source; `undefined` when it is gone (expired). */
+  readonly readSource: (address: RecordAddress) => Promise<LogRecord | undefined>;
+  /** Handles a held record through the normal path, without the pause check. */
+  readonly handleHeld: (record: LogRecord, address: RecordAddress) => Promise<void>;
+  /** Told about failures of background work (acknowledgments, drains). */
+  readonly onError?: ((error: unknown) => void) | undefined;
+}
+
+/** What the runtime does with a work record after the pause check. */
+export type Admission = 'handle' | 'parked' | 'skip';
+
+/** Control state a handler can read. */
+export interface PendingControl {
+  /** A pause is in force for the session. */
+  readonly pauseRequested: boolean;
+  /** A cancel was requested for the session. */
+  readonly cancelRequested: boolean;
+}
+
+/** Tracks session control state and parks, drains and acknowledges for one agent. */
+export class PauseController {
+  readonly #options: PauseControllerOptions;
+  readonly #sessions = new Map<string, SessionControlState>();
+  readonly #gates = new Map<string, Promise<unknown>>();
+  /** Records already applied, so a re-read of the control topic applies nothing twice. */
+  readonly #applied = new Set<string>();
+
+  /** A controller with no control history. */
+  constructor(options: PauseControllerOptions) {
+    this.#options = options;
+  }
+
+  /** The state of a session, when any control request named it. */
+  state(session: string): Readonly<SessionControlState> | undefined {
+    return this.#sessions.get(session);
+  }
+
+  /** The pause and cancel flags of a session. */
+  pendingControl(session: string): PendingControl {
+    const state = this.#sessions.get(session);
+    return { pauseRequested: state?.pauseRequested ?? false, cancelRequested: state?.cancelRequested ?? false };
+  }
+
+  /** The records held for a session, oldest first. */
+  held(session: string): readonly HeldRecord[] {
+    return this.#sessions.get(session)?.held ?? [];
+  }
+
+  /** True when some session has held records or a pause in force (the consumer then checks every record). */
+  get active(): boolean {
+    return this.#sessions.size > 0;
+  }
+
+  /**
+   * Applies one control record read from `agent.control` (a command or a Canceled status). Records
+   * addressed to another agent are ignored. Resolves after the acknowledgment (and, for a resume,
+   * the drain) finished.
+   */
+  async applyControl(envelope: AgentEnvelope, address: RecordAddress): Promise<void> {
+    const key = addressKey(address);
+    if (this.#applied.has(key)) return;
+    this.#applied.add(key);
+    const me = this.#options.me.value;
+    if (envelope.target !== undefined && envelope.target.value !== me) return;
+    const action = controlAction(envelope);
+    if (action === undefined) return;
+    const session = envelope.conversation;
+    let named = envelope.target !== undefined;
+    if (action === 'pause' && !named) {
+      try {
+        named = decodeSessionPauseRequest(envelope.body).participants.some((p) => p.value === me);
+      } catch {
+        named = false;
+      }
+    }
+    const request: ControlRequest = { position: logPositionOf(address), address, record: envelope.record, named };
+    await this.#serial(session.toString(), async () => {
+      const state = this.#state(session.toString());
+      if (action === 'pause') {
+        state.pauseRequested = true;
+        state.pause = request;
+        if (named) await this.#ackPaused(session, state);
+      } else if (action === 'resume') {
+        state.pauseRequested = false;
+        state.resume = request;
+        await this.#reconcile(session, state);
+      } else {
+        state.cancelRequested = true;
+        if (state.pauseRequested) await this.#endCanceled(session, state, request);
+      }
+    });
+  }
+
+  /**
+   * The pause check for a work record of `session` at `address`: `parked` when the session is
+   * paused (acknowledged and parked, commit it), `skip` when the session was canceled while
+   * paused or the record was already handled through its parking, `handle` otherwise (held records
+   * of the session are drained first).
+   */
+  async admit(session: ConversationId, record: RecordId | undefined, address: RecordAddress): Promise<Admission> {
+    const text = session.toString();
+    if (!this.#sessions.has(text)) return 'handle';
+    return this.#serial(text, async () => {
+      const state = this.#state(text);
+      const key = addressKey(address);
+      if (state.ended) return 'skip';
+      if (state.handledThroughParking.has(key)) return 'skip';
+      if (state.pauseRequested && state.pause !== undefined) {
+        await this.#ackPaused(session, state);
+        if (state.cancelRequested) {
+          await this.#endCanceled(session, state, state.pause);
+          return 'skip';
+        }
+        if (!state.seen.has(key)) {
+          const held: HeldRecord = { address, request: state.pause, conversation: text };
+          await this.#options.publishLane(this.#parkingEvent(session, SESSION_PARKED_OPERATION, held, record));
+          state.seen.add(key);
+          state.held.push(held);
+        }
+        return 'parked';
+      }
+      if (state.held.length > 0) await this.#reconcile(session, state);
+      return state.pauseRequested ? 'parked' : 'handle';
+    });
+  }
+
+  #state(session: string): SessionControlState {
+    let state = this.#sessions.get(session);
+    if (state === undefined) {
+      state = emptyControlState();
+      this.#sessions.set(session, state);
+    }
+    return state;
+  }
+
+  async #serial<T>(session: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#gates.get(session) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#gates.set(session, settled);
+    try {
+      return await next;
+    } finally {
+      if (this.#gates.get(session) === settled) this.#gates.delete(session);
+    }
+  }
+
+  async #ackPaused(session: ConversationId, state: SessionControlState): Promise<void> {
+    const request = state.pause;
+    if (request === undefined) return;
+    if (state.lastAck?.state === 'paused' && state.lastAck.request.equals(request.position)) return;
+    await this.#options.publishLane(this.#ack(session, TaskState.Paused, request));
+    state.lastAck = { state: 'paused', request: request.position };
+  }
+
+  async #reconcile(session: ConversationId, state: SessionControlState): Promise<void> {
+    if (state.pauseRequested || state.ended) return;
+    const resume = state.resume;
+    if (state.lastAck?.state === 'paused' && resume !== undefined && !state.cancelRequested) {
+      await this.#options.publishLane(this.#ack(session, TaskState.Working, resume));
+      state.lastAck = { state: 'working', request: resume.position };
+    }
+    while (state.held.length > 0 && !state.pauseRequested && !state.ended) {
+      const held = state.held[0] as HeldRecord;
+      const record = await this.#options.readSource(held.address);
+      if (record !== undefined) {
+        await this.#options.handleHeld(record, held.address);
+        state.handledThroughParking.add(addressKey(held.address));
+        await this.#options.publishLane(this.#parkingEvent(session, SESSION_UNPARKED_OPERATION, held, undefined));
+      } else {
+        this.#options.onError?.(new Error(`held record ${addressKey(held.address)} is gone from its source`));
+      }
+      state.held.shift();
+    }
+  }
+
+  async #endCanceled(session: ConversationId, state: SessionControlState, request: ControlRequest): Promise<void> {
+    if (state.ended) return;
+    state.ended = true;
+    if (!request.named && state.lastAck === undefined && state.held.length === 0) return;
+    const envelope = sessionEndEnvelope(session, this.#options.me, TaskState.Canceled, { reason: 'canceled' });
+    await this.#options.publishLane(withCause(envelope, request.record, request.position));
+  }
+
+  #ack(session: ConversationId, state: typeof TaskState.Paused | typeof TaskState.Working, request: ControlRequest): AgentEnvelope {
+    return withCause(sessionAcknowledgmentEnvelope(session, this.#options.me, state, request.position), request.record, request.position);
+  }
+
+  #parkingEvent(session: ConversationId, operation: string, held: HeldRecord, record: RecordId | undefined): AgentEnvelope {
+    const parking: SessionParking = {
+      source: {
+        kind: 'message',
+        stream: nameId(held.address.stream),
+        topic: nameId(held.address.topic),
+        partition: held.address.partition,
+        offset: held.address.offset,
+        // The transport exposes no topic creation time; 0 names the first generation.
+        generation: 0n,
+        conversation: held.conversation,
+      },
+      role: this.#options.me,
+      request: held.request.position,
+    };
+    const event = AgentEnvelope.event(MintUlid.mint(RecordId), session, this.#options.me, encodeSessionParking(parking)).withOperation(operation);
+    return withCause(event, record, logPositionOf(held.address));
+  }
+}
+
+function withCause(envelope: AgentEnvelope, record: RecordId | undefined, position: LogPosition): AgentEnvelope {
+  return record === undefined ? envelope : envelope.withCause(record, position);
+}
+
+function controlAction(envelope: AgentEnvelope): 'pause' | 'resume' | 'cancel' | undefined {
+  if (envelope.kind === 'command') {
+    switch (envelope.operation) {
+      case SessionControlOperation.Pause:
+        return 'pause';
+      case SessionControlOperation.Resume:
+        return 'resume';
+      case SessionControlOperation.Cancel:
+        return 'cancel';
+      default:
+        return undefined;
+    }
+  }
+  if (envelope.kind === 'status' && envelope.taskState === TaskState.Canceled) return 'cancel';
+  return undefined;
+}
