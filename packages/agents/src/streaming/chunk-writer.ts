@@ -171,11 +171,12 @@ export class AgdxChunkWriter {
   }
 
   /**
-   * Ends the stream: a terminal chunk with an empty body, `last`, the finish reason and the
-   * whole-stream usage, published together with every pending chunk.
+   * Ends the stream: a terminal chunk with an empty body, `last`, the finish reason (omitted when
+   * not given, as the reference does) and the whole-stream usage, published together with every
+   * pending chunk.
    * @throws InvalidError when the stream is already terminal.
    */
-  async finish(finishReason: string = 'stop', usage?: TokenUsage, options: ChunkWriteOptions = {}): Promise<void> {
+  async finish(finishReason?: string, usage?: TokenUsage, options: ChunkWriteOptions = {}): Promise<void> {
     if (this.#terminal) throw new InvalidError(TERMINAL);
     this.#terminal = true;
     await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
