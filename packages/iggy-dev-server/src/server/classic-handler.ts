@@ -38,6 +38,10 @@ export class ClassicHandler implements FrameHandler {
     this.splitter = new ClassicRequestSplitter({ maxFrameSize: ctx.limits.maxFrameSize });
   }
 
+  framingError(): Uint8Array {
+    return encodeClassicResponse(3);
+  }
+
   #status(status: number, close = false): void {
     this.#conn.send(encodeClassicResponse(status));
     if (close) this.#conn.end();

@@ -6,7 +6,7 @@
  */
 
 import type { Socket } from 'node:net';
-import { detectProtocolGeneration } from '@agdx/iggy-protocol';
+import { detectProtocolGeneration, isKnownCommandCode } from '@agdx/iggy-protocol';
 import type { FrameSplitter } from '@agdx/iggy-protocol';
 import { ClassicHandler } from './classic-handler.js';
 import type { ServerContext } from './context.js';
@@ -30,6 +30,19 @@ export interface FrameHandler {
   readonly splitter: FrameSplitter;
   /** Runs one whole frame. */
   handle(frame: Uint8Array): void;
+  /** What to send before closing on a framing error, if anything. */
+  framingError?(): Uint8Array | undefined;
+}
+
+/**
+ * `[length 1..3][known code]`: a classic request with an impossible length (Iggy answers status
+ * 3). Detection alone would wait for a VSR header that never comes.
+ */
+function classicWithBadLength(first: Uint8Array): boolean {
+  if (first.length < 8) return false;
+  const view = new DataView(first.buffer, first.byteOffset, 8);
+  const length = view.getUint32(0, true);
+  return length >= 1 && length < 4 && isKnownCommandCode(view.getUint32(4, true));
 }
 
 const DETECT_BYTES = 64;
@@ -93,7 +106,7 @@ export class Connection implements ConnectionPort {
       const joined = new Uint8Array(this.#prefix.length + chunk.length);
       joined.set(this.#prefix, 0);
       joined.set(chunk, this.#prefix.length);
-      const generation = detectProtocolGeneration(joined.subarray(0, DETECT_BYTES));
+      const generation = classicWithBadLength(joined) ? 'classic' : detectProtocolGeneration(joined.subarray(0, DETECT_BYTES));
       if (generation === 'need-more') {
         this.#prefix = joined;
         return;
@@ -110,8 +123,15 @@ export class Connection implements ConnectionPort {
     try {
       frames = this.#handler.splitter.push(chunk);
     } catch {
-      // An impossible or oversized frame cannot be skipped: the byte stream is lost.
-      this.#socket.destroy();
+      // An impossible or oversized frame cannot be skipped: the byte stream is lost. Classic
+      // clients get the InvalidCommand status Iggy sends first.
+      const farewell = this.#handler.framingError?.();
+      if (farewell !== undefined) {
+        this.send(farewell);
+        this.end();
+      } else {
+        this.#socket.destroy();
+      }
       return;
     }
     for (const f of frames) this.#queue.push(f);
