@@ -27,7 +27,11 @@ export class SystemClock implements Clock {
 
   /** Resolves after `ms` milliseconds; `CancelledError` when `signal` fires first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    checkSleepMs(ms);
+    try {
+      checkSleepMs(ms);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (signal?.aborted === true) return Promise.reject(new CancelledError('sleep aborted', { cause: signal.reason }));
     return new Promise<void>((resolve, reject) => {
       let remaining = ms;

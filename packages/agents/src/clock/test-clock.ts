@@ -78,7 +78,11 @@ export class TestClock implements Clock {
 
   /** Resolves once the clock has been advanced `ms` past now; `CancelledError` on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    checkSleepMs(ms);
+    try {
+      checkSleepMs(ms);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (signal?.aborted === true) return Promise.reject(new CancelledError('sleep aborted', { cause: signal.reason }));
     const due = this.#elapsed + BigInt(Math.ceil(ms * 1000));
     if (ms === 0) return Promise.resolve();
