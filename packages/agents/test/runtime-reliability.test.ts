@@ -1,0 +1,221 @@
+import { Agent, AgentTopic, type AgentHandle, type AgentMessage, type DeadLetterSink } from '@agdx/agents';
+import {
+  AgentEnvelope,
+  AgentId,
+  ContentType,
+  ConversationId,
+  CorrelationId,
+  DeadLetterReason,
+  decodeProvenanceHeaders,
+  envelopeRecord,
+  MintUlid,
+  RecordId,
+  stringHeader,
+  uint32Header,
+  type AgentDeadLetter,
+} from '@agdx/wire';
+import { describe, expect, it } from 'vitest';
+import { deadLetters, eventually, harness, readAll, STREAM, stopAll, text } from './support-runtime/harness.js';
+
+const planner = AgentId.new('planner');
+
+function command(body: string, conversation: ConversationId = ConversationId.new()): AgentEnvelope {
+  return AgentEnvelope.command(MintUlid.mint(RecordId), conversation, planner, MintUlid.mint(CorrelationId), text.encode(body)).withOperation('work');
+}
+
+describe('reliable consumer', () => {
+  it('redelivers a record handled but not committed when the agent dies, and a second member of the group loses none', async () => {
+    const h = await harness(4);
+    const handledBy = new Map<string, string[]>();
+    const note = (who: string, message: AgentMessage): void => {
+      const key = new TextDecoder().decode(message.envelope?.body ?? new Uint8Array());
+      handledBy.set(key, [...(handledBy.get(key) ?? []), who]);
+    };
+    let firstHandled = 0;
+    let crashed: string | undefined;
+    let first: AgentHandle | undefined;
+    const spawn = (who: string, laser = h.connect()): AgentHandle =>
+      Agent.builder()
+        .id('worker')
+        .listenOn(AgentTopic.Sessions)
+        .concurrency({ kind: 'serial-per-partition', maxPartitions: 4 })
+        .pollInterval(20)
+        .handler(async (message) => {
+          note(who, message);
+          const body = new TextDecoder().decode(message.envelope?.body ?? new Uint8Array());
+          if (who === 'first' && ++firstHandled === 3) {
+            crashed = body;
+            // The effect happened; the process dies before the offset is committed.
+            await first?.abort();
+          }
+        })
+        .spawn(laser);
+    first = spawn('first');
+    const second = spawn('second');
+    await Promise.all([first.ready(), second.ready()]);
+    const bodies = Array.from({ length: 40 }, (_, i) => `r-${i}`);
+    for (const body of bodies) await h.laser.publish(AgentTopic.Sessions, command(body), ContentType.raw);
+    const restarted = spawn('restarted');
+    await restarted.ready();
+    await eventually(() => bodies.every((b) => handledBy.has(b)), 10_000, 'every record handled');
+    // The crashed record was handled by the dead process and again after it (at least once).
+    expect(crashed).toBeDefined();
+    const handlers = handledBy.get(crashed ?? '') ?? [];
+    expect(handlers[0]).toBe('first');
+    expect(handlers.length).toBeGreaterThanOrEqual(2);
+    // The first agent handled nothing after it died.
+    expect([...handledBy.values()].flat().filter((w) => w === 'first')).toHaveLength(3);
+    await stopAll(second, restarted);
+    // After a clean shutdown nothing is left uncommitted: a fresh member of the group gets nothing.
+    const late: string[] = [];
+    const probe = Agent.builder().id('worker').listenOn(AgentTopic.Sessions).handler((m) => void late.push(m.envelope?.record?.toString() ?? '')).spawn(h.connect());
+    await probe.ready();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await probe.shutdown();
+    expect(late).toEqual([]);
+  });
+
+  it('dead-letters a poison record after the configured attempts with its bytes intact', async () => {
+    const h = await harness();
+    let attempts = 0;
+    const sunk: AgentDeadLetter[] = [];
+    const sink: DeadLetterSink = { onDeadLetter: (_m, capsule) => void sunk.push(capsule) };
+    await using agent = Agent.builder()
+      .id('fragile')
+      .listenOn(AgentTopic.Sessions)
+      .retry({ maxAttempts: 3, baseDelayMs: 1 })
+      .deadLetterSink(sink)
+      .handler(() => {
+        attempts++;
+        throw new Error('poison');
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    const conversation = ConversationId.new();
+    const at = await h.laser.publish(AgentTopic.Sessions, command('poison', conversation), ContentType.raw);
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a dead letter');
+    const [original] = await h.log.read({ stream: STREAM, topic: AgentTopic.Sessions, partition: at.partition, offset: at.offset, maxCount: 1 });
+    const [letter] = await deadLetters(h.log);
+    expect(attempts).toBe(3);
+    expect(letter?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(letter?.attempts).toBe(3);
+    expect(letter?.detail).toContain('poison');
+    expect(letter?.payload).toEqual(original?.payload);
+    expect(letter?.source.partitionId).toBe(at.partition);
+    expect(letter?.source.offset).toBe(at.offset);
+    expect(sunk).toHaveLength(1);
+    // The letter keeps the record's conversation and names its source position as cause.
+    const [dlq] = await readAll(h.log, 'agent.dlq');
+    const provenance = decodeProvenanceHeaders(dlq!.headers);
+    expect(provenance.conversation.equals(conversation)).toBe(true);
+    expect(provenance.cause).toBe(`${at.partition}:${at.offset}`);
+    // Committed: the poison record is not handled again.
+    await agent.shutdown();
+    expect(attempts).toBe(3);
+  });
+
+  it('dead-letters an undecodable record (DecodeFailed) with its original bytes, and keeps consuming', async () => {
+    const h = await harness();
+    const handled: string[] = [];
+    await using agent = Agent.builder()
+      .id('reader')
+      .listenOn(AgentTopic.Sessions)
+      .handler((m) => void handled.push(new TextDecoder().decode(m.envelope?.body)))
+      .spawn(h.laser);
+    await agent.ready();
+    const garbage = new Uint8Array([0xa1, 0x61, 0x6b, 0xff, 0x00, 0x13]);
+    await h.log.append({
+      stream: STREAM,
+      topic: AgentTopic.Sessions,
+      records: [{ headers: new Map([['agdx.av', uint32Header(1)], ['gen_ai.conversation.id', stringHeader(ConversationId.new().toString())]]), payload: garbage }],
+    });
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => handled.includes('after'), 5_000, 'the record after the garbage');
+    const letters = await deadLetters(h.log);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toBe(DeadLetterReason.DecodeFailed);
+    expect(letters[0]?.attempts).toBe(0);
+    expect(letters[0]?.payload).toEqual(garbage);
+  });
+
+  it('dead-letters a record with an unknown must_understand bit, and accepts it once the bit is understood', async () => {
+    const h = await harness();
+    const handled: string[] = [];
+    const needy = command('needs-bit-4').requiring(1n << 4n);
+    const record = envelopeRecord(needy, ContentType.raw, { topic: AgentTopic.Sessions });
+    await h.log.append({ stream: STREAM, topic: AgentTopic.Sessions, records: [{ headers: record.headers, payload: record.payload }] });
+    const strict = Agent.builder().id('strict').listenOn(AgentTopic.Sessions).handler((m) => void handled.push(`strict:${m.envelope?.record}`)).spawn(h.laser);
+    await strict.ready();
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a DecodeFailed letter');
+    expect((await deadLetters(h.log))[0]?.reason).toBe(DeadLetterReason.DecodeFailed);
+    expect((await deadLetters(h.log))[0]?.detail).toContain('unsupported features');
+    await strict.shutdown();
+    const lenient = Agent.builder().id('lenient').listenOn(AgentTopic.Sessions).understoodFeatures(1n << 4n).handler((m) => void handled.push(`lenient:${m.envelope?.record}`)).spawn(h.laser);
+    await lenient.ready();
+    await eventually(() => handled.length === 1, 5_000, 'the lenient agent');
+    await lenient.shutdown();
+    expect(handled).toEqual([`lenient:${needy.record}`]);
+  });
+
+  it('dead-letters work past its deadline (DeadlineExceeded) without calling the handler', async () => {
+    const h = await harness();
+    let called = false;
+    await using agent = Agent.builder().id('timely').listenOn(AgentTopic.Sessions).handler(() => void (called = true)).spawn(h.laser);
+    await agent.ready();
+    const late = command('late').withDeadlineMicros(1n);
+    await h.laser.publish(AgentTopic.Sessions, late, ContentType.raw);
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a deadline letter');
+    const [letter] = await deadLetters(h.log);
+    expect(letter?.reason).toBe(DeadLetterReason.DeadlineExceeded);
+    expect(called).toBe(false);
+    // The letter's provenance drops the deadline (it must not expire with its record).
+    const [dlq] = await readAll(h.log, 'agent.dlq');
+    expect(decodeProvenanceHeaders(dlq!.headers).deadlineMicros).toBeUndefined();
+  });
+
+  it('dead-letters a non-retryable failure at once (Rejected)', async () => {
+    const h = await harness();
+    let attempts = 0;
+    await using agent = Agent.builder()
+      .id('strict-handler')
+      .listenOn(AgentTopic.Sessions)
+      .retry({ maxAttempts: 5, baseDelayMs: 1 })
+      .handler(async () => {
+        attempts++;
+        const { InvalidError } = await import('@agdx/wire');
+        throw new InvalidError('bad request');
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('bad'), ContentType.raw);
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a rejected letter');
+    expect((await deadLetters(h.log))[0]?.reason).toBe(DeadLetterReason.Rejected);
+    expect(attempts).toBe(1);
+  });
+
+  it('keeps per-partition order in both concurrency modes', async () => {
+    for (const concurrency of [{ kind: 'serial' } as const, { kind: 'serial-per-partition', maxPartitions: 3 } as const]) {
+      const h = await harness(3);
+      const order = new Map<string, number[]>();
+      await using agent = Agent.builder()
+        .id('ordered')
+        .listenOn(AgentTopic.Sessions)
+        .concurrency(concurrency)
+        .handler(async (m) => {
+          const [conv, n] = new TextDecoder().decode(m.envelope?.body).split('#');
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
+          order.set(conv!, [...(order.get(conv!) ?? []), Number(n)]);
+        })
+        .spawn(h.laser);
+      await agent.ready();
+      const conversations = Array.from({ length: 6 }, () => ConversationId.new());
+      for (let i = 0; i < 20; i++) {
+        for (const [k, conversation] of conversations.entries()) {
+          await h.laser.publish(AgentTopic.Sessions, command(`c${k}#${i}`, conversation), ContentType.raw);
+        }
+      }
+      await eventually(() => agent.stats.handled === 120, 10_000, 'all handled');
+      for (const seen of order.values()) expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    }
+  });
+});
