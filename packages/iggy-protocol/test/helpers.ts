@@ -14,3 +14,6 @@ export function toHex(bytes: Uint8Array): string {
 
 export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 export const text = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+/** The shared conformance fixtures, read in place (never copied into the repository). */
+export const FIXTURES: URL = new URL('../../../../shared/fixtures/', import.meta.url);
