@@ -66,12 +66,8 @@ export type {
   SessionStart,
   SessionTransition,
 } from './envelope/session-bodies.js';
-export {
-  decodeEnvelope,
-  encodeEnvelope,
-  encodeEnvelopeUnsigned,
-  encodeSignatureContext,
-} from './codec/envelope-codec.js';
+export { decodeEnvelope } from './codec/envelope-decoder.js';
+export { encodeEnvelope, encodeEnvelopeUnsigned, encodeSignatureContext } from './codec/envelope-encoder.js';
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
 export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH } from './cbor/strict.js';

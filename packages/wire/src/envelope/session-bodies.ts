@@ -3,7 +3,7 @@ import { AgentId } from '../ids/agent-id.js';
 import { LogPosition } from '../ids/log-position.js';
 import { adoptIdBytes, ConversationId, idBytesView } from '../ids/machine-id.js';
 import { utf8Length } from '../ids/utf8.js';
-import { readMetadata, writeMetadata } from '../codec/envelope-codec.js';
+import { readMetadata, writeMetadata } from '../codec/metadata-codec.js';
 import {
   CborFormatError,
   CborReader,

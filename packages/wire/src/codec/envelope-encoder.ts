@@ -1,0 +1,273 @@
+import type { AgentKind } from '../dictionaries/agent-kind.js';
+import { InvalidError } from '../errors.js';
+import { idBytesView, type MachineId } from '../ids/machine-id.js';
+import type { AgentEnvelope } from '../envelope/agent-envelope.js';
+import type { Signature, SignatureContext } from '../envelope/signature.js';
+import type { TokenUsage } from '../usage/token-usage.js';
+import { writeMetadata } from './metadata-codec.js';
+import { ByteWriter, encodeWith } from './writer.js';
+
+const U64_MAX = (1n << 64n) - 1n;
+
+const ascii = (s: string): Uint8Array => {
+  // Every key is ASCII and shorter than 256 bytes: a one- or two-byte head.
+  const head = s.length < 24 ? [0x60 | s.length] : [0x78, s.length];
+  const out = new Uint8Array(head.length + s.length);
+  out.set(head);
+  for (let i = 0; i < s.length; i++) out[head.length + i] = s.charCodeAt(i);
+  return out;
+};
+
+/** Every key and fixed text value as ready-made CBOR text. */
+const K = {
+  kind: ascii('kind'),
+  record: ascii('record'),
+  conversation: ascii('conversation'),
+  parent: ascii('parent'),
+  root: ascii('root'),
+  source: ascii('source'),
+  target: ascii('target'),
+  cause: ascii('cause'),
+  cause_at: ascii('cause_at'),
+  correlation: ascii('correlation'),
+  channel: ascii('channel'),
+  idempotency_key: ascii('idempotency_key'),
+  deadline_micros: ascii('deadline_micros'),
+  sequence: ascii('sequence'),
+  last: ascii('last'),
+  finish_reason: ascii('finish_reason'),
+  task_state: ascii('task_state'),
+  operation: ascii('operation'),
+  tool: ascii('tool'),
+  usage: ascii('usage'),
+  metadata: ascii('metadata'),
+  must_understand: ascii('must_understand'),
+  body: ascii('body'),
+  signature: ascii('signature'),
+  input_tokens: ascii('input_tokens'),
+  output_tokens: ascii('output_tokens'),
+  reasoning_output_tokens: ascii('reasoning_output_tokens'),
+  cache_read_input_tokens: ascii('cache_read_input_tokens'),
+  cache_creation_input_tokens: ascii('cache_creation_input_tokens'),
+  cost_micros: ascii('cost_micros'),
+  scheme: ascii('scheme'),
+  key_id: ascii('key_id'),
+  bytes: ascii('bytes'),
+  context: ascii('context'),
+  content_type: ascii('content_type'),
+  agent_version: ascii('agent_version'),
+} as const;
+
+const KIND_VALUE: Readonly<Record<AgentKind, Uint8Array>> = {
+  command: ascii('command'),
+  response: ascii('response'),
+  event: ascii('event'),
+  chunk: ascii('chunk'),
+  status: ascii('status'),
+  error: ascii('error'),
+};
+
+function uintChecked(w: ByteWriter, v: bigint, field: string): void {
+  if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) {
+    throw new InvalidError(`\`${field}\` must be an unsigned 64-bit integer`, { context: { field } });
+  }
+  w.headBig(0, v);
+}
+
+function smallUintChecked(w: ByteWriter, v: number, max: number, field: string): void {
+  if (!Number.isInteger(v) || v < 0 || v > max) {
+    throw new InvalidError(`\`${field}\` must be an unsigned integer at most ${max}`, { context: { field } });
+  }
+  w.head(0, v);
+}
+
+function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
+  w.raw(key);
+  w.byte(0x50);
+  w.raw(idBytesView(id));
+}
+
+function writeUsage(w: ByteWriter, u: TokenUsage): void {
+  let n = 2;
+  if (u.reasoningOutputTokens !== undefined) n++;
+  if (u.cacheReadInputTokens !== undefined) n++;
+  if (u.cacheCreationInputTokens !== undefined) n++;
+  if (u.costMicros !== undefined) n++;
+  w.head(5, n);
+  w.raw(K.input_tokens);
+  uintChecked(w, u.inputTokens, 'input_tokens');
+  w.raw(K.output_tokens);
+  uintChecked(w, u.outputTokens, 'output_tokens');
+  if (u.reasoningOutputTokens !== undefined) {
+    w.raw(K.reasoning_output_tokens);
+    uintChecked(w, u.reasoningOutputTokens, 'reasoning_output_tokens');
+  }
+  if (u.cacheReadInputTokens !== undefined) {
+    w.raw(K.cache_read_input_tokens);
+    uintChecked(w, u.cacheReadInputTokens, 'cache_read_input_tokens');
+  }
+  if (u.cacheCreationInputTokens !== undefined) {
+    w.raw(K.cache_creation_input_tokens);
+    uintChecked(w, u.cacheCreationInputTokens, 'cache_creation_input_tokens');
+  }
+  if (u.costMicros !== undefined) {
+    w.raw(K.cost_micros);
+    uintChecked(w, u.costMicros, 'cost_micros');
+  }
+}
+
+function writeSignatureContext(w: ByteWriter, ctx: SignatureContext): void {
+  const n = (ctx.contentType !== undefined ? 1 : 0) + (ctx.agentVersion !== undefined ? 1 : 0);
+  w.head(5, n);
+  if (ctx.contentType !== undefined) {
+    w.raw(K.content_type);
+    smallUintChecked(w, ctx.contentType, 0xff, 'content_type');
+  }
+  if (ctx.agentVersion !== undefined) {
+    w.raw(K.agent_version);
+    smallUintChecked(w, ctx.agentVersion, 0xffffffff, 'agent_version');
+  }
+}
+
+function writeSignature(w: ByteWriter, s: Signature): void {
+  w.head(5, s.context !== undefined ? 4 : 3);
+  w.raw(K.scheme);
+  smallUintChecked(w, s.scheme, 0xff, 'scheme');
+  w.raw(K.key_id);
+  w.bytes(s.keyId);
+  w.raw(K.bytes);
+  w.bytes(s.bytes);
+  if (s.context !== undefined) {
+    w.raw(K.context);
+    writeSignatureContext(w, s.context);
+  }
+}
+
+/** Writes the whole envelope in canonical key order. @internal */
+export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = true): void {
+  let n = 3;
+  if (e.record !== undefined) n++;
+  if (e.parent !== undefined) n++;
+  if (e.root !== undefined) n++;
+  if (e.target !== undefined) n++;
+  if (e.cause !== undefined) n++;
+  if (e.causeAt !== undefined) n++;
+  if (e.correlation !== undefined) n++;
+  if (e.channel !== undefined) n++;
+  if (e.idempotencyKey !== undefined) n++;
+  if (e.deadlineMicros !== undefined) n++;
+  if (e.sequence !== undefined) n++;
+  if (e.last) n++;
+  if (e.finishReason !== undefined) n++;
+  if (e.taskState !== undefined) n++;
+  if (e.operation !== undefined) n++;
+  if (e.tool !== undefined) n++;
+  if (e.usage !== undefined) n++;
+  if (e.metadata !== undefined) n++;
+  if (e.mustUnderstand !== 0n) n++;
+  if (e.body.length !== 0) n++;
+  const sig = withSignature ? e.signature : undefined;
+  if (sig !== undefined) n++;
+
+  w.head(5, n);
+  w.raw(K.kind);
+  const kind = KIND_VALUE[e.kind];
+  if (kind === undefined) throw new InvalidError(`\`${String(e.kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
+  w.raw(kind);
+  if (e.record !== undefined) writeId(w, K.record, e.record);
+  writeId(w, K.conversation, e.conversation);
+  if (e.parent !== undefined) writeId(w, K.parent, e.parent);
+  if (e.root !== undefined) writeId(w, K.root, e.root);
+  w.raw(K.source);
+  w.text(e.source.value);
+  if (e.target !== undefined) {
+    w.raw(K.target);
+    w.text(e.target.value);
+  }
+  if (e.cause !== undefined) writeId(w, K.cause, e.cause);
+  if (e.causeAt !== undefined) {
+    w.raw(K.cause_at);
+    w.byte(0x54);
+    if (w.buf !== null) e.causeAt.writeTo(w.buf, w.pos);
+    w.pos += 20;
+  }
+  if (e.correlation !== undefined) writeId(w, K.correlation, e.correlation);
+  if (e.channel !== undefined) writeId(w, K.channel, e.channel);
+  if (e.idempotencyKey !== undefined) {
+    w.raw(K.idempotency_key);
+    w.text(e.idempotencyKey.value);
+  }
+  if (e.deadlineMicros !== undefined) {
+    w.raw(K.deadline_micros);
+    uintChecked(w, e.deadlineMicros, 'deadline_micros');
+  }
+  if (e.sequence !== undefined) {
+    w.raw(K.sequence);
+    uintChecked(w, e.sequence, 'sequence');
+  }
+  if (e.last) {
+    w.raw(K.last);
+    w.byte(0xf5);
+  }
+  if (e.finishReason !== undefined) {
+    w.raw(K.finish_reason);
+    w.text(e.finishReason);
+  }
+  if (e.taskState !== undefined) {
+    w.raw(K.task_state);
+    smallUintChecked(w, e.taskState, 0xff, 'task_state');
+  }
+  if (e.operation !== undefined) {
+    w.raw(K.operation);
+    w.text(e.operation);
+  }
+  if (e.tool !== undefined) {
+    w.raw(K.tool);
+    w.text(e.tool);
+  }
+  if (e.usage !== undefined) {
+    w.raw(K.usage);
+    writeUsage(w, e.usage);
+  }
+  if (e.metadata !== undefined) {
+    w.raw(K.metadata);
+    writeMetadata(w, e.metadata);
+  }
+  if (e.mustUnderstand !== 0n) {
+    w.raw(K.must_understand);
+    uintChecked(w, e.mustUnderstand, 'must_understand');
+  }
+  if (e.body.length !== 0) {
+    w.raw(K.body);
+    w.bytes(e.body);
+  }
+  if (sig !== undefined) {
+    w.raw(K.signature);
+    writeSignature(w, sig);
+  }
+}
+
+/**
+ * Canonical CBOR bytes of an envelope, without validation: fixed key order (seed fields `parent`
+ * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, one exact-size
+ * allocation.
+ * @throws InvalidError only when a numeric field is outside its wire range.
+ */
+export function encodeEnvelope(envelope: AgentEnvelope): Uint8Array {
+  return encodeWith((w) => writeEnvelope(w, envelope));
+}
+
+/**
+ * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers.
+ */
+export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
+  return encodeWith((w) => writeEnvelope(w, envelope, false));
+}
+
+/**
+ * Canonical CBOR map of a signature context: `content_type` then `agent_version`, each only when
+ * present. @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
+ */
+export function encodeSignatureContext(ctx: SignatureContext): Uint8Array {
+  return encodeWith((w) => writeSignatureContext(w, ctx));
+}
