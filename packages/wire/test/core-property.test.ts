@@ -1,4 +1,17 @@
-import { AgdxError, AgentEnvelope, decodeEnvelope, encodeEnvelope, validateEnvelope } from '@agdx/wire';
+import {
+  AgdxError,
+  AgentEnvelope,
+  AgentId,
+  ConversationId,
+  decodeEnvelope,
+  decodeSessionEnd,
+  decodeSessionStart,
+  decodeSessionTransition,
+  encodeEnvelope,
+  encodeSessionStart,
+  RecordId,
+  validateEnvelope,
+} from '@agdx/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validEnvelope } from './support/arbitrary.js';
@@ -81,6 +94,41 @@ describe('property: hostile bytes only ever produce CodecError or InvalidError',
         }
       }),
       { seed: SEED, numRuns: 4000 },
+    );
+  });
+});
+
+describe('property: session lifecycle bodies are decoded as hostile input too', () => {
+  it('random bodies on status `session` envelopes only raise InvalidError, and decoders only typed errors', () => {
+    const base = AgentEnvelope.status(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('a'), 'session');
+    const start = encodeSessionStart({ agent: AgentId.new('a'), sdk: { language: 'ts', version: '1' }, tags: ['x'] });
+    const bodies = fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 120 }),
+      fc.tuple(fc.nat(), fc.nat({ max: 255 })).map(([at, v]) => {
+        const b = start.slice();
+        b[at % b.length] = v;
+        return b;
+      }),
+    );
+    fc.assert(
+      fc.property(bodies, fc.integer({ min: 0, max: 12 }), (body, state) => {
+        const env = base.withTaskState(state).withBody(body);
+        for (const candidate of [env, env.terminal()]) {
+          try {
+            validateEnvelope(candidate);
+          } catch (e) {
+            if (!AgdxError.is(e, 'invalid')) throw e;
+          }
+        }
+        for (const decode of [decodeSessionStart, decodeSessionTransition, decodeSessionEnd]) {
+          try {
+            decode(body);
+          } catch (e) {
+            if (!AgdxError.is(e, 'codec') && !AgdxError.is(e, 'invalid')) throw e;
+          }
+        }
+      }),
+      { seed: SEED, numRuns: 3000 },
     );
   });
 });
