@@ -1,0 +1,220 @@
+// IggyTransport speed over loopback TCP, client and server in separate processes: messages per
+// second sent and polled for 100-byte payloads in batches of 1, 100 and 1,000 with each
+// protocol, single-send latency p50/p99, and the payload bytes per second as a ratio to a raw
+// node:net socket pushing the same bytes in the same run. Prints one JSON object.
+//
+// The server process runs @agdx/iggy-dev-server when it exports startDevServer, else the test
+// suite's fake server (a MemoryLog behind both protocols); the JSON names which one ran.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { IggyTransport } from '@agdx/transport-iggy';
+
+const RECORD_BYTES = 100;
+const BATCHES = [1, 100, 1000] as const;
+/** Messages per measured run, per batch size (batch 1 is round-trip bound, so fewer). */
+const MESSAGES: Record<(typeof BATCHES)[number], number> = { 1: 2_000, 100: 20_000, 1000: 40_000 };
+const RUNS = 3;
+const LATENCY_SENDS = 1_000;
+
+interface ServerInfo {
+  readonly port: number;
+  readonly sinkPort: number;
+  readonly server: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server process
+// ---------------------------------------------------------------------------------------------
+
+/** A sink that reads `[total u64]` then that many bytes and answers one byte. */
+function startSink(): Promise<number> {
+  const server = net.createServer((socket) => {
+    let expected = -1;
+    let seen = 0;
+    let head = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      if (expected < 0) {
+        head = Buffer.concat([head, chunk]);
+        if (head.length < 8) return;
+        expected = Number(head.readBigUInt64LE(0));
+        seen = head.length - 8;
+      } else {
+        seen += chunk.length;
+      }
+      if (seen >= expected) {
+        socket.write(Uint8Array.of(1));
+        expected = -1;
+        head = Buffer.alloc(0);
+        seen = 0;
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+}
+
+async function serve(): Promise<void> {
+  let port: number;
+  let kind: string;
+  const dev = (await import('@agdx/iggy-dev-server')) as { startDevServer?: (o: { port: number }) => Promise<{ port: number }> };
+  if (typeof dev.startDevServer === 'function') {
+    port = (await dev.startDevServer({ port: 0 })).port;
+    kind = '@agdx/iggy-dev-server';
+  } else {
+    const fake = await import('../packages/transport-iggy/test/support/fake-iggy-server.ts');
+    port = (await fake.startFakeServer()).port;
+    kind = 'fake server (MemoryLog) from the transport-iggy tests';
+  }
+  const sinkPort = await startSink();
+  process.stdout.write(`${JSON.stringify({ port, sinkPort, server: kind })}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client process
+// ---------------------------------------------------------------------------------------------
+
+async function startServerProcess(): Promise<{ info: ServerInfo; stop: () => void }> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const info = await new Promise<ServerInfo>((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line) as ServerInfo));
+    child.once('exit', (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+  return { info, stop: () => child.stdin.end() };
+}
+
+/** Raw socket: push `total` payload bytes in writes of `chunk` bytes, wait for the sink's ack. */
+async function rawPush(sinkPort: number, total: number, chunk: number): Promise<number> {
+  const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const data = new Uint8Array(chunk).fill(7);
+  const head = new Uint8Array(8);
+  new DataView(head.buffer).setBigUint64(0, BigInt(total), true);
+  const acked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  const start = performance.now();
+  socket.write(head);
+  let sent = 0;
+  while (sent < total) {
+    const n = Math.min(chunk, total - sent);
+    if (!socket.write(n === chunk ? data : data.subarray(0, n))) await new Promise((r) => socket.once('drain', r));
+    sent += n;
+  }
+  await acked;
+  const ms = performance.now() - start;
+  socket.destroy();
+  return total / (ms / 1000);
+}
+
+function batchesOf(size: number, messages: number): { payload: Uint8Array }[][] {
+  return Array.from({ length: messages / size }, (_, b) =>
+    Array.from({ length: size }, (_, i) => {
+      const payload = new Uint8Array(RECORD_BYTES);
+      payload[0] = i & 0xff;
+      payload[1] = b & 0xff;
+      return { payload };
+    }),
+  );
+}
+
+async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<Record<string, unknown>> {
+  const t = await IggyTransport.connect({ port: info.port, protocol, heartbeatIntervalMs: 0 });
+  const out: Record<string, unknown> = {};
+  try {
+    const stream = `bench-${protocol}-${Date.now().toString(36)}`;
+    await t.ensureStream(stream);
+    for (const size of BATCHES) {
+      const messages = MESSAGES[size];
+      const batches = batchesOf(size, messages);
+      const sends: number[] = [];
+      const polls: number[] = [];
+      const raws: number[] = [];
+      const ratios: number[] = [];
+      for (let run = 0; run <= RUNS; run++) {
+        const topic = `b${size}-${run}`;
+        await t.ensureTopic({ stream, topic }, { partitions: 1 });
+        const raw = await rawPush(info.sinkPort, messages * RECORD_BYTES, size * RECORD_BYTES);
+        let start = performance.now();
+        for (const records of batches) await t.append({ stream, topic, routing: { partition: 0 }, records });
+        const sendRate = messages / ((performance.now() - start) / 1000);
+        start = performance.now();
+        let offset = 0n;
+        while (offset < BigInt(messages)) {
+          const got = await t.read({ stream, topic, partition: 0, offset, maxCount: size });
+          if (got.length === 0) throw new Error('poll ran dry');
+          offset += BigInt(got.length);
+        }
+        const pollRate = messages / ((performance.now() - start) / 1000);
+        if (run === 0) continue; // warm-up
+        sends.push(sendRate);
+        polls.push(pollRate);
+        raws.push(raw);
+        ratios.push((sendRate * RECORD_BYTES) / raw);
+      }
+      out[`batch${size}`] = {
+        messages,
+        sentPerSecond: Math.round(median(sends)),
+        polledPerSecond: Math.round(median(polls)),
+        sentPayloadBytesPerSecond: Math.round(median(sends) * RECORD_BYTES),
+        rawSocketBytesPerSecond: Math.round(median(raws)),
+        sentBytesRatioToRawSocket: Number(median(ratios).toFixed(4)),
+      };
+    }
+    const topic = 'latency';
+    await t.ensureTopic({ stream, topic }, { partitions: 1 });
+    const payload = new Uint8Array(RECORD_BYTES);
+    const micros: number[] = [];
+    for (let i = 0; i < LATENCY_SENDS + 100; i++) {
+      const start = performance.now();
+      await t.append({ stream, topic, routing: { partition: 0 }, records: [{ payload }] });
+      if (i >= 100) micros.push((performance.now() - start) * 1000);
+    }
+    out.singleSendLatencyMicros = { p50: Math.round(percentile(micros, 50)), p99: Math.round(percentile(micros, 99)), sends: LATENCY_SENDS };
+  } finally {
+    await t.close();
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { info, stop } = await startServerProcess();
+  try {
+    const results: Record<string, unknown> = {};
+    for (const protocol of ['vsr', 'classic'] as const) results[protocol] = await measure(info, protocol);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          name: 'transport-iggy',
+          environment: { node: process.version, platform: `${process.platform}-${process.arch}`, server: info.server, loopback: true, separateProcesses: true },
+          recordBytes: RECORD_BYTES,
+          runs: RUNS,
+          note: 'medians over the measured runs (one warm-up run first); sentBytesRatioToRawSocket = payload bytes/s sent through IggyTransport divided by a raw node:net socket pushing the same bytes in writes of one batch each, measured in the same run',
+          baseline: 'raw node:net socket to a byte-counting sink in the server process',
+          results,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    stop();
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();

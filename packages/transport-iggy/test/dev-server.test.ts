@@ -1,0 +1,46 @@
+/**
+ * Against @agdx/iggy-dev-server in a separate process: the dropped-connection scenario and a
+ * few client behaviours that need a real server (group rebalance across connections, heartbeats
+ * on idle connections, keyed routing). The full conformance suite over TCP with both protocols
+ * lives in packages/iggy-dev-server/test/conformance-over-tcp.test.ts.
+ */
+
+import { IggyTransport } from '@agdx/transport-iggy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevServerProcess, type DevServerProcess } from './support/dev-server-process.js';
+import { runDropScenario } from './support/drop-scenario.js';
+
+let server: DevServerProcess;
+beforeAll(async () => {
+  server = await startDevServerProcess();
+}, 30_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('against the dev server (separate process)', () => {
+  for (const protocol of ['vsr', 'classic'] as const) {
+    it(`${protocol}: a dropped connection mid-stream — reconnect, re-join, continue from the committed offset`, async () => {
+      await runDropScenario(server.port, protocol);
+    });
+
+    it(`${protocol}: connection strings in both forms reach the server`, async () => {
+      const bare = await IggyTransport.connect(`iggy:iggy@127.0.0.1:${server.port}`, { protocol });
+      const full = await IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${server.port}?protocol=${protocol}`);
+      try {
+        expect(full.protocol).toBe(protocol);
+        const stream = `cs-${protocol}-${Date.now().toString(36)}`;
+        await bare.ensureStream(stream);
+        await full.ensureTopic({ stream, topic: 't' }, { partitions: 3 });
+        const sent = await bare.append({ stream, topic: 't', routing: { key: 'session-1' }, records: [{ payload: text('k') }] });
+        const [record] = await full.read({ stream, topic: 't', partition: sent.partition, offset: sent.baseOffset });
+        expect(new TextDecoder().decode(record?.payload)).toBe('k');
+      } finally {
+        await bare.close();
+        await full.close();
+      }
+    });
+  }
+});
