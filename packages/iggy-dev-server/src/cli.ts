@@ -16,7 +16,10 @@ async function main(): Promise<number> {
   }
   let server;
   try {
-    server = await startDevServer(command.options);
+    server = await startDevServer({
+      ...command.options,
+      onInternalError: (error) => process.stderr.write(`agdx-iggy-dev: internal error (connection dropped): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    });
   } catch (error) {
     process.stderr.write(`agdx-iggy-dev: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

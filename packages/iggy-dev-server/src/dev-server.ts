@@ -72,6 +72,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
     nextSession: () => ++sessions,
     connectionClosed: (clientId) => broker.disconnect(clientId),
+    internalError: (error) => {
+      try {
+        o.onInternalError(error);
+      } catch {
+        // A failing reporter must not take the server down either.
+      }
+    },
   };
 
   const server: Server = createServer((socket: Socket) => {

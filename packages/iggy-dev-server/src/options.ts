@@ -33,6 +33,11 @@ export interface DevServerOptions {
   readonly maxConnections?: number | undefined;
   /** A cooperative partition hand-over is forced after this long, ms (default 30,000, as Iggy). */
   readonly rebalancingTimeoutMs?: number | undefined;
+  /**
+   * Called when handling a request threw something other than an Iggy refusal (a bug): the
+   * connection is dropped and the server goes on. Default: ignore.
+   */
+  readonly onInternalError?: ((error: unknown) => void) | undefined;
 }
 
 /** The options with every default applied. */
@@ -51,6 +56,7 @@ export interface ResolvedOptions {
   readonly maxInFlight: number;
   readonly maxConnections: number;
   readonly rebalancingTimeoutMs: number;
+  readonly onInternalError: (error: unknown) => void;
 }
 
 const utf8 = new TextEncoder();
@@ -90,5 +96,6 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     maxInFlight: integer(options.maxInFlight, 256, 1, 1_000_000, 'maxInFlight'),
     maxConnections: integer(options.maxConnections, 1024, 1, 1_000_000, 'maxConnections'),
     rebalancingTimeoutMs: integer(options.rebalancingTimeoutMs, 30_000, 0, 2_147_483_647, 'rebalancingTimeoutMs'),
+    onInternalError: options.onInternalError ?? (() => undefined),
   };
 }

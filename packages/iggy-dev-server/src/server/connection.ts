@@ -159,8 +159,9 @@ export class Connection implements ConnectionPort {
       ran++;
       try {
         handler.handle(frame);
-      } catch {
+      } catch (error) {
         // A handler bug must cost one connection, never the server.
+        this.#ctx.internalError(error);
         this.#socket.destroy();
         return;
       }

@@ -24,6 +24,8 @@ export interface ServerContext extends CommandServer {
   nextClientId(): number;
   /** A fresh VSR session number (non-zero, increasing). */
   nextSession(): bigint;
+  /** Reports a bug caught while handling a request. */
+  internalError(error: unknown): void;
   /** Called when a connection leaves (its group memberships end). */
   connectionClosed(clientId: number): void;
 }
