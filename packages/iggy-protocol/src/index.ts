@@ -28,6 +28,8 @@ export {
   decodeVsrRequestHeader,
   decodeVsrRequestFrame,
   vsrRequestHeaderProblem,
+  vsrRequestChecksum,
+  vsrRequestChecksumMatches,
   encodeVsrReplyFrame,
   decodeVsrReplyHeader,
   encodeVsrEvictionFrame,

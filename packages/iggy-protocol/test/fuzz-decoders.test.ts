@@ -72,8 +72,8 @@ const decoders: Decoder[] = [
   { name: 'sliceMessageBatch', sample: stamped, decode: (b) => P.sliceMessageBatch(b, 1, 1) },
   { name: 'VsrServerSession.admit', sample: () => P.encodeVsrRequestFrame({ client: 1n, request: 1n, session: 1n, operation: 128 }), decode: (b) => {
     const s = new P.VsrServerSession();
-    const { header } = P.decodeVsrRequestFrame(b);
-    const a = s.admit(header);
+    const { header, body } = P.decodeVsrRequestFrame(b);
+    const a = s.admit(header, body);
     return a.action === 'execute' ? s.reply(header, { payload: new Uint8Array(1) }) : a;
   } },
   { name: 'ClassicClientSession.handleFrame', sample: () => P.encodeClassicResponse(0, P.encodeIdentityResponse(0)), decode: (b) => {

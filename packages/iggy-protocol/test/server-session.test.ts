@@ -1,5 +1,5 @@
 // Client and server state machines talking to each other through the frame splitters.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ClassicServerSession,
   CommandCode,
@@ -17,7 +17,13 @@ import {
   encodeStreamInfo,
   decodeStreamInfo,
   encodeVsrRequestFrame,
+  initChecksums,
+  vsrRequestChecksum,
 } from '@agdx/iggy-protocol';
+
+beforeAll(async () => {
+  await initChecksums();
+});
 
 function pipe(server: VsrServerSession, frame: Uint8Array, handle: (code: number, body: Uint8Array) => { payload?: Uint8Array; results?: { index: number; code: number }[] } = () => ({})): Uint8Array[] {
   const splitter = new VsrFrameSplitter();
@@ -25,7 +31,7 @@ function pipe(server: VsrServerSession, frame: Uint8Array, handle: (code: number
   for (let i = 0; i < frame.length; i += 7) {
     for (const f of splitter.push(frame.subarray(i, i + 7))) {
       const { header, body } = decodeVsrRequestFrame(f);
-      const a = server.admit(header);
+      const a = server.admit(header, body);
       if (a.action === 'drop') continue;
       if (a.action === 'respond') out.push(a.frame);
       else if (a.action === 'register') {
@@ -110,6 +116,23 @@ describe('VsrServerSession with VsrClientSession', () => {
     const unknown = encodeVsrRequestFrame({ client: 5n, request: 1n, session: 1000n, operation: 2, code: 60001 });
     expect(decodeVsrServerFrame(pipe(server, unknown)[0]!)).toMatchObject({ header: { status: 3 } });
     expect(new IggyError(5).codeName).toBe('FeatureUnavailable');
+  });
+});
+
+describe('request checksums', () => {
+  it('a stamping client passes; a corrupted body gets status 4; reuse with another checksum is dropped', () => {
+    const server = new VsrServerSession();
+    const client = new VsrClientSession({ clientId: 5n, stampRequestChecksum: true });
+    const reg = client.register({ username: 'iggy', password: 'iggy' });
+    expect(decodeVsrRequestFrame(reg.frame).header.requestChecksum).toBe(vsrRequestChecksum(decodeVsrRequestFrame(reg.frame).body));
+    client.handleFrame(pipe(server, reg.frame)[0]!);
+    const create = client.command(CommandCode.CreateStream, encodeCreateStreamRequest({ name: 'a' }, 'vsr'));
+    const corrupted = create.frame.slice();
+    corrupted[corrupted.length - 1]! ^= 1;
+    expect(decodeVsrServerFrame(pipe(server, corrupted)[0]!)).toMatchObject({ header: { status: 4 } });
+    expect(client.handleFrame(pipe(server, create.frame)[0]!).ok).toBe(true);
+    const other = encodeVsrRequestFrame({ client: 5n, request: 1n, session: 1000n, operation: 128, requestChecksum: vsrRequestChecksum(new Uint8Array([2, 0x62])) }, new Uint8Array([2, 0x62]));
+    expect(pipe(server, other)).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@
  * frame is a 256-byte header followed by a body; `size` at offset 48 counts both.
  */
 
+import { xxh3_64 } from '../checksums.js';
 import { IggyCodecError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU32, checkU64, checkU8 } from '../internal/checks.js';
 import { isDeclaredOperation } from './operations.js';
@@ -146,6 +147,19 @@ export function vsrRequestHeaderProblem(header: VsrRequestHeader): string | unde
     return 'non-register: session and request must be > 0';
   }
   return undefined;
+}
+
+/** The request checksum of a body: XXH3-64 zero-extended to u128 (requires `initChecksums()`). */
+export function vsrRequestChecksum(body: Uint8Array): bigint {
+  return xxh3_64(body);
+}
+
+/**
+ * True when a request's checksum is unstamped (0) or matches its body. Iggy answers a mismatch
+ * with status 4 (InvalidFormat). Requires `initChecksums()` when the checksum is non-zero.
+ */
+export function vsrRequestChecksumMatches(header: VsrRequestHeader, body: Uint8Array): boolean {
+  return header.requestChecksum === 0n || header.requestChecksum === xxh3_64(body);
 }
 
 /** A decoded request frame: header and a view of the body. */

@@ -17,7 +17,7 @@ import { IggyCodecError, IggyError, IggyInvalidError } from '../errors.js';
 import { checkU128 } from '../internal/checks.js';
 import { Operation, isMetadataOperation, isPartitionOperation, operationForCode } from '../framing/operations.js';
 import { evictionError, unwrapVsrReply } from '../framing/result-section.js';
-import { decodeVsrServerFrame, encodeVsrRequestFrame } from '../framing/vsr-header.js';
+import { decodeVsrServerFrame, encodeVsrRequestFrame, vsrRequestChecksum } from '../framing/vsr-header.js';
 
 /** Life cycle of a {@link VsrClientSession}. */
 export type VsrSessionState = 'unregistered' | 'registering' | 'registered' | 'closed';
@@ -36,6 +36,11 @@ export interface VsrClientSessionOptions {
   readonly heartbeatIntervalMs?: number;
   /** The clock, ms (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * Stamp `request_checksum` (XXH3-64 of the body) on every request so the server verifies it
+   * (default false, like the official SDKs; requires `initChecksums()`).
+   */
+  readonly stampRequestChecksum?: boolean;
 }
 
 /** A request the session produced and is waiting on. */
@@ -75,6 +80,7 @@ export class VsrClientSession {
   readonly #protocolVersion: number;
   readonly #heartbeatMs: number;
   readonly #now: () => number;
+  readonly #stamp: boolean;
   #state: VsrSessionState = 'unregistered';
   #session = 0n;
   #counter = 1n;
@@ -90,6 +96,7 @@ export class VsrClientSession {
     this.#protocolVersion = options.protocolVersion ?? IGGY_PROTOCOL_VERSION;
     this.#heartbeatMs = options.heartbeatIntervalMs ?? 5000;
     this.#now = options.now ?? Date.now;
+    this.#stamp = options.stampRequestChecksum === true;
     this.#lastSent = this.#now();
   }
 
@@ -120,7 +127,14 @@ export class VsrClientSession {
 
   #push(operation: number, code: number, request: bigint, session: bigint, body: Uint8Array): VsrPendingRequest {
     const frame = encodeVsrRequestFrame(
-      { client: this.clientId, request, operation, session, code: operation === Operation.NonReplicated ? code : 0 },
+      {
+        client: this.clientId,
+        request,
+        operation,
+        session,
+        code: operation === Operation.NonReplicated ? code : 0,
+        ...(this.#stamp ? { requestChecksum: vsrRequestChecksum(body) } : {}),
+      },
       body,
     );
     const pending = { frame, operation, code, request };

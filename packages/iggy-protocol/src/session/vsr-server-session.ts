@@ -13,7 +13,7 @@ import { Operation, codeForOperation, isMetadataOperation, isPartitionOperation,
 import { encodeResultSection } from '../framing/result-section.js';
 import type { ResultEntry } from '../framing/result-section.js';
 import type { VsrRequestHeader } from '../framing/vsr-header.js';
-import { EvictionReason, encodeVsrEvictionFrame, encodeVsrReplyFrame, vsrRequestHeaderProblem } from '../framing/vsr-header.js';
+import { EvictionReason, encodeVsrEvictionFrame, encodeVsrReplyFrame, vsrRequestChecksumMatches, vsrRequestHeaderProblem } from '../framing/vsr-header.js';
 
 /** What the server should do with a request. */
 export type VsrServerAdmission =
@@ -46,6 +46,7 @@ export class VsrServerSession {
   #userId = 0;
   #watermark = 0n;
   readonly #replies = new Map<bigint, Uint8Array>();
+  readonly #checksums = new Map<bigint, bigint>();
   readonly #cacheSize: number;
 
   constructor(options: VsrServerSessionOptions = {}) {
@@ -72,11 +73,15 @@ export class VsrServerSession {
     return this.#userId;
   }
 
-  /** Classifies one request header. */
-  admit(header: VsrRequestHeader): VsrServerAdmission {
+  /**
+   * Classifies one request. With the `body`, a stamped request checksum is verified first (a
+   * mismatch gets status 4; requires `initChecksums()`).
+   */
+  admit(header: VsrRequestHeader, body?: Uint8Array): VsrServerAdmission {
     const problem = vsrRequestHeaderProblem(header);
     if (problem !== undefined) return { action: 'drop', reason: problem };
     const op = header.operation;
+    if (body !== undefined && !vsrRequestChecksumMatches(header, body)) return this.#deny(header, 4);
     if (op === Operation.Register) {
       if (this.#state === 'bound') {
         // A re-Register on a bound connection replays the existing session.
@@ -107,7 +112,12 @@ export class VsrServerSession {
     if (this.#state !== 'bound') return { action: 'respond', frame: this.evict(header.client, EvictionReason.NoSession), closes: true };
     if (isMetadataOperation(op) && header.request <= this.#watermark) {
       const cached = this.#replies.get(header.request);
-      if (cached !== undefined) return { action: 'respond', frame: cached, closes: false };
+      if (cached !== undefined) {
+        // The same number with a different stamped checksum is a different request: dropped.
+        const was = this.#checksums.get(header.request) ?? 0n;
+        if (was !== 0n && header.requestChecksum !== 0n && was !== header.requestChecksum) return { action: 'drop', reason: 'request number reused with another checksum' };
+        return { action: 'respond', frame: cached, closes: false };
+      }
       return { action: 'respond', frame: this.reply(header, { results: [{ index: 0, code: 59 }] }), closes: false };
     }
     return { action: 'execute', code };
@@ -131,6 +141,7 @@ export class VsrServerSession {
     this.#userId = userId;
     this.#watermark = 0n;
     this.#replies.clear();
+    this.#checksums.clear();
     const frame = encodeVsrReplyFrame(
       { client: header.client, request: 0n, operation: Operation.Register, op: session, release: header.release, requestChecksum: header.requestChecksum },
       encodeResultSection([], registerReply),
@@ -168,10 +179,12 @@ export class VsrServerSession {
     if (status === 0 && isMetadataOperation(op) && this.#state === 'bound') {
       if (header.request > this.#watermark) this.#watermark = header.request;
       this.#replies.set(header.request, frame);
+      this.#checksums.set(header.request, header.requestChecksum);
       if (this.#replies.size > this.#cacheSize + 1) {
         for (const key of this.#replies.keys()) {
           if (key !== 0n) {
             this.#replies.delete(key);
+            this.#checksums.delete(key);
             break;
           }
         }
