@@ -75,7 +75,7 @@ export function readClassicMessage(r: ByteReader, verify: boolean): PolledMessag
   const payload = r.bytesView(payloadLength, 'payload');
   const rawHeaders = r.bytesView(headersLength, 'userHeaders');
   if (verify && xxh3_64(r.bytes.subarray(start + 8, r.pos)) !== checksum) {
-    throw new IggyIntegrityError(`message at offset ${offset} has a bad checksum`, { context: { offset, iggyCode: 4027 } });
+    throw new IggyIntegrityError(`message at offset ${offset} has a bad checksum`, { context: { offset: String(offset), iggyCode: 4027 } });
   }
   return { offset, timestamp, originTimestamp, id, checksum, payload, rawHeaders };
 }

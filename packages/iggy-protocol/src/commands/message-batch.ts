@@ -188,7 +188,7 @@ export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBa
   const view = new DataView(bytes.buffer, bytes.byteOffset + pos, avail);
   const batchLength = view.getBigUint64(32, true);
   if (batchLength < BigInt(BATCH_HEADER_SIZE) || batchLength > BigInt(avail)) {
-    throw new IggyCodecError(`message batch: batch_length ${batchLength} outside ${BATCH_HEADER_SIZE}..${avail}`, { context: { offset: pos, batchLength } });
+    throw new IggyCodecError(`message batch: batch_length ${batchLength} outside ${BATCH_HEADER_SIZE}..${avail}`, { context: { offset: pos, batchLength: String(batchLength) } });
   }
   const length = Number(batchLength);
   const messageCount = view.getUint32(48, true);
