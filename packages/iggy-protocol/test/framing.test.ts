@@ -180,6 +180,9 @@ describe('protocol generation detection', () => {
     expect(detectProtocolGeneration(frame.subarray(0, 9))).toBe('need-more');
     expect(detectProtocolGeneration(frame)).toBe('classic');
   });
+  it('recognises a classic request with an impossible length (Iggy answers status 3)', () => {
+    expect(detectProtocolGeneration(new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0]))).toBe('classic');
+  });
   it('says unknown for garbage', () => {
     expect(detectProtocolGeneration(new Uint8Array(64).fill(0xee))).toBe('unknown');
     expect(detectProtocolGeneration(new Uint8Array(3))).toBe('need-more');

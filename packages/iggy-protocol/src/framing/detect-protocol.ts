@@ -23,7 +23,11 @@ export function detectProtocolGeneration(first: Uint8Array): ProtocolDetection {
   const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
   const length = view.getUint32(0, true);
   const plausibleClassic = length >= 4 && length + 4 <= CLASSIC_DEFAULT_MAX_FRAME_SIZE;
-  if (plausibleClassic && isKnownCommandCode(view.getUint32(4, true))) return 'classic';
+  const knownCode = isKnownCommandCode(view.getUint32(4, true));
+  if (plausibleClassic && knownCode) return 'classic';
+  // `[length 1..3][known code]`: a classic request with an impossible length, which Iggy answers
+  // with status 3. A VSR header never starts that way (its checksum is zero).
+  if (length >= 1 && length < 4 && knownCode) return 'classic';
   // A complete frame shorter than a VSR header can only be classic.
   if (plausibleClassic && length + 4 < VSR_HEADER_SIZE && length + 4 <= first.length) return 'classic';
   if (first.length < 64) return 'need-more';
