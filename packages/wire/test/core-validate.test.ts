@@ -123,6 +123,15 @@ describe('seed fields and extra rules', () => {
     expect(invalid(cmd.withMetadata(big)).message).toBe('`metadata` is 9018B, exceeds cap 8192B');
   });
 
+  it('metadata values must be metadata types; integers fit i64 or u64', () => {
+    const cmd = AgentEnvelope.command(rec, conv, src, corr, body);
+    expect(() => cmd.withMetadata('u', (1n << 64n) - 1n).withMetadata('i', -(1n << 63n)).validate()).not.toThrow();
+    expect(invalid(cmd.withMetadata('u', 1n << 64n))).toEqual({ message: '`metadata value`: integers must fit i64 or u64', field: 'metadata value' });
+    expect(invalid(cmd.withMetadata('i', -(1n << 63n) - 1n)).field).toBe('metadata value');
+    expect(invalid(cmd.withMetadata('o', { x: 1 } as never)).field).toBe('metadata value');
+    expect(invalid(AgentEnvelope.fromFields({ ...cmd.toFields(), kind: 'query' as never })).field).toBe('kind');
+  });
+
   it('signature lengths are checked last and only for scheme 1', () => {
     const cmd = AgentEnvelope.command(rec, conv, src, corr, body);
     const sig = { scheme: 1, keyId: new Uint8Array(7), bytes: new Uint8Array(64) };

@@ -1,4 +1,5 @@
 import { InvalidError } from '../errors.js';
+import { isAgentKind } from '../dictionaries/agent-kind.js';
 import { isTerminalTaskState, TaskState } from '../dictionaries/task-state.js';
 import { utf8Length } from '../ids/utf8.js';
 import type { AgentEnvelope } from './agent-envelope.js';
@@ -49,16 +50,34 @@ function tooLarge(field: string, size: number, cap: number, unit = 'B'): Invalid
   return new InvalidError(`\`${field}\` is ${size}${unit}, exceeds cap ${cap}${unit}`, { context: { field, size, cap } });
 }
 
-/** Size of a metadata value under the cap rule (strings by bytes, lists Σ(1 + item), scalars 9). */
-export function metadataValueSize(v: MetadataValue): number {
-  if (typeof v === 'string') return utf8Length(v);
-  if (Array.isArray(v)) {
-    const list = v as readonly MetadataValue[];
-    let n = 0;
-    for (let i = 0; i < list.length; i++) n += 1 + metadataValueSize(list[i] as MetadataValue);
-    return n;
+const I64_MIN = -(1n << 63n);
+const MAX_METADATA_DEPTH = 64;
+
+/**
+ * Size of a metadata value under the cap rule (strings by bytes, lists Σ(1 + item), scalars 9).
+ * @throws InvalidError for a value metadata cannot carry (not a string, integer within
+ * −2^63 … 2^64 − 1, float, boolean, null or list).
+ */
+export function metadataValueSize(v: MetadataValue, depth = 0): number {
+  switch (typeof v) {
+    case 'string':
+      return utf8Length(v);
+    case 'bigint':
+      if (v < I64_MIN || v > U64_MAX) throw invalid('metadata value', 'integers must fit i64 or u64');
+      return 9;
+    case 'number':
+    case 'boolean':
+      return 9;
+    default:
+      if (v === null) return 9;
+      if (Array.isArray(v) && depth < MAX_METADATA_DEPTH) {
+        const list = v as readonly MetadataValue[];
+        let n = 0;
+        for (let i = 0; i < list.length; i++) n += 1 + metadataValueSize(list[i] as MetadataValue, depth + 1);
+        return n;
+      }
+      throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
   }
-  return 9;
 }
 
 function checkU64(v: bigint | undefined, field: string): void {
@@ -128,6 +147,9 @@ export function validateEnvelope(e: AgentEnvelope): void {
   const isStatus = kind === 'status';
   const isError = kind === 'error';
 
+  if (!isAgentKind(kind)) {
+    throw new InvalidError(`\`${String(kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
+  }
   checkRanges(e);
 
   // record
