@@ -2,7 +2,6 @@ import {
   AGENT_OP_VERSION,
   ConversationId,
   encodeEnvelope,
-  encodeHeaderBlock,
   InvalidError,
   validateEnvelope,
   type AgentEnvelope,
@@ -17,7 +16,7 @@ import { PolicyBlockedError } from '../errors.js';
 import type { ActionGovernor } from '../governor/action-governor.js';
 import { checkStreamLayout, replyTopicFor, SHARED_LAYOUT, type StreamLayout } from '../layouts/stream-layout.js';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
-import type { ReplyHub } from '../replies/reply-hub.js';
+import type { ReplyHub, ReplyWaitOptions } from '../replies/reply-hub.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
@@ -115,7 +114,7 @@ export class AgdxClient {
         verifier: options.verifier,
         blobStore: options.blobStore,
         ids: options.ids,
-        shared: { hubs: new Map(), ensured: new Set(), bootstrapPartitions: undefined, closed: false },
+        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false },
       }),
     );
   }
@@ -237,7 +236,7 @@ export class AgdxClient {
       validateEnvelope(envelope);
     }
     const payload = encodeEnvelope(envelope);
-    const headers = encodeHeaderBlock(envelope, contentType, { topic });
+    const headers = core.headersFor(envelope, contentType, topic);
     const at = await core.append(stream, topic, envelope.kind, envelope.target, envelope.conversation.toString(), [{ headers, payload }], options.signal);
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
   }
@@ -250,6 +249,15 @@ export class AgdxClient {
     const core = this.#core;
     const requester = options.requester === undefined ? undefined : toAgentId(options.requester).value;
     return core.hub(options.stream ?? core.requireStream(), replyTopicFor(core.layout, topic, requester));
+  }
+
+  /**
+   * Waits for a correlated reply on `replyTopic` of the default stream: `replies(replyTopic).wait(...)`.
+   * The hub starts reading at the tail when called; register before sending the request, or use
+   * {@link AgdxClient.request} / `replies(topic).expect(...)`.
+   */
+  awaitReply(replyTopic: string, options: ReplyWaitOptions): Promise<AgentMessage> {
+    return this.replies(replyTopic, { requester: options.requester }).wait(options);
   }
 
   /**

@@ -1,12 +1,14 @@
 import {
   AgdxError,
   AgentId,
+  encodeHeaderBlock,
   InvalidError,
   MintUlid,
   type AgentEnvelope,
   type BlobStore,
   type MachineId,
   type MachineIdClass,
+  type RecordHeaders,
   type UlidGenerator,
 } from '@agdx/wire';
 import type { AppendRecord, AppendResult, LogTransport } from '@agdx/transport';
@@ -27,6 +29,8 @@ export interface SharedClientState {
   readonly ensured: Set<string>;
   /** Partition count of the last bootstrap (used for on-first-use topics). */
   bootstrapPartitions: number | undefined;
+  /** Memoised header blocks (see {@link ClientCore.headersFor}). */
+  readonly headerBlocks: Map<string, RecordHeaders>;
   /** Set by close(). */
   closed: boolean;
 }
@@ -36,6 +40,8 @@ export interface BatchPosition extends MessagePosition {
   /** Number of records in the batch (offsets are contiguous from `offset`). */
   readonly count: number;
 }
+
+const HEADER_CACHE_LIMIT = 4096;
 
 const RETRYABLE_TRANSPORT_KINDS: ReadonlySet<string> = new Set(['timeout', 'transport']);
 
@@ -93,6 +99,25 @@ export class ClientCore {
     let hub = this.shared.hubs.get(key);
     if (hub === undefined) this.shared.hubs.set(key, (hub = new ReplyHub(this, stream, topic)));
     return hub;
+  }
+
+  /**
+   * The seed header block of an envelope, written by wire's shared encoder and memoised: the block
+   * is a pure function of the content type, the topic, the author, the session, the addressee and
+   * the ancestry, so a cached block is byte-identical to a fresh one. Blocks are shared read-only.
+   */
+  headersFor(envelope: AgentEnvelope, contentType: number, topic: string): RecordHeaders {
+    // Agent ids hold no control characters and ids are Crockford text, so only the topic could
+    // contain the separator, and it is the one field not followed by another free-form one.
+    const key = `${contentType}\u0000${topic}\u0000${envelope.source.value}\u0000${envelope.conversation.toString()}\u0000${envelope.target?.value ?? ''}\u0000${envelope.parent?.toString() ?? ''}\u0000${envelope.root?.toString() ?? ''}`;
+    const cache = this.shared.headerBlocks;
+    let headers = cache.get(key);
+    if (headers === undefined) {
+      headers = encodeHeaderBlock(envelope, contentType, { topic });
+      if (cache.size >= HEADER_CACHE_LIMIT) cache.clear();
+      cache.set(key, headers);
+    }
+    return headers;
   }
 
   /** A fresh ULID-valued id from the injected generator, else the process-wide `MintUlid`. */

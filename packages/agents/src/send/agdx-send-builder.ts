@@ -6,7 +6,6 @@ import {
   checkIn,
   ContentType,
   encodeEnvelope,
-  encodeHeaderBlock,
   enterBridge,
   InvalidError,
   validateEnvelope,
@@ -361,7 +360,7 @@ export class AgdxSendBuilder {
     // The published form is always validated, once more after any change above.
     validateEnvelope(envelope);
     const payload = encodeEnvelope(envelope);
-    const headers = encodeHeaderBlock(envelope, contentType, { topic: to.topic });
+    const headers = core.headersFor(envelope, contentType, to.topic);
     const conversationKey = envelope.conversation.toString();
     const at = await core.append(to.stream, to.topic, envelope.kind, envelope.target, conversationKey, [{ headers, payload }], options.signal);
     return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
