@@ -2,9 +2,7 @@
 // second sent and polled for 100-byte payloads in batches of 1, 100 and 1,000 with each
 // protocol, single-send latency p50/p99, and the payload bytes per second as a ratio to a raw
 // node:net socket pushing the same bytes in the same run. Prints one JSON object.
-//
-// The server process runs @agdx/iggy-dev-server when it exports startDevServer, else the test
-// suite's fake server (a MemoryLog behind both protocols); the JSON names which one ran.
+// The server process runs @agdx/iggy-dev-server in memory.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
@@ -67,17 +65,9 @@ function startSink(): Promise<number> {
 }
 
 async function serve(): Promise<void> {
-  let port: number;
-  let kind: string;
-  const dev = (await import('@agdx/iggy-dev-server')) as { startDevServer?: (o: { port: number }) => Promise<{ port: number }> };
-  if (typeof dev.startDevServer === 'function') {
-    port = (await dev.startDevServer({ port: 0 })).port;
-    kind = '@agdx/iggy-dev-server';
-  } else {
-    const fake = await import('../packages/transport-iggy/test/support/fake-iggy-server.ts');
-    port = (await fake.startFakeServer()).port;
-    kind = 'fake server (MemoryLog) from the transport-iggy tests';
-  }
+  const { startDevServer } = await import('@agdx/iggy-dev-server');
+  const port = (await startDevServer({ port: 0 })).port;
+  const kind = '@agdx/iggy-dev-server (in memory)';
   const sinkPort = await startSink();
   process.stdout.write(`${JSON.stringify({ port, sinkPort, server: kind })}\n`);
   process.stdin.resume();

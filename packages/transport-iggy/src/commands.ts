@@ -41,6 +41,9 @@ import type {
 import type { LogRecord, RecordHeaders } from '@agdx/transport';
 import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
+import { nextMessageId } from './message-ids.js';
+
+const SEND_OPTIONS = { newId: nextMessageId } as const;
 
 /** Runs a decoder over reply bytes; a malformed reply becomes a `transport` error. */
 function decoded<T>(decode: () => T, command: number): T {
@@ -105,7 +108,7 @@ export async function sendMessages(
   messages: readonly OutgoingMessage[],
   o: RequestOptions,
 ): Promise<SendConfirmation[]> {
-  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol));
+  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
   const payload = await c.request(CommandCode.SendMessages, body, o);
   if (c.protocol === 'classic') return [];
   return decoded(() => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
@@ -113,7 +116,7 @@ export async function sendMessages(
 
 /** Builds the SendMessages body without sending it (classic appends pair it with a GetTopic). */
 export function sendMessagesBody(c: IggyConnection, stream: string, topic: string, partitioning: Partitioning, messages: readonly OutgoingMessage[]): Uint8Array {
-  return encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol));
+  return encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
 }
 
 /** PollMessages (100). */

@@ -36,6 +36,7 @@ import { IggyConnection } from './connection.js';
 import { parseConnectionString } from './connection-string.js';
 import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';
+import { nextMessageId } from './message-ids.js';
 import { resolveOptions } from './options.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
@@ -180,12 +181,15 @@ export class IggyTransport implements LogTransport {
     const { stream, topic } = this.#address(request);
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
+    const classic = this.#options.protocol === 'classic';
     const messages: OutgoingMessage[] = records.map((record) => {
       if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
       const payload = checkPayload(record.payload);
-      if (record.headers === undefined) return { payload };
+      // Classic servers mint an id for id 0 (slowly, per message); VSR ids come from the encoder.
+      const id = classic ? nextMessageId() : undefined;
+      if (record.headers === undefined) return { id, payload };
       const headers = copyRecordHeaders(record.headers);
-      return headers.size === 0 ? { payload } : { payload, headers };
+      return headers.size === 0 ? { id, payload } : { id, payload, headers };
     });
     const routing = request.routing ?? { balanced: true };
     let wire: Partitioning;
