@@ -6,8 +6,8 @@
 
 const BRAND: unique symbol = Symbol.for('agdx.error') as never;
 
-/** Stable kinds: `invalid` (a bad option), `storage` (the data folder cannot be used), `closed`. */
-export type DevServerErrorKind = 'invalid' | 'storage' | 'closed';
+/** Stable kinds: `invalid` (a bad option), `storage` (the data folder cannot be used). */
+export type DevServerErrorKind = 'invalid' | 'storage';
 
 /** An error thrown by the dev server's programmatic API. */
 export class DevServerError extends Error {

@@ -1,0 +1,152 @@
+// @agdx/iggy-dev-server speed: messages per second sent and polled for 100-byte payloads in
+// batches of 1, 100 and 1,000, with each protocol generation, against the server in memory, on
+// disk with fsync after every batch, and on disk with fsync off. The server runs the
+// agdx-iggy-dev command in a child process; the client (@agdx/transport-iggy) runs here, over
+// loopback. The baseline is the in-memory server measured in the same run: the disk figures
+// carry their ratio to it. Prints one JSON object.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { IggyTransport } from '@agdx/transport-iggy';
+
+const RECORD_BYTES = 100;
+const BATCHES = [1, 100, 1000] as const;
+type Mode = 'memory' | 'disk-fsync-always' | 'disk-fsync-never';
+const MODES: readonly Mode[] = ['memory', 'disk-fsync-always', 'disk-fsync-never'];
+/** Messages per measured run (batch 1 is round-trip bound, and fsync-bound on disk, so fewer). */
+const MESSAGES: Record<Mode, Record<(typeof BATCHES)[number], number>> = {
+  memory: { 1: 1_000, 100: 10_000, 1000: 20_000 },
+  'disk-fsync-always': { 1: 200, 100: 4_000, 1000: 20_000 },
+  'disk-fsync-never': { 1: 1_000, 100: 10_000, 1000: 20_000 },
+};
+const RUNS = 3;
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const cli = fileURLToPath(new URL('../packages/iggy-dev-server/src/cli.ts', import.meta.url));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function startServer(mode: Mode): Promise<{ port: number; stop: () => Promise<void> }> {
+  const data = mode === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'agdx-iggy-bench-'));
+  const args = ['--port', '0', ...(data === undefined ? [] : ['--data', data, '--fsync', mode === 'disk-fsync-always' ? 'always' : 'never'])];
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--conditions=@agdx/source', cli, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /@[^\s]+:(\d+)/.exec(out);
+      if (m !== null) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${String(code)}`)));
+  });
+  return {
+    port,
+    stop: async () => {
+      const exit = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exit;
+      if (data !== undefined) rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+function batchesOf(size: number, messages: number): { payload: Uint8Array }[][] {
+  return Array.from({ length: messages / size }, (_, b) =>
+    Array.from({ length: size }, (_, i) => {
+      const payload = new Uint8Array(RECORD_BYTES);
+      payload[0] = i & 0xff;
+      payload[1] = b & 0xff;
+      return { payload };
+    }),
+  );
+}
+
+async function measure(port: number, protocol: 'vsr' | 'classic', mode: Mode): Promise<Record<string, { messages: number; sentPerSecond: number; polledPerSecond: number }>> {
+  const t = await IggyTransport.connect({ port, protocol, heartbeatIntervalMs: 0 });
+  const out: Record<string, { messages: number; sentPerSecond: number; polledPerSecond: number }> = {};
+  try {
+    const stream = `bench-${protocol}`;
+    await t.ensureStream(stream);
+    for (const size of BATCHES) {
+      const messages = MESSAGES[mode][size];
+      const batches = batchesOf(size, messages);
+      const sends: number[] = [];
+      const polls: number[] = [];
+      for (let run = 0; run <= RUNS; run++) {
+        const topic = `b${size}-${run}`;
+        await t.ensureTopic({ stream, topic }, { partitions: 1 });
+        let start = performance.now();
+        for (const records of batches) await t.append({ stream, topic, routing: { partition: 0 }, records });
+        const sendRate = messages / ((performance.now() - start) / 1000);
+        start = performance.now();
+        let offset = 0n;
+        while (offset < BigInt(messages)) {
+          const got = await t.read({ stream, topic, partition: 0, offset, maxCount: size });
+          if (got.length === 0) throw new Error('poll ran dry');
+          offset += BigInt(got.length);
+        }
+        const pollRate = messages / ((performance.now() - start) / 1000);
+        if (run === 0) continue; // warm-up
+        sends.push(sendRate);
+        polls.push(pollRate);
+      }
+      out[`batch${size}`] = { messages, sentPerSecond: Math.round(median(sends)), polledPerSecond: Math.round(median(polls)) };
+    }
+  } finally {
+    await t.close();
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const results: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const mode of MODES) {
+    const server = await startServer(mode);
+    try {
+      results[mode] = {};
+      for (const protocol of ['vsr', 'classic'] as const) (results[mode] as Record<string, unknown>)[protocol] = await measure(server.port, protocol, mode);
+    } finally {
+      await server.stop();
+    }
+  }
+  const ratios: Record<string, unknown> = {};
+  for (const mode of MODES.filter((m) => m !== 'memory')) {
+    const perProtocol: Record<string, unknown> = {};
+    for (const protocol of ['vsr', 'classic'] as const) {
+      const perBatch: Record<string, unknown> = {};
+      for (const size of BATCHES) {
+        const disk = (results[mode]?.[protocol] as Record<string, { sentPerSecond: number; polledPerSecond: number }>)[`batch${size}`];
+        const memory = (results.memory?.[protocol] as Record<string, { sentPerSecond: number; polledPerSecond: number }>)[`batch${size}`];
+        if (disk === undefined || memory === undefined) continue;
+        perBatch[`batch${size}`] = { sent: Number((disk.sentPerSecond / memory.sentPerSecond).toFixed(3)), polled: Number((disk.polledPerSecond / memory.polledPerSecond).toFixed(3)) };
+      }
+      perProtocol[protocol] = perBatch;
+    }
+    ratios[mode] = perProtocol;
+  }
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        name: 'iggy-dev-server',
+        environment: { node: process.version, platform: `${process.platform}-${process.arch}`, client: '@agdx/transport-iggy', loopback: true, separateProcesses: true },
+        recordBytes: RECORD_BYTES,
+        runs: RUNS,
+        note: 'medians over the measured runs (one warm-up run first); one request in flight at a time; the server is the agdx-iggy-dev command in a child process',
+        baseline: 'the in-memory server, measured in the same run',
+        results,
+        ratioToMemory: ratios,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+}
+
+await main();
