@@ -81,6 +81,16 @@ describe('VSR headers', () => {
     expect(() => unwrapVsrReply(encodeVsrEvictionFrame({ client: 7n, reason: 200 }))).toThrow(expect.objectContaining({ reasonName: 'Unknown(200)' }));
   });
 
+  it.each([
+    [1, 'NoSession', 40], [2, 'ClientReleaseTooLow', 3], [3, 'ClientReleaseTooHigh', 3], [4, 'InvalidRequestOperation', 3],
+    [5, 'InvalidRequestBody', 3], [6, 'InvalidRequestBodySize', 3], [7, 'SessionTooLow', 40], [8, 'SessionReleaseMismatch', 40],
+    [9, 'InvalidCredentials', 42], [10, 'InvalidToken', 53], [11, 'UserInactive', 40], [12, 'SessionError', 40],
+    [13, 'StaleClient', 30], [14, 'IncompatibleProtocol', 14003], [15, 'MalformedLogin', 4],
+  ])('eviction reason %i (%s) raises %i (sheet §2.3.3)', (reason, name, code) => {
+    const window = reason === 14 ? { serverProtocolVersion: 11264, serverProtocolVersionMin: 11264 } : {};
+    expect(() => unwrapVsrReply(encodeVsrEvictionFrame({ client: 1n, reason, ...window }))).toThrow(expect.objectContaining({ reason, reasonName: name, code }));
+  });
+
   it('a plain IggyError is not an IggyEvictionError', () => {
     expect(new IggyError(3)).not.toBeInstanceOf(IggyEvictionError);
     expect(new IggyError(3)).toBeInstanceOf(IggyProtocolError);
