@@ -1,5 +1,5 @@
 import { concatBytes } from './bytes.js';
-import { encodeContextBytes } from './signature-context.js';
+import { sharedContextBytes } from './signature-context.js';
 import type { SignatureContext } from '@agdx/wire';
 
 /** The signing domain, 17 ASCII bytes with no terminator or length prefix. */
@@ -14,5 +14,5 @@ const DOMAIN_BYTES = new TextEncoder().encode(SIGNATURE_DOMAIN);
 export function signingInputFromEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContext): Uint8Array {
   return context === undefined
     ? concatBytes(DOMAIN_BYTES, unsignedEnvelope)
-    : concatBytes(DOMAIN_BYTES, encodeContextBytes(context), unsignedEnvelope);
+    : concatBytes(DOMAIN_BYTES, sharedContextBytes(context), unsignedEnvelope);
 }

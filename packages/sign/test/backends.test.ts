@@ -131,6 +131,11 @@ describe.each(BACKENDS)('envelope signing round trips (%s)', (backend) => {
       expect(() => registry.verifySync(env)).toThrow('signature verification failed');
     }
   });
+  it('refuses out-of-range or non-numeric contexts with InvalidError', async () => {
+    for (const context of [{ contentType: 256 }, { agentVersion: -1 }, { contentType: '1' as never }, { agentVersion: 1.5 }]) {
+      expect(((await thrown(() => key.sign(sampleEnvelope(), context))) as AgdxError).kind).toBe('invalid');
+    }
+  });
   it('gives typed errors for malformed signatures and unknown schemes', async () => {
     const signed = key.signSync(sampleEnvelope());
     const cases: [AgentEnvelope, string][] = [

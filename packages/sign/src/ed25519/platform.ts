@@ -66,6 +66,10 @@ function verifyingKeyFor(api: SubtleCrypto, publicKey: Uint8Array): Promise<Cryp
   return key;
 }
 
+function toBytes(buffer: ArrayBuffer): Uint8Array {
+  return new Uint8Array(buffer);
+}
+
 // WebCrypto accepts any BufferSource; the cast only narrows TypeScript's ArrayBufferLike view.
 function source(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes as Uint8Array<ArrayBuffer>;
@@ -77,11 +81,16 @@ export class PlatformUnavailable extends Error {}
 /** The WebCrypto back end (`globalThis.crypto.subtle`, algorithm `Ed25519`). */
 export const platformBackend: Ed25519Backend = {
   name: 'platform',
-  async sign(seed, _publicKey, message) {
+  sign(seed, _publicKey, message) {
     const api = subtle();
-    if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
-    const key = readySigningKeys.get(seed) ?? (await signingKeyFor(api, seed));
-    return new Uint8Array(await api.sign(ALGORITHM, key, source(message)));
+    if (api === undefined) return Promise.reject(new PlatformUnavailable('WebCrypto is not available on this runtime'));
+    // The hot path chains one promise onto the WebCrypto call instead of nesting async frames.
+    const ready = readySigningKeys.get(seed);
+    const signed =
+      ready === undefined
+        ? signingKeyFor(api, seed).then((key) => api.sign(ALGORITHM, key, source(message)))
+        : api.sign(ALGORITHM, ready, source(message));
+    return signed.then(toBytes);
   },
   async verify(publicKey, message, signature) {
     const api = subtle();

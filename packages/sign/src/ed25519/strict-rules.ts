@@ -4,13 +4,29 @@
 // is not of small order.
 import { ed25519 } from '@noble/curves/ed25519.js';
 
-const L = ed25519.Point.Fn.ORDER;
-const P = ed25519.Point.Fp.ORDER;
+function littleEndianBytes(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(value & 0xffn);
+    value >>= 8n;
+  }
+  return out;
+}
 
-function littleEndian(bytes: Uint8Array, from: number, to: number): bigint {
-  let value = 0n;
-  for (let i = to - 1; i >= from; i--) value = (value << 8n) | BigInt(bytes[i]!);
-  return value;
+// Group order L and field prime p as 32 little-endian bytes: comparing bytes from the most
+// significant end keeps the per-signature check free of bigint arithmetic.
+const L_BYTES = littleEndianBytes(ed25519.Point.Fn.ORDER);
+const P_BYTES = littleEndianBytes(ed25519.Point.Fp.ORDER);
+
+// True when the 32 little-endian bytes at `offset` (top bit cleared when `maskTop`) are below `bound`.
+function below(bytes: Uint8Array, offset: number, bound: Uint8Array, maskTop: boolean): boolean {
+  for (let i = 31; i >= 0; i--) {
+    let b = bytes[offset + i]!;
+    if (i === 31 && maskTop) b &= 0x7f;
+    const c = bound[i]!;
+    if (b !== c) return b < c;
+  }
+  return false;
 }
 
 const acceptableKeys = new WeakMap<Uint8Array, boolean>();
@@ -31,8 +47,5 @@ export function isAcceptablePublicKey(publicKey: Uint8Array): boolean {
 
 /** True when the 64-byte signature has a canonical S and a canonical R encoding. */
 export function isCanonicalSignature(signature: Uint8Array): boolean {
-  if (signature.length !== 64) return false;
-  if (littleEndian(signature, 32, 64) >= L) return false;
-  const y = littleEndian(signature, 0, 32) & ((1n << 255n) - 1n);
-  return y < P;
+  return signature.length === 64 && below(signature, 32, L_BYTES, false) && below(signature, 0, P_BYTES, true);
 }
