@@ -2,23 +2,15 @@ import { AgentEnvelope, AgdxError, decodeEnvelope, encodeEnvelope, validateEnvel
 import { describe, expect, it } from 'vitest';
 import { listUpstream, loadUpstream, toHex } from './support/fixtures.js';
 
-// DIAGNOSTIC.txt lists every .bin. The envelope fixtures are agent_<kind>*.bin records whose map has
-// `kind`; capsules (body ref, card, dead letter, error body, presence, list pages, replies, submit,
-// signature, canonical record, snapshot, key record, hello replies) belong to wire-extras / sign.
-const CAPSULES = new Set([
-  'agent_body_ref.bin',
-  'agent_card.bin',
-  'agent_dead_letter.bin',
-  'agent_error_body.bin',
-  'agent_list_page.bin',
-  'agent_presence.bin',
-  'agent_record.bin',
-  'agent_reply_error.bin',
-  'agent_reply_list_page.bin',
-  'agent_reply_status.bin',
-  'agent_signature.bin',
-  'agent_submit.bin',
-]);
+// DIAGNOSTIC.txt lists every .bin with its size and CBOR diagnostic. The envelope fixtures are the
+// agent_*.bin files whose map starts with `kind`; the capsules (body ref, card, dead letter, error
+// body, presence, list pages, replies, submit, signature, canonical record) belong to wire-extras / sign.
+const diagnostic = new TextDecoder().decode(loadUpstream('DIAGNOSTIC.txt'));
+const entries = [...diagnostic.matchAll(/^== (\S+) \((\d+) bytes\)\n(.*)$/gm)].map((m) => ({
+  file: m[1]!,
+  size: Number(m[2]),
+  isEnvelope: m[3]!.startsWith('{"kind": '),
+}));
 
 // What each negative fixture must be refused for (wire-facts §5.3).
 const INVALID_FIELD: Record<string, string> = {
@@ -33,9 +25,15 @@ const INVALID_FIELD: Record<string, string> = {
   agent_invalid_status_no_operation: 'operation',
 };
 
-const envelopeFiles = listUpstream().filter((f) => f.startsWith('agent_') && f.endsWith('.bin') && !CAPSULES.has(f));
+const envelopeFiles = entries.filter((e) => e.file.startsWith('agent_') && e.isEnvelope).map((e) => e.file);
 
 describe('upstream agent_*.bin envelope fixtures', () => {
+  it('DIAGNOSTIC.txt describes every .bin, with its size', () => {
+    const bins = listUpstream().filter((f) => f.endsWith('.bin'));
+    expect(entries.map((e) => e.file).sort()).toEqual(bins);
+    for (const e of entries) expect(loadUpstream(e.file).length, e.file).toBe(e.size);
+  });
+
   it('covers the expected set', () => {
     expect(envelopeFiles.length).toBe(21);
     for (const name of Object.keys(INVALID_FIELD)) expect(envelopeFiles).toContain(`${name}.bin`);
