@@ -2,4 +2,57 @@
  * AGDX sessions: typed turns, model-ready context, memory, checkpoints, replay, state and lifecycle reads, with the log as the only store.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export { sessions, Sessions } from './sessions.js';
+export type { SessionsBootstrapResult, SessionsOptions } from './sessions.js';
+export { Session } from './session.js';
+export type { SessionScope, TurnFold } from './session.js';
+export { SessionConfig } from './session-config.js';
+export {
+  DEFAULT_SESSION_CONTEXT_TOKENS,
+  DEFAULT_SESSION_CONTEXT_TURNS,
+  DEFAULT_SESSION_MEMORY_NAMESPACE,
+  DEFAULT_SESSION_TOPICS,
+  isSessionTurnKind,
+  SESSION_TURN_KINDS,
+  sessionTurnKind,
+  SessionTurnKind,
+  sessionTurnTopic,
+} from './turns/turn-kind.js';
+export { sessionTurnText } from './turns/session-turn.js';
+export type { ContextMessage, SessionTurn } from './turns/session-turn.js';
+export { atCheckpointBounds, CONTEXT_READ_WINDOW, readConversation, sinceCheckpointBounds, windowedBounds } from './turns/read-turns.js';
+export type { PartitionBounds } from './turns/read-turns.js';
+export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
+export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
+export { Checkpoint, contextCheckpoint } from './checkpoint/checkpoint.js';
+export { MissingTopicError, StaleSessionError } from './errors.js';
+export {
+  CONSOLIDATE_SCAN_LIMIT,
+  DEFAULT_RECALL_LIMIT,
+  MEMORY_NAMESPACE_HEADER,
+  RecallBuilder,
+  SessionMemory,
+} from './memory/session-memory.js';
+export type { ConsolidateReport, MemoryItem, RememberOptions } from './memory/session-memory.js';
+export { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS } from './memory/memory-record.js';
+export type { MemoryKind, MemoryRecord } from './memory/memory-record.js';
+export { toContextBlock } from './memory/context-block.js';
+export type { BlockItem } from './memory/context-block.js';
+export { SessionLifecycleWriter } from './lifecycle/lifecycle-writer.js';
+export type { AgentLike, BeginOptions, BeginResult } from './lifecycle/lifecycle-writer.js';
+export { SessionReads } from './reads/session-reads.js';
+export type {
+  SessionChangeRow,
+  SessionChangesView,
+  SessionEventsPage,
+  SessionLinksView,
+  SessionListFilter,
+  SessionPage,
+  SessionSourcesView,
+  SessionStateView,
+  SourceGap,
+} from './reads/session-reads.js';
+export { sessionStatusOf } from './reads/session-fold.js';
+export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
+export type { PartitionFrontier } from './reads/lane-scan.js';
+export { envelopeDisplayType } from './reads/display-type.js';

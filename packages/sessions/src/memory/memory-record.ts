@@ -1,0 +1,87 @@
+import { CodecError, decodeStrictCbor, encodeCbor, type CborValue } from '@agdx/wire';
+
+/** Memory item kinds. */
+export type MemoryKind = 'fact' | 'message' | 'summary' | 'entity' | 'feedback' | 'procedure';
+
+/** The kinds in their wire spelling. */
+export const MEMORY_KINDS: readonly MemoryKind[] = Object.freeze(['fact', 'message', 'summary', 'entity', 'feedback', 'procedure']);
+
+/** One memory record body: an item, a forget tombstone, or feedback on an item. */
+export type MemoryRecord =
+  | { readonly kind: 'item'; readonly id: string; readonly itemKind: MemoryKind; readonly body: Uint8Array }
+  | { readonly kind: 'forget'; readonly target: string }
+  | { readonly kind: 'feedback'; readonly target: string; readonly weight: number };
+
+/**
+ * Encodes a memory record as the reference's single-variant CBOR map (`{"Item": {id, kind, body}}`,
+ * `{"Forget": {target}}`, `{"Feedback": {target, weight}}`); the item body is an array of byte
+ * integers, as the reference writes it.
+ */
+export function encodeMemoryRecord(record: MemoryRecord): Uint8Array {
+  let inner: Map<CborValue, CborValue>;
+  let tag: string;
+  if (record.kind === 'item') {
+    tag = 'Item';
+    inner = new Map<CborValue, CborValue>([
+      ['id', record.id],
+      ['kind', record.itemKind],
+      ['body', Array.from(record.body)],
+    ]);
+  } else if (record.kind === 'forget') {
+    tag = 'Forget';
+    inner = new Map<CborValue, CborValue>([['target', record.target]]);
+  } else {
+    tag = 'Feedback';
+    inner = new Map<CborValue, CborValue>([
+      ['target', record.target],
+      ['weight', record.weight],
+    ]);
+  }
+  return encodeCbor(new Map<CborValue, CborValue>([[tag, inner]]));
+}
+
+function fail(reason: string): never {
+  throw new CodecError(`failed to decode memory record: ${reason}`);
+}
+
+function text(map: ReadonlyMap<CborValue, CborValue>, key: string): string {
+  const v = map.get(key);
+  if (typeof v !== 'string') fail(`${key} must be text`);
+  return v;
+}
+
+/**
+ * Decodes a memory record body.
+ * @throws CodecError for anything else.
+ */
+export function decodeMemoryRecord(bytes: Uint8Array): MemoryRecord {
+  const value = decodeStrictCbor(bytes, { surface: 'memory record' });
+  if (!(value instanceof Map) || value.size !== 1) fail('expected a single-variant map');
+  const [[tag, inner]] = [...(value as Map<CborValue, CborValue>)] as [[CborValue, CborValue]];
+  if (!(inner instanceof Map)) fail('variant body must be a map');
+  const map = inner as ReadonlyMap<CborValue, CborValue>;
+  if (tag === 'Item') {
+    const kind = text(map, 'kind');
+    if (!(MEMORY_KINDS as readonly string[]).includes(kind)) fail(`unknown kind ${JSON.stringify(kind)}`);
+    const raw = map.get('body');
+    let body: Uint8Array;
+    if (raw instanceof Uint8Array) body = raw;
+    else if (Array.isArray(raw)) {
+      body = new Uint8Array(raw.length);
+      raw.forEach((b: CborValue, i: number) => {
+        const n = typeof b === 'bigint' ? Number(b) : b;
+        if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 255) fail('body must be bytes');
+        body[i] = n;
+      });
+    } else return fail('body must be bytes');
+    return { kind: 'item', id: text(map, 'id'), itemKind: kind as MemoryKind, body };
+  }
+  if (tag === 'Forget') return { kind: 'forget', target: text(map, 'target') };
+  if (tag === 'Feedback') {
+    const w = map.get('weight');
+    const weight = typeof w === 'bigint' ? Number(w) : w;
+    if (typeof weight !== 'number' || !Number.isFinite(weight)) fail('weight must be a finite number');
+    return { kind: 'feedback', target: text(map, 'target'), weight };
+  }
+  return fail(`unknown variant ${JSON.stringify(String(tag))}`);
+}

@@ -1,0 +1,423 @@
+import { SESSIONS_TOPIC, type AgentMessage } from '@agdx/agents';
+import {
+  AgentId,
+  ConversationId,
+  HEARTBEAT_TOPIC,
+  SESSION_PARKED_OPERATION,
+  SESSION_UNPARKED_OPERATION,
+  STATE_DELTA_OPERATION,
+  STATE_SNAPSHOT_OPERATION,
+  TaskState,
+  decodeSessionEnd,
+  decodeSessionHeartbeat,
+  decodeSessionStart,
+  decodeStateDelta,
+  decodeStateSnapshot,
+  isTerminalTaskState,
+  reconstructState,
+  type SessionBudget,
+  type SessionSdk,
+  type SessionStart,
+  type StateRecord,
+} from '@agdx/wire';
+import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
+import type { ScannedRecord } from './lane-scan.js';
+
+/** The control topic operators write pause, resume and cancel requests on. */
+export const CONTROL_TOPIC = 'agent.control';
+
+/** Reader status of a session (seed 000 status mapping). */
+export type SessionStatus = 'submitted' | 'active' | 'paused' | 'completed' | 'failed' | 'canceled' | 'unrecognized';
+
+/** The reader status of a task state code. */
+export function sessionStatusOf(taskState: number | undefined): SessionStatus {
+  switch (taskState) {
+    case TaskState.Submitted:
+      return 'submitted';
+    case TaskState.Working:
+    case TaskState.InputRequired:
+    case TaskState.AuthRequired:
+      return 'active';
+    case TaskState.Paused:
+      return 'paused';
+    case TaskState.Completed:
+      return 'completed';
+    case TaskState.Canceled:
+      return 'canceled';
+    case TaskState.Failed:
+    case TaskState.Rejected:
+      return 'failed';
+    default:
+      return 'unrecognized';
+  }
+}
+
+/** Where a record is: topic, partition, offset. */
+export interface EventPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+}
+
+/** One entry of a session timeline. */
+export interface SessionEvent {
+  readonly at: EventPosition;
+  readonly session: ConversationId;
+  /** Broker time, epoch microseconds. */
+  readonly brokerTs: bigint;
+  /** The envelope kind, or `plain` / `undecodable`. */
+  readonly kind: string;
+  readonly operation: string | undefined;
+  /** The display type (runtime facts §3.9). */
+  readonly display: string;
+  readonly agent: string | undefined;
+  readonly addressee: string | undefined;
+  readonly correlation: string | undefined;
+  readonly tool: string | undefined;
+  readonly taskState: number | undefined;
+  /** True for records after the first terminal. */
+  readonly afterEnd: boolean;
+  /** Short human summary. */
+  readonly summary: string;
+}
+
+/** What the state fold did with one record. */
+export interface StateChange {
+  readonly revision: bigint;
+  readonly opId: string | undefined;
+  readonly outcome: 'applied' | 'rejected' | 'stale' | 'duplicate' | 'unrecognized';
+  readonly at: EventPosition;
+  readonly brokerTs: bigint;
+}
+
+/** A session summary folded from the log (seed 000 `get`). */
+export interface SessionInfo {
+  readonly stream: string;
+  readonly id: ConversationId;
+  readonly label: string | undefined;
+  readonly namespace: string | undefined;
+  readonly agent: string | undefined;
+  readonly parent: ConversationId | undefined;
+  readonly root: ConversationId | undefined;
+  readonly status: SessionStatus;
+  /** No start record: active, idle after its timeout, never completed. */
+  readonly implicit: boolean;
+  readonly idle: boolean;
+  readonly overBudget: boolean;
+  readonly pauseRequested: boolean;
+  readonly cancelRequested: boolean;
+  readonly startedAt: bigint | undefined;
+  readonly endedAt: bigint | undefined;
+  readonly endReason: string | undefined;
+  readonly firstEventAt: bigint | undefined;
+  readonly lastEventAt: bigint | undefined;
+  readonly lastHeartbeatAt: bigint | undefined;
+  readonly idleTimeoutMicros: bigint;
+  readonly events: bigint;
+  readonly modelCalls: bigint;
+  readonly toolCalls: bigint;
+  readonly tokensIn: bigint;
+  readonly tokensOut: bigint;
+  readonly costMicros: bigint;
+  readonly errors: bigint;
+  readonly budget: SessionBudget | undefined;
+  readonly sdk: SessionSdk | undefined;
+  readonly tags: readonly string[];
+  /** Work parked while paused and not yet unparked. */
+  readonly held: number;
+  readonly flags: {
+    readonly laneConflict: boolean;
+    /** No heartbeat topic to read, so idleness rests on events alone. */
+    readonly livenessUnknown: boolean;
+  };
+}
+
+/** Everything folded for one session. */
+export interface FoldedSession {
+  readonly info: SessionInfo;
+  readonly events: SessionEvent[];
+  readonly stateRecords: { readonly record: StateRecord | undefined; readonly at: EventPosition; readonly brokerTs: bigint }[];
+}
+
+interface Acc {
+  start: SessionStart | undefined;
+  status: SessionStatus;
+  implicit: boolean;
+  ended: { recordKey: string } | undefined;
+  startedAt: bigint | undefined;
+  endedAt: bigint | undefined;
+  endReason: string | undefined;
+  firstEventAt: bigint | undefined;
+  lastEventAt: bigint | undefined;
+  lastHeartbeatAt: bigint | undefined;
+  pauseRequested: boolean;
+  cancelRequested: boolean;
+  events: SessionEvent[];
+  counters: { events: bigint; modelCalls: bigint; toolCalls: bigint; tokensIn: bigint; tokensOut: bigint; costMicros: bigint; errors: bigint };
+  held: number;
+  laneConflict: boolean;
+  stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
+}
+
+function newAcc(): Acc {
+  return {
+    start: undefined,
+    status: 'active',
+    implicit: true,
+    ended: undefined,
+    startedAt: undefined,
+    endedAt: undefined,
+    endReason: undefined,
+    firstEventAt: undefined,
+    lastEventAt: undefined,
+    lastHeartbeatAt: undefined,
+    pauseRequested: false,
+    cancelRequested: false,
+    events: [],
+    counters: { events: 0n, modelCalls: 0n, toolCalls: 0n, tokensIn: 0n, tokensOut: 0n, costMicros: 0n, errors: 0n },
+    held: 0,
+    laneConflict: false,
+    stateRecords: [],
+  };
+}
+
+function positionOf(s: ScannedRecord): EventPosition {
+  return { topic: s.topic, partition: s.record.partition, offset: s.record.offset };
+}
+
+function tryStart(body: Uint8Array): SessionStart | undefined {
+  try {
+    return decodeSessionStart(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options of {@link foldSessions}. */
+export interface FoldOptions {
+  readonly stream: string;
+  /** Now, epoch microseconds (for idleness). */
+  readonly nowMicros: bigint;
+  /** Whether the heartbeat topic exists. */
+  readonly heartbeatsPresent: boolean;
+  /** Fold only this session. */
+  readonly only?: ConversationId | undefined;
+}
+
+const DEFAULT_IDLE_MICROS = 300_000_000n;
+
+/**
+ * Folds scanned lane, control and heartbeat records into per-session summaries, timelines and
+ * state records, applying the seed 000 rules: first terminal wins, later records are flagged
+ * `afterEnd`, sessions without a start are implicit, idle and over-budget are read-time flags.
+ */
+export function foldSessions(records: readonly ScannedRecord[], options: FoldOptions): Map<string, FoldedSession> {
+  const accs = new Map<string, { id: ConversationId; acc: Acc }>();
+  const accFor = (id: ConversationId): Acc => {
+    const key = id.toString();
+    let entry = accs.get(key);
+    if (entry === undefined) {
+      entry = { id, acc: newAcc() };
+      accs.set(key, entry);
+    }
+    return entry.acc;
+  };
+  const heartbeats = new Map<string, bigint>();
+  for (const scanned of records) {
+    const ts = scanned.record.timestampMicros;
+    const message = scanned.message;
+    if (scanned.topic === HEARTBEAT_TOPIC) {
+      if (message?.envelope === undefined) continue;
+      try {
+        const beat = decodeSessionHeartbeat(message.envelope.body);
+        if (beat.stream !== options.stream) continue;
+        for (const s of beat.sessions) heartbeats.set(s.toString(), ts);
+      } catch {
+        // A malformed heartbeat says nothing about liveness.
+      }
+      continue;
+    }
+    const conversation = scanned.conversation;
+    if (conversation === undefined) continue;
+    if (options.only !== undefined && !options.only.equals(conversation)) continue;
+    const acc = accFor(conversation);
+    if (scanned.topic === CONTROL_TOPIC) {
+      foldControl(acc, message);
+    }
+    acc.firstEventAt ??= ts;
+    acc.lastEventAt = ts;
+    acc.counters.events++;
+    acc.events.push(eventOf(scanned, conversation, acc, message));
+  }
+  const out = new Map<string, FoldedSession>();
+  for (const [key, { id, acc }] of accs) {
+    const start = acc.start;
+    const idleTimeoutMicros = start?.idleTimeoutMicros ?? DEFAULT_IDLE_MICROS;
+    const lastHeartbeatAt = heartbeats.get(key);
+    const lastLive = [acc.lastEventAt, lastHeartbeatAt].reduce<bigint>((m, v) => (v !== undefined && v > m ? v : m), 0n);
+    const idle = acc.ended === undefined && options.nowMicros - lastLive > idleTimeoutMicros;
+    const budget = start?.budget;
+    let overBudget = false;
+    if (budget !== undefined) {
+      const tokens = acc.counters.tokensIn + acc.counters.tokensOut;
+      if (budget.tokens !== undefined && tokens > budget.tokens) overBudget = true;
+      else if (budget.costMicros !== undefined && acc.counters.costMicros > budget.costMicros) overBudget = true;
+    }
+    const info: SessionInfo = {
+      stream: options.stream,
+      id,
+      label: start?.label,
+      namespace: start?.namespace,
+      agent: start?.agent.value,
+      parent: start?.parent,
+      root: start?.root,
+      status: acc.status,
+      implicit: acc.implicit,
+      idle,
+      overBudget,
+      pauseRequested: acc.pauseRequested,
+      cancelRequested: acc.cancelRequested,
+      startedAt: acc.startedAt,
+      endedAt: acc.endedAt,
+      endReason: acc.endReason,
+      firstEventAt: acc.firstEventAt,
+      lastEventAt: acc.lastEventAt,
+      lastHeartbeatAt,
+      idleTimeoutMicros,
+      ...acc.counters,
+      budget,
+      sdk: start?.sdk,
+      tags: start?.tags ?? [],
+      held: acc.held,
+      flags: { laneConflict: acc.laneConflict, livenessUnknown: !options.heartbeatsPresent },
+    };
+    out.set(key, { info, events: acc.events, stateRecords: acc.stateRecords });
+  }
+  return out;
+}
+
+function foldControl(acc: Acc, message: AgentMessage | undefined): void {
+  const envelope = message?.envelope;
+  if (envelope === undefined) return;
+  if (envelope.kind === 'command') {
+    if (envelope.operation === 'session_pause') acc.pauseRequested = true;
+    else if (envelope.operation === 'session_resume') acc.pauseRequested = false;
+    else if (envelope.operation === 'session_cancel') acc.cancelRequested = true;
+  } else if (envelope.kind === 'status' && envelope.taskState === TaskState.Canceled) {
+    acc.cancelRequested = true;
+  }
+}
+
+function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined): SessionEvent {
+  const ts = scanned.record.timestampMicros;
+  const at = positionOf(scanned);
+  const afterEnd = acc.ended !== undefined;
+  if (message === undefined) {
+    return {
+      at,
+      session,
+      brokerTs: ts,
+      kind: 'undecodable',
+      operation: undefined,
+      display: PlainDisplayType.Undecodable,
+      agent: undefined,
+      addressee: undefined,
+      correlation: undefined,
+      tool: undefined,
+      taskState: undefined,
+      afterEnd,
+      summary: `${scanned.record.payload.length} undecodable bytes`,
+    };
+  }
+  const envelope = message.envelope;
+  if (envelope === undefined) {
+    return {
+      at,
+      session,
+      brokerTs: ts,
+      kind: 'plain',
+      operation: undefined,
+      display: PlainDisplayType.AgentMessage,
+      agent: message.provenance.agent?.value,
+      addressee: message.provenance.target?.value,
+      correlation: message.provenance.correlation,
+      tool: undefined,
+      taskState: undefined,
+      afterEnd,
+      summary: `${message.payload.length} bytes`,
+    };
+  }
+  const usage = envelope.usage;
+  if (usage !== undefined) {
+    acc.counters.tokensIn += BigInt(usage.inputTokens ?? 0n);
+    acc.counters.tokensOut += BigInt(usage.outputTokens ?? 0n);
+    acc.counters.costMicros += BigInt(usage.costMicros ?? 0n);
+  }
+  let isStart = false;
+  let eventAfterEnd = afterEnd;
+  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'status' && envelope.operation === 'session') {
+    const state = envelope.taskState;
+    const recordKey = envelope.record?.toString() ?? `${at.partition}:${at.offset}`;
+    if (state !== undefined && isTerminalTaskState(state)) {
+      if (acc.ended === undefined) {
+        acc.ended = { recordKey };
+        acc.status = sessionStatusOf(state);
+        acc.endedAt = ts;
+        try {
+          acc.endReason = decodeSessionEnd(envelope.body).reason;
+        } catch {
+          acc.endReason = undefined;
+        }
+      } else if (acc.ended.recordKey === recordKey) {
+        // A repeated identical terminal changes nothing and is not "after" itself.
+        eventAfterEnd = false;
+      }
+    } else {
+      const start = state === TaskState.Submitted || state === TaskState.Working ? tryStart(envelope.body) : undefined;
+      if (start !== undefined) {
+        isStart = true;
+        if (acc.start === undefined) {
+          acc.start = start;
+          acc.startedAt = ts;
+          acc.implicit = false;
+        } else if (!(start.agent as AgentId).equals(acc.start.agent) && state === TaskState.Working && acc.status !== 'submitted') {
+          acc.laneConflict = true;
+        }
+      }
+      if (acc.ended === undefined) acc.status = sessionStatusOf(state);
+    }
+  }
+  const display = envelopeDisplayType(envelope, scanned.topic, isStart);
+  if (display === 'model.request') acc.counters.modelCalls++;
+  if (display === 'tool.call') acc.counters.toolCalls++;
+  if (envelope.kind === 'error') acc.counters.errors++;
+  if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
+  if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
+  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event') {
+    try {
+      if (envelope.operation === STATE_SNAPSHOT_OPERATION) {
+        acc.stateRecords.push({ record: { kind: 'snapshot', snapshot: decodeStateSnapshot(envelope.body) }, at, brokerTs: ts });
+      } else if (envelope.operation === STATE_DELTA_OPERATION) {
+        acc.stateRecords.push({ record: { kind: 'delta', delta: decodeStateDelta(envelope.body) }, at, brokerTs: ts });
+      }
+    } catch {
+      // An undecodable state body is reported by the state read as unrecognized.
+      acc.stateRecords.push({ record: undefined, at, brokerTs: ts });
+    }
+  }
+  return {
+    at,
+    session,
+    brokerTs: ts,
+    kind: envelope.kind,
+    operation: envelope.operation,
+    display,
+    agent: envelope.source.value,
+    addressee: envelope.target?.value,
+    correlation: envelope.correlation?.toString(),
+    tool: envelope.tool,
+    taskState: envelope.taskState,
+    afterEnd: eventAfterEnd,
+    summary: `${envelope.kind}${envelope.operation !== undefined ? ` ${envelope.operation}` : ''} from ${envelope.source.value}`,
+  };
+}

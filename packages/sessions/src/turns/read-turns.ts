@@ -1,0 +1,137 @@
+import { readAgentMessage } from '@agdx/agents';
+import type { LogRecord, LogTransport } from '@agdx/transport';
+import type { ConversationId } from '@agdx/wire';
+import type { Checkpoint } from '../checkpoint/checkpoint.js';
+import { topicTails } from '../checkpoint/checkpoint.js';
+import type { ContextMessage } from './session-turn.js';
+
+/** Raw records examined per partition by context and turn reads (seed 004 "Read limits"). */
+export const CONTEXT_READ_WINDOW = 10_000;
+
+/** Records asked for per read call. */
+const READ_BATCH = 1000;
+
+const CONVERSATION_HEADER = 'gen_ai.conversation.id';
+const encoder = new TextEncoder();
+
+/**
+ * Which slice of each partition a read covers: `[start, end)`, or undefined to skip the partition.
+ * `tail` is the partition's next offset when the read began.
+ */
+export type PartitionBounds = (topic: string, partition: number, tail: bigint) => { readonly start: bigint; readonly end: bigint } | undefined;
+
+/** Open windowed read: the newest {@link CONTEXT_READ_WINDOW} records of every partition. */
+export const windowedBounds: PartitionBounds = (_topic, _partition, tail) => ({
+  start: tail > BigInt(CONTEXT_READ_WINDOW) ? tail - BigInt(CONTEXT_READ_WINDOW) : 0n,
+  end: tail,
+});
+
+/** `turnsAt`/`stateAt`: from offset 0 up to (excluding) the checkpoint; partitions it does not name read nothing. */
+export function atCheckpointBounds(checkpoint: Checkpoint): PartitionBounds {
+  const cache = new Map<string, Map<number, bigint> | undefined>();
+  return (topic, partition) => {
+    if (!cache.has(topic)) cache.set(topic, checkpoint.topicOffsets(topic));
+    const end = cache.get(topic)?.get(partition);
+    return end === undefined || end === 0n ? undefined : { start: 0n, end };
+  };
+}
+
+/** `turnsSince`/`replay`: from the checkpoint's offset (0 when not named) to the tail seen at the start. */
+export function sinceCheckpointBounds(checkpoint: Checkpoint): PartitionBounds {
+  const cache = new Map<string, Map<number, bigint> | undefined>();
+  return (topic, partition, tail) => {
+    if (!cache.has(topic)) cache.set(topic, checkpoint.topicOffsets(topic));
+    const start = cache.get(topic)?.get(partition) ?? 0n;
+    return start >= tail ? undefined : { start, end: tail };
+  };
+}
+
+interface Keyed {
+  readonly message: ContextMessage;
+  readonly topicIndex: number;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A cheap pre-filter: false only when the conversation header plainly names another conversation. */
+function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Array): boolean {
+  const header = record.headers.get(CONVERSATION_HEADER);
+  if (header === undefined) return true;
+  if (header.kind === 'string') return sameBytes(header.value, textBytes);
+  if (header.kind === 'uint128' && header.value.length === 16) {
+    for (let i = 0; i < 16; i++) if (header.value[i] !== bigEndian[15 - i]) return false;
+    return true;
+  }
+  return true;
+}
+
+/**
+ * Reads the messages of `conversation` on `topics` of `stream` within `bounds`, merged and ordered
+ * by broker timestamp, then the topic's index in `topics`, partition and offset (the producer's
+ * clock is never used). Missing topics contribute nothing; undecodable records are skipped.
+ */
+export async function readConversation(
+  transport: LogTransport,
+  stream: string,
+  topics: readonly string[],
+  conversation: ConversationId,
+  bounds: PartitionBounds,
+  signal?: AbortSignal,
+): Promise<ContextMessage[]> {
+  const textBytes = encoder.encode(conversation.toString());
+  const bigEndian = conversation.toBytes();
+  const found: Keyed[] = [];
+  for (let topicIndex = 0; topicIndex < topics.length; topicIndex++) {
+    const topic = topics[topicIndex] as string;
+    const tails = await topicTails(transport, stream, topic, signal);
+    if (tails === undefined) continue;
+    const address = { stream, topic };
+    for (const [partition, tail] of tails) {
+      const range = bounds(topic, partition, tail);
+      if (range === undefined) continue;
+      let offset = range.start;
+      while (offset < range.end) {
+        const want = range.end - offset;
+        const records = await transport.read({
+          stream,
+          topic,
+          partition,
+          offset,
+          maxCount: want < BigInt(READ_BATCH) ? Number(want) : READ_BATCH,
+          signal,
+        });
+        if (records.length === 0) break;
+        for (const record of records) {
+          if (record.offset >= range.end) break;
+          if (!mayBelong(record, textBytes, bigEndian)) continue;
+          let message;
+          try {
+            message = readAgentMessage(record, address);
+          } catch {
+            continue;
+          }
+          if (!message.provenance.conversation.equals(conversation)) continue;
+          found.push({ message: { ...message, topic }, topicIndex });
+        }
+        offset = (records[records.length - 1] as LogRecord).offset + 1n;
+      }
+    }
+  }
+  found.sort(compareKeyed);
+  return found.map((k) => k.message);
+}
+
+function compareKeyed(a: Keyed, b: Keyed): number {
+  const at = a.message.timestampMicros;
+  const bt = b.message.timestampMicros;
+  if (at !== bt) return at < bt ? -1 : 1;
+  if (a.topicIndex !== b.topicIndex) return a.topicIndex - b.topicIndex;
+  if (a.message.id.partition !== b.message.id.partition) return a.message.id.partition - b.message.id.partition;
+  const ao = a.message.id.offset;
+  const bo = b.message.id.offset;
+  return ao === bo ? 0 : ao < bo ? -1 : 1;
+}
