@@ -92,18 +92,18 @@ export const platformBackend: Ed25519Backend = {
         : api.sign(ALGORITHM, ready, source(message));
     return signed.then(toBytes);
   },
-  async verify(publicKey, message, signature) {
+  verify(publicKey, message, signature) {
     const api = subtle();
-    if (api === undefined) throw new PlatformUnavailable('WebCrypto is not available on this runtime');
-    if (publicKey.length !== 32 || !isCanonicalSignature(signature) || !isAcceptablePublicKey(publicKey)) return false;
-    const ready = readyVerifyingKeys.get(publicKey);
-    const key = ready === undefined ? await verifyingKeyFor(api, publicKey) : ready;
-    if (key === undefined || key === null) return false;
-    try {
-      return await api.verify(ALGORITHM, key, source(signature), source(message));
-    } catch {
-      return false;
+    if (api === undefined) return Promise.reject(new PlatformUnavailable('WebCrypto is not available on this runtime'));
+    if (publicKey.length !== 32 || !isCanonicalSignature(signature) || !isAcceptablePublicKey(publicKey)) {
+      return Promise.resolve(false);
     }
+    const check = (key: CryptoKey | null | undefined): Promise<boolean> | boolean =>
+      key === undefined || key === null ? false : api.verify(ALGORITHM, key, source(signature), source(message));
+    const ready = readyVerifyingKeys.get(publicKey);
+    const verdict = ready === undefined ? verifyingKeyFor(api, publicKey).then(check) : Promise.resolve(check(ready));
+    // A runtime error inside verify means "not verified", never "valid".
+    return verdict.catch(() => false);
   },
 };
 
