@@ -1,6 +1,6 @@
 import { AgdxError, decodeEnvelope, encodeEnvelope, validateEnvelope } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
-import { checkDivergences } from './support/divergences.js';
+import { checkDivergences, type Outcome } from './support/divergences.js';
 import { fromHex, loadOracle, toHex } from './support/fixtures.js';
 import { asReferenceLogical, envelopeToLogical } from './support/logical.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -15,7 +15,7 @@ describe('oracle decode_accept.json', () => {
   });
 
   it('accepts non-canonical input and re-encodes canonically, except listed quirks', () => {
-    const outcomes = new Map<string, { matches: boolean; ours: string }>();
+    const outcomes = new Map<string, Outcome>();
     for (const c of file.cases) {
       let ours: string;
       let matches = false;
@@ -34,9 +34,9 @@ describe('oracle decode_accept.json', () => {
         if (!AgdxError.is(e)) throw e;
         ours = `reject:${e.kind}`;
       }
-      outcomes.set(c.id, { matches, ours });
+      outcomes.set(c.id, { matches, ours, name: c.name });
     }
-    checkDivergences('decode_accept', outcomes);
+    checkDivergences('decode_accept', file.split, outcomes);
   });
 });
 

@@ -19,7 +19,7 @@ import {
   ulidBytes,
 } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDivergences } from './support/divergences.js';
+import { checkDivergences, type Outcome } from './support/divergences.js';
 import { fromHex, loadOracle, toHex } from './support/fixtures.js';
 
 const file = loadOracle('ids');
@@ -67,7 +67,7 @@ describe('oracle ids.json', () => {
   });
 
   it('parse: ASCII-only Crockford with the reference messages; ſ is refused (listed divergence)', () => {
-    const outcomes = new Map<string, { matches: boolean; ours: string }>();
+    const outcomes = new Map<string, Outcome>();
     for (const c of S.parse!) {
       const classes = [
         { parse: (t: string) => RecordId.parse(t), tryParse: (t: string) => RecordId.tryParse(t) },
@@ -96,9 +96,10 @@ describe('oracle ids.json', () => {
         matches = c.ok === false && err.message === c.wire_error.message;
         if (matches) expect(err.context, c.id).toEqual(c.wire_error.context);
       }
-      outcomes.set(c.id, { matches, ours });
+      // The scenario name: the quirk it shows, else the input itself.
+      outcomes.set(c.id, { matches, ours, name: c.reference_quirk ?? c.input });
     }
-    checkDivergences('ids', outcomes);
+    checkDivergences('ids', file.split, outcomes);
   });
 
   it('from_bytes: only 16 bytes', () => {

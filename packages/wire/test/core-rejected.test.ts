@@ -1,6 +1,6 @@
 import { decodeEnvelope, validateEnvelope } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
-import { checkDivergences } from './support/divergences.js';
+import { checkDivergences, type Outcome } from './support/divergences.js';
 import { fromHex, loadOracle } from './support/fixtures.js';
 import { envelopeFromLogical } from './support/logical.js';
 import { errorField, outcomeOf } from './support/outcome.js';
@@ -32,12 +32,12 @@ describe('oracle rejected.json', () => {
     expect(file.cases.length).toBe(file.count);
   });
 
-  const outcomes = new Map<string, { matches: boolean; ours: string }>();
-  const record = (id: string, ours: string, expected: string): void => {
+  const outcomes = new Map<string, Outcome>();
+  const record = (id: string, name: string, ours: string, expected: string): void => {
     const prev = outcomes.get(id);
     const m = matches(ours, expected);
     // A case matches only if every stage it checks matches; `ours` lists each stage's outcome.
-    outcomes.set(id, prev === undefined ? { matches: m, ours } : { matches: prev.matches && m, ours: `${prev.ours} | ${ours}` });
+    outcomes.set(id, prev === undefined ? { matches: m, ours, name } : { matches: prev.matches && m, ours: `${prev.ours} | ${ours}`, name });
   };
 
   it('construct stage: building and validating the logical envelope fails as expected', () => {
@@ -47,7 +47,7 @@ describe('oracle rejected.json', () => {
       expect(c.input.envelope, c.id).toBeDefined();
       n++;
       const ours = outcomeOf(() => validateEnvelope(envelopeFromLogical(c.input.envelope)), 'validate');
-      record(c.id, ours, expectedOutcome('validate', c.construct.error));
+      record(c.id, c.name, ours, expectedOutcome('validate', c.construct.error));
     }
     expect(n).toBeGreaterThan(0);
   });
@@ -59,12 +59,12 @@ describe('oracle rejected.json', () => {
       const bytes = fromHex(c.input.cbor_hex);
       let ours = outcomeOf(() => decodeEnvelope(bytes), 'decode');
       if (ours === 'accept') ours = outcomeOf(() => validateEnvelope(decodeEnvelope(bytes)), 'validate');
-      record(c.id, ours, expectedOutcome(stage, c.decode.error));
+      record(c.id, c.name, ours, expectedOutcome(stage, c.decode.error));
     }
   });
 
   it('every difference from 0.1.1 is a listed, explained divergence (and no listing is stale)', () => {
-    checkDivergences('rejected', outcomes);
+    checkDivergences('rejected', file.split, outcomes);
   });
 
   it('errors name their field in context', () => {
