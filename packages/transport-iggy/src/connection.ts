@@ -110,10 +110,10 @@ export class IggyConnection {
   }
 
   /** Opens a connection and logs in, retrying per the reconnect policy. */
-  static async open(options: ResolvedIggyOptions): Promise<IggyConnection> {
+  static async open(options: ResolvedIggyOptions, signal?: AbortSignal): Promise<IggyConnection> {
     const connection = new IggyConnection(options);
     try {
-      await connection.#establish();
+      await connection.#establish(signal);
     } catch (error) {
       connection.#shutdown(new ClosedError('connection closed'));
       throw error;
@@ -252,17 +252,19 @@ export class IggyConnection {
     if (corked) process.nextTick(() => socket.uncork());
   }
 
-  async #establish(): Promise<void> {
+  async #establish(signal?: AbortSignal): Promise<void> {
     const { maxAttempts, initialDelayMs, maxDelayMs } = this.#options;
     let delay = initialDelayMs;
     let last: unknown;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (this.#state === 'closed') throw new ClosedError('the Iggy connection is closed');
+      if (signal?.aborted === true) throw new CancelledError('connecting was aborted', { cause: signal.reason });
       try {
-        await this.#connectOnce();
+        await this.#connectOnce(signal);
         return;
       } catch (error) {
         last = error;
+        if (error instanceof CancelledError) throw error;
         if (isFatalLoginFailure(error)) {
           this.#fatal = toTransportError(error, { phase: 'login' });
           throw this.#fatal;
@@ -276,14 +278,16 @@ export class IggyConnection {
     throw toTransportError(last, { phase: 'connect', attempts: maxAttempts, host: this.#options.host, port: this.#options.port });
   }
 
-  #connectOnce(): Promise<void> {
+  #connectOnce(signal?: AbortSignal): Promise<void> {
     const o = this.#options;
     return new Promise<void>((resolve, reject) => {
       let done = false;
+      const onAbort = (): void => finish(new CancelledError('connecting was aborted', { cause: signal?.reason }));
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         if (error === undefined) resolve();
         else {
           if (this.#socket === socket) {
@@ -297,6 +301,7 @@ export class IggyConnection {
         }
       };
       const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${o.host}:${o.port} timed out after ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
       const socket: net.Socket = o.tls === undefined
         ? net.connect({ host: o.host, port: o.port })
         : tls.connect({ servername: net.isIP(o.host) === 0 ? o.host : undefined, ...o.tls, host: o.host, port: o.port });

@@ -87,13 +87,14 @@ export class IggyTransport implements LogTransport {
   /**
    * Connects and logs in. Accepts a connection string (`user:password@host:port` or
    * `iggy://user:password@host:port?protocol=vsr|classic&tls=true`), options, or both (options
-   * override what the string says).
+   * override what the string says). `call.signal` aborts the connection attempts.
    */
-  static async connect(target: string | IggyTransportOptions, overrides: IggyTransportOptions = {}): Promise<IggyTransport> {
+  static async connect(target: string | IggyTransportOptions, overrides: IggyTransportOptions = {}, call: CallOptions = {}): Promise<IggyTransport> {
+    checkSignal(call.signal);
     const base = typeof target === 'string' ? parseConnectionString(target) : target;
     const options = resolveOptions({ ...base, ...overrides });
     await initChecksums();
-    const connection = await IggyConnection.open(options);
+    const connection = await IggyConnection.open(options, call.signal);
     return new IggyTransport(connection, options);
   }
 
@@ -373,7 +374,7 @@ export class IggyTransport implements LogTransport {
     const group = checkName(request.group, 'group');
     // Fail fast (and typed) on an unknown topic before opening a connection for the member.
     await this.#topicDetails(stream, topic, o);
-    const connection = await IggyConnection.open(this.#options);
+    const connection = await IggyConnection.open(this.#options, o.signal);
     const member = await IggyGroupMember.join(connection, { stream, topic, group }, o, (m) => this.#members.delete(m));
     if (this.#closed) {
       await member.leave();

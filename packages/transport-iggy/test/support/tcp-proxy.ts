@@ -9,6 +9,11 @@ export interface TcpProxy {
   readonly accepted: () => number;
   /** Destroys every proxied connection (both sides); new connections are still accepted. */
   cut(): void;
+  /**
+   * `forward` (default) proxies; `refuse` closes new connections at once (a server that is
+   * down); `blackhole` accepts them and never answers.
+   */
+  setMode(mode: 'forward' | 'refuse' | 'blackhole'): void;
   close(): Promise<void>;
 }
 
@@ -16,8 +21,19 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<readonly [net.Socket, net.Socket]>();
   let accepted = 0;
+  let mode: 'forward' | 'refuse' | 'blackhole' = 'forward';
+  const held = new Set<net.Socket>();
   const server = net.createServer((client) => {
     accepted++;
+    if (mode === 'refuse') {
+      client.destroy();
+      return;
+    }
+    if (mode === 'blackhole') {
+      held.add(client);
+      client.on('error', () => undefined).on('close', () => held.delete(client));
+      return;
+    }
     const upstream = net.connect({ host: '127.0.0.1', port: targetPort });
     const pair = [client, upstream] as const;
     pairs.add(pair);
@@ -35,6 +51,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   return {
     port: (server.address() as net.AddressInfo).port,
     accepted: () => accepted,
+    setMode: (next) => {
+      mode = next;
+    },
     cut: () => {
       for (const [a, b] of pairs) {
         a.destroy();
@@ -43,6 +62,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       pairs.clear();
     },
     close: async () => {
+      for (const s of held) s.destroy();
       for (const [a, b] of pairs) {
         a.destroy();
         b.destroy();

@@ -1,0 +1,82 @@
+import { IggyTransport } from '@agdx/transport-iggy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer } from './support/fake-iggy-server.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+
+let server: FakeServer;
+let proxy: TcpProxy;
+beforeAll(async () => {
+  server = await startFakeServer();
+  proxy = await startTcpProxy(server.port);
+});
+afterAll(async () => {
+  await proxy.close();
+  await server.close();
+});
+
+async function kindOf(action: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await action();
+  } catch (error) {
+    return (error as { kind?: string }).kind;
+  }
+  return undefined;
+}
+
+const options = { requestTimeoutMs: 2000, heartbeatIntervalMs: 0, reconnect: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 20 } } as const;
+
+for (const protocol of ['vsr', 'classic'] as const) {
+  describe(`connection life cycle (${protocol})`, () => {
+    it('calls made while the connection is re-established wait for it and succeed', async () => {
+      proxy.setMode('forward');
+      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options });
+      try {
+        const stream = `life-${protocol}-queued`;
+        await t.ensureStream(stream);
+        await t.ensureTopic({ stream, topic: 't' }, { partitions: 1 });
+        proxy.cut();
+        await new Promise((r) => setTimeout(r, 5));
+        const results = await Promise.all([
+          t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: Uint8Array.of(1) }] }),
+          t.describeTopic({ stream, topic: 't' }),
+          t.read({ stream, topic: 't', partition: 0, offset: 0n }),
+        ]);
+        expect(results[0].baseOffset).toBe(0n);
+        expect(t.reconnects).toBe(1);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('a server that stays down fails calls after the bounded attempts; the next call reconnects once it is back', async () => {
+      proxy.setMode('forward');
+      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options });
+      try {
+        const stream = `life-${protocol}-down`;
+        await t.ensureStream(stream);
+        proxy.setMode('refuse');
+        proxy.cut();
+        expect(await kindOf(() => t.ensureStream(stream))).toBe('transport');
+        proxy.setMode('forward');
+        await t.ensureStream(stream);
+        expect(t.reconnects).toBeGreaterThanOrEqual(1);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('connecting to a server that never answers times out; an abort signal stops it sooner', async () => {
+      proxy.setMode('blackhole');
+      try {
+        expect(await kindOf(() => IggyTransport.connect({ port: proxy.port, protocol, ...options, connectTimeoutMs: 100, reconnect: { maxAttempts: 2, initialDelayMs: 1 } }))).toBe('timeout');
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 30);
+        const started = Date.now();
+        expect(await kindOf(() => IggyTransport.connect({ port: proxy.port, protocol, ...options, connectTimeoutMs: 5000 }, {}, { signal: controller.signal }))).toBe('cancelled');
+        expect(Date.now() - started).toBeLessThan(2000);
+      } finally {
+        proxy.setMode('forward');
+      }
+    });
+  });
+}
