@@ -63,6 +63,7 @@ export class ConsumerLoop {
   #stopping = false;
   #hardStopped = false;
   #wake: (() => void) | undefined;
+  #owned = '';
   readonly #stop = new AbortController();
   readonly #idle = new Set<() => void>();
 
@@ -152,8 +153,14 @@ export class ConsumerLoop {
   }
 
   async #sync(owned: readonly number[]): Promise<void> {
+    const signature = owned.join(',');
+    const changed = signature !== this.#owned;
+    this.#owned = signature;
     for (const [partition, lane] of this.#lanes) {
-      if (!owned.includes(partition)) {
+      // After a rebalance an idle lane re-reads from the group's offset: the partition may have
+      // been owned by another member in between (moved away and back unobserved).
+      const stale = changed && !lane.running && !lane.waiting && lane.queue.length === 0 && lane.pending === undefined;
+      if (stale || !owned.includes(partition)) {
         lane.generation++;
         lane.queue = [];
         lane.pending = undefined;
@@ -225,6 +232,9 @@ export class ConsumerLoop {
     } finally {
       lane.running = false;
       this.#active--;
+      // Records the reader queued while the lane was committing found it still running and were
+      // not scheduled; pick them up now.
+      if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
       this.#next();
       this.#wake?.();
     }
@@ -253,7 +263,16 @@ export class ConsumerLoop {
     } catch (error) {
       // Losing the partition to a rebalance makes the commit a conflict: the new owner reads
       // the record again (at least once), so there is nothing to repair here.
-      if (!AgdxError.is(error, 'conflict') && !AgdxError.is(error, 'closed')) this.#o.onError(error);
+      if (AgdxError.is(error, 'conflict')) {
+        if (this.#lanes.get(lane.partition) === lane) {
+          lane.generation++;
+          lane.queue = [];
+          this.#lanes.delete(lane.partition);
+        }
+        this.#owned = '';
+      } else if (!AgdxError.is(error, 'closed')) {
+        this.#o.onError(error);
+      }
     }
   }
 
