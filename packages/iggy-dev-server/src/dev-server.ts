@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * `startDevServer()`: a single-node Apache Iggy server for development and tests, listening on
  * TCP for both protocol generations at once.
