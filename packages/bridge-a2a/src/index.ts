@@ -2,4 +2,25 @@
  * Expose AGDX agents to A2A v1.0 clients: JSON-RPC handler, web-standard HTTP handler, signed Agent Cards.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export { A2aBridge, A2aMethod, CANCEL_MESSAGE, TASK_SCAN_LIMITS } from './a2a-bridge.js';
+export type { SubmitOptions, WatchedTask, WatchOptions } from './a2a-bridge.js';
+export {
+  A2A_CARD_DESCRIPTION,
+  A2A_JSONRPC_BINDING,
+  A2A_PROTOCOL_VERSION,
+  AGENT_CARD_PATH,
+  buildAgentCard,
+  contentRefMode,
+  skillFromCapability,
+} from './card.js';
+export type { A2aAgentCard, A2aAgentInterface, A2aAgentSkill } from './card.js';
+export { a2aTaskState, isTerminalA2aState, pendingTask, taskFromEnvelope, taskStateToJson, taskToJson } from './task.js';
+export type { A2aArtifact, A2aTask, A2aTaskJson, A2aTaskState, A2aTaskStateJson } from './task.js';
+export { A2A_APP_ERROR_CODE, PublicErrorMessage, publicErrorMessage } from './json-rpc.js';
+export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from './json-rpc.js';
+export { createA2aHttpHandler, DEFAULT_STREAM_TIMEOUT_MS } from './http-handler.js';
+export type { A2aHttpHandlerOptions } from './http-handler.js';
+export { DEFAULT_MAX_BODY_BYTES } from './http-common.js';
+export type { EdgeAuthorization } from './http-common.js';
+export { verifyCard, verifyCardSync, signedCard, canonicalCardJson, cardSigningInput, CARD_PROTECTED_HEADER } from '@agdx/sign';
+export type { CardSignature, SignedCard } from '@agdx/sign';

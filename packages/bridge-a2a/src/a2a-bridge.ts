@@ -1,0 +1,329 @@
+import {
+  defaultSessionStart,
+  LIFECYCLE_CONTENT_TYPE,
+  NoStreamError,
+  readAgentMessage,
+  sessionStartEnvelope,
+  SESSIONS_TOPIC,
+  type AgdxClient,
+  type AgdxSendBuilder,
+  type AgentIdLike,
+  type PendingReply,
+  type Signer,
+} from '@agdx/agents';
+import { signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
+import {
+  AgentErrorCode,
+  AgentId,
+  ContentType,
+  ConversationId,
+  CorrelationId,
+  enterBridge,
+  InvalidError,
+  TaskState,
+  type AgentEnvelope,
+  type CapabilityDescriptor,
+} from '@agdx/wire';
+import { jsonBody } from './body.js';
+import { buildAgentCard, type A2aAgentCard } from './card.js';
+import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcResponse } from './json-rpc.js';
+import { pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
+
+/** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
+export const A2aMethod: {
+  readonly SendMessage: 'SendMessage';
+  readonly SendStreamingMessage: 'SendStreamingMessage';
+  readonly GetTask: 'GetTask';
+  readonly CancelTask: 'CancelTask';
+} = {
+  SendMessage: 'SendMessage',
+  SendStreamingMessage: 'SendStreamingMessage',
+  GetTask: 'GetTask',
+  CancelTask: 'CancelTask',
+};
+/** An A2A method the bridge serves. */
+export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
+
+/** How far GetTask looks: passes over the reply topic, records per partition per pass (seed 002). */
+export const TASK_SCAN_LIMITS: { readonly passes: 32; readonly recordsPerPartition: 10_000 } = { passes: 32, recordsPerPartition: 10_000 };
+
+/** The message of the error a CancelTask publishes. */
+export const CANCEL_MESSAGE: 'canceled by the A2A client' = 'canceled by the A2A client';
+
+/** Options of a submit. */
+export interface SubmitOptions {
+  /** The agent that takes the task; without it every agent on the request topic receives it. */
+  readonly target?: AgentIdLike | undefined;
+  /** Aborts the publish. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link A2aBridge.watch}. */
+export interface WatchOptions extends SubmitOptions {
+  /** How long to wait for the terminal reply, in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** A submitted task whose terminal reply is being awaited. */
+export interface WatchedTask {
+  /** The task as submitted. */
+  readonly task: A2aTask;
+  /** The task as the first reply describes it (TimeoutError / CancelledError otherwise). */
+  readonly final: Promise<A2aTask>;
+  /** Stops waiting. */
+  cancel(): void;
+}
+
+function taskIdOf(id: string | ConversationId): ConversationId {
+  if (id instanceof ConversationId) return id;
+  const parsed = typeof id === 'string' ? ConversationId.tryParse(id) : undefined;
+  if (parsed === undefined) throw new InvalidError('task id must be a 26-character Crockford ULID', { context: { field: 'id' } });
+  return parsed;
+}
+
+/**
+ * Serves an AGDX agent to A2A v1.0 clients. A task is an AGDX command on the request topic whose
+ * conversation and correlation are the task id; its state is read back from the first response
+ * or error with that correlation on the reply topic. The bridge keeps no state of its own.
+ */
+export class A2aBridge {
+  readonly #client: AgdxClient;
+  readonly #id: AgentId;
+  readonly #requestTopic: string;
+  readonly #replyTopic: string;
+  #hops: readonly string[];
+  #capabilities: readonly CapabilityDescriptor[] = [];
+  #signer: Signer | undefined;
+
+  /**
+   * A bridge publishing as `id` on `requestTopic` and reading answers on `replyTopic`.
+   * @throws InvalidError for an invalid agent id.
+   */
+  constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string) {
+    this.#client = client;
+    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
+    if (typeof requestTopic !== 'string' || requestTopic.length === 0) throw new InvalidError('request topic must be a non-empty string');
+    if (typeof replyTopic !== 'string' || replyTopic.length === 0) throw new InvalidError('reply topic must be a non-empty string');
+    this.#requestTopic = requestTopic;
+    this.#replyTopic = replyTopic;
+    this.#hops = enterBridge(this.#id.value);
+  }
+
+  /** The bridge's agent id. */
+  get id(): AgentId {
+    return this.#id;
+  }
+
+  /** The hop path stamped on what the bridge publishes (ends with this bridge). */
+  get bridgeHops(): readonly string[] {
+    return this.#hops;
+  }
+
+  /** Puts these capability descriptors on the card as skills (replaces earlier ones). */
+  withCapabilities(capabilities: readonly CapabilityDescriptor[]): this {
+    this.#capabilities = [...capabilities];
+    return this;
+  }
+
+  /** Signs the CancelTask terminal with this key. Nothing else the bridge publishes is signed. */
+  withSigningKey(signer: Signer): this {
+    this.#signer = signer;
+    return this;
+  }
+
+  /**
+   * Continues a path that a call already took through other bridges.
+   * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
+   */
+  withBridgeHops(previous: readonly string[]): this {
+    this.#hops = enterBridge(this.#id.value, previous);
+    return this;
+  }
+
+  /** The A2A v1.0 Agent Card (interface URL `/`; the HTTP handler serves it absolute). */
+  card(): A2aAgentCard {
+    return buildAgentCard(this.#id.value, this.#capabilities);
+  }
+
+  /** The card with a detached JWS signature (`{"alg":"EdDSA"}` over its canonical JSON). */
+  async signedCard(key: SigningKey, card: A2aAgentCard = this.card()): Promise<SignedCard<A2aAgentCard>> {
+    return signCardJws(card, key);
+  }
+
+  /**
+   * Publishes the SendMessage params as a new task. A Uint8Array or a JSON string rides byte for
+   * byte; another value is encoded with JSON.stringify.
+   * @throws InvalidError when the params are not JSON; PublishFailedError and friends from the log.
+   */
+  async submit(params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
+    const task = ConversationId.new();
+    await this.#command(task, jsonBody(params, 'SendMessage params'), options).send({ signal: options.signal });
+    return pendingTask(task.toString(), TaskState.Submitted);
+  }
+
+  /** {@link submit} addressed to one agent. */
+  async submitTo(target: AgentIdLike, params: unknown, options: Omit<SubmitOptions, 'target'> = {}): Promise<A2aTask> {
+    return this.submit(params, { ...options, target });
+  }
+
+  /**
+   * Runs the task as a child session of `parent` (in the tree rooted at `root`): a submitted
+   * start with that ancestry goes to agent.sessions first, then the command carries the same
+   * ancestry. The handling agent ends the child; if the command fails after the start, the child
+   * stays open.
+   */
+  async submitIn(parent: ConversationId, root: ConversationId, params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
+    const body = jsonBody(params, 'SendMessage params');
+    const task = ConversationId.new();
+    const start = sessionStartEnvelope(task, this.#id, defaultSessionStart(this.#id, { parent, root }), TaskState.Submitted);
+    await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: options.signal });
+    await this.#command(task, body, options).withParent(parent, root).send({ signal: options.signal });
+    return pendingTask(task.toString(), TaskState.Submitted);
+  }
+
+  /**
+   * Submits and follows the task: the wait is registered before the command is published, so the
+   * first reply cannot slip past. Used by the streaming endpoint.
+   */
+  async watch(params: unknown, options: WatchOptions): Promise<WatchedTask> {
+    const body = jsonBody(params, 'SendMessage params');
+    const task = ConversationId.new();
+    const correlation = CorrelationId.fromBytes(task.toBytes());
+    const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
+      correlation,
+      conversation: task,
+      requester: this.#id,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      timeoutMessage: 'the A2A task reply',
+    });
+    try {
+      await this.#command(task, body, options).send({ signal: options.signal });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    const id = task.toString();
+    const final = pending.reply.then((message) => {
+      if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
+      return taskFromEnvelope(id, message.envelope);
+    });
+    return { task: pendingTask(id, TaskState.Submitted), final, cancel: () => pending.cancel() };
+  }
+
+  /**
+   * The task as the reply topic tells it: the first response or error whose correlation is the
+   * task id, read from the topic's start (at most {@link TASK_SCAN_LIMITS}). Without one, or for
+   * an id nobody submitted, the task reads Working. With a verifier on the client, replies that
+   * fail verification are skipped.
+   * @throws InvalidError for an id that is not a ULID; NoStreamError without a default stream.
+   */
+  async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
+    const taskId = taskIdOf(id);
+    const reply = await this.#findReply(taskId, options.signal);
+    return reply === undefined ? pendingTask(taskId.toString(), TaskState.Working) : taskFromEnvelope(taskId.toString(), reply);
+  }
+
+  /**
+   * Publishes the cancel terminal (an AGDX error, code Cancelled, task state Canceled) on the
+   * reply topic and returns Canceled. It does not check that the task exists; a task that
+   * already completed stays completed for GetTask, which returns the first terminal it finds.
+   */
+  async cancel(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
+    const taskId = taskIdOf(id);
+    const builder = this.#client
+      .agdx(this.#replyTopic, this.#id, taskId)
+      .fail(CorrelationId.fromBytes(taskId.toBytes()), { code: AgentErrorCode.Cancelled, message: CANCEL_MESSAGE, retryable: false })
+      .withTaskState(TaskState.Canceled)
+      .withBridgeHops(this.#hops);
+    if (this.#signer !== undefined) builder.signedBy(this.#signer);
+    await builder.send({ signal: options.signal });
+    return pendingTask(taskId.toString(), TaskState.Canceled);
+  }
+
+  /**
+   * Serves one JSON-RPC request without HTTP: SendMessage, SendStreamingMessage (answered with the
+   * submitted task; the HTTP handler streams it), GetTask and CancelTask. Every failure is a
+   * response with code -32000 and a fixed public message; it never throws.
+   */
+  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+    const parsed = parseRpcRequest(request);
+    if (parsed === undefined) return rpcError(requestIdOf(request), PublicErrorMessage.InvalidRequest);
+    try {
+      switch (parsed.method) {
+        case A2aMethod.SendMessage:
+        case A2aMethod.SendStreamingMessage:
+          return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
+        case A2aMethod.GetTask:
+          return rpcResult(parsed.id, taskToJson(await this.task(this.#idParam(parsed.params))));
+        case A2aMethod.CancelTask:
+          return rpcResult(parsed.id, taskToJson(await this.cancel(this.#idParam(parsed.params))));
+        default:
+          return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
+      }
+    } catch (error) {
+      return rpcError(parsed.id, publicErrorMessage(error));
+    }
+  }
+
+  #idParam(params: Record<string, unknown>): string {
+    const id = params['id'];
+    if (typeof id !== 'string') throw new InvalidError('params.id must be a string', { context: { field: 'id' } });
+    return id;
+  }
+
+  #command(task: ConversationId, body: Uint8Array, options: SubmitOptions): AgdxSendBuilder {
+    const builder = this.#client
+      .agdx(this.#requestTopic, this.#id, task)
+      .command(CorrelationId.fromBytes(task.toBytes()), body)
+      .withOperation('chat')
+      .contentType(ContentType.json)
+      .withBridgeHops(this.#hops);
+    if (options.target !== undefined) builder.withTarget(options.target);
+    return builder;
+  }
+
+  async #findReply(task: ConversationId, signal: AbortSignal | undefined): Promise<AgentEnvelope | undefined> {
+    const stream = this.#client.defaultStream;
+    if (stream === undefined) throw new NoStreamError();
+    const transport = this.#client.transport;
+    const topic = this.#replyTopic;
+    const description = await transport.describeTopic({ stream, topic }, { signal });
+    const cursors = description.partitions.map((p) => ({ partition: p.partition, offset: 0n, done: false }));
+    const verifier = this.#client.verifier;
+    for (let pass = 0; pass < TASK_SCAN_LIMITS.passes; pass++) {
+      let progressed = false;
+      for (const cursor of cursors) {
+        if (cursor.done) continue;
+        const records = await transport.read({ stream, topic, partition: cursor.partition, offset: cursor.offset, maxCount: TASK_SCAN_LIMITS.recordsPerPartition, signal });
+        if (records.length === 0) {
+          cursor.done = true;
+          continue;
+        }
+        progressed = true;
+        const last = records[records.length - 1];
+        if (last !== undefined) cursor.offset = last.offset + 1n;
+        for (const record of records) {
+          let envelope: AgentEnvelope | undefined;
+          try {
+            envelope = readAgentMessage(record, { stream, topic }).envelope;
+          } catch {
+            continue;
+          }
+          if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) continue;
+          if (envelope.correlation === undefined || !envelope.correlation.equals(task)) continue;
+          if (verifier !== undefined) {
+            try {
+              await verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+            } catch {
+              continue;
+            }
+          }
+          return envelope;
+        }
+      }
+      if (!progressed) break;
+    }
+    return undefined;
+  }
+}

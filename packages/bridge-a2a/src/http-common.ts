@@ -1,0 +1,118 @@
+import { authorizeEdge, edgeDenialChallenge, type EdgeClaims } from '@agdx/agents';
+import { PublicErrorMessage, rpcError, type JsonRpcId, type JsonRpcResponse } from './json-rpc.js';
+
+/** Default cap on a request body (1 MiB); a larger body gets 413 before it is parsed. */
+export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
+
+/**
+ * Optional edge authorization. Your HTTP layer decodes the token (the SDK never parses tokens);
+ * `claims` hands the decoded audience and scopes over, and the handler checks them with
+ * `authorizeEdge` before the bridge runs.
+ */
+export interface EdgeAuthorization {
+  /** The decoded claims of the request, or undefined when it carries none (401). */
+  claims(request: Request): EdgeClaims | undefined | Promise<EdgeClaims | undefined>;
+  /** The audience this endpoint serves. */
+  readonly audience: string;
+  /** The scope a call needs: one for every method, or chosen by the JSON-RPC method. */
+  readonly scope: string | ((method: string) => string);
+}
+
+/** A JSON response. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** A JSON-RPC error with the fixed public message, carried by an HTTP status. */
+export function rpcErrorResponse(status: number, id: JsonRpcId, message: PublicErrorMessage, headers: Record<string, string> = {}): Response {
+  return jsonResponse(status, rpcError(id, message), headers);
+}
+
+/** The outcome of reading a JSON body: the value, or the 4xx answer to send instead. */
+export type JsonBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly response: Response };
+
+function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const type = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) return undefined;
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads a JSON request body, answering 415 for another media type, 413 over `maxBytes` and 400
+ * for bytes that are not UTF-8 JSON, so a bad body never reaches the bridge.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
+    return { ok: false, response: rpcErrorResponse(415, null, PublicErrorMessage.InvalidRequest) };
+  }
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readCapped(request, maxBytes);
+  } catch {
+    return { ok: false, response: rpcErrorResponse(400, null, PublicErrorMessage.InvalidRequest) };
+  }
+  if (bytes === undefined) return { ok: false, response: rpcErrorResponse(413, null, PublicErrorMessage.InvalidRequest) };
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false, response: rpcErrorResponse(400, null, PublicErrorMessage.InvalidRequest) };
+  }
+}
+
+/**
+ * Runs the authorization hook: undefined when the call may go on, else the 401 (no claims or a
+ * wrong audience, no challenge) or 403 (missing scope, with the step-up challenge) answer.
+ */
+export async function authorizeRequest(
+  authorization: EdgeAuthorization | undefined,
+  request: Request,
+  method: string,
+  id: JsonRpcId,
+): Promise<Response | undefined> {
+  if (authorization === undefined) return undefined;
+  let claims: EdgeClaims | undefined;
+  try {
+    claims = await authorization.claims(request);
+  } catch {
+    claims = undefined;
+  }
+  if (claims === undefined) return rpcErrorResponse(401, id, PublicErrorMessage.Unauthenticated);
+  const scope = typeof authorization.scope === 'function' ? authorization.scope(method) : authorization.scope;
+  const denial = authorizeEdge(claims, authorization.audience, scope);
+  if (denial === undefined) return undefined;
+  const challenge = edgeDenialChallenge(denial);
+  if (challenge === undefined) return rpcErrorResponse(401, id, PublicErrorMessage.Unauthenticated);
+  return rpcErrorResponse(403, id, PublicErrorMessage.StepUpRequired, { 'www-authenticate': challenge });
+}
+
+/** The HTTP status a JSON-RPC answer travels with: 400 for a malformed request, else 200. */
+export function statusOf(response: JsonRpcResponse, malformed: boolean): number {
+  return malformed && 'error' in response ? 400 : 200;
+}
