@@ -29,19 +29,25 @@ for (const protocol of ['vsr', 'classic'] as const) {
   describe(`connection life cycle (${protocol})`, () => {
     it('calls made while the connection is re-established wait for it and succeed', async () => {
       proxy.setMode('forward');
-      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options });
+      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options, reconnect: { maxAttempts: 50, initialDelayMs: 20, maxDelayMs: 20 } });
       try {
         const stream = `life-${protocol}-queued`;
         await t.ensureStream(stream);
         await t.ensureTopic({ stream, topic: 't' }, { partitions: 1 });
+        // The server goes away; once the client has noticed and is retrying, calls are queued.
+        proxy.setMode('refuse');
+        const before = proxy.accepted();
         proxy.cut();
-        await new Promise((r) => setTimeout(r, 5));
-        const results = await Promise.all([
+        while (proxy.accepted() < before + 1) await new Promise((r) => setTimeout(r, 5));
+        const pending = Promise.all([
           t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: Uint8Array.of(1) }] }),
           t.describeTopic({ stream, topic: 't' }),
           t.read({ stream, topic: 't', partition: 0, offset: 0n }),
         ]);
+        proxy.setMode('forward');
+        const results = await pending;
         expect(results[0].baseOffset).toBe(0n);
+        expect(results[2]).toHaveLength(1);
         expect(t.reconnects).toBe(1);
       } finally {
         await t.close();
