@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMemoryRecord, encodeMemoryRecord, sessions, toContextBlock } from '@agdx/sessions';
-import { CodecError, encodeCbor } from '@agdx/wire';
+import { CodecError, encodeCbor, type CborValue } from '@agdx/wire';
 import { setup } from './helpers.js';
 
 describe('session memory on a plain log (folded in process)', () => {
@@ -57,8 +57,8 @@ describe('session memory on a plain log (folded in process)', () => {
       new Uint8Array([0xff]),
       encodeCbor(1),
       encodeCbor(new Map([['Item', 1]])),
-      encodeCbor(new Map([['Item', new Map([['id', 'x'], ['kind', 'nope'], ['body', []]])]])),
-      encodeCbor(new Map([['Item', new Map([['id', 'x'], ['kind', 'fact'], ['body', [256]]])]])),
+      encodeCbor(new Map([['Item', new Map<CborValue, CborValue>([['id', 'x'], ['kind', 'nope'], ['body', []]])]])),
+      encodeCbor(new Map([['Item', new Map<CborValue, CborValue>([['id', 'x'], ['kind', 'fact'], ['body', [256]]])]])),
       encodeCbor(new Map([['Feedback', new Map([['target', 'x'], ['weight', 'heavy']])]])),
       encodeCbor(new Map([['Other', new Map()]])),
     ];
