@@ -26,6 +26,8 @@ export type { AgentIdLike, TaskStateLike } from './send/refinements.js';
 export type { Signer } from './send/signer.js';
 export { AgdxChunkWriter, MAX_CHUNK_BODY_BYTES } from './streaming/chunk-writer.js';
 export type { ChunkWriteOptions } from './streaming/chunk-writer.js';
+export { ChunkEncoder } from './streaming/chunk-encoder.js';
+export type { ChunkStreamFields } from './streaming/chunk-encoder.js';
 export { agentMessageBody, agentMessageResolveBody, readAgentMessage, resolveAgentMessageBody } from './message/agent-message.js';
 export type {
   AgentMessage,

@@ -99,11 +99,75 @@ export interface ReadAgentMessageOptions {
   readonly understoodFeatures?: bigint | undefined;
 }
 
+function asStr(this: AgentId): string {
+  return this.value;
+}
+
 function asProvenanceAgent(text: string | undefined): ProvenanceAgent | undefined {
   if (text === undefined) return undefined;
   const id = AgentId.tryParse(text);
   if (id === undefined) return undefined;
-  return Object.assign(id, { asStr: (): string => id.value });
+  Object.defineProperty(id, 'asStr', { value: asStr });
+  return id as ProvenanceAgent;
+}
+
+type WireProvenance = ReturnType<typeof readEnvelopeRecord>['provenance'];
+
+// Handlers and waits read provenance far less often than streams are reassembled, so the agent
+// ids are built on first access rather than for every record.
+class ReceivedProvenance implements AgentProvenance {
+  readonly conversation: ConversationId;
+  readonly parent: ConversationId | undefined;
+  readonly root: ConversationId | undefined;
+  readonly correlation: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  readonly deadlineMicros: bigint | undefined;
+  readonly cause: string | undefined;
+  readonly fence: bigint | undefined;
+  readonly usage: LlmUsage | undefined;
+  readonly #agentText: string | undefined;
+  readonly #targetText: string | undefined;
+  #agent: ProvenanceAgent | null | undefined;
+  #target: ProvenanceAgent | null | undefined;
+
+  constructor(p: WireProvenance, usage: LlmUsage | undefined) {
+    this.conversation = p.conversation;
+    this.parent = p.parent;
+    this.root = p.root;
+    this.correlation = p.correlation;
+    this.idempotencyKey = p.idempotencyKey;
+    this.deadlineMicros = p.deadlineMicros;
+    this.cause = p.cause;
+    this.fence = p.fence;
+    this.usage = usage;
+    this.#agentText = p.agent;
+    this.#targetText = p.target;
+  }
+
+  get agent(): ProvenanceAgent | undefined {
+    if (this.#agent === undefined) this.#agent = asProvenanceAgent(this.#agentText) ?? null;
+    return this.#agent ?? undefined;
+  }
+
+  get target(): ProvenanceAgent | undefined {
+    if (this.#target === undefined) this.#target = asProvenanceAgent(this.#targetText) ?? null;
+    return this.#target ?? undefined;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      conversation: this.conversation,
+      parent: this.parent,
+      root: this.root,
+      agent: this.agent,
+      target: this.target,
+      correlation: this.correlation,
+      idempotencyKey: this.idempotencyKey,
+      deadlineMicros: this.deadlineMicros?.toString(),
+      cause: this.cause,
+      fence: this.fence?.toString(),
+    };
+  }
 }
 
 /**
@@ -128,19 +192,7 @@ export function readAgentMessage(
   } else if (p.usage !== undefined) {
     usage = p.usage;
   }
-  const provenance: AgentProvenance = {
-    conversation: p.conversation,
-    parent: p.parent,
-    root: p.root,
-    agent: asProvenanceAgent(p.agent),
-    target: asProvenanceAgent(p.target),
-    correlation: p.correlation,
-    idempotencyKey: p.idempotencyKey,
-    deadlineMicros: p.deadlineMicros,
-    cause: p.cause,
-    fence: p.fence,
-    usage,
-  };
+  const provenance: AgentProvenance = new ReceivedProvenance(p, usage);
   return {
     id: { stream: address.stream, topic: address.topic, partition: record.partition, offset: record.offset },
     timestampMicros: record.timestampMicros,

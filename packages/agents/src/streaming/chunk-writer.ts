@@ -18,6 +18,7 @@ import {
 import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
+import { ChunkEncoder } from './chunk-encoder.js';
 import { checkBytes, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 
 /** The largest chunk body: 64 KiB. */
@@ -61,6 +62,8 @@ export class AgdxChunkWriter {
   #terminal = false;
   #headers: RecordHeaders | undefined;
   #headersFor = -1;
+  // undefined: not built yet; null: this stream uses the generic path.
+  #encoder: ChunkEncoder | null | undefined;
 
   /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
   constructor(
@@ -112,6 +115,7 @@ export class AgdxChunkWriter {
   withTarget(target: AgentIdLike): this {
     this.#target = toAgentId(target);
     this.#headers = undefined;
+    this.#encoder = undefined;
     return this;
   }
 
@@ -156,7 +160,8 @@ export class AgdxChunkWriter {
         context: { field: 'body', bytes: body.length, cap: MAX_CHUNK_BODY_BYTES },
       });
     }
-    await this.#enqueue(this.#chunk(body, false, undefined, undefined), this.#contentType);
+    if (this.#next > 0n && this.#core.governor === undefined) this.#enqueueLater(body);
+    else await this.#enqueue(this.#chunk(body, false, undefined, undefined), this.#contentType);
     if (!this.#buffered || this.#pending.length >= this.#maxChunks || this.#lingered()) await this.flush(options);
   }
 
@@ -240,8 +245,40 @@ export class AgdxChunkWriter {
       if (envelope.kind === 'chunk') this.#next--;
       throw error;
     }
-    const payload = encodeEnvelope(envelope);
-    if (this.#pending.length === 0) this.#firstPendingAt = this.#buffered && this.#lingerMicros > 0n ? core.clock.nowMicros() : 0n;
+    this.#push(encodeEnvelope(envelope), contentType);
+  }
+
+  // The hot path: a later chunk through the stream's ChunkEncoder (validated once, spliced after).
+  #enqueueLater(body: Uint8Array): void {
+    let encoder = this.#encoder;
+    if (encoder === undefined) {
+      encoder = this.#encoder =
+        ChunkEncoder.for({
+          conversation: this.#conversation,
+          source: this.#source,
+          target: this.#target,
+          correlation: this.#correlation,
+          channel: this.#channel,
+        }) ?? null;
+    }
+    if (encoder === null) {
+      const envelope = this.#chunk(body, false, undefined, undefined);
+      try {
+        validateEnvelope(envelope);
+      } catch (error) {
+        this.#next--;
+        throw error;
+      }
+      this.#push(encodeEnvelope(envelope), this.#contentType);
+      return;
+    }
+    const payload = encoder.encode(this.#next, body);
+    this.#next++;
+    this.#push(payload, this.#contentType);
+  }
+
+  #push(payload: Uint8Array, contentType: number): void {
+    if (this.#pending.length === 0) this.#firstPendingAt = this.#buffered && this.#lingerMicros > 0n ? this.#core.clock.nowMicros() : 0n;
     this.#pending.push({ headers: this.#headersOf(contentType), payload });
   }
 
