@@ -9,9 +9,9 @@ import {
   BATCH_HEADER_SIZE,
   FRAME_HEADER_SIZE,
   computeBatchChecksum,
-  encodeMessageBatch,
+  xxh3_64,
 } from '@agdx/iggy-protocol';
-import type { ClassicMessage, PolledMessage } from '@agdx/iggy-protocol';
+import type { PolledMessage } from '@agdx/iggy-protocol';
 
 /** A stamped batch held by a partition. */
 export interface StoredBatch {
@@ -25,6 +25,8 @@ export interface StoredBatch {
   readonly bytes: Uint8Array;
   /** Start of each frame inside `bytes`, plus the end of the last one (`count + 1` entries). */
   readonly frames: Uint32Array;
+  /** Classic message checksums, computed on the first classic poll (they never change). */
+  classicChecksums?: BigUint64Array;
 }
 
 function viewOf(b: Uint8Array): DataView {
@@ -64,9 +66,55 @@ export function storedBatchOf(bytes: Uint8Array): StoredBatch {
   return { baseOffset: view.getBigUint64(8, true), count, timestamp: view.getBigUint64(16, true), bytes, frames: framePositions(bytes, count) };
 }
 
-/** Builds an unstamped canonical batch from classic messages (ids of 0 get a random UUID, as the classic server does). */
+const U32_MAX = 0xffff_ffffn;
+
+/**
+ * Builds an unstamped canonical batch from classic messages: frame checksums computed, the batch
+ * checksum left to stamping. Ids of 0 get a random UUID v4, as the classic server does (one
+ * random draw for the whole batch). Origin deltas beyond the frame's u32 (71 minutes) are
+ * clamped: a classic producer may send any origin, the canonical format cannot hold it.
+ */
 export function batchFromClassic(messages: readonly PolledMessage[]): Uint8Array {
-  return encodeMessageBatch(messages.map((m) => ({ id: m.id, payload: m.payload, rawHeaders: m.rawHeaders, originTimestamp: m.originTimestamp })));
+  let total = BATCH_HEADER_SIZE;
+  let origin = messages[0]?.originTimestamp ?? 0n;
+  let zeroIds = 0;
+  for (const m of messages) {
+    total += FRAME_HEADER_SIZE + m.payload.length + m.rawHeaders.length;
+    if (m.originTimestamp < origin) origin = m.originTimestamp;
+    if (m.id === 0n) zeroIds++;
+  }
+  const random = zeroIds > 0 ? crypto.getRandomValues(new Uint8Array(zeroIds * 16)) : undefined;
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setBigUint64(24, origin, true);
+  view.setBigUint64(32, BigInt(total), true);
+  view.setUint32(48, messages.length, true);
+  let pos = BATCH_HEADER_SIZE;
+  let r = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as PolledMessage;
+    if (m.id === 0n && random !== undefined) {
+      out.set(random.subarray(r, r + 16), pos + 8);
+      // UUID v4 in the numeric (u128 little-endian) layout the 0.11 SDKs use.
+      out[pos + 8 + 9] = ((out[pos + 8 + 9] as number) & 0x0f) | 0x40;
+      out[pos + 8 + 7] = ((out[pos + 8 + 7] as number) & 0x3f) | 0x80;
+      r += 16;
+    } else {
+      view.setBigUint64(pos + 8, m.id & 0xffff_ffff_ffff_ffffn, true);
+      view.setBigUint64(pos + 16, m.id >> 64n, true);
+    }
+    const delta = m.originTimestamp - origin;
+    view.setUint32(pos + 24, i, true);
+    view.setUint32(pos + 28, Number(delta > U32_MAX ? U32_MAX : delta), true);
+    view.setUint32(pos + 32, m.rawHeaders.length, true);
+    view.setUint32(pos + 36, m.payload.length, true);
+    out.set(m.payload, pos + FRAME_HEADER_SIZE);
+    out.set(m.rawHeaders, pos + FRAME_HEADER_SIZE + m.payload.length);
+    const end = pos + FRAME_HEADER_SIZE + m.payload.length + m.rawHeaders.length;
+    view.setBigUint64(pos, xxh3_64(out.subarray(pos + 8, end)), true);
+    pos = end;
+  }
+  return out;
 }
 
 /**
@@ -86,26 +134,6 @@ export function sliceRecord(batch: StoredBatch, from: number, to: number): Uint8
   view.setUint32(48, to - from, true);
   view.setBigUint64(40, computeBatchChecksum(out, to - from), true);
   return out;
-}
-
-/** The messages `from..to-1` in classic form (the checksum is computed by the encoder). */
-export function classicMessages(batch: StoredBatch, from: number, to: number, into: ClassicMessage[]): void {
-  const view = viewOf(batch.bytes);
-  const origin = view.getBigUint64(24, true);
-  for (let i = from; i < to; i++) {
-    const pos = batch.frames[i] as number;
-    const headersLength = view.getUint32(pos + 32, true);
-    const payloadLength = view.getUint32(pos + 36, true);
-    const payloadStart = pos + FRAME_HEADER_SIZE;
-    into.push({
-      id: (view.getBigUint64(pos + 16, true) << 64n) | view.getBigUint64(pos + 8, true),
-      offset: batch.baseOffset + BigInt(i),
-      timestamp: batch.timestamp,
-      originTimestamp: origin + BigInt(view.getUint32(pos + 28, true)),
-      payload: batch.bytes.subarray(payloadStart, payloadStart + payloadLength),
-      rawHeaders: batch.bytes.subarray(payloadStart + payloadLength, payloadStart + payloadLength + headersLength),
-    });
-  }
 }
 
 /** Payload plus header bytes of the messages `from..to-1` (what Iggy counts as size). */

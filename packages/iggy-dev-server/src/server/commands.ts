@@ -32,7 +32,6 @@ import {
   encodeConsumerGroupList,
   encodeConsumerOffsetInfo,
   encodeEmptyPollResponse,
-  encodePollResponseClassic,
   encodeSendMessagesResponse,
   encodeServerStats,
   encodeStreamDetails,
@@ -42,11 +41,12 @@ import {
   encodeTopicList,
   packProtocolVersion,
 } from '@agdx/iggy-protocol';
-import type { ClassicMessage, Consumer, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
+import type { Consumer, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
 import { Status } from '../log/broker.js';
 import type { ConsumerGroupState } from '../log/consumer-group.js';
-import { batchFromClassic, classicMessages, sliceRecord } from '../log/stored-batch.js';
+import { encodeClassicPoll } from '../log/classic-poll.js';
+import { batchFromClassic, sliceRecord } from '../log/stored-batch.js';
 
 /** What the command layer needs to know about the connection. */
 export interface CommandConnection {
@@ -149,12 +149,6 @@ function vsrPollReply(outcome: PollOutcome): Uint8Array {
     pos += r.length;
   }
   return out;
-}
-
-function classicPollReply(outcome: PollOutcome): Uint8Array {
-  const messages: ClassicMessage[] = [];
-  for (const s of outcome.slices) classicMessages(s.batch, s.from, s.to, messages);
-  return encodePollResponseClassic(outcome.partitionId, outcome.currentOffset, messages);
 }
 
 /** Runs a command and returns the reply payload (throws `IggyError` or a codec error). */
@@ -314,7 +308,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         if (protocol === 'vsr' && req.consumer.kind === 'group' && e instanceof IggyError) return encodeEmptyPollResponse(RESYNC_REQUIRED_PARTITION, 0n);
         throw e;
       }
-      return protocol === 'vsr' ? vsrPollReply(outcome) : classicPollReply(outcome);
+      return protocol === 'vsr' ? vsrPollReply(outcome) : encodeClassicPoll(outcome.partitionId, outcome.currentOffset, outcome.slices);
     }
 
     // offsets
