@@ -1,0 +1,401 @@
+import {
+  defaultSessionStart,
+  LIFECYCLE_CONTENT_TYPE,
+  SDK_VERSION,
+  sessionEndEnvelope,
+  sessionStartEnvelope,
+  SESSIONS_TOPIC,
+  type AgdxClient,
+  type AgentIdLike,
+} from '@agdx/agents';
+import {
+  AgdxError,
+  AgentErrorCode,
+  AgentId,
+  ContentType,
+  ConversationId,
+  CorrelationId,
+  enterBridge,
+  InvalidError,
+  TaskState,
+} from '@agdx/wire';
+import { jsonBody } from './body.js';
+import {
+  MEMORY_TOOLS,
+  promptToJson,
+  toolToJson,
+  type McpPrompt,
+  type McpPromptResult,
+  type McpReadResourceResult,
+  type McpResource,
+  type McpRole,
+  type McpTool,
+} from './catalog.js';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcResponse } from './json-rpc.js';
+import { toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
+
+/** The protocol version the bridge answers when the client asks for none (or for one it does not speak). */
+export const MCP_DEFAULT_PROTOCOL_VERSION: '2025-11-25' = '2025-11-25';
+/** The MCP protocol versions the bridge speaks, newest first. */
+export const MCP_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+/** Default tool call wait: 30 s. */
+export const DEFAULT_TOOL_TIMEOUT_MS: number = 30_000;
+
+/** The seven methods the bridge serves; anything else gets an error response. */
+export const McpMethod: {
+  readonly Initialize: 'initialize';
+  readonly ToolsList: 'tools/list';
+  readonly ToolsCall: 'tools/call';
+  readonly ResourcesList: 'resources/list';
+  readonly ResourcesRead: 'resources/read';
+  readonly PromptsList: 'prompts/list';
+  readonly PromptsGet: 'prompts/get';
+} = {
+  Initialize: 'initialize',
+  ToolsList: 'tools/list',
+  ToolsCall: 'tools/call',
+  ResourcesList: 'resources/list',
+  ResourcesRead: 'resources/read',
+  PromptsList: 'prompts/list',
+  PromptsGet: 'prompts/get',
+};
+/** One of the seven methods. */
+export type McpMethod = (typeof McpMethod)[keyof typeof McpMethod];
+
+/** The initialize result. */
+export interface McpInitializeResult {
+  /** The negotiated protocol version. */
+  readonly protocolVersion: string;
+  /** The server's name (the bridge's server name) and the SDK version. */
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** `tools` always; `resources` and `prompts` when any are configured. */
+  readonly capabilities: { readonly tools: Record<string, never>; readonly resources?: Record<string, never>; readonly prompts?: Record<string, never> };
+}
+
+/** Options of a tool call. */
+export interface CallToolOptions {
+  /** The agent that takes the call; without it every agent on the request topic receives it. */
+  readonly target?: AgentIdLike | undefined;
+  /** Aborting stops the wait (CancelledError). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link McpBridge.withTool}. */
+export interface ToolOptions {
+  /** Display title. */
+  readonly title?: string | undefined;
+  /** JSON Schema (an object) of the structured result. */
+  readonly outputSchema?: Record<string, unknown> | undefined;
+}
+
+interface CallPlan {
+  readonly tool: McpTool;
+  readonly body: Uint8Array;
+  readonly target: AgentIdLike | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly ancestry?: { readonly parent: ConversationId; readonly root: ConversationId } | undefined;
+}
+
+function nonEmpty(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
+  return value;
+}
+
+function childEndError(error: unknown): { code: number; message: string } {
+  if (AgdxError.is(error, 'timeout')) return { code: AgentErrorCode.DeadlineExceeded, message: 'tool call timed out' };
+  return { code: AgentErrorCode.Internal, message: 'tool call failed' };
+}
+
+/**
+ * Serves AGDX agents to MCP clients as tools, with resources and prompts the bridge answers
+ * itself. A tool call is an AGDX command on the request topic (`tool` = the tool name) whose
+ * answer is the first correlated response or error on the reply topic.
+ */
+export class McpBridge {
+  readonly #client: AgdxClient;
+  readonly #id: AgentId;
+  readonly #requestTopic: string;
+  readonly #replyTopic: string;
+  readonly #serverName: string;
+  readonly #tools: McpTool[] = [];
+  readonly #resources: McpResource[] = [];
+  readonly #prompts: { prompt: McpPrompt; messages: readonly (readonly [McpRole, string])[] }[] = [];
+  #timeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS;
+  #hops: readonly string[];
+
+  /**
+   * A bridge publishing as `id` on `requestTopic`, reading answers on `replyTopic`, and
+   * introducing itself as `serverName`.
+   * @throws InvalidError for an invalid id, topic or server name.
+   */
+  constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string, serverName: string) {
+    this.#client = client;
+    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
+    this.#requestTopic = nonEmpty(requestTopic, 'request topic');
+    this.#replyTopic = nonEmpty(replyTopic, 'reply topic');
+    this.#serverName = nonEmpty(serverName, 'server name');
+    this.#hops = enterBridge(this.#id.value);
+  }
+
+  /** The bridge's agent id. */
+  get id(): AgentId {
+    return this.#id;
+  }
+
+  /** The hop path stamped on the commands the bridge publishes. */
+  get bridgeHops(): readonly string[] {
+    return this.#hops;
+  }
+
+  /** The tool call wait in milliseconds. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /**
+   * Adds a tool. The input schema must be a JSON object (MCP also requires `type: "object"`
+   * when a type is given).
+   * @throws InvalidError for a missing or non-object schema, a bad name or a duplicate.
+   */
+  withTool(name: string, description: string | undefined, inputSchema: unknown, options: ToolOptions = {}): this {
+    nonEmpty(name, 'tool name');
+    if (!isJsonObject(inputSchema)) throw new InvalidError('MCP tool input schema must be a JSON object', { context: { field: 'inputSchema' } });
+    if (inputSchema['type'] !== undefined && inputSchema['type'] !== 'object') {
+      throw new InvalidError('MCP tool input schema must describe an object', { context: { field: 'inputSchema' } });
+    }
+    if (options.outputSchema !== undefined && !isJsonObject(options.outputSchema)) {
+      throw new InvalidError('MCP tool output schema must be a JSON object', { context: { field: 'outputSchema' } });
+    }
+    if (description !== undefined && typeof description !== 'string') throw new InvalidError('tool description must be a string', { context: { field: 'description' } });
+    this.#addTool({ name, title: options.title, description, inputSchema: structuredClone(inputSchema), outputSchema: options.outputSchema });
+    return this;
+  }
+
+  /** Adds the `remember` and `recall` tools with their fixed schemas; a worker handles them like any tool. */
+  withMemoryTools(): this {
+    for (const tool of MEMORY_TOOLS) this.#addTool(tool);
+    return this;
+  }
+
+  /**
+   * Adds a text resource the bridge serves itself.
+   * @throws InvalidError for a bad or duplicate URI.
+   */
+  withResource(uri: string, name: string, mimeType: string | undefined, text: string): this {
+    nonEmpty(uri, 'resource uri');
+    if (typeof name !== 'string' || typeof text !== 'string' || (mimeType !== undefined && typeof mimeType !== 'string')) {
+      throw new InvalidError('resource name, media type and text must be strings', { context: { field: 'resource' } });
+    }
+    if (this.#resources.some((r) => r.uri === uri)) throw new InvalidError(`resource ${uri} is already configured`, { context: { field: 'uri' } });
+    this.#resources.push({ uri, name, mimeType, text });
+    return this;
+  }
+
+  /**
+   * Adds a prompt with its messages as (role, text) pairs.
+   * @throws InvalidError for a bad name, a duplicate or a role other than user/assistant.
+   */
+  withPrompt(prompt: McpPrompt, messages: readonly (readonly [McpRole, string])[] = []): this {
+    nonEmpty(prompt.name, 'prompt name');
+    for (const [role, text] of messages) {
+      if ((role !== 'user' && role !== 'assistant') || typeof text !== 'string') {
+        throw new InvalidError('a prompt message is a user or assistant role with a text', { context: { field: 'messages' } });
+      }
+    }
+    if (this.#prompts.some((p) => p.prompt.name === prompt.name)) throw new InvalidError(`prompt ${prompt.name} is already configured`, { context: { field: 'name' } });
+    this.#prompts.push({ prompt: structuredClone(prompt), messages: messages.map(([role, text]) => [role, text] as const) });
+    return this;
+  }
+
+  /**
+   * How long a tool call waits for its reply (default 30 s).
+   * @throws InvalidError unless finite and non-negative.
+   */
+  withTimeout(ms: number): this {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new InvalidError('timeout must be a finite, non-negative number of milliseconds', { context: { field: 'timeoutMs' } });
+    this.#timeoutMs = ms;
+    return this;
+  }
+
+  /**
+   * Continues a path that a call already took through other bridges.
+   * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
+   */
+  withBridgeHops(previous: readonly string[]): this {
+    this.#hops = enterBridge(this.#id.value, previous);
+    return this;
+  }
+
+  /**
+   * The initialize result. The protocol version is the client's when the bridge speaks it, else
+   * the newest the bridge speaks (the client then decides whether to go on).
+   * @throws InvalidError for a non-string protocol version.
+   */
+  initialize(params: { readonly protocolVersion?: unknown } = {}): McpInitializeResult {
+    const requested = params.protocolVersion;
+    if (requested !== undefined && typeof requested !== 'string') throw new InvalidError('protocolVersion must be a string', { context: { field: 'protocolVersion' } });
+    const protocolVersion = requested !== undefined && MCP_SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : MCP_DEFAULT_PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      serverInfo: { name: this.#serverName, version: SDK_VERSION },
+      capabilities: {
+        tools: {},
+        ...(this.#resources.length > 0 ? { resources: {} } : {}),
+        ...(this.#prompts.length > 0 ? { prompts: {} } : {}),
+      },
+    };
+  }
+
+  /** The configured tools, in the order they were added. */
+  listTools(): readonly McpTool[] {
+    return [...this.#tools];
+  }
+
+  /** The configured resources (without their text). */
+  listResources(): readonly Omit<McpResource, 'text'>[] {
+    return this.#resources.map(({ uri, name, mimeType }) => ({ uri, name, ...(mimeType !== undefined ? { mimeType } : {}) }));
+  }
+
+  /**
+   * Reads a configured resource.
+   * @throws InvalidError for an unknown URI.
+   */
+  readResource(uri: string): McpReadResourceResult {
+    const resource = this.#resources.find((r) => r.uri === uri);
+    if (resource === undefined) throw new InvalidError('unknown MCP resource', { context: { field: 'uri' } });
+    return { contents: [{ uri: resource.uri, ...(resource.mimeType !== undefined ? { mimeType: resource.mimeType } : {}), text: resource.text }] };
+  }
+
+  /** The configured prompts. */
+  listPrompts(): readonly McpPrompt[] {
+    return this.#prompts.map((p) => p.prompt);
+  }
+
+  /**
+   * A configured prompt's messages.
+   * @throws InvalidError for an unknown name.
+   */
+  getPrompt(name: string): McpPromptResult {
+    const entry = this.#prompts.find((p) => p.prompt.name === name);
+    if (entry === undefined) throw new InvalidError('unknown MCP prompt', { context: { field: 'name' } });
+    return {
+      ...(entry.prompt.description !== undefined ? { description: entry.prompt.description } : {}),
+      messages: entry.messages.map(([role, text]) => ({ role, content: { type: 'text' as const, text } })),
+    };
+  }
+
+  /**
+   * Calls a tool: publishes a command carrying the arguments (a Uint8Array or JSON string rides
+   * as it is, another value is encoded as JSON) and waits for the correlated reply. An AGDX error
+   * reply is a result with `isError: true`.
+   * @throws InvalidError for an unknown tool or non-JSON arguments; TimeoutError; CancelledError; publish failures.
+   */
+  async callTool(name: string, args: unknown, options: CallToolOptions = {}): Promise<McpToolResult> {
+    const tool = this.#tool(name);
+    return this.#call({ tool, body: jsonBody(args, 'tool arguments'), target: options.target, signal: options.signal });
+  }
+
+  /** {@link callTool} addressed to one agent. */
+  async callToolTo(target: AgentIdLike, name: string, args: unknown, options: Omit<CallToolOptions, 'target'> = {}): Promise<McpToolResult> {
+    return this.callTool(name, args, { ...options, target });
+  }
+
+  /**
+   * Runs the call as a child session of `parent` (tree rooted at `root`): a submitted start
+   * first, then the command with the same ancestry, then the end the bridge writes itself:
+   * Completed on a tool result, Failed on a tool error, a timeout or a transport error.
+   */
+  async callToolIn(parent: ConversationId, root: ConversationId, name: string, args: unknown, options: CallToolOptions = {}): Promise<McpToolResult> {
+    const tool = this.#tool(name);
+    return this.#call({ tool, body: jsonBody(args, 'tool arguments'), target: options.target, signal: options.signal, ancestry: { parent, root } });
+  }
+
+  /**
+   * Serves one JSON-RPC request without HTTP: only the seven methods. Every failure (including
+   * notifications, `ping`, other methods and batch arrays) is a response with code -32000 and a
+   * fixed public message; it never throws.
+   */
+  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+    const parsed = parseRpcRequest(request);
+    if (parsed === undefined) return rpcError(requestIdOf(request), PublicErrorMessage.InvalidRequest);
+    const { id, params } = parsed;
+    try {
+      switch (parsed.method) {
+        case McpMethod.Initialize:
+          return rpcResult(id, this.initialize(params));
+        case McpMethod.ToolsList:
+          return rpcResult(id, { tools: this.#tools.map(toolToJson) });
+        case McpMethod.ToolsCall: {
+          const tool = this.#tool(params['name']);
+          const args = params['arguments'];
+          if (args !== undefined && !isJsonObject(args)) throw new InvalidError('tool arguments must be an object', { context: { field: 'arguments' } });
+          // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
+          const result = await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined });
+          return rpcResult(id, toolResultToJson(result));
+        }
+        case McpMethod.ResourcesList:
+          return rpcResult(id, { resources: this.listResources() });
+        case McpMethod.ResourcesRead:
+          return rpcResult(id, this.readResource(nonEmpty(params['uri'], 'uri')));
+        case McpMethod.PromptsList:
+          return rpcResult(id, { prompts: this.#prompts.map((p) => promptToJson(p.prompt)) });
+        case McpMethod.PromptsGet:
+          return rpcResult(id, this.getPrompt(nonEmpty(params['name'], 'name')));
+        default:
+          return rpcError(id, PublicErrorMessage.UnsupportedOperation);
+      }
+    } catch (error) {
+      return rpcError(id, publicErrorMessage(error));
+    }
+  }
+
+  #addTool(tool: McpTool): void {
+    if (this.#tools.some((t) => t.name === tool.name)) throw new InvalidError(`tool ${tool.name} is already configured`, { context: { field: 'name' } });
+    this.#tools.push(tool);
+  }
+
+  #tool(name: unknown): McpTool {
+    const tool = typeof name === 'string' ? this.#tools.find((t) => t.name === name) : undefined;
+    if (tool === undefined) throw new InvalidError('unknown MCP tool', { context: { field: 'name' } });
+    return tool;
+  }
+
+  async #call(plan: CallPlan): Promise<McpToolResult> {
+    const conversation = ConversationId.new();
+    const ancestry = plan.ancestry;
+    if (ancestry !== undefined) {
+      const start = sessionStartEnvelope(conversation, this.#id, defaultSessionStart(this.#id, ancestry), TaskState.Submitted);
+      await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: plan.signal });
+    }
+    const builder = this.#client
+      .agdx(this.#requestTopic, this.#id, conversation)
+      .command(CorrelationId.fromBytes(conversation.toBytes()), plan.body)
+      .withTool(plan.tool.name)
+      .contentType(ContentType.json)
+      .withBridgeHops(this.#hops);
+    if (plan.target !== undefined) builder.withTarget(plan.target);
+    if (ancestry !== undefined) builder.withParent(ancestry.parent, ancestry.root);
+    let result: McpToolResult;
+    try {
+      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal });
+      if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
+      result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
+    } catch (error) {
+      if (ancestry !== undefined) await this.#endChild(conversation, TaskState.Failed, childEndError(error));
+      throw error;
+    }
+    if (ancestry !== undefined) {
+      await this.#endChild(conversation, result.isError === true ? TaskState.Failed : TaskState.Completed, result.isError === true ? { code: AgentErrorCode.ToolFailure, message: 'tool error' } : undefined);
+    }
+    return result;
+  }
+
+  async #endChild(conversation: ConversationId, state: number, error: { code: number; message: string } | undefined): Promise<void> {
+    const end = sessionEndEnvelope(conversation, this.#id, state, error !== undefined ? { error } : {});
+    try {
+      await this.#client.publish(SESSIONS_TOPIC, end, LIFECYCLE_CONTENT_TYPE);
+    } catch {
+      // The call's own outcome is what the caller needs; a lost end leaves the child open, as a crash would.
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import type { AgentEnvelope } from '@agdx/wire';
+
+/** One content item of a tool result; TypeScript objects name the type in `kind`. */
+export interface McpTextContent {
+  /** Always `text`. */
+  readonly kind: 'text';
+  /** The reply body as UTF-8. */
+  readonly text: string;
+}
+
+/** The result of a tool call as the bridge returns it. */
+export interface McpToolResult {
+  /** The reply body as one text item, or nothing for an empty body. */
+  readonly content: readonly McpTextContent[];
+  /** The reply body parsed as JSON, when the tool declares an output schema. */
+  readonly structuredContent?: Record<string, unknown> | undefined;
+  /** True when the worker answered with an AGDX error. */
+  readonly isError?: true | undefined;
+}
+
+/** The MCP JSON of a tool result (`CallToolResult`), where content items name the type in `type`. */
+export interface McpToolResultJson {
+  /** Content blocks. */
+  readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+  /** Structured result. */
+  readonly structuredContent?: Record<string, unknown>;
+  /** Tool error flag. */
+  readonly isError?: true;
+}
+
+const lossy = new TextDecoder('utf-8');
+
+function structured(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The tool result a reply carries: its body as one text item (none for an empty body), and
+ * `isError: true` for an AGDX error. With `withStructuredContent`, a successful body that is a
+ * JSON object also becomes `structuredContent` (MCP requires it when a tool declares an output schema).
+ */
+export function toolResultFromEnvelope(envelope: AgentEnvelope, withStructuredContent: boolean = false): McpToolResult {
+  const body = envelope.body ?? new Uint8Array(0);
+  const text = lossy.decode(body);
+  const isError = envelope.kind === 'error';
+  const content: McpTextContent[] = body.length > 0 ? [{ kind: 'text', text }] : [];
+  const structuredContent = withStructuredContent && !isError ? structured(text) : undefined;
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError ? { isError: true as const } : {}),
+  };
+}
+
+/** The MCP JSON of a tool result. */
+export function toolResultToJson(result: McpToolResult): McpToolResultJson {
+  return {
+    content: result.content.map((item) => ({ type: item.kind, text: item.text })),
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError === true ? { isError: true as const } : {}),
+  };
+}
