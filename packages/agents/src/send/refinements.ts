@@ -8,7 +8,12 @@ export type TaskStateLike = number | TaskStateName;
 
 /** Resolves an agent id argument. @throws InvalidError for an invalid id. */
 export function toAgentId(value: AgentIdLike): AgentId {
-  return value instanceof AgentId ? value : AgentId.new(value);
+  if (value instanceof AgentId) return value;
+  if (typeof value === 'string') return AgentId.new(value);
+  // An AgentId from another installed copy of @agdx/wire: re-check its text.
+  const text = (value as { readonly value?: unknown } | null)?.value;
+  if (typeof text === 'string') return AgentId.parse(text);
+  throw new InvalidError('an agent id must be an AgentId or a string', { context: { field: 'agent' } });
 }
 
 /** Resolves a task state argument to its u8 code. @throws InvalidError for an unknown name. */
