@@ -13,10 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { AgentEnvelope, AgentId, ChannelId, ConversationId, CorrelationId, decodeEnvelope, encodeEnvelope, RecordId } from '@agdx/wire';
 import type { MetadataValue } from '@agdx/wire';
-
-// cbor2 is a dependency of @agdx/wire, not of the workspace root: load it from the package's own
-// node_modules so the live baseline is exactly the version wire pins.
-const cbor2 = (await import(new URL('../packages/wire/node_modules/cbor2/lib/index.js', import.meta.url).href)) as typeof import('cbor2');
+import * as cbor2 from 'cbor2';
 const { decode: cborDecode, encode: cborEncode } = cbor2;
 
 const RUNS = 7;

@@ -5,11 +5,11 @@
 // Prints one JSON summary; exits 1 on any failure.
 import { AgdxError, AgentEnvelope, decodeEnvelope, encodeEnvelope, validateEnvelope } from '@agdx/wire';
 import fc from 'fast-check';
+import * as cbor2 from 'cbor2';
 import { validEnvelope } from '../packages/wire/test/support/arbitrary.js';
 
 const iterations = Number(process.argv[2] ?? 200_000);
 const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31);
-const cbor2 = (await import(new URL('../packages/wire/node_modules/cbor2/lib/index.js', import.meta.url).href)) as typeof import('cbor2');
 
 const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
