@@ -264,7 +264,7 @@ export class IggyConnection {
         return;
       } catch (error) {
         last = error;
-        if (error instanceof CancelledError) throw error;
+        if (error instanceof CancelledError || error instanceof ClosedError) throw error;
         if (isFatalLoginFailure(error)) {
           this.#fatal = toTransportError(error, { phase: 'login' });
           throw this.#fatal;
@@ -312,6 +312,10 @@ export class IggyConnection {
       socket.setNoDelay(true);
       socket.once(o.tls === undefined ? 'connect' : 'secureConnect', () => {
         if (done) return;
+        if (this.#state === 'closed') {
+          finish(new ClosedError('the Iggy connection was closed while connecting'));
+          return;
+        }
         this.#socket = socket;
         this.#session = session;
         this.#splitter = splitter;

@@ -84,5 +84,20 @@ for (const protocol of ['vsr', 'classic'] as const) {
         proxy.setMode('forward');
       }
     });
+    it('close during reconnection attempts stops them and leaves no socket behind', async () => {
+      proxy.setMode('forward');
+      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options, reconnect: { maxAttempts: 50, initialDelayMs: 20, maxDelayMs: 20 } });
+      proxy.setMode('refuse');
+      proxy.cut();
+      const before = proxy.accepted();
+      while (proxy.accepted() < before + 1) await new Promise((r) => setTimeout(r, 5));
+      const pending = kindOf(() => t.describeTopic({ stream: 's', topic: 't' }));
+      await t.close();
+      expect(await pending).toBe('closed');
+      proxy.setMode('forward');
+      const after = proxy.accepted();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(proxy.accepted()).toBe(after);
+    });
   });
 }
