@@ -102,11 +102,23 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw error;
   });
   server.on('error', () => undefined);
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  if (o.heartbeatIntervalMs > 0) {
+    const limit = o.heartbeatIntervalMs * 1.2;
+    heartbeat = setInterval(() => {
+      const now = Date.now();
+      for (const c of connections) {
+        if (now - c.lastActivity > limit && broker.membershipsOf(c.clientId).length > 0) c.releaseStale();
+      }
+    }, Math.max(10, Math.min(5000, Math.floor(o.heartbeatIntervalMs / 4))));
+    heartbeat.unref();
+  }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
+      if (heartbeat !== undefined) clearInterval(heartbeat);
       server.close(() => resolve());
       for (const c of connections) c.destroy();
     }).then(() => storage.close()));

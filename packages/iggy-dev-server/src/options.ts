@@ -34,6 +34,12 @@ export interface DevServerOptions {
   /** A cooperative partition hand-over is forced after this long, ms (default 30,000, as Iggy). */
   readonly rebalancingTimeoutMs?: number | undefined;
   /**
+   * Iggy's heartbeat interval, ms (default 30,000; 0 turns it off). A connection that holds a
+   * consumer-group membership and sends nothing for 1.2 × this long is released (VSR: eviction
+   * StaleClient), and its partitions go to the other members.
+   */
+  readonly heartbeatIntervalMs?: number | undefined;
+  /**
    * Called when handling a request threw something other than an Iggy refusal (a bug): the
    * connection is dropped and the server goes on. Default: ignore.
    */
@@ -56,6 +62,7 @@ export interface ResolvedOptions {
   readonly maxInFlight: number;
   readonly maxConnections: number;
   readonly rebalancingTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
   readonly onInternalError: (error: unknown) => void;
 }
 
@@ -96,6 +103,7 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     maxInFlight: integer(options.maxInFlight, 256, 1, 1_000_000, 'maxInFlight'),
     maxConnections: integer(options.maxConnections, 1024, 1, 1_000_000, 'maxConnections'),
     rebalancingTimeoutMs: integer(options.rebalancingTimeoutMs, 30_000, 0, 2_147_483_647, 'rebalancingTimeoutMs'),
+    heartbeatIntervalMs: integer(options.heartbeatIntervalMs, 30_000, 0, 86_400_000, 'heartbeatIntervalMs'),
     onInternalError: options.onInternalError ?? (() => undefined),
   };
 }

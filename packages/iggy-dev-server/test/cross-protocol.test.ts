@@ -94,3 +94,37 @@ describe('cooperative rebalance on join (VSR)', () => {
     b.close();
   });
 });
+
+describe('heartbeat', () => {
+  it('releases a silent group member (VSR eviction StaleClient, classic close) and keeps silent non-members', async () => {
+    const local = await startDevServer({ port: 0, heartbeatIntervalMs: 200 });
+    try {
+      const connect = async (protocol: 'vsr' | 'classic'): Promise<RawClient> => {
+        const c = await RawClient.connect(local.port, protocol);
+        await c.login();
+        return c;
+      };
+      const owner = await connect('vsr');
+      await createTopic(owner, 'hb', 't', 2);
+      await owner.ok(CommandCode.CreateConsumerGroup, encodeCreateConsumerGroupRequest({ stream: 'hb', topic: 't', name: 'g' }));
+      const target = encodeGroupTarget({ stream: 'hb', topic: 't', group: 'g' });
+      const vsrMember = await connect('vsr');
+      await vsrMember.ok(CommandCode.JoinConsumerGroup, target);
+      const classicMember = await connect('classic');
+      await classicMember.ok(CommandCode.JoinConsumerGroup, target);
+      const idle = await connect('classic');
+      const frame = await vsrMember.nextFrame(3000);
+      expect(typeof frame).not.toBe('string');
+      expect(() => vsrMember.vsr.handleFrame(frame as Uint8Array)).toThrow(/StaleClient/);
+      expect(await vsrMember.waitClosed(3000)).toBe(true);
+      expect(await classicMember.waitClosed(3000)).toBe(true);
+      expect(idle.closed).toBe(false);
+      // The owner was silent too but is no member; it still works, and the group is empty again.
+      expect(decodeConsumerGroupDetails(await owner.ok(CommandCode.GetConsumerGroup, target))?.members).toEqual([]);
+      owner.close();
+      idle.close();
+    } finally {
+      await local.close();
+    }
+  });
+});

@@ -32,6 +32,8 @@ export interface FrameHandler {
   handle(frame: Uint8Array): void;
   /** What to send before closing on a framing error, if anything. */
   framingError?(): Uint8Array | undefined;
+  /** What to send before releasing a silent group member, if anything. */
+  stale?(): Uint8Array | undefined;
 }
 
 /**
@@ -60,6 +62,7 @@ export class Connection implements ConnectionPort {
   #closed = false;
   #draining = false;
   #scheduled = false;
+  #lastActivity = Date.now();
 
   constructor(socket: Socket, ctx: ServerContext) {
     this.#socket = socket;
@@ -90,9 +93,23 @@ export class Connection implements ConnectionPort {
     if (this.#closing) return;
     this.#closing = true;
     this.#queue.length = 0;
+    // The server is done with this client: its memberships end now, not when the peer hangs up.
+    this.#ctx.connectionClosed(this.clientId);
     this.#socket.end();
     // A peer that never reads must not keep the socket alive.
     setTimeout(() => this.#socket.destroy(), 5000).unref();
+  }
+
+  /** When the peer last sent anything (ms since the epoch). */
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  /** Releases a silent group member: the generation's notice (VSR eviction), then close. */
+  releaseStale(): void {
+    const notice = this.#handler?.stale?.();
+    if (notice !== undefined) this.send(notice);
+    this.end();
   }
 
   /** Drops the connection at once. */
@@ -102,6 +119,7 @@ export class Connection implements ConnectionPort {
 
   #onData(chunk: Uint8Array): void {
     if (this.#closing) return;
+    this.#lastActivity = Date.now();
     if (this.#handler === undefined) {
       const joined = new Uint8Array(this.#prefix.length + chunk.length);
       joined.set(this.#prefix, 0);

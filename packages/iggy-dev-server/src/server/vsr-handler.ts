@@ -80,6 +80,10 @@ export class VsrHandler implements FrameHandler {
     }
   }
 
+  stale(): Uint8Array | undefined {
+    return this.#session.state === 'bound' ? this.#session.evict(this.#session.clientId, EvictionReason.StaleClient) : undefined;
+  }
+
   #register(header: VsrRequestHeader, body: Uint8Array): void {
     let request;
     try {
