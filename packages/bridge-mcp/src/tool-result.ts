@@ -1,4 +1,4 @@
-import type { AgentEnvelope } from '@agdx/wire';
+import { decodeAgentErrorBody, type AgentEnvelope } from '@agdx/wire';
 
 /** One content item of a tool result; TypeScript objects name the type in `kind`. */
 export interface McpTextContent {
@@ -39,16 +39,25 @@ function structured(text: string): Record<string, unknown> | undefined {
   }
 }
 
+/** An error reply's text: the message of its AgentErrorBody, or the body as UTF-8 when it is not one. */
+function errorText(body: Uint8Array): string {
+  try {
+    return decodeAgentErrorBody(body).message ?? '';
+  } catch {
+    return lossy.decode(body);
+  }
+}
+
 /**
- * The tool result a reply carries: its body as one text item (none for an empty body), and
+ * The tool result a reply carries: its body as one text item (none for an empty body; an error's AgentErrorBody gives its message), and
  * `isError: true` for an AGDX error. With `withStructuredContent`, a successful body that is a
  * JSON object also becomes `structuredContent` (MCP requires it when a tool declares an output schema).
  */
 export function toolResultFromEnvelope(envelope: AgentEnvelope, withStructuredContent: boolean = false): McpToolResult {
   const body = envelope.body ?? new Uint8Array(0);
-  const text = lossy.decode(body);
   const isError = envelope.kind === 'error';
-  const content: McpTextContent[] = body.length > 0 ? [{ kind: 'text', text }] : [];
+  const text = isError ? errorText(body) : lossy.decode(body);
+  const content: McpTextContent[] = text.length > 0 ? [{ kind: 'text', text }] : [];
   const structuredContent = withStructuredContent && !isError ? structured(text) : undefined;
   return {
     content,
