@@ -51,6 +51,31 @@ describe('TestClock', () => {
   });
 });
 
+describe('Clock.timer', () => {
+  it('TestClock fires timers when advanced past them, and cancels', async () => {
+    const clock = new TestClock(0n);
+    const fired: string[] = [];
+    clock.timer(5, () => fired.push('a'));
+    const cancel = clock.timer(5, () => fired.push('b'));
+    cancel();
+    clock.timer(0, () => fired.push('now'));
+    await Promise.resolve();
+    expect(fired).toEqual(['now']);
+    clock.advanceMs(5);
+    expect(fired).toEqual(['now', 'a']);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
+  it('SystemClock fires and cancels timers', async () => {
+    const fired: string[] = [];
+    const cancel = SystemClock.instance.timer(1, () => fired.push('cancelled'));
+    cancel();
+    await new Promise<void>((resolve) => SystemClock.instance.timer(2, resolve));
+    expect(fired).toEqual([]);
+    expect(() => SystemClock.instance.timer(-1, () => undefined)).toThrow(InvalidError);
+  });
+});
+
 describe('SystemClock', () => {
   it('reports epoch microseconds near Date.now()', () => {
     const now = SystemClock.instance.nowMicros();

@@ -25,6 +25,20 @@ export class SystemClock implements Clock {
     return BigInt(Math.floor((performance.timeOrigin + performance.now()) * 1000));
   }
 
+  /** Runs `fire` after `ms` milliseconds (chained past the platform's longest timer); returns a cancel function. */
+  timer(ms: number, fire: () => void): () => void {
+    checkSleepMs(ms);
+    let remaining = ms;
+    let handle: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      const step = Math.min(remaining, MAX_TIMER_MS);
+      remaining -= step;
+      handle = setTimeout(() => (remaining > 0 ? arm() : fire()), step);
+    };
+    arm();
+    return () => clearTimeout(handle);
+  }
+
   /** Resolves after `ms` milliseconds; `CancelledError` when `signal` fires first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     try {

@@ -76,6 +76,20 @@ export class TestClock implements Clock {
     return this.#sleepers.length;
   }
 
+  /** Runs `fire` once the clock has been advanced `ms` past now; returns a cancel function. */
+  timer(ms: number, fire: () => void): () => void {
+    checkSleepMs(ms);
+    if (ms === 0) {
+      queueMicrotask(fire);
+      return () => undefined;
+    }
+    const sleeper: Sleeper = { due: this.#elapsed + BigInt(Math.ceil(ms * 1000)), resolve: fire };
+    this.#sleepers.push(sleeper);
+    return () => {
+      this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+    };
+  }
+
   /** Resolves once the clock has been advanced `ms` past now; `CancelledError` on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     try {

@@ -1,6 +1,7 @@
 import { AgdxError, InvalidError, type ConversationId, type CorrelationId, type RecordId } from '@agdx/wire';
 import type { LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
+import { startTimer } from '../clock/clock.js';
 import { CancelledError, TimeoutError } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
@@ -59,6 +60,9 @@ interface Run {
 
 const READ_BATCH = 200;
 const PUMP_WAIT_MS = 30_000;
+// Readers outlive the last wait briefly, so back-to-back requests skip re-seeding; records read
+// meanwhile are skipped without being decoded.
+const IDLE_GRACE_MS = 200;
 
 /** Checks a wait timeout: finite and non-negative (there is no default). */
 export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): void {
@@ -84,6 +88,7 @@ export class ReplyHub {
   #count = 0;
   #run: Run | undefined;
   #starting: Promise<Run> | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -116,7 +121,7 @@ export class ReplyHub {
       request: options.request,
     };
     const key = options.correlation.toString();
-    const timer = new AbortController();
+    let cancelTimer: (() => void) | undefined;
     let waiter!: Waiter;
     const reply = new Promise<AgentMessage>((resolve, reject) => {
       waiter = {
@@ -132,7 +137,7 @@ export class ReplyHub {
     const settle = (fn: () => void): void => {
       if (waiter.settled) return;
       waiter.settled = true;
-      timer.abort();
+      cancelTimer?.();
       signal?.removeEventListener('abort', onAbort);
       this.#remove(key, waiter);
       fn();
@@ -147,10 +152,11 @@ export class ReplyHub {
       throw error;
     }
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.#core.clock.sleep(options.timeoutMs, timer.signal).then(
-      () => waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
-      () => undefined,
-    );
+    if (!waiter.settled) {
+      cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
+        waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
+      );
+    }
     return { reply, cancel: () => waiter.reject(new CancelledError(cancelMessage)) };
   }
 
@@ -168,21 +174,40 @@ export class ReplyHub {
     this.#stop();
   }
 
+  #scheduleIdleStop(): void {
+    if (this.#idleTimer !== undefined) return;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.#count === 0) this.#stop();
+    }, IDLE_GRACE_MS);
+  }
+
   #add(key: string, waiter: Waiter): void {
     let set = this.#waiters.get(key);
     if (set === undefined) this.#waiters.set(key, (set = new Set()));
     set.add(waiter);
     this.#count++;
+    if (this.#idleTimer !== undefined) {
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = undefined;
+    }
   }
 
   #remove(key: string, waiter: Waiter): void {
     const set = this.#waiters.get(key);
     if (set === undefined || !set.delete(waiter)) return;
     if (set.size === 0) this.#waiters.delete(key);
-    if (--this.#count === 0) this.#stop();
+    if (--this.#count === 0) {
+      if (this.#core.shared.closed) this.#stop();
+      else this.#scheduleIdleStop();
+    }
   }
 
   #stop(): void {
+    if (this.#idleTimer !== undefined) {
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = undefined;
+    }
     const run = this.#run;
     this.#run = undefined;
     run?.controller.abort();
