@@ -57,3 +57,23 @@ describe('turn order', () => {
     expect(() => sessionTurnTopic('nope' as never)).toThrow(InvalidError);
   });
 });
+
+describe('envelope records on the turn topics', () => {
+  it('an AGDX response of the conversation reads back as a response turn, with its body as text', async () => {
+    const { laser } = await setup();
+    const { AgentId, CorrelationId, MintUlid } = await import('@agdx/wire');
+    const session = sessions(laser).create('with-envelopes');
+    await session.append('instruction', 'question');
+    await laser
+      .agdx('agent.responses', AgentId.parse('fabric'), session.conversation)
+      .respond(MintUlid.mint(CorrelationId), new TextEncoder().encode('answer'))
+      .send();
+    const turns = await session.context();
+    expect(turns.map((t) => [t.kind, sessionTurnText(t)])).toEqual([
+      ['instruction', 'question'],
+      ['response', 'answer'],
+    ]);
+    expect(turns[1]?.message.envelope?.kind).toBe('response');
+    expect(turns[1]?.message.provenance.agent?.value).toBe('fabric');
+  });
+});
