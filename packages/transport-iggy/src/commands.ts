@@ -13,7 +13,6 @@ import {
   decodePollMessagesResponse,
   decodeSendMessagesResponse,
   decodeTopicDetails,
-  decodeUserHeaders,
   encodeCreateConsumerGroupRequest,
   encodeCreateStreamRequest,
   encodeCreateTopicRequest,
@@ -38,10 +37,11 @@ import type {
   SendConfirmation,
   TopicDetails,
 } from '@agdx/iggy-protocol';
-import type { LogRecord, RecordHeaders } from '@agdx/transport';
+import type { LogRecord } from '@agdx/transport';
 import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
 import { nextMessageId } from './message-ids.js';
+import { headersOf } from './record-headers.js';
 
 const SEND_OPTIONS = { newId: nextMessageId } as const;
 
@@ -148,7 +148,7 @@ export function toRecords(partition: number, polled: PolledMessages): LogRecord[
         partition,
         offset: m.offset,
         timestampMicros: m.timestamp,
-        headers: (m.rawHeaders.length === 0 ? new Map() : decodeUserHeaders(m.rawHeaders)) as RecordHeaders,
+        headers: headersOf(m.rawHeaders),
         payload: m.payload,
       })),
     CommandCode.PollMessages,
