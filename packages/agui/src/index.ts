@@ -2,4 +2,32 @@
  * AG-UI events and shared state for frontends, rendered from the AGDX log, live over Server-Sent Events.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export { AguiBridge } from './agui-bridge.js';
+export type { AguiBridgeOptions, AguiCallOptions, AguiSource } from './agui-bridge.js';
+export { AguiEventType } from './events.js';
+export type {
+  AguiEvent,
+  ReasoningMessageContentEvent,
+  ReasoningMessageEndEvent,
+  ReasoningMessageStartEvent,
+  RunErrorEvent,
+  RunFinishedEvent,
+  RunStartedEvent,
+  StateDeltaEvent,
+  StateSnapshotEvent,
+  TextMessageContentEvent,
+  TextMessageEndEvent,
+  TextMessageStartEvent,
+  ToolCallArgsEvent,
+  ToolCallEndEvent,
+  ToolCallResultEvent,
+} from './events.js';
+export { envelopeToAgUi, TASK_FAILED_MESSAGE, TASK_STATUS_OPERATION } from './convert-record.js';
+export { AguiConverter, envelopesToAgUi } from './converter.js';
+export type { ConvertedState } from './converter.js';
+export { createAguiHandler } from './live-handler.js';
+export type { AguiHandlerOptions, AguiRequestHandler } from './live-handler.js';
+export { RunFraming } from './run-framing.js';
+export type { FramedEvents } from './run-framing.js';
+export { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent } from './sse.js';
+export type { EventPosition } from './sse.js';

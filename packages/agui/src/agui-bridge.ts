@@ -1,0 +1,106 @@
+/**
+ * The AG-UI surface of a client: shared state writes, the folded state, a conversation's
+ * AG-UI events and the live endpoint (seed 002, AG-UI).
+ */
+
+import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
+import { sessions, type Sessions } from '@agdx/sessions';
+import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue } from '@agdx/wire';
+import { locateConversation, readConversationToEnd } from './conversation-log.js';
+import { AguiConverter } from './converter.js';
+import type { AguiEvent } from './events.js';
+import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
+
+/** Settings of an {@link AguiBridge}. */
+export interface AguiBridgeOptions {
+  /** The stream (default: the client's default stream). */
+  readonly stream?: string | undefined;
+}
+
+/** Call options. */
+export interface AguiCallOptions {
+  /** Cancels the call. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** An agent id as text or as a wire {@link AgentId}. */
+export type AguiSource = AgentId | string;
+
+function checkConversation(conversation: unknown): ConversationId {
+  if (!(conversation instanceof ConversationId)) throw new InvalidError('expected a ConversationId', { context: { field: 'conversation' } });
+  return conversation;
+}
+
+/**
+ * AG-UI for frontends over an {@link AgdxClient} (seed 002 writes these as `laser.*` methods).
+ * State goes through the session lane of `agent.sessions`, exactly as `@agdx/sessions` writes
+ * and folds it, so every reader sees one state model.
+ */
+export class AguiBridge {
+  readonly #client: AgdxClient;
+  readonly #stream: string | undefined;
+  readonly #sessions: Sessions;
+
+  /** @param client the client whose log holds the conversations */
+  constructor(client: AgdxClient, options: AguiBridgeOptions = {}) {
+    this.#client = client;
+    this.#stream = options.stream;
+    this.#sessions = sessions(options.stream !== undefined ? client.withDefaultStream(options.stream) : client);
+  }
+
+  #streamName(): string {
+    const stream = this.#stream ?? this.#client.defaultStream;
+    if (stream === undefined) throw new InvalidError('no stream: pass `stream` or give the client a default stream', { context: { field: 'stream' } });
+    return stream;
+  }
+
+  /**
+   * Writes a state snapshot of the conversation: the same record `session.lifecycle.snapshot`
+   * writes (an event `state_snapshot` with a CBOR StateSnapshot against the lane's revision).
+   * @throws InvalidError when `object` is not a JSON object or breaks the state limits.
+   */
+  async publishStateSnapshot(source: AguiSource, conversation: ConversationId, object: JsonValue, options: AguiCallOptions = {}): Promise<MessagePosition> {
+    const session = this.#sessions.open(checkConversation(conversation));
+    if (!isJsonObject(object)) throw new InvalidError('a state snapshot must be a JSON object', { context: { field: 'object' } });
+    return session.lifecycle.snapshot(object, { agent: source, ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+  }
+
+  /**
+   * Writes an RFC 6902 state delta of the conversation: the same record
+   * `session.lifecycle.patch` writes (an event `state_delta` with a fresh op id).
+   * @throws InvalidError when `patch` is not a JSON Patch array (at most 256 operations).
+   */
+  async publishStateDelta(source: AguiSource, conversation: ConversationId, patch: unknown, options: AguiCallOptions = {}): Promise<MessagePosition> {
+    const session = this.#sessions.open(checkConversation(conversation));
+    if (!Array.isArray(patch)) throw new InvalidError('an AG-UI state delta must be a JSON Patch array', { context: { field: 'patch' } });
+    const operations = parseJsonPatch(patch);
+    return session.lifecycle.patch(operations, { agent: source, ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+  }
+
+  /**
+   * The conversation's shared state document, folded from `agent.sessions` (a plain log has no
+   * managed state view); `undefined` until a state record applied.
+   */
+  async reconstructState(conversation: ConversationId, options: AguiCallOptions = {}): Promise<JsonValue | undefined> {
+    const view = await this.#sessions.reads.state(checkConversation(conversation), 0, options.signal);
+    return view.document;
+  }
+
+  /**
+   * The conversation's AG-UI events on `topic` (default `agent.sessions`), from its start to the
+   * log's end at the time of the call (see {@link AguiConverter} for the mapping).
+   */
+  async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
+    const id = checkConversation(conversation);
+    const address = await locateConversation(this.#client.transport, this.#streamName(), topic, id, options.signal);
+    const converter = new AguiConverter();
+    const events: AguiEvent[] = [];
+    for (const record of await readConversationToEnd(this.#client.transport, address, id, options.signal)) events.push(...converter.convert(record.envelope));
+    return events;
+  }
+
+  /** The live SSE endpoint over this bridge's stream; see {@link createAguiHandler}. */
+  handler(options: Omit<AguiHandlerOptions, 'stream'> = {}): AguiRequestHandler {
+    return createAguiHandler(this.#client, { ...options, ...(this.#stream !== undefined ? { stream: this.#stream } : {}) });
+  }
+}

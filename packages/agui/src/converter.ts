@@ -1,0 +1,179 @@
+/**
+ * The stateful conversion of a conversation, record by record, in log order (seed 002). Chunks
+ * need their channel's history (the purpose rides only the opening chunk; UTF-8 characters may
+ * straddle chunks), and state records need the fold to know which ones readers apply.
+ */
+
+import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, type AgentEnvelope, type JsonValue } from '@agdx/wire';
+import { envelopeToAgUi, stateBodyOf, stateEvent } from './convert-record.js';
+import type { AguiEvent } from './events.js';
+import type { StateBody } from './state-body.js';
+
+type ChunkPurpose = 'chat' | 'reasoning' | 'tool_args';
+
+interface ChannelState {
+  readonly id: string;
+  readonly purpose: ChunkPurpose;
+  open: boolean;
+  decoder: TextDecoder | undefined;
+}
+
+function purposeOf(envelope: AgentEnvelope): ChunkPurpose {
+  const operation = envelope.operation;
+  // A chunk on an unseen channel defaults to chat; only the opening chunk names a purpose.
+  if (envelope.sequence === 0n && operation !== undefined && CHUNK_PURPOSES.includes(operation)) return operation as ChunkPurpose;
+  return 'chat';
+}
+
+function startEvent(channel: ChannelState, envelope: AgentEnvelope): AguiEvent {
+  switch (channel.purpose) {
+    case 'chat':
+      return { type: 'TEXT_MESSAGE_START', messageId: channel.id, role: 'assistant' };
+    case 'reasoning':
+      return { type: 'REASONING_MESSAGE_START', messageId: channel.id, role: 'reasoning' };
+    case 'tool_args':
+      return { type: 'TOOL_CALL_START', toolCallId: channel.id, toolCallName: envelope.tool ?? '' };
+  }
+}
+
+function contentEvent(channel: ChannelState, delta: string): AguiEvent {
+  switch (channel.purpose) {
+    case 'chat':
+      return { type: 'TEXT_MESSAGE_CONTENT', messageId: channel.id, delta };
+    case 'reasoning':
+      return { type: 'REASONING_MESSAGE_CONTENT', messageId: channel.id, delta };
+    case 'tool_args':
+      return { type: 'TOOL_CALL_ARGS', toolCallId: channel.id, delta };
+  }
+}
+
+function endEvent(channel: ChannelState): AguiEvent {
+  switch (channel.purpose) {
+    case 'chat':
+      return { type: 'TEXT_MESSAGE_END', messageId: channel.id };
+    case 'reasoning':
+      return { type: 'REASONING_MESSAGE_END', messageId: channel.id };
+    case 'tool_args':
+      return { type: 'TOOL_CALL_END', toolCallId: channel.id };
+  }
+}
+
+/** The shared state as the converter has folded it so far. */
+export interface ConvertedState {
+  /** The document, undefined until a state record applied. */
+  readonly document: JsonValue | undefined;
+  /** Applied revision-guarded records (legacy JSON records do not count). */
+  readonly revision: bigint;
+}
+
+/**
+ * Converts a conversation's records into AG-UI events, in log order. Feed every record of the
+ * conversation from its start: chunk channels and the state fold depend on what came before.
+ *
+ * - A channel's first chunk opens it (START, with the purpose of a sequence-0 chunk, chat
+ *   otherwise), a non-empty body is CONTENT/ARGS (UTF-8 decoded across chunk boundaries), the
+ *   `last` chunk ends it; chunks after the end are ignored.
+ * - State records render only when the session state fold applies them (a stale snapshot, a
+ *   repeated op id or a patch that fails renders nothing), so a frontend folds the same
+ *   document as `reconstructState`.
+ */
+export class AguiConverter {
+  readonly #channels = new Map<string, ChannelState>();
+  readonly #appliedOps = new Set<string>();
+  #document: JsonValue | undefined;
+  #revision = 0n;
+
+  /** The AG-UI events of one record (empty when it has none). */
+  convert(envelope: AgentEnvelope): AguiEvent[] {
+    if (envelope.kind === AgentKind.Chunk) return this.#chunk(envelope);
+    const state = stateBodyOf(envelope);
+    if (state !== undefined) return this.#fold(state) ? [stateEvent(state)] : [];
+    return envelopeToAgUi(envelope) ?? [];
+  }
+
+  /** END events for every message, reasoning message and tool call still open, closing them. */
+  closeOpen(): AguiEvent[] {
+    const events: AguiEvent[] = [];
+    for (const channel of this.#channels.values()) {
+      if (!channel.open) continue;
+      const tail = channel.decoder?.decode() ?? '';
+      if (tail.length > 0) events.push(contentEvent(channel, tail));
+      events.push(endEvent(channel));
+      channel.open = false;
+      channel.decoder = undefined;
+    }
+    return events;
+  }
+
+  /** The folded shared state. */
+  get state(): ConvertedState {
+    return { document: this.#document, revision: this.#revision };
+  }
+
+  #chunk(envelope: AgentEnvelope): AguiEvent[] {
+    const id = envelope.channel?.toString();
+    if (id === undefined) return [];
+    const events: AguiEvent[] = [];
+    let channel = this.#channels.get(id);
+    if (channel === undefined) {
+      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8') };
+      this.#channels.set(id, channel);
+      events.push(startEvent(channel, envelope));
+    } else if (!channel.open) {
+      return [];
+    }
+    const decoder = channel.decoder ?? new TextDecoder('utf-8');
+    if (envelope.body.length > 0) {
+      const delta = decoder.decode(envelope.body, { stream: true });
+      if (delta.length > 0) events.push(contentEvent(channel, delta));
+    }
+    if (envelope.last) {
+      const tail = decoder.decode();
+      if (tail.length > 0) events.push(contentEvent(channel, tail));
+      events.push(endEvent(channel));
+      channel.open = false;
+      channel.decoder = undefined;
+    }
+    return events;
+  }
+
+  /** Applies a state body to the fold; true when readers apply it (so it renders). */
+  #fold(state: StateBody): boolean {
+    switch (state.form) {
+      case 'snapshot':
+        if (state.snapshot.baseRevision !== this.#revision) return false;
+        this.#document = state.snapshot.document;
+        this.#revision += 1n;
+        return true;
+      case 'delta': {
+        if (this.#appliedOps.has(state.delta.opId)) return false;
+        try {
+          this.#document = applyJsonPatch(this.#document ?? {}, state.delta.patch);
+        } catch {
+          return false;
+        }
+        this.#appliedOps.add(state.delta.opId);
+        this.#revision += 1n;
+        return true;
+      }
+      case 'legacy-snapshot':
+        this.#document = state.document;
+        return true;
+      case 'legacy-delta':
+        try {
+          this.#document = applyJsonPatch(this.#document ?? {}, state.patch);
+        } catch {
+          // the 0.1.1 reference rendered legacy deltas whether or not they applied
+        }
+        return true;
+    }
+  }
+}
+
+/** Converts a whole conversation, in log order, with one {@link AguiConverter}. */
+export function envelopesToAgUi(envelopes: Iterable<AgentEnvelope>): AguiEvent[] {
+  const converter = new AguiConverter();
+  const events: AguiEvent[] = [];
+  for (const envelope of envelopes) events.push(...converter.convert(envelope));
+  return events;
+}

@@ -1,0 +1,193 @@
+/**
+ * The live endpoint: a web-standard `(Request) => Promise<Response>` streaming a conversation's
+ * AG-UI events as Server-Sent Events, following new records as they land.
+ */
+
+import { AgentTopic, type AgdxClient } from '@agdx/agents';
+import { AgdxError, ConversationId, CorrelationId, InvalidError } from '@agdx/wire';
+import { followConversation, locateConversation, type ConversationAddress } from './conversation-log.js';
+import { AguiConverter } from './converter.js';
+import type { AguiEvent } from './events.js';
+import { RunFraming } from './run-framing.js';
+import { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
+
+/** Settings of {@link createAguiHandler}. */
+export interface AguiHandlerOptions {
+  /** The stream (default: the client's default stream). */
+  readonly stream?: string | undefined;
+  /** The topic the conversation is read from (default `agent.sessions`). */
+  readonly topic?: string | undefined;
+  /** An SSE comment is sent after this long without events, in ms (default 15,000). */
+  readonly keepaliveMs?: number | undefined;
+  /** Extra response headers (for example CORS headers). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** A web-standard request handler. */
+export type AguiRequestHandler = (request: Request) => Promise<Response>;
+
+const DEFAULT_KEEPALIVE_MS = 15_000;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+interface StreamRequest {
+  readonly conversation: ConversationId;
+  readonly after: EventPosition | undefined;
+  readonly run: { readonly threadId: string; readonly runId: string } | undefined;
+}
+
+function errorResponse(status: number, error: unknown, headers: Readonly<Record<string, string>>): Response {
+  const kind = AgdxError.is(error) ? error.kind : 'invalid';
+  const message = error instanceof Error ? error.message : String(error);
+  return new Response(JSON.stringify({ error: { kind, message } }), {
+    status,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
+}
+
+function readConversation(text: unknown): ConversationId {
+  const conversation = typeof text === 'string' ? ConversationId.tryParse(text) : undefined;
+  if (conversation === undefined) throw new InvalidError('threadId must be a conversation id (26 Crockford characters)', { context: { field: 'threadId' } });
+  return conversation;
+}
+
+async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw new InvalidError('request body too large', { context: { field: 'body' } });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
+  return parsed as Record<string, unknown>;
+}
+
+function resumePoint(request: Request, url: URL, fromBody: unknown): EventPosition | undefined {
+  const text = request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? (typeof fromBody === 'string' ? fromBody : null);
+  return text === null || text === '' ? undefined : parseEventId(text);
+}
+
+async function parseRequest(request: Request): Promise<StreamRequest> {
+  const url = new URL(request.url);
+  if (request.method === 'GET') {
+    const conversation = readConversation(url.searchParams.get('threadId') ?? url.searchParams.get('conversation'));
+    return { conversation, after: resumePoint(request, url, undefined), run: undefined };
+  }
+  const input = await readJsonBody(request);
+  const { threadId, runId, forwardedProps } = input;
+  const conversation = readConversation(threadId);
+  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
+  const after = typeof forwardedProps === 'object' && forwardedProps !== null ? (forwardedProps as Record<string, unknown>)['after'] : undefined;
+  return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId } };
+}
+
+async function* sseChunks(
+  client: AgdxClient,
+  address: ConversationAddress,
+  parsed: StreamRequest,
+  keepaliveMs: number,
+  signal: AbortSignal,
+): AsyncGenerator<string, void, undefined> {
+  const converter = new AguiConverter();
+  const framing =
+    parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
+  const after = parsed.after?.offset;
+  yield sseComment('agdx agui');
+  if (framing !== undefined) yield sseEvent(framing.started());
+  try {
+    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal)) {
+      if (item === 'idle') {
+        yield sseComment('keepalive');
+        continue;
+      }
+      // Earlier records are still converted: channels and the state fold depend on them.
+      const converted = converter.convert(item.envelope);
+      if (after !== undefined && item.offset <= after) continue;
+      let events: readonly AguiEvent[] = converted;
+      if (framing !== undefined) events = framing.accept(converted, item.envelope).events;
+      const id = formatEventId({ partition: address.partition, offset: item.offset });
+      let chunk = '';
+      events.forEach((event, i) => {
+        chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
+      });
+      if (chunk.length > 0) yield chunk;
+      if (framing?.done === true) return;
+    }
+  } catch (error) {
+    if (signal.aborted) return;
+    if (framing !== undefined) yield sseEvent(framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+/**
+ * The live AG-UI endpoint over `client`'s log.
+ *
+ * - `POST` with an AG-UI `RunAgentInput` (`threadId` = the conversation's Crockford id, `runId`):
+ *   the response is one AG-UI run, as `HttpAgent` requires. It opens with RUN_STARTED
+ *   `{threadId, runId}`, streams the conversation's events and ends after the run's terminal
+ *   event. When `runId` is a correlation id, that is the terminal status of that task;
+ *   otherwise it is the first terminal status.
+ * - `GET ?threadId=<conversation>` (for `EventSource`): every event of the conversation,
+ *   following it until the client goes away.
+ *
+ * Both start at the beginning of the conversation, or after the position in the
+ * `Last-Event-ID` header (or `?after=`, or `forwardedProps.after`). Every event that ends a
+ * record's events carries that record's position as its SSE `id` (`<partition>:<offset>`).
+ * New records are awaited with the transport's `waitFor`; an idle stream gets an SSE comment
+ * every `keepaliveMs`. When the client disconnects (`request.signal`, or the body stream is
+ * cancelled) the follow loop stops.
+ *
+ * Answers 400 (invalid request), 404 (unknown stream or topic) and 405 (another method) with a
+ * JSON `{error: {kind, message}}` body.
+ */
+export function createAguiHandler(client: AgdxClient, options: AguiHandlerOptions = {}): AguiRequestHandler {
+  const topic = options.topic ?? AgentTopic.Sessions;
+  const keepaliveMs = options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
+  if (!Number.isSafeInteger(keepaliveMs) || keepaliveMs < 1 || keepaliveMs > 2_147_483_647) {
+    throw new InvalidError('keepaliveMs must be a positive integer of milliseconds', { context: { field: 'keepaliveMs' } });
+  }
+  const extraHeaders = options.headers ?? {};
+  return async (request: Request): Promise<Response> => {
+    if (request.method !== 'GET' && request.method !== 'POST') {
+      return new Response(null, { status: 405, headers: { ...extraHeaders, allow: 'GET, POST' } });
+    }
+    let parsed: StreamRequest;
+    try {
+      parsed = await parseRequest(request);
+    } catch (error) {
+      return errorResponse(400, error, extraHeaders);
+    }
+    const stream = options.stream ?? client.defaultStream;
+    if (stream === undefined) return errorResponse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'), extraHeaders);
+    let address: ConversationAddress;
+    try {
+      address = await locateConversation(client.transport, stream, topic, parsed.conversation, request.signal);
+    } catch (error) {
+      const status = AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : 502;
+      return errorResponse(status, error, extraHeaders);
+    }
+    if (parsed.after !== undefined && parsed.after.partition !== address.partition) {
+      return errorResponse(400, new InvalidError('Last-Event-ID names another partition than this conversation’s', { context: { field: 'Last-Event-ID' } }), extraHeaders);
+    }
+    const stop = new AbortController();
+    const signal = AbortSignal.any([request.signal, stop.signal]);
+    const chunks = sseChunks(client, address, parsed, keepaliveMs, signal);
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done === true) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      cancel() {
+        stop.abort();
+        void chunks.return(undefined).catch(() => undefined);
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { ...extraHeaders, 'content-type': SSE_CONTENT_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    });
+  };
+}

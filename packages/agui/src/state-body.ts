@@ -1,0 +1,52 @@
+/**
+ * Reads the body of a state record. Sessions write CBOR `StateSnapshot`/`StateDelta` capsules
+ * (seed 000); the 0.1.1 reference wrote plain JSON. Both are read so older logs still render.
+ */
+
+import { decodeStateDelta, decodeStateSnapshot, parseJsonPatch, type JsonPatchOperation, type JsonValue, type StateDelta, type StateSnapshot } from '@agdx/wire';
+
+/** A state record body as read: the revision-guarded capsule, or a legacy JSON body. */
+export type StateBody =
+  | { readonly form: 'snapshot'; readonly snapshot: StateSnapshot }
+  | { readonly form: 'delta'; readonly delta: StateDelta }
+  | { readonly form: 'legacy-snapshot'; readonly document: JsonValue }
+  | { readonly form: 'legacy-delta'; readonly patch: readonly JsonPatchOperation[] };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(strictUtf8.decode(bytes)) as JsonValue };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The snapshot body, or undefined when it is neither a capsule nor JSON (such records render nothing). */
+export function readSnapshotBody(body: Uint8Array): StateBody | undefined {
+  try {
+    return { form: 'snapshot', snapshot: decodeStateSnapshot(body) };
+  } catch {
+    // not a capsule: fall through to the legacy JSON body
+  }
+  const parsed = parseJson(body);
+  if (!parsed.ok) return undefined;
+  return { form: 'legacy-snapshot', document: parsed.value };
+}
+
+/** The delta body, or undefined when it is neither a capsule nor a JSON Patch array. */
+export function readDeltaBody(body: Uint8Array): StateBody | undefined {
+  try {
+    return { form: 'delta', delta: decodeStateDelta(body) };
+  } catch {
+    // not a capsule: fall through to the legacy JSON body
+  }
+  const parsed = parseJson(body);
+  if (!parsed.ok) return undefined;
+  try {
+    return { form: 'legacy-delta', patch: parseJsonPatch(parsed.value) };
+  } catch {
+    return undefined;
+  }
+}
+
