@@ -48,6 +48,9 @@ interface Lane {
   /** No reads before this time (ms, performance-free Date.now) after a failure. */
   retryAt: number;
   waiting: boolean;
+  /** The pending wait for a record at `arrivalAt`, kept across idle periods. */
+  arrival: Promise<unknown> | undefined;
+  arrivalAt: bigint;
 }
 
 const READ_BATCH = 256;
@@ -64,6 +67,7 @@ export class ConsumerLoop {
   #hardStopped = false;
   #wake: (() => void) | undefined;
   #owned = '';
+  #memberWait: Promise<unknown> | undefined;
   readonly #stop = new AbortController();
   readonly #idle = new Set<() => void>();
 
@@ -185,6 +189,8 @@ export class ConsumerLoop {
         pending: undefined,
         retryAt: 0,
         waiting: false,
+        arrival: undefined,
+        arrivalAt: -1n,
       });
     }
   }
@@ -278,9 +284,6 @@ export class ConsumerLoop {
 
   async #waitForWork(member: GroupMember, owned: readonly number[]): Promise<void> {
     const o = this.#o;
-    const waits = new AbortController();
-    const onStop = (): void => waits.abort();
-    this.#stop.signal.addEventListener('abort', onStop, { once: true });
     const settled = new Promise<void>((resolve) => {
       this.#wake = resolve;
     });
@@ -296,15 +299,11 @@ export class ConsumerLoop {
         continue;
       }
       if (lane.queue.length >= o.maxQueuedRecords) continue;
-      races.push(
-        o.transport
-          .waitFor({ stream: o.stream, topic: o.topic, partition, offset: lane.cursor, timeoutMs: o.idleWaitMs, signal: waits.signal })
-          .catch(() => false),
-      );
+      races.push(this.#arrival(lane));
     }
     // The member's wait also wakes on a rebalance, but it counts uncommitted records as new, so
     // it only joins the race when nothing is in flight.
-    if (!busy && !retrying) races.push(member.waitFor(o.idleWaitMs, { signal: waits.signal }).catch(() => false));
+    if (!busy && !retrying) races.push((this.#memberWait ??= this.#settleLater(member.waitFor(o.idleWaitMs, { signal: this.#stop.signal }), () => (this.#memberWait = undefined))));
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (races.length === 1 || retrying) {
       const ms = retrying ? Math.min(o.retryDelayMs, o.idleWaitMs) : o.idleWaitMs;
@@ -315,8 +314,37 @@ export class ConsumerLoop {
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       this.#wake = undefined;
-      waits.abort();
-      this.#stop.signal.removeEventListener('abort', onStop);
     }
+  }
+
+  // Waits are kept across idle periods instead of being aborted and re-created each time: an
+  // abort costs an exception object per wait, and the hot path goes idle after nearly every
+  // record. A kept wait ends by itself at the next append or after idleWaitMs.
+  #arrival(lane: Lane): Promise<unknown> {
+    if (lane.arrival !== undefined && lane.arrivalAt === lane.cursor) return lane.arrival;
+    const o = this.#o;
+    const at = lane.cursor;
+    const wait = this.#settleLater(
+      o.transport.waitFor({ stream: o.stream, topic: o.topic, partition: lane.partition, offset: at, timeoutMs: o.idleWaitMs, signal: this.#stop.signal }),
+      () => {
+        if (lane.arrival === wait) lane.arrival = undefined;
+      },
+    );
+    lane.arrival = wait;
+    lane.arrivalAt = at;
+    return wait;
+  }
+
+  #settleLater(wait: Promise<unknown>, done: () => void): Promise<unknown> {
+    return wait.then(
+      (value) => {
+        done();
+        return value;
+      },
+      () => {
+        done();
+        return false;
+      },
+    );
   }
 }

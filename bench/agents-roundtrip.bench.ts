@@ -1,0 +1,175 @@
+// Agent round trips on MemoryLog: a requester sends an AGDX command through the client
+// (`laser.request`) to an echo agent built with Agent.builder(), which answers with
+// ctx.respond; the round trip ends when the correlated wait resolves. Measured with 1 and 64
+// requests in flight: p50/p99 latency and round trips per second. Baseline, same run: the same
+// exchange with raw transport records (append the request, a follow() loop appends the answer,
+// the requester waits with waitFor), i.e. the floor two appends and two wake-ups cost on
+// MemoryLog without any AGDX encoding, dispatch or correlation. Prints one JSON object.
+import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+import { follow, MemoryLog } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+
+const STREAM = 'bench';
+const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 5);
+const SERIAL_ROUND_TRIPS = 2_000;
+const CONCURRENT_ROUND_TRIPS = 20_000;
+const IN_FLIGHT = 64;
+const BODY = new TextEncoder().encode('summarize incident 42');
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+interface Figures {
+  readonly p50Micros: number;
+  readonly p99Micros: number;
+  readonly roundTripsPerSec: number;
+}
+
+async function drive(count: number, inFlight: number, once: () => Promise<void>): Promise<Figures> {
+  const latencies: number[] = new Array(count);
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= count) return;
+        const t0 = performance.now();
+        await once();
+        latencies[i] = (performance.now() - t0) * 1000;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { p50Micros: percentile(latencies, 50), p99Micros: percentile(latencies, 99), roundTripsPerSec: count / seconds };
+}
+
+async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
+  const log = new MemoryLog();
+  const laser = AgdxClient.from(log, { stream: STREAM });
+  await laser.bootstrap(1);
+  const agent = Agent.builder()
+    .id('echo')
+    .listenOn(AgentTopic.Commands)
+    .respondOn(AgentTopic.Responses)
+    .followControl(false)
+    .heartbeats(false)
+    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
+    .spawn(laser);
+  await agent.ready();
+  const planner = AgentId.new('planner');
+  const conversation = ConversationId.new();
+  const once = async (): Promise<void> => {
+    const request = laser.agdx(AgentTopic.Commands, planner, conversation).command(MintUlid.mint(CorrelationId), BODY).withTarget('echo');
+    await laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 10_000 });
+  };
+  return {
+    once,
+    stop: async () => {
+      await agent.shutdown();
+      await laser.close();
+    },
+  };
+}
+
+async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
+  const log = new MemoryLog();
+  await log.ensureStream(STREAM);
+  await log.ensureTopic({ stream: STREAM, topic: 'req' }, { partitions: 1 });
+  await log.ensureTopic({ stream: STREAM, topic: 'res' }, { partitions: 1 });
+  const stop = new AbortController();
+  const echo = (async () => {
+    try {
+      for await (const record of follow(log, { stream: STREAM, topic: 'req', partition: 0, signal: stop.signal })) {
+        await log.append({ stream: STREAM, topic: 'res', routing: { partition: 0 }, records: [{ payload: record.payload }] });
+      }
+    } catch {
+      // stopped
+    }
+  })();
+  // One reader of the answer topic dispatching to waiters by request number, as a reply hub does.
+  const waiters = new Map<number, () => void>();
+  let seq = 0;
+  const reader = (async () => {
+    try {
+      for await (const record of follow(log, { stream: STREAM, topic: 'res', partition: 0, signal: stop.signal })) {
+        const id = new DataView(record.payload.buffer, record.payload.byteOffset).getUint32(0);
+        waiters.get(id)?.();
+        waiters.delete(id);
+      }
+    } catch {
+      // stopped
+    }
+  })();
+  const once = async (): Promise<void> => {
+    const id = seq++;
+    const payload = new Uint8Array(4 + BODY.length);
+    new DataView(payload.buffer).setUint32(0, id);
+    payload.set(BODY, 4);
+    const done = new Promise<void>((resolve) => waiters.set(id, resolve));
+    await log.append({ stream: STREAM, topic: 'req', routing: { partition: 0 }, records: [{ payload }] });
+    await done;
+  };
+  return {
+    once,
+    stop: async () => {
+      stop.abort();
+      await Promise.allSettled([echo, reader]);
+      await log.close();
+    },
+  };
+}
+
+async function measure(setup: () => Promise<{ once: () => Promise<void>; stop: () => Promise<void> }>, count: number, inFlight: number): Promise<Figures> {
+  const runs: Figures[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const { once, stop } = await setup();
+    const figures = await drive(count, inFlight, once);
+    await stop();
+    if (run > 0) runs.push(figures); // run 0 warms up
+  }
+  return {
+    p50Micros: Number(median(runs.map((r) => r.p50Micros)).toFixed(1)),
+    p99Micros: Number(median(runs.map((r) => r.p99Micros)).toFixed(1)),
+    roundTripsPerSec: Math.round(median(runs.map((r) => r.roundTripsPerSec))),
+  };
+}
+
+const results: Record<string, unknown> = {};
+for (const [label, count, inFlight] of [
+  ['inFlight1', SERIAL_ROUND_TRIPS, 1],
+  [`inFlight${IN_FLIGHT}`, CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
+] as const) {
+  const ours = await measure(agdxSetup, count, inFlight);
+  const baseline = await measure(rawSetup, count, inFlight);
+  results[label] = {
+    agent: ours,
+    baselineRawTransport: baseline,
+    ratio: {
+      p50: Number((ours.p50Micros / baseline.p50Micros).toFixed(2)),
+      throughput: Number((baseline.roundTripsPerSec / ours.roundTripsPerSec).toFixed(2)),
+    },
+  };
+}
+
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      name: 'agents-roundtrip',
+      environment: { node: process.version, platform: process.platform, arch: process.arch },
+      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, bodyBytes: BODY.length },
+      targets: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 },
+      results,
+      notes:
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate (lower is better, 1 = no AGDX overhead). Medians over runs after one warm-up run.',
+    },
+    null,
+    2,
+  )}\n`,
+);
