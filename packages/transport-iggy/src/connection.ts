@@ -271,7 +271,8 @@ export class IggyConnection {
         }
       }
       if (attempt < maxAttempts) {
-        await sleep(delay);
+        // Up to 20 % jitter, so clients cut off together do not return in lockstep.
+        await sleep(Math.round(delay * (0.8 + Math.random() * 0.2)));
         delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
       }
     }
@@ -310,6 +311,8 @@ export class IggyConnection {
         : new ClassicClientSession({ heartbeatIntervalMs: o.heartbeatIntervalMs || 5000 });
       const splitter: FrameSplitter = o.protocol === 'vsr' ? new VsrFrameSplitter() : new ClassicResponseSplitter();
       socket.setNoDelay(true);
+      // TCP keep-alive notices a vanished peer even when heartbeats are off.
+      socket.setKeepAlive(true, 30_000);
       socket.once(o.tls === undefined ? 'connect' : 'secureConnect', () => {
         if (done) return;
         if (this.#state === 'closed') {
