@@ -295,5 +295,8 @@ describe('publish()', () => {
     expect(m.envelope?.record?.equals(env.record)).toBe(true);
     expect(m.contentType).toBe(1);
     await expect(laser.publish(AgentTopic.Sessions, env.with({ last: true }), 1)).rejects.toThrow(InvalidError);
+    await expect(laser.publish(AgentTopic.Sessions, env, 256)).rejects.toThrow(InvalidError);
+    expect((await laser.publish(AgentTopic.Sessions, env, 'json')).topic).toBe(AgentTopic.Sessions);
+    expect(laser.scopedName('agent.keys')).toBe('stream:demo/agent.keys');
   });
 });

@@ -20,7 +20,9 @@ import type { ReplyHub, ReplyWaitOptions } from '../replies/reply-hub.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
+import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
@@ -140,6 +142,15 @@ export class AgdxClient {
     return this.#core.clock;
   }
 
+  /**
+   * Scopes a managed name (key-value or memory namespace, registry, index, ...) to the default
+   * stream: `stream:<stream>/<local>`; an already scoped name passes through.
+   * @throws NoStreamError without a default stream; InvalidError for an empty name.
+   */
+  scopedName(local: string): string {
+    return streamScopedName(this.#core.requireStream(), local);
+  }
+
   /** The stream layout. */
   get layout(): StreamLayout {
     return this.#core.layout;
@@ -220,9 +231,10 @@ export class AgdxClient {
    * (routed by the layout). Returns the log position.
    * @throws InvalidError; PolicyBlockedError; PublishFailedError.
    */
-  async publish(topic: string, envelope: AgentEnvelope, contentType: number, options: PublishOptions = {}): Promise<MessagePosition> {
+  async publish(topic: string, envelope: AgentEnvelope, contentType: ContentTypeLike, options: PublishOptions = {}): Promise<MessagePosition> {
     const core = this.#core;
     const stream = options.stream ?? core.requireStream();
+    const ct = toContentType(contentType);
     validateEnvelope(envelope);
     if (core.governor !== undefined) {
       const body = await core.govern(core.actionOf(envelope, stream, topic, options.signer !== undefined || envelope.signature !== undefined));
@@ -232,11 +244,11 @@ export class AgdxClient {
       }
     }
     if (options.signer !== undefined) {
-      envelope = await options.signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
+      envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
     const payload = encodeEnvelope(envelope);
-    const headers = core.headersFor(envelope, contentType, topic);
+    const headers = core.headersFor(envelope, ct, topic);
     const at = await core.append(stream, topic, envelope.kind, envelope.target, envelope.conversation.toString(), [{ headers, payload }], options.signal);
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
   }
