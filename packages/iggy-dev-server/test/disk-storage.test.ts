@@ -164,6 +164,17 @@ describe('disk storage', () => {
     });
   });
 
+  it('refuses a data folder another live server holds, and takes over the lock of a dead one', async () => {
+    const data = tempFolder();
+    const first = await startDevServer({ port: 0, data });
+    await expect(startDevServer({ port: 0, data })).rejects.toSatisfy((e: unknown) => DevServerError.is(e, 'storage'));
+    await first.close();
+    // A crashed owner leaves its lock behind: pid 2^22 + 1 is above Linux's default pid_max.
+    writeFileSync(join(data, 'server.lock'), String(2 ** 22 + 1));
+    const second = await startDevServer({ port: 0, data });
+    await second.close();
+  });
+
   it('deletes a topic\'s files with the topic, and refuses an unreadable metadata file', async () => {
     const data = tempFolder();
     await withServer({ data }, async (port) => {

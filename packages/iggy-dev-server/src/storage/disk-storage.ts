@@ -53,6 +53,39 @@ export interface DiskStorageOptions {
 }
 
 const METADATA = 'metadata.json';
+const LOCK = 'server.lock';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the data folder: `server.lock` holds the owner's pid. A lock left by a process that no
+ * longer runs (a crash) is taken over; a live owner is refused, since two servers appending to
+ * the same segments would corrupt them.
+ */
+function lockFolder(dir: string): string {
+  const file = join(dir, LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return file;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) {
+        throw new DevServerError('storage', `the data folder ${dir} is in use by process ${owner}`);
+      }
+      rmSync(file, { force: true });
+    }
+  }
+  throw new DevServerError('storage', `cannot lock the data folder ${dir}`);
+}
 
 function segmentName(base: bigint): string {
   return base.toString().padStart(20, '0');
@@ -140,6 +173,7 @@ export class DiskStorage implements Storage {
   readonly #dir: string;
   readonly #writers = new Map<string, SegmentWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
+  #lock: string | undefined;
 
   constructor(options: DiskStorageOptions) {
     this.#dir = options.dir;
@@ -150,6 +184,7 @@ export class DiskStorage implements Storage {
     } catch (cause) {
       throw new DevServerError('storage', `cannot create the data folder ${this.#dir}`, { cause });
     }
+    this.#lock = lockFolder(this.#dir);
     if (this.fsync === 'interval') {
       this.#timer = setInterval(() => this.#syncAll(), options.fsyncIntervalMs ?? 1000);
       this.#timer.unref();
@@ -300,5 +335,7 @@ export class DiskStorage implements Storage {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     for (const w of this.#writers.values()) w.close();
     this.#writers.clear();
+    if (this.#lock !== undefined) rmSync(this.#lock, { force: true });
+    this.#lock = undefined;
   }
 }
