@@ -165,9 +165,10 @@ describe('lifecycle writer and lane fold', () => {
     const info = await factory.reads.get(session.conversation);
     expect(info?.lastHeartbeatAt).toBeDefined();
     expect(info?.flags.livenessUnknown).toBe(false);
+    await session.lifecycle.end();
+    expect(registry.sessions()).toEqual([]);
     lease?.release();
     registry.close();
-    expect(registry.sessions()).toEqual([]);
   });
 
   it('list filters by status, agent, text, root and label prefix; links name parent, root and children', async () => {
@@ -296,6 +297,62 @@ describe('lifecycle writer and lane fold', () => {
     expect((stale as Error).message).toMatch(/^stale session generation: /);
     // a new factory pins the lane it sees now
     await expect(sessions(laser).create('x').lifecycle.begin({ agent })).resolves.toBeDefined();
+  });
+
+  it('state caps: a patch over 256 operations is refused before anything is written', async () => {
+    const { laser } = await setup();
+    const session = sessions(laser).create('caps');
+    await session.lifecycle.begin({ agent });
+    const ops = Array.from({ length: 257 }, (_, i) => ({ op: 'add' as const, path: `/k${i}`, value: i }));
+    await expect(session.lifecycle.patch(ops)).rejects.toThrow(InvalidError);
+    await expect(session.lifecycle.snapshot({ big: 2 ** 53 })).rejects.toThrow(AgdxError);
+    expect((await sessions(laser).reads.events(session.conversation)).items).toHaveLength(1);
+  });
+
+  it('undecodable lane records of the session show as undecodable in the timeline and never throw', async () => {
+    const { log, laser } = await setup();
+    const factory = sessions(laser);
+    const session = factory.create('garbage');
+    await session.lifecycle.begin({ agent });
+    const id = session.conversation;
+    const { stringHeader, uint32Header } = await import('@agdx/wire');
+    await log.append({
+      stream: 'demo',
+      topic: SESSIONS_TOPIC,
+      records: [{ headers: new Map([['agdx.av', uint32Header(1)], ['gen_ai.conversation.id', stringHeader(id.toString())]]), payload: new Uint8Array([0xff, 0x00]) }],
+      routing: { key: id.toString() },
+    });
+    await log.append({ stream: 'demo', topic: SESSIONS_TOPIC, records: [{ payload: new Uint8Array([1, 2, 3]) }], routing: { partition: 0 } });
+    const events = (await factory.reads.events(id)).items;
+    expect(events.map((e) => e.display)).toEqual(['session.started', 'undecodable']);
+    expect((await factory.reads.get(id))?.status).toBe('active');
+    expect((await factory.reads.list()).total).toBe(1);
+  });
+
+  it('reads see a recreated lane as a stale-session error', async () => {
+    const log = new MemoryLog();
+    let hide = false;
+    const transport = new Proxy(log, {
+      get(target, prop) {
+        if (prop === 'describeTopic') {
+          return async (address: { stream: string; topic: string }, options?: object) => {
+            if (hide && address.topic === SESSIONS_TOPIC) throw Object.assign(new Error('gone'), { kind: 'not-found', [Symbol.for('agdx.error')]: true });
+            return target.describeTopic(address, options);
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const laser = AgdxClient.from(transport, { stream: 'demo' });
+    await laser.bootstrap(1);
+    const factory = sessions(laser);
+    await factory.create('a').lifecycle.begin({ agent });
+    expect((await factory.reads.list()).total).toBe(1);
+    hide = true;
+    await expect(factory.reads.list()).rejects.toThrow(StaleSessionError);
+    // a factory that never saw the lane reads an empty stream
+    expect((await sessions(laser).reads.list()).total).toBe(0);
   });
 
   it('session.graph(name) is a typed UnsupportedError on a plain log', async () => {

@@ -22,24 +22,16 @@ export class LaneGuard {
   }
 
   /**
-   * Checks the lane before a write.
-   * @throws MissingTopicError when `agent.sessions` does not exist; StaleSessionError when it changed.
+   * Compares what the lane looks like now with what the factory first saw. Pins it on the first
+   * observation of an existing lane.
+   * @throws StaleSessionError when the lane is gone or its partition count changed.
    */
-  async check(stream: string, signal?: AbortSignal): Promise<void> {
-    let partitions: number;
-    try {
-      partitions = (await this.#client.transport.describeTopic({ stream, topic: SESSIONS_TOPIC }, { signal })).partitionCount;
-    } catch (error) {
-      if (!AgdxError.is(error, 'not-found')) throw error;
-      if (this.#seen !== undefined) {
-        throw new StaleSessionError(`${SESSIONS_TOPIC} on stream ${JSON.stringify(stream)} is gone`, { cause: error });
-      }
-      throw new MissingTopicError(`topic ${SESSIONS_TOPIC} does not exist on stream ${JSON.stringify(stream)}; run bootstrap(partitions) first`, {
-        cause: error,
-        context: { stream, topic: SESSIONS_TOPIC },
-      });
-    }
+  observe(stream: string, partitions: number | undefined): void {
     const seen = this.#seen;
+    if (partitions === undefined) {
+      if (seen !== undefined) throw new StaleSessionError(`${SESSIONS_TOPIC} on stream ${JSON.stringify(stream)} is gone`, { context: { stream } });
+      return;
+    }
     if (seen === undefined) {
       this.#seen = { stream, partitions };
       return;
@@ -50,5 +42,24 @@ export class LaneGuard {
         { context: { stream, partitions, seen: seen.partitions } },
       );
     }
+  }
+
+  /**
+   * Checks the lane before a write.
+   * @throws MissingTopicError when `agent.sessions` does not exist; StaleSessionError when it changed.
+   */
+  async check(stream: string, signal?: AbortSignal): Promise<void> {
+    let partitions: number | undefined;
+    try {
+      partitions = (await this.#client.transport.describeTopic({ stream, topic: SESSIONS_TOPIC }, { signal })).partitionCount;
+    } catch (error) {
+      if (!AgdxError.is(error, 'not-found')) throw error;
+      this.observe(stream, undefined);
+      throw new MissingTopicError(`topic ${SESSIONS_TOPIC} does not exist on stream ${JSON.stringify(stream)}; run bootstrap(partitions) first`, {
+        cause: error,
+        context: { stream, topic: SESSIONS_TOPIC },
+      });
+    }
+    this.observe(stream, partitions);
   }
 }

@@ -68,7 +68,7 @@ export interface BeginOptions {
 export interface BeginResult {
   /** Where the start record landed. */
   readonly position: MessagePosition;
-  /** The heartbeat lease, when the factory has a heartbeat registry. Release it when done. */
+  /** The heartbeat lease, when the factory has a heartbeat registry. A terminal written by this writer releases it; release it yourself otherwise. */
   readonly lease: SessionLease | undefined;
 }
 
@@ -85,6 +85,7 @@ export class SessionLifecycleWriter {
   #agent: AgentId | undefined;
   #ending: { readonly verb: EndVerb; readonly envelope: AgentEnvelope } | undefined;
   #revision: bigint | undefined;
+  #lease: SessionLease | undefined;
 
   /** @internal Built by `Session.lifecycle`. */
   constructor(runtime: SessionsRuntime, session: ConversationId) {
@@ -126,6 +127,10 @@ export class SessionLifecycleWriter {
     const position = await this.#publish(envelope, signal);
     this.#agent = agent;
     const lease = this.#runtime.heartbeats?.acquire(this.#session, idleMs);
+    if (lease !== undefined) {
+      this.#lease?.release();
+      this.#lease = lease;
+    }
     return { position, lease };
   }
 
@@ -148,7 +153,11 @@ export class SessionLifecycleWriter {
       throw new InvalidError(`session already ending as ${this.#ending.verb}`, { context: { taskState: taskStateDisplay(taskState) } });
     }
     this.#ending ??= { verb, envelope: build() };
-    return this.#publish(this.#ending.envelope, signal);
+    const position = await this.#publish(this.#ending.envelope, signal);
+    // a terminal session needs no more heartbeats; the lease `begin` took is given back
+    this.#lease?.release();
+    this.#lease = undefined;
+    return position;
   }
 
   /** Ends the session Completed. A retry writes the same record. */

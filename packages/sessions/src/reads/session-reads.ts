@@ -1,6 +1,5 @@
 import { SESSIONS_TOPIC } from '@agdx/agents';
 import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
-import { StaleSessionError } from '../errors.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { scanTopics, type LaneScan, type PartitionFrontier } from './lane-scan.js';
 import { CONTROL_TOPIC, foldSessions, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
@@ -127,9 +126,8 @@ export class SessionReads {
   async #scan(signal?: AbortSignal): Promise<{ scan: LaneScan; stream: string }> {
     const stream = this.#runtime.stream();
     const scan = await scanTopics(this.#runtime.client.transport, stream, LANE_TOPICS, signal);
-    if (!scan.present.has(SESSIONS_TOPIC) && this.#runtime.lane.seen) {
-      throw new StaleSessionError(`${SESSIONS_TOPIC} on stream ${JSON.stringify(stream)} is gone`);
-    }
+    const lanePartitions = scan.frontiers.filter((f) => f.topic === SESSIONS_TOPIC).length;
+    this.#runtime.lane.observe(stream, scan.present.has(SESSIONS_TOPIC) ? lanePartitions : undefined);
     return { scan, stream };
   }
 

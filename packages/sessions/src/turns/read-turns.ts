@@ -73,6 +73,65 @@ function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Arr
   return true;
 }
 
+interface PartitionRead {
+  readonly transport: LogTransport;
+  readonly stream: string;
+  readonly topic: string;
+  readonly topicIndex: number;
+  readonly partition: number;
+  readonly range: { readonly start: bigint; readonly end: bigint };
+  readonly conversation: ConversationId;
+  readonly textBytes: Uint8Array;
+  readonly bigEndian: Uint8Array;
+  readonly signal: AbortSignal | undefined;
+}
+
+async function readPartition(r: PartitionRead): Promise<Keyed[]> {
+  const { transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal } = r;
+  const address = { stream, topic };
+  const found: Keyed[] = [];
+  let offset = range.start;
+  while (offset < range.end) {
+    const want = range.end - offset;
+    const records = await transport.read({
+      stream,
+      topic,
+      partition,
+      offset,
+      maxCount: want < BigInt(READ_BATCH) ? Number(want) : READ_BATCH,
+      signal,
+    });
+    if (records.length === 0) break;
+    // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
+    const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
+    for (const record of records) {
+      if (clipped && record.offset >= range.end) break;
+      if (!mayBelong(record, textBytes, bigEndian)) continue;
+      let message;
+      try {
+        message = readAgentMessage(record, address);
+      } catch {
+        continue;
+      }
+      if (!message.provenance.conversation.equals(conversation)) continue;
+      // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
+      const turn: ContextMessage = {
+        id: message.id,
+        timestampMicros: message.timestampMicros,
+        headers: message.headers,
+        payload: message.payload,
+        envelope: message.envelope,
+        contentType: message.contentType,
+        provenance: message.provenance,
+        topic,
+      };
+      found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset) });
+    }
+    offset = (records[records.length - 1] as LogRecord).offset + 1n;
+  }
+  return found;
+}
+
 /**
  * Reads the messages of `conversation` on `topics` of `stream` within `bounds`, merged and ordered
  * by broker timestamp, then the topic's index in `topics`, partition and offset (the producer's
@@ -88,56 +147,23 @@ export async function readConversation(
 ): Promise<ContextMessage[]> {
   const textBytes = encoder.encode(conversation.toString());
   const bigEndian = conversation.toBytes();
-  const found: Keyed[] = [];
-  for (let topicIndex = 0; topicIndex < topics.length; topicIndex++) {
-    const topic = topics[topicIndex] as string;
-    const tails = await topicTails(transport, stream, topic, signal);
-    if (tails === undefined) continue;
-    const address = { stream, topic };
-    for (const [partition, tail] of tails) {
-      const range = bounds(topic, partition, tail);
-      if (range === undefined) continue;
-      let offset = range.start;
-      while (offset < range.end) {
-        const want = range.end - offset;
-        const records = await transport.read({
-          stream,
-          topic,
-          partition,
-          offset,
-          maxCount: want < BigInt(READ_BATCH) ? Number(want) : READ_BATCH,
-          signal,
-        });
-        if (records.length === 0) break;
-        // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
-        const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
-        for (const record of records) {
-          if (clipped && record.offset >= range.end) break;
-          if (!mayBelong(record, textBytes, bigEndian)) continue;
-          let message;
-          try {
-            message = readAgentMessage(record, address);
-          } catch {
-            continue;
-          }
-          if (!message.provenance.conversation.equals(conversation)) continue;
-          // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
-          const turn: ContextMessage = {
-            id: message.id,
-            timestampMicros: message.timestampMicros,
-            headers: message.headers,
-            payload: message.payload,
-            envelope: message.envelope,
-            contentType: message.contentType,
-            provenance: message.provenance,
-            topic,
-          };
-          found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset) });
-        }
-        offset = (records[records.length - 1] as LogRecord).offset + 1n;
-      }
-    }
-  }
+  // topics and partitions are read concurrently: over a network transport the round trips overlap
+  const perTopic = await Promise.all(
+    topics.map(async (topic, topicIndex) => {
+      const tails = await topicTails(transport, stream, topic, signal);
+      if (tails === undefined) return [];
+      const parts = await Promise.all(
+        [...tails].map(([partition, tail]) => {
+          const range = bounds(topic, partition, tail);
+          return range === undefined
+            ? []
+            : readPartition({ transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal });
+        }),
+      );
+      return parts.flat();
+    }),
+  );
+  const found = perTopic.flat();
   if (!isSorted(found)) found.sort(compareKeyed);
   return found.map((k) => k.message);
 }
