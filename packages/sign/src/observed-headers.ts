@@ -24,7 +24,8 @@ function headerUint(headers: RecordHeaders, name: string): number | undefined {
 
 /** The `agdx.ct` / `agdx.av` values of observed headers, in context form. */
 export function observedContext(headers: ObservedHeaders): { contentType: number | undefined; agentVersion: number | undefined } {
-  if (headers instanceof Map) {
+  // Any map-like object counts (a transport may hand over its own ReadonlyMap implementation).
+  if (typeof (headers as { get?: unknown } | undefined)?.get === 'function') {
     const map = headers as RecordHeaders;
     return { contentType: headerUint(map, 'agdx.ct'), agentVersion: headerUint(map, 'agdx.av') };
   }
