@@ -3,7 +3,17 @@ import { ConversationId, InvalidError } from '@agdx/wire';
 import { topicTails } from './checkpoint/checkpoint.js';
 import { MissingTopicError } from './errors.js';
 import { LaneGuard } from './lifecycle/lane-guard.js';
-import { SessionReads } from './reads/session-reads.js';
+import {
+  SessionReads,
+  type SessionChangesView,
+  type SessionEventsPage,
+  type SessionLinksView,
+  type SessionListFilter,
+  type SessionPage,
+  type SessionSourcesView,
+  type SessionStateView,
+} from './reads/session-reads.js';
+import type { SessionInfo } from './reads/session-fold.js';
 import { Session } from './session.js';
 import { SessionConfig } from './session-config.js';
 import { resolveStream, type SessionsRuntime } from './sessions-runtime.js';
@@ -66,6 +76,74 @@ export class Sessions {
   /** Session reads served from the log: list, get, events, state, links, sources, changes. */
   get reads(): SessionReads {
     return this.#reads;
+  }
+
+  /** Sessions of the stream, newest first (see {@link SessionReads.list}). */
+  list(filter?: SessionListFilter, signal?: AbortSignal): Promise<SessionPage> {
+    return this.#reads.list(filter, signal);
+  }
+
+  /** One session's summary (see {@link SessionReads.get}). */
+  get(id: ConversationId | string, signal?: AbortSignal): Promise<SessionInfo | undefined> {
+    return this.#reads.get(id, signal);
+  }
+
+  /** One session's timeline (see {@link SessionReads.events}). */
+  events(id: ConversationId | string, options?: { readonly limit?: number; readonly cursor?: string; readonly signal?: AbortSignal }): Promise<SessionEventsPage> {
+    return this.#reads.events(id, options);
+  }
+
+  /** One session's state (see {@link SessionReads.state}). */
+  state(id: ConversationId | string, historyLimit?: number, signal?: AbortSignal): Promise<SessionStateView> {
+    return this.#reads.state(id, historyLimit, signal);
+  }
+
+  /** One session's parent, root and children (see {@link SessionReads.links}). */
+  links(id: ConversationId | string, signal?: AbortSignal): Promise<SessionLinksView> {
+    return this.#reads.links(id, signal);
+  }
+
+  /** Fold frontiers and gaps (see {@link SessionReads.sources}). */
+  sources(id: ConversationId | string, signal?: AbortSignal): Promise<SessionSourcesView> {
+    return this.#reads.sources(id, signal);
+  }
+
+  /** The stream's change feed after `after` (see {@link SessionReads.changes}). */
+  changes(after?: bigint, limit?: number, signal?: AbortSignal): Promise<SessionChangesView> {
+    return this.#reads.changes(after, limit, signal);
+  }
+
+  /**
+   * Polls the change feed every `pollEveryMs` (on the client's clock) and yields the ids of the
+   * sessions that changed since the previous poll, coalesced per poll, starting after the rows
+   * retained when it starts. Stops when `signal` aborts.
+   */
+  async *watch(pollEveryMs: number, signal?: AbortSignal): AsyncGenerator<ConversationId[], void, undefined> {
+    if (!Number.isSafeInteger(pollEveryMs) || pollEveryMs <= 0) throw new InvalidError('pollEveryMs must be a positive integer', { context: { field: 'pollEveryMs' } });
+    let after = 0n;
+    for (;;) {
+      const page = await this.#reads.changes(after, 0, signal);
+      const last = page.rows.at(-1);
+      if (last === undefined) break;
+      after = last.seq;
+    }
+    while (signal?.aborted !== true) {
+      try {
+        await this.#runtime.client.clock.sleep(pollEveryMs, signal);
+      } catch (error) {
+        if (signal?.aborted === true) return;
+        throw error;
+      }
+      const changed = new Map<string, ConversationId>();
+      for (;;) {
+        const page = await this.#reads.changes(after, 0, signal);
+        for (const row of page.rows) for (const id of row.sessions) changed.set(id.toString(), id);
+        const last = page.rows.at(-1);
+        if (last === undefined) break;
+        after = last.seq;
+      }
+      if (changed.size > 0) yield [...changed.values()];
+    }
   }
 
   /**

@@ -367,3 +367,40 @@ describe('lifecycle writer and lane fold', () => {
     expect(() => sessionStartEnvelope(ConversationId.derive('q'), agent, start)).not.toThrow();
   });
 });
+
+describe('reads on the factory', () => {
+  it('delegates the seven reads and watches the change feed', async () => {
+    const testClock = new TestClock(1_000_000n);
+    const log = new MemoryLog();
+    const laser = AgdxClient.from(log, { stream: 'demo', clock: testClock });
+    await laser.bootstrap(1);
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    expect((await factory.list()).total).toBe(1);
+    expect((await factory.get(a.conversation))?.status).toBe('active');
+    expect((await factory.events(a.conversation)).items).toHaveLength(1);
+    expect((await factory.state(a.conversation)).revision).toBe(0n);
+    expect((await factory.links(a.conversation)).children).toEqual([]);
+    expect((await factory.sources(a.conversation)).gaps).toEqual([]);
+    expect((await factory.changes()).rows).toHaveLength(1);
+
+    const controller = new AbortController();
+    const watch = factory.watch(100, controller.signal);
+    const next = watch.next();
+    const sleeping = async (): Promise<void> => {
+      while (testClock.pendingSleeps === 0) await new Promise((r) => setTimeout(r, 1));
+    };
+    await sleeping();
+    const b = factory.create('b');
+    await b.lifecycle.begin({ agent });
+    await a.lifecycle.end();
+    testClock.advanceMs(100);
+    const first = await next;
+    expect(first.value?.map(String).sort()).toEqual([a.conversation.toString(), b.conversation.toString()].sort());
+    const done = watch.next();
+    await sleeping();
+    controller.abort();
+    expect((await done).done).toBe(true);
+  });
+});
