@@ -1,0 +1,87 @@
+import { AgentTopic } from '@agdx/agents';
+import { ConversationId, CorrelationId, MintUlid, AgentId, TaskState } from '@agdx/wire';
+import { HttpAgent } from '@ag-ui/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANSWER_EVENT_TYPES, newLog, writeAnswer } from './support/scenario.js';
+import { sleep, startServer } from './support/server.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+describe('official @ag-ui/client HttpAgent against the live endpoint', () => {
+  it('consumes a streamed answer with reasoning, a tool call and state changes, in order', async () => {
+    const { laser, bridge } = await newLog();
+    const server = await startServer(bridge.handler());
+    closers.push(server.close);
+    const conversation = ConversationId.new();
+    const agent = new HttpAgent({ url: `${server.url}/agui`, threadId: conversation.toString() });
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    const running = agent.runAgent(
+      {},
+      {
+        onEvent: ({ event }) => {
+          seen.push(event.type);
+        },
+        onRunFailed: ({ error }) => {
+          errors.push(error);
+        },
+      },
+    );
+    // The answer is written while the agent is already listening.
+    await sleep(20);
+    const { correlation, toolCall } = await writeAnswer(laser, bridge, conversation, () => sleep(2));
+    const result = await running;
+    expect(errors).toEqual([]);
+    // HttpAgent's run id is its own; the log's RUN_STARTED is folded into it.
+    expect(seen).toEqual(ANSWER_EVENT_TYPES);
+    expect(agent.state).toEqual({ step: 'done', count: 1 });
+    const messages = result.newMessages;
+    const reasoning = messages.find((m) => m.role === 'reasoning');
+    expect(reasoning?.content).toBe('The user wants the weather.');
+    const withCall = messages.find((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+    expect(withCall?.toolCalls?.[0]).toMatchObject({ id: toolCall.toString(), function: { name: 'weather', arguments: '{"city":"Oslo"}' } });
+    const tool = messages.find((m) => m.role === 'tool');
+    expect(tool).toMatchObject({ toolCallId: correlation.toString(), content: '{"temp":21}' });
+    const answer = messages.find((m) => m.role === 'assistant' && m.content === 'It is 21 °C in Oslo.');
+    expect(answer).toBeDefined();
+    expect(messages.indexOf(reasoning!)).toBeLessThan(messages.indexOf(answer!));
+  });
+
+  it('rejects the run with the RUN_ERROR of a failed task', async () => {
+    const { laser, bridge } = await newLog();
+    const server = await startServer(bridge.handler());
+    closers.push(server.close);
+    const conversation = ConversationId.new();
+    await writeAnswer(laser, bridge, conversation, async () => undefined, 'Failed');
+    const agent = new HttpAgent({ url: `${server.url}/agui`, threadId: conversation.toString() });
+    const runErrors: string[] = [];
+    await agent.runAgent({}, { onRunErrorEvent: ({ event }) => void runErrors.push(event.message) }).catch(() => undefined);
+    expect(runErrors).toEqual(['weather service down']);
+    expect(agent.state).toEqual({ step: 'done', count: 1 });
+  });
+
+  it('follows the task named by runId when the conversation holds several', async () => {
+    const { laser, bridge } = await newLog();
+    const server = await startServer(bridge.handler());
+    closers.push(server.close);
+    const conversation = ConversationId.new();
+    const send = laser.agdx(AgentTopic.Sessions, AgentId.new('a'), conversation);
+    const first = MintUlid.mint(CorrelationId);
+    const second = MintUlid.mint(CorrelationId);
+    await send.status('task').withCorrelation(first).withTaskState(TaskState.Submitted).send();
+    await send.fail(first, { code: 1, message: 'first task broke', retryable: false }).send();
+    await send.status('task').withCorrelation(second).withTaskState(TaskState.Submitted).send();
+    const chat = send.stream(second, 'chat');
+    await chat.write(new TextEncoder().encode('second answer'));
+    await chat.finish('stop');
+    await send.status('task').withCorrelation(second).withTaskState(TaskState.Completed).send();
+    const agent = new HttpAgent({ url: `${server.url}/agui`, threadId: conversation.toString() });
+    const seen: string[] = [];
+    const result = await agent.runAgent({ runId: second.toString() }, { onEvent: ({ event }) => void seen.push(event.type) });
+    expect(seen).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+    expect(result.newMessages.map((m) => m.content)).toEqual(['second answer']);
+  });
+});
