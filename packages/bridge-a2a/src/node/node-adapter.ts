@@ -9,8 +9,8 @@ export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   readonly url?: string | undefined;
   /** Lower-cased header map. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
-  /** True on a TLS socket. */
-  readonly socket?: { readonly encrypted?: boolean | undefined } | undefined;
+  /** The socket; a TLS socket has `encrypted: true`. */
+  readonly socket?: object | null | undefined;
 }
 
 /** The slice of node:http's ServerResponse the adapter writes. */
@@ -38,6 +38,10 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 export interface NodeListenerOptions {
   /** Origin used to build the request URL when the request has no Host header (default `http://localhost`). */
   readonly fallbackOrigin?: string | undefined;
+}
+
+function isEncrypted(socket: object | null | undefined): boolean {
+  return typeof socket === 'object' && socket !== null && (socket as { readonly encrypted?: unknown }).encrypted === true;
 }
 
 function headerValue(value: string | readonly string[] | undefined): string | undefined {
@@ -70,7 +74,7 @@ function toRequest(request: NodeRequestLike, body: Uint8Array<ArrayBuffer> | und
     if (text !== undefined && !name.startsWith(':')) headers.set(name, text);
   }
   const host = headerValue(request.headers['host']);
-  const origin = host !== undefined ? `${request.socket?.encrypted === true ? 'https' : 'http'}://${host}` : fallbackOrigin;
+  const origin = host !== undefined ? `${isEncrypted(request.socket) ? 'https' : 'http'}://${host}` : fallbackOrigin;
   let url: URL;
   try {
     url = new URL(request.url ?? '/', origin);

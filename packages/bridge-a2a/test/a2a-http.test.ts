@@ -1,0 +1,261 @@
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { AgentTopic, agentMessageBody, readAgentMessage } from '@agdx/agents';
+import { A2aBridge, createA2aHttpHandler, PublicErrorMessage, verifyCard } from '@agdx/bridge-a2a';
+import { SigningKey } from '@agdx/sign';
+import { ConversationId, readBridgeHops, TaskState } from '@agdx/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import { echoWorker, eventually, memoryClient, serve, serveHono, STREAM, text, worker } from './support/harness.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function echoSetup() {
+  const { log, laser } = await memoryClient();
+  const agent = await echoWorker(laser, AgentTopic.Commands, AgentTopic.Responses);
+  cleanups.push(() => agent.shutdown());
+  const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+  return { log, laser, bridge };
+}
+
+const publicMessages = new Set<string>(Object.values(PublicErrorMessage));
+
+async function post(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<{ status: number; json: unknown; headers: Headers }> {
+  const response = await fetch(url, { method: 'POST', headers, body });
+  const raw = await response.text();
+  return { status: response.status, json: raw.length > 0 ? (JSON.parse(raw) as unknown) : undefined, headers: response.headers };
+}
+
+describe('A2A over Hono', () => {
+  it('serves the card and JSON-RPC to the official client when mounted with app.all', async () => {
+    const { bridge } = await echoSetup();
+    const server = await serveHono(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    const sent = (await client.sendMessage({ message: { messageId: 'h1', role: 1, parts: [{ content: { $case: 'text', value: 'via hono' } }] } } as never)) as { id: string };
+    const done = await eventually(async () => {
+      const task = await client.getTask({ id: sent.id } as never);
+      return task.status?.state === 3 ? task : undefined;
+    });
+    expect(done.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: expect.stringContaining('via hono') });
+  });
+});
+
+describe('SendStreamingMessage', () => {
+  it('streams the task, its artifact and the terminal status to the official client', async () => {
+    const { bridge } = await echoSetup();
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    const events: unknown[] = [];
+    for await (const event of client.sendMessageStream({ message: { messageId: 's1', role: 1, parts: [{ content: { $case: 'text', value: 'stream me' } }] } } as never)) {
+      events.push(event);
+    }
+    const payloads = events.map((e) => (e as { payload: { $case: string; value: Record<string, unknown> } }).payload);
+    expect(payloads.map((p) => p.$case)).toEqual(['task', 'artifactUpdate', 'statusUpdate']);
+    expect((payloads[0]!.value['status'] as { state: number }).state).toBe(1);
+    expect(JSON.stringify(payloads[1]!.value)).toContain('stream me');
+    expect((payloads[2]!.value['status'] as { state: number }).state).toBe(3);
+    expect(payloads[2]!.value['taskId']).toBe(payloads[0]!.value['id']);
+  });
+
+  it('ends the stream with an error event when no reply comes in time', async () => {
+    const { laser } = await memoryClient();
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const handler = createA2aHttpHandler(bridge, { streamTimeoutMs: 50 });
+    const response = await handler(
+      new Request('http://127.0.0.1/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      }),
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const frames = (await response.text()).split('\n\n').filter((f) => f.length > 0).map((f) => JSON.parse(f.replace(/^data: /, '')) as Record<string, unknown>);
+    expect(frames.length).toBe(2);
+    expect((frames[0]!['result'] as { task: { status: { state: string } } }).task.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(frames[1]).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32000, message: 'internal error' } });
+  });
+});
+
+describe('Agent Card', () => {
+  it('a signed card verifies and a tampered one fails', async () => {
+    const { bridge } = await echoSetup();
+    bridge.withCapabilities([{ skillId: 'summarize', input: { kind: 'contentType', contentType: 1 } }]);
+    const key = SigningKey.generate();
+    const signed = await bridge.signedCard(key);
+    const [signature] = signed.signatures;
+    await verifyCard(signed, signature!, key.verifyingKey);
+    await expect(verifyCard({ ...signed, name: 'impostor' }, signature!, key.verifyingKey)).rejects.toThrow('card signature does not verify');
+    await expect(verifyCard({ ...signed, skills: [] }, signature!, key.verifyingKey)).rejects.toThrow('card signature does not verify');
+  });
+
+  it('serves the card at .well-known with an absolute interface URL, and a signed card when asked', async () => {
+    const { bridge } = await echoSetup();
+    const key = SigningKey.generate();
+    const plain = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => plain.close());
+    const card = (await (await fetch(`${plain.url}/agents/a1/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+    expect(card.supportedInterfaces[0]!.url).toBe(`${plain.url}/agents/a1/`);
+    const signedCard = await bridge.signedCard(key, { ...bridge.card(), supportedInterfaces: [{ url: 'https://agents.example/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] });
+    const signedServer = await serve(createA2aHttpHandler(bridge, { card: () => signedCard }));
+    cleanups.push(() => signedServer.close());
+    const served = (await (await fetch(`${signedServer.url}/.well-known/agent-card.json`)).json()) as typeof signedCard;
+    await verifyCard(served, served.signatures[0]!, key.verifyingKey);
+  });
+});
+
+describe('loop guard', () => {
+  it('refuses a loop through two bridges before anything is published', async () => {
+    const { log, laser } = await memoryClient();
+    const first = new A2aBridge(laser, 'edge-a', AgentTopic.Commands, AgentTopic.Responses);
+    const second = new A2aBridge(laser, 'edge-b', AgentTopic.Commands, AgentTopic.Responses).withBridgeHops(first.bridgeHops);
+    expect(second.bridgeHops).toEqual(['edge-a', 'edge-b']);
+    expect(() => first.withBridgeHops(second.bridgeHops)).toThrow('bridge loop detected at `edge-a`');
+    const answer = await second.handleRpc({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { parts: [] } } });
+    const id = (answer as { result: { task: { id: string } } }).result.task.id;
+    const records = await log.read({ stream: STREAM, topic: AgentTopic.Commands, partition: 0, offset: 0n, maxCount: 100 });
+    const more = await log.read({ stream: STREAM, topic: AgentTopic.Commands, partition: 1, offset: 0n, maxCount: 100 });
+    const envelopes = [...records, ...more].map((r) => readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Commands }).envelope!);
+    expect(envelopes.length).toBe(1);
+    expect(envelopes[0]!.conversation.toString()).toBe(id);
+    expect(readBridgeHops(envelopes[0]!.metadata)).toEqual(['edge-a', 'edge-b']);
+  });
+});
+
+describe('child sessions and targets', () => {
+  it('submitIn writes a submitted start with parent and root before the command', async () => {
+    const { log, laser } = await memoryClient(1);
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Sessions, AgentTopic.Sessions);
+    const parent = ConversationId.new();
+    const root = ConversationId.new();
+    const task = await bridge.submitIn(parent, root, '{"message":{"role":"user","parts":[{"kind":"text","text":"summarize"}]}}', { target: 'assistant' });
+    const envelopes = (await log.read({ stream: STREAM, topic: AgentTopic.Sessions, partition: 0, offset: 0n, maxCount: 100 })).map(
+      (r) => readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Sessions }).envelope!,
+    );
+    expect(envelopes.map((e) => e.kind)).toEqual(['status', 'command']);
+    const [start, command] = envelopes as [typeof envelopes[0], typeof envelopes[0]];
+    expect(start.operation).toBe('session');
+    expect(start.taskState).toBe(TaskState.Submitted);
+    expect(start.conversation.toString()).toBe(task.id);
+    expect(start.parent?.equals(parent) && start.root?.equals(root)).toBe(true);
+    expect(readBridgeHops(start.metadata)).toEqual([]);
+    expect(start.signature).toBeUndefined();
+    expect(command.parent?.equals(parent) && command.root?.equals(root)).toBe(true);
+    expect(command.target?.value).toBe('assistant');
+    expect(new TextDecoder().decode(command.body)).toBe('{"message":{"role":"user","parts":[{"kind":"text","text":"summarize"}]}}');
+  });
+
+  it('submitTo addresses one worker; only it answers', async () => {
+    const { laser } = await memoryClient();
+    const named = await worker(laser, AgentTopic.Commands, AgentTopic.Responses, (m, ctx) => ctx.respond(text.encode(`named: ${new TextDecoder().decode(agentMessageBody(m))}`)), 'assistant');
+    cleanups.push(() => named.shutdown());
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const task = await bridge.submitTo('assistant', { message: { parts: [{ text: 'hi' }] } });
+    const done = await eventually(async () => {
+      const t = await bridge.task(task.id);
+      return t.state.kind === 'known' && t.state.name === 'Completed' ? t : undefined;
+    });
+    expect(done.artifacts[0]?.text).toBe('named: {"message":{"parts":[{"text":"hi"}]}}');
+  });
+
+  it('cancel publishes a signed Canceled error when a signing key is set; unknown tasks read Working', async () => {
+    const { log, laser } = await memoryClient(1);
+    const key = SigningKey.generate();
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses).withSigningKey(key);
+    const id = ConversationId.new().toString();
+    expect((await bridge.task(id)).state).toEqual({ kind: 'known', name: 'Working' });
+    expect((await bridge.cancel(id)).state).toEqual({ kind: 'known', name: 'Canceled' });
+    expect((await bridge.task(id)).state).toEqual({ kind: 'known', name: 'Canceled' });
+    const [record] = await log.read({ stream: STREAM, topic: AgentTopic.Responses, partition: 0, offset: 0n, maxCount: 10 });
+    const envelope = readAgentMessage(record!, { stream: STREAM, topic: AgentTopic.Responses }).envelope!;
+    expect(envelope.kind).toBe('error');
+    expect(envelope.signature?.keyId).toEqual(key.keyId);
+    await expect(bridge.task('not-a-ulid')).rejects.toThrow('task id must be');
+  });
+});
+
+describe('authorization hook', () => {
+  it('answers 401 without a challenge for no claims or a wrong audience, 403 with the step-up challenge for a missing scope', async () => {
+    const { bridge } = await echoSetup();
+    const claims = new Map<string, { audience: string[]; scopes: string[] }>([
+      ['good', { audience: ['agents.example'], scopes: ['a2a:call'] }],
+      ['wrong-audience', { audience: ['other.example'], scopes: ['a2a:call'] }],
+      ['no-scope', { audience: ['agents.example'], scopes: ['a2a:read'] }],
+    ]);
+    const handler = createA2aHttpHandler(bridge, {
+      authorize: { claims: (r) => claims.get(r.headers.get('x-token') ?? ''), audience: 'agents.example', scope: (method) => (method === 'GetTask' ? 'a2a:read' : 'a2a:call') },
+    });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { parts: [] } } });
+    const call = (token?: string) =>
+      handler(new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-token': token } : {}) }, body }));
+    const none = await call();
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBeNull();
+    const wrong = await call('wrong-audience');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBeNull();
+    expect(await wrong.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'unauthenticated' } });
+    const stepUp = await call('no-scope');
+    expect(stepUp.status).toBe(403);
+    expect(stepUp.headers.get('www-authenticate')).toBe('Bearer scope="a2a:call"');
+    expect(await stepUp.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'step-up authorization required' } });
+    expect((await call('good')).status).toBe(200);
+  });
+});
+
+describe('hostile input', () => {
+  it('answers 1,000 malformed requests with well-formed errors and keeps serving', async () => {
+    const { bridge } = await echoSetup();
+    const server = await serve(createA2aHttpHandler(bridge, { maxBodyBytes: 4096 }));
+    cleanups.push(() => server.close());
+    const bodies: (() => { body: string; type?: string })[] = [
+      () => ({ body: '{"jsonrpc":"2.0","id":1,"method":' }),
+      () => ({ body: 'not json at all' }),
+      () => ({ body: '[{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}]' }),
+      () => ({ body: 'null' }),
+      () => ({ body: '42' }),
+      () => ({ body: '{"jsonrpc":"1.0","id":1,"method":"GetTask"}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":{"x":1},"method":"GetTask"}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":5}}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"not-a-ulid"}}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":4,"method":"CancelTask","params":[]}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":5,"method":"ListTasks"}' }),
+      () => ({ body: '{"jsonrpc":"2.0","id":6,"method":7}' }),
+      () => ({ body: 'x'.repeat(5000) }),
+      () => ({ body: '{"a":1}', type: 'text/plain' }),
+      () => ({ body: '\u00ff\u00fe{}' }),
+    ];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed;
+    };
+    for (let i = 0; i < 1000; i++) {
+      const pick = bodies[random() % bodies.length]!();
+      const bytes = pick.body.startsWith('\u00ff') ? new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]) : pick.body;
+      const response = await fetch(`${server.url}/`, { method: 'POST', headers: { 'content-type': pick.type ?? 'application/json' }, body: bytes });
+      expect(response.status).toBeGreaterThanOrEqual(200);
+      expect(response.status).toBeLessThan(500);
+      const json = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+      expect(json.jsonrpc).toBe('2.0');
+      expect(json.error.code).toBe(-32000);
+      expect(publicMessages.has(json.error.message)).toBe(true);
+    }
+    const ok = await post(`${server.url}/`, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'SendMessage', params: { message: { parts: [] } } }));
+    expect(ok.status).toBe(200);
+    expect((ok.json as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+  });
+
+  it('answers a non-JSON body with 4xx before the bridge runs, and GET on the endpoint with 405', async () => {
+    const { log, bridge } = await echoSetup();
+    const handler = createA2aHttpHandler(bridge);
+    const bad = await handler(new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"SendMessage"' }));
+    expect(bad.status).toBe(400);
+    const get = await handler(new Request('http://h/'));
+    expect(get.status).toBe(405);
+    const described = await log.describeTopic({ stream: STREAM, topic: AgentTopic.Commands });
+    expect(described.partitions.every((p) => p.nextOffset === 0n)).toBe(true);
+  });
+});
