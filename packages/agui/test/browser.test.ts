@@ -1,0 +1,54 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { ConversationId } from '@agdx/wire';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newLog, writeAnswer } from './support/scenario.js';
+import { sleep, startServer } from './support/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const missing = !existsSync(CHROMIUM);
+const SKIP_REASON = `${CHROMIUM} is missing (Debian package chromium: apt-get install -y chromium)`;
+const RESULTS = new URL('../../../.test-results/', import.meta.url);
+
+let browser: Browser | undefined;
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(missing)(missing ? `example page in headless Chromium (SKIPPED: ${SKIP_REASON})` : 'example page in headless Chromium', () => {
+  it('renders a live conversation: reasoning, tool call and result, answer, state and run status', { timeout: 60_000 }, async () => {
+    const { laser, bridge } = await newLog();
+    const server = await startServer(bridge.handler({ keepaliveMs: 1_000 }));
+    try {
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      const page = await browser.newPage({ viewport: { width: 1100, height: 640 } });
+      const conversation = ConversationId.new();
+      await page.goto(`${server.url}/?threadId=${conversation}`);
+      await page.waitForFunction(() => document.getElementById('connection')?.textContent === 'live');
+      // The page is already connected: everything below arrives live.
+      const { correlation } = await writeAnswer(laser, bridge, conversation, () => sleep(5));
+      await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'finished', undefined, { timeout: 20_000 });
+      const conversationText = await page.locator('#messages').innerText();
+      expect(conversationText).toContain('The user wants the weather.');
+      expect(conversationText).toContain('TOOL CALL: WEATHER');
+      expect(conversationText).toContain('{"city":"Oslo"}');
+      expect(conversationText).toContain('{"temp":21}');
+      expect(conversationText).toContain('It is 21 °C in Oslo.');
+      expect(conversationText.indexOf('The user wants')).toBeLessThan(conversationText.indexOf('It is 21 °C'));
+      expect(JSON.parse(await page.locator('#state').innerText())).toEqual({ step: 'done', count: 1 });
+      expect(await page.locator('.open').count()).toBe(0);
+      expect(await page.locator('#thread').innerText()).toBe(conversation.toString());
+      expect(correlation).toBeDefined();
+      mkdirSync(RESULTS, { recursive: true });
+      await page.screenshot({ path: new URL('agui-live.png', RESULTS).pathname, fullPage: true });
+      expect(existsSync(new URL('agui-live.png', RESULTS))).toBe(true);
+    } finally {
+      await browser?.close();
+      browser = undefined;
+      await server.close();
+    }
+  });
+});
