@@ -47,17 +47,29 @@ export type OffsetOwner = { readonly kind: 'consumer'; readonly id: Identifier }
 
 /** A topic. */
 export class TopicState {
+  /** 0-based id, unique in the stream. */
   readonly id: number;
+  /** Name, unique in the stream. */
   name: string;
+  /** Creation time, µs. */
   readonly createdAt: bigint;
+  /** Partitions by id. */
   readonly partitions: PartitionLog[] = [];
+  /** µs; {@link EXPIRY_NEVER} = never. */
   messageExpiry: bigint;
+  /** Bytes; {@link SIZE_UNLIMITED} = unlimited (recorded, not enforced). */
   maxTopicSize: bigint;
+  /** Compression code (recorded, not applied). */
   compression: number;
+  /** Classic replication factor (recorded). */
   replicationFactor: number;
+  /** The VSR options the client set explicitly. */
   options: Map<string, HeaderValue>;
+  /** Consumer groups by id. */
   readonly groups: Map<number, ConsumerGroupState> = new Map();
+  /** Next group id. */
   nextGroupId = 0;
+  /** The balanced-routing round-robin counter. */
   balanced = 0;
   /** Single-consumer offsets: partition → consumer key → offset. */
   readonly consumerOffsets: Map<number, Map<string, bigint>> = new Map();
@@ -93,10 +105,15 @@ export class TopicState {
 
 /** A stream. */
 export class StreamState {
+  /** 0-based id. */
   readonly id: number;
+  /** Name, unique on the server. */
   name: string;
+  /** Creation time, µs. */
   readonly createdAt: bigint;
+  /** Topics by id. */
   readonly topics: Map<number, TopicState> = new Map();
+  /** Next topic id. */
   nextTopicId = 0;
 
   constructor(id: number, name: string, createdAt: bigint) {
@@ -108,10 +125,15 @@ export class StreamState {
 
 /** Topic settings as the command layer hands them over. */
 export interface TopicSettingsInput {
+  /** µs; 0 or absent = never. */
   readonly messageExpiry?: bigint | undefined;
+  /** Bytes; 0 or absent = unlimited. */
   readonly maxTopicSize?: bigint | undefined;
+  /** 1 = none, 2 = gzip. */
   readonly compression?: number | undefined;
+  /** Classic replication factor (0 = 1). */
   readonly replicationFactor?: number | undefined;
+  /** VSR options beyond the canonical three. */
   readonly options?: ReadonlyMap<string, HeaderValue> | undefined;
 }
 
@@ -143,12 +165,19 @@ export interface PollOutcome {
 
 /** What a poll asks for, after decoding. */
 export interface PollInput {
+  /** The consumer or group. */
   readonly consumer: OffsetOwner;
+  /** The stream. */
   readonly stream: Identifier;
+  /** The topic. */
   readonly topic: Identifier;
+  /** The partition, when named. */
   readonly partitionId?: number | undefined;
+  /** Where to start. */
   readonly strategy: { readonly kind: 'offset' | 'timestamp'; readonly value: bigint } | { readonly kind: 'first' | 'last' | 'next' };
+  /** Most messages. */
   readonly count: number;
+  /** Store the last returned offset. */
   readonly autoCommit: boolean;
 }
 
@@ -166,7 +195,9 @@ export interface BrokerOptions {
 
 /** The state of one node. */
 export class Broker {
+  /** Streams by id. */
   readonly streams: Map<number, StreamState> = new Map();
+  /** Next stream id. */
   nextStreamId = 0;
   readonly #storage: Storage;
   readonly #clock: ServerClock;

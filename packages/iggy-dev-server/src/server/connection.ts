@@ -48,6 +48,8 @@ function classicWithBadLength(first: Uint8Array): boolean {
 }
 
 const DETECT_BYTES = 64;
+/** A connection that has not shown which protocol it speaks after this long is dropped. */
+const DETECT_TIMEOUT_MS = 10_000;
 
 /** A live connection. */
 export class Connection implements ConnectionPort {
@@ -77,6 +79,11 @@ export class Connection implements ConnectionPort {
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
+    const detection = setTimeout(() => {
+      if (this.#handler === undefined) socket.destroy();
+    }, DETECT_TIMEOUT_MS);
+    detection.unref();
+    socket.once('close', () => clearTimeout(detection));
   }
 
   /** True once the socket closed. */
