@@ -5,6 +5,7 @@
 // exchange with raw transport records (append the request, a follow() loop appends the answer,
 // the requester waits with waitFor), i.e. the floor two appends and two wake-ups cost on
 // MemoryLog without any AGDX encoding, dispatch or correlation. Prints one JSON object.
+import { availableParallelism, loadavg } from 'node:os';
 import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
 import { follow, MemoryLog } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
@@ -29,11 +30,14 @@ interface Figures {
   readonly p50Micros: number;
   readonly p99Micros: number;
   readonly roundTripsPerSec: number;
+  /** Process CPU time (user + system) per round trip: independent of other load on the machine. */
+  readonly cpuMicrosPerRoundTrip: number;
 }
 
 async function drive(count: number, inFlight: number, once: () => Promise<void>): Promise<Figures> {
   const latencies: number[] = new Array(count);
   let next = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
@@ -47,7 +51,13 @@ async function drive(count: number, inFlight: number, once: () => Promise<void>)
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  return { p50Micros: percentile(latencies, 50), p99Micros: percentile(latencies, 99), roundTripsPerSec: count / seconds };
+  const used = process.cpuUsage(cpu);
+  return {
+    p50Micros: percentile(latencies, 50),
+    p99Micros: percentile(latencies, 99),
+    roundTripsPerSec: count / seconds,
+    cpuMicrosPerRoundTrip: (used.user + used.system) / count,
+  };
 }
 
 async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
@@ -138,6 +148,7 @@ async function measure(setup: () => Promise<{ once: () => Promise<void>; stop: (
     p50Micros: Number(median(runs.map((r) => r.p50Micros)).toFixed(1)),
     p99Micros: Number(median(runs.map((r) => r.p99Micros)).toFixed(1)),
     roundTripsPerSec: Math.round(median(runs.map((r) => r.roundTripsPerSec))),
+    cpuMicrosPerRoundTrip: Number(median(runs.map((r) => r.cpuMicrosPerRoundTrip)).toFixed(1)),
   };
 }
 
@@ -154,6 +165,7 @@ for (const [label, count, inFlight] of [
     ratio: {
       p50: Number((ours.p50Micros / baseline.p50Micros).toFixed(2)),
       throughput: Number((baseline.roundTripsPerSec / ours.roundTripsPerSec).toFixed(2)),
+      cpu: Number((ours.cpuMicrosPerRoundTrip / baseline.cpuMicrosPerRoundTrip).toFixed(2)),
     },
   };
 }
@@ -162,12 +174,12 @@ process.stdout.write(
   `${JSON.stringify(
     {
       name: 'agents-roundtrip',
-      environment: { node: process.version, platform: process.platform, arch: process.arch },
+      environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: availableParallelism(), loadAverage1m: Number(loadavg()[0]?.toFixed(2)) },
       config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, bodyBytes: BODY.length },
       targets: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate (lower is better, 1 = no AGDX overhead). Medians over runs after one warm-up run.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage1m); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run.',
     },
     null,
     2,

@@ -134,6 +134,44 @@ describe('pause / resume (seed 000)', () => {
     expect(decodeSessionEnd(events[2]!.body).reason).toBe('canceled');
   });
 
+  it('rebuilds held records after a restart and handles them after the resume', async () => {
+    const h = await harness();
+    const handled: string[] = [];
+    const spawn = () =>
+      Agent.builder()
+        .id(worker)
+        .listenOn(AgentTopic.Commands)
+        .handler((message) => void handled.push(new TextDecoder().decode(message.envelope?.body)))
+        .spawn(h.connect());
+    const first = spawn();
+    await first.ready();
+    const session = ConversationId.new();
+    await control(h.laser, session, 'session_pause', encodeSessionPauseRequest({ participants: [worker] }));
+    await eventually(async () => describeLane(await lane(h, session)).includes('ack:paused'), 5_000, 'the Paused acknowledgment');
+    await work(h.laser, session, 'held-1');
+    await work(h.laser, session, 'held-2');
+    await eventually(() => first.stats.parked === 2, 5_000, 'parking');
+    await first.shutdown();
+
+    const second = spawn();
+    await second.ready();
+    expect(second.pendingControl(session.toString()).pauseRequested).toBe(true);
+    await control(h.laser, session, 'session_resume', text.encode('{}'));
+    await eventually(() => handled.length === 2, 5_000, 'the held records after the restart');
+    expect(handled).toEqual(['held-1', 'held-2']);
+    await eventually(async () => describeLane(await lane(h, session)).filter((d) => d === 'event:session_unparked').length === 2, 5_000, 'unparkings');
+    // The Paused acknowledgment was restored from the lane, so the resume is acknowledged once.
+    expect(describeLane(await lane(h, session)).filter((d) => d === 'ack:working')).toHaveLength(1);
+    await second.shutdown();
+
+    // A third start sees the records handled through their parking: nothing runs twice.
+    const third = spawn();
+    await third.ready();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await third.shutdown();
+    expect(handled).toEqual(['held-1', 'held-2']);
+  });
+
   it('folds control history at start: a session paused before the agent started is parked', async () => {
     const h = await harness();
     const session = ConversationId.new();

@@ -4,10 +4,10 @@
  * heartbeats, and the handler contexts, all on one client.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, ContentType, TaskState, type AgentEnvelope } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, ContentType, TaskState } from '@agdx/wire';
 import { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
-import { ControlFollower } from '../control/control-follower.js';
+import { CONTROL_HISTORY_LIMIT, ControlFollower } from '../control/control-follower.js';
 import { PauseController } from '../control/pause-controller.js';
 import { DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
@@ -20,7 +20,7 @@ import type { AgentConfig } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
 import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
-import { logPositionOf, type RecordAddress } from './log-position.js';
+import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type RecordOutcome } from './record-pipeline.js';
 
 const MAX_KEPT_ERRORS = 100;
@@ -148,6 +148,43 @@ export class AgentHandle {
   async #teardown(): Promise<void> {
     this.#heartbeats?.close();
     await this.#follower?.stop();
+  }
+
+  /**
+   * After a restart, rebuilds what this agent parked from its own records on the newest 10,000
+   * records of each `agent.sessions` partition (only done when control history exists).
+   */
+  async #recoverParking(pause: PauseController, stream: string): Promise<void> {
+    const transport = this.#client.transport;
+    const me = this.#config.id.value;
+    let description;
+    try {
+      description = await transport.describeTopic({ stream, topic: AgentTopic.Sessions });
+    } catch (error) {
+      this.#onError(error);
+      return;
+    }
+    const lane: AgentEnvelope[] = [];
+    for (const part of description.partitions) {
+      let next = part.nextOffset > BigInt(CONTROL_HISTORY_LIMIT) ? part.nextOffset - BigInt(CONTROL_HISTORY_LIMIT) : 0n;
+      while (next < part.nextOffset) {
+        const records = await transport.read({ stream, topic: AgentTopic.Sessions, partition: part.partition, offset: next, maxCount: 1_000 });
+        if (records.length === 0) break;
+        for (const record of records) {
+          next = record.offset + 1n;
+          const agent = record.headers.get('gen_ai.agent.id');
+          if (agent === undefined || new TextDecoder().decode(agent.value) !== me) continue;
+          try {
+            lane.push(AgentEnvelope.decode(record.payload));
+          } catch {
+            // not an envelope of ours after all
+          }
+        }
+      }
+    }
+    const streamId = nameId(stream);
+    const topicId = nameId(this.#config.listenOn);
+    await pause.recover(lane, (s, t) => (s === streamId && t === topicId ? { stream, topic: this.#config.listenOn } : undefined));
   }
 
   #onError = (error: unknown): void => {
@@ -309,6 +346,7 @@ export class AgentHandle {
       });
       await follower.start();
       this.#follower = follower;
+      if (pause.active) await this.#recoverParking(pause, stream);
     }
     return consumer;
   }

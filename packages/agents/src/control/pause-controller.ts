@@ -12,7 +12,9 @@ import type { LogRecord } from '@agdx/transport';
 import {
   AgentEnvelope,
   ConversationId,
+  decodeSessionParking,
   decodeSessionPauseRequest,
+  decodeSessionTransition,
   encodeSessionParking,
   MintUlid,
   RecordId,
@@ -164,6 +166,67 @@ export class PauseController {
       if (state.held.length > 0) await this.#reconcile(session, state);
       return state.pauseRequested ? 'parked' : 'handle';
     });
+  }
+
+  /**
+   * Rebuilds this agent's parking facts after a restart from its own lane records (in lane
+   * order): `session_parked` adds a held record, `session_unparked` marks it handled through its
+   * parking, and its Paused / Working acknowledgments restore the newest acknowledgment. Parked
+   * sources outside `resolve` (another topic or stream) stay unrecoverable and are skipped. Then
+   * every session that is no longer paused is drained.
+   */
+  async recover(lane: readonly AgentEnvelope[], resolve: (stream: number, topic: number) => { stream: string; topic: string } | undefined): Promise<void> {
+    const me = this.#options.me.value;
+    const touched = new Set<string>();
+    for (const envelope of lane) {
+      if (envelope.source.value !== me) continue;
+      const session = envelope.conversation.toString();
+      if (envelope.kind === 'event' && (envelope.operation === SESSION_PARKED_OPERATION || envelope.operation === SESSION_UNPARKED_OPERATION)) {
+        let parking: SessionParking;
+        try {
+          parking = decodeSessionParking(envelope.body);
+        } catch {
+          continue;
+        }
+        const source = parking.source;
+        if (parking.role.value !== me || source.kind !== 'message') continue;
+        const names = resolve(source.stream, source.topic);
+        if (names === undefined) continue;
+        const address: RecordAddress = { ...names, partition: source.partition, offset: source.offset };
+        const key = addressKey(address);
+        const state = this.#state(session);
+        touched.add(session);
+        if (envelope.operation === SESSION_PARKED_OPERATION) {
+          if (state.seen.has(key)) continue;
+          state.seen.add(key);
+          const request = state.pause !== undefined && state.pause.position.equals(parking.request) ? state.pause : { position: parking.request, address, record: undefined, named: true };
+          state.held.push({ address, request, conversation: session });
+        } else {
+          state.handledThroughParking.add(key);
+          state.held = state.held.filter((held) => addressKey(held.address) !== key);
+        }
+      } else if (envelope.kind === 'status' && envelope.operation === 'session' && !envelope.last) {
+        if (envelope.taskState !== TaskState.Paused && envelope.taskState !== TaskState.Working) continue;
+        let acknowledges: LogPosition | undefined;
+        try {
+          acknowledges = decodeSessionTransition(envelope.body).acknowledges;
+        } catch {
+          continue;
+        }
+        if (acknowledges === undefined) continue;
+        this.#state(session).lastAck = { state: envelope.taskState === TaskState.Paused ? 'paused' : 'working', request: acknowledges };
+        touched.add(session);
+      } else if (envelope.kind === 'status' && envelope.operation === 'session' && envelope.taskState === TaskState.Canceled) {
+        const state = this.#sessions.get(session);
+        if (state !== undefined) state.ended = true;
+      }
+    }
+    for (const session of touched) {
+      const state = this.#sessions.get(session);
+      if (state === undefined || state.pauseRequested || state.held.length === 0) continue;
+      const conversation = ConversationId.parse(session);
+      await this.#serial(session, () => this.#reconcile(conversation, state));
+    }
   }
 
   #state(session: string): SessionControlState {
