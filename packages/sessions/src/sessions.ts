@@ -120,6 +120,7 @@ export class Sessions {
    */
   async *watch(pollEveryMs: number, signal?: AbortSignal): AsyncGenerator<ConversationId[], void, undefined> {
     if (!Number.isSafeInteger(pollEveryMs) || pollEveryMs <= 0) throw new InvalidError('pollEveryMs must be a positive integer', { context: { field: 'pollEveryMs' } });
+    const aborted = (): boolean => signal?.aborted === true;
     let after = 0n;
     for (;;) {
       const page = await this.#reads.changes(after, 0, signal);
@@ -127,11 +128,11 @@ export class Sessions {
       if (last === undefined) break;
       after = last.seq;
     }
-    while (signal?.aborted !== true) {
+    while (!aborted()) {
       try {
         await this.#runtime.client.clock.sleep(pollEveryMs, signal);
       } catch (error) {
-        if (signal?.aborted === true) return;
+        if (aborted()) return;
         throw error;
       }
       const changed = new Map<string, ConversationId>();
