@@ -150,7 +150,7 @@ export class SessionReads {
       .map((f) => f.info)
       .filter((s) => filter.status === undefined || s.status === filter.status)
       .filter((s) => filter.agent === undefined || s.agent === filter.agent)
-      .filter((s) => filter.root === undefined || (s.root ?? (s.parent === undefined ? undefined : s.parent))?.equals(filter.root) === true || s.id.equals(filter.root))
+      .filter((s) => filter.root === undefined || s.id.equals(filter.root) || (s.root ?? s.parent)?.equals(filter.root) === true)
       .filter((s) => filter.labelPrefix === undefined || (s.label ?? s.id.toString()).startsWith(filter.labelPrefix))
       .filter(
         (s) =>
