@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * One logged-in connection to an Iggy server: a socket, a frame splitter and a client session
  * state machine from `@agdx/iggy-protocol`. It matches replies to calls in order (both

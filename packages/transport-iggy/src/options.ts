@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Connection options of the Iggy transport and their defaults. Every duration is in
  * milliseconds; every retry is bounded.
