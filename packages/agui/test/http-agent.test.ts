@@ -1,6 +1,6 @@
 import { AgentTopic } from '@agdx/agents';
 import { ConversationId, CorrelationId, MintUlid, AgentId, TaskState } from '@agdx/wire';
-import { HttpAgent } from '@ag-ui/client';
+import { HttpAgent, type AssistantMessage } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANSWER_EVENT_TYPES, newLog, writeAnswer } from './support/scenario.js';
 import { sleep, startServer } from './support/server.js';
@@ -41,7 +41,7 @@ describe('official @ag-ui/client HttpAgent against the live endpoint', () => {
     const messages = result.newMessages;
     const reasoning = messages.find((m) => m.role === 'reasoning');
     expect(reasoning?.content).toBe('The user wants the weather.');
-    const withCall = messages.find((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+    const withCall = messages.find((m): m is AssistantMessage => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
     expect(withCall?.toolCalls?.[0]).toMatchObject({ id: toolCall.toString(), function: { name: 'weather', arguments: '{"city":"Oslo"}' } });
     const tool = messages.find((m) => m.role === 'tool');
     expect(tool).toMatchObject({ toolCallId: correlation.toString(), content: '{"temp":21}' });
