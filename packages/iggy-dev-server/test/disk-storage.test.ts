@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CommandCode,
+  encodeCreateStreamRequest,
+  encodeCreateTopicRequest,
   decodeConsumerGroupDetails,
   decodeConsumerOffsetInfo,
   decodeTopicDetails,
@@ -162,6 +164,35 @@ describe('disk storage', () => {
       expect(textsOf(all).map((t) => t.split(':')[0])).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
       c.close();
     });
+  });
+
+  it('deletes sealed segments once everything in them expired, and never restarts offsets', async () => {
+    const data = tempFolder();
+    const payload = 'e'.repeat(1000);
+    await initChecksums();
+    const first = await startDevServer({ port: 0, data, segmentBytes: 4096 });
+    const c = await login(first.port, 'classic');
+    await c.ok(CommandCode.CreateStream, encodeCreateStreamRequest({ name: 's' }, 'classic'));
+    await c.ok(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream: 's', name: 't', partitionsCount: 1, messageExpiry: 1_000_000n }, 'classic'));
+    for (let i = 0; i < 12; i++) await sendTexts(c, 's', 't', 0, [`${i}:${payload}`]);
+    const before = segmentFiles(data, '.log').length;
+    expect(before).toBeGreaterThan(2);
+    first.advanceTime(2_000_000n);
+    expect((await pollFrom(c, 's', 't', 0, 0n)).messages).toEqual([]);
+    expect(segmentFiles(data, '.log')).toHaveLength(1);
+    c.close();
+    await first.close();
+
+    const second = await startDevServer({ port: 0, data, segmentBytes: 4096 });
+    second.advanceTime(2_000_000n);
+    const again = await login(second.port, 'vsr');
+    expect((await pollFrom(again, 's', 't', 0, 0n)).messages).toEqual([]);
+    await sendTexts(again, 's', 't', 0, ['fresh']);
+    const fresh = await pollFrom(again, 's', 't', 0, 0n);
+    expect(textsOf(fresh)).toEqual(['fresh']);
+    expect(fresh.messages[0]?.offset).toBe(12n);
+    again.close();
+    await second.close();
   });
 
   it('refuses a data folder another live server holds, and takes over the lock of a dead one', async () => {

@@ -653,7 +653,7 @@ export class Broker {
         s.topics.set(t.id, t);
         ts.partitions.forEach((createdAt, id) => {
           const opened = this.#storage.openPartition(s.id, t.id, id);
-          t.partitions.push(new PartitionLog(id, BigInt(createdAt), opened.writer, opened.batches));
+          t.partitions.push(new PartitionLog(id, BigInt(createdAt), opened.writer, opened.batches, opened.startOffset));
         });
         for (const gs of ts.groups) {
           const g = new ConsumerGroupState(gs.id, gs.name, t.partitions.length, this.#timeoutMs);

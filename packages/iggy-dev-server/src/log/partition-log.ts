@@ -13,6 +13,8 @@ export interface PartitionWriter {
   append(batch: StoredBatch): void;
   /** Drops everything (purge). */
   purge(): void;
+  /** Every offset below `offset` expired: whole segments below it may be deleted. */
+  expireBefore(offset: bigint): void;
 }
 
 /** A run of messages of one stored batch: indices `from..to-1`. */
@@ -39,11 +41,13 @@ export class PartitionLog {
   #messages = 0n;
   #writer: PartitionWriter | undefined;
 
-  constructor(id: number, createdAt: bigint, writer?: PartitionWriter, recovered: readonly StoredBatch[] = []) {
+  constructor(id: number, createdAt: bigint, writer?: PartitionWriter, recovered: readonly StoredBatch[] = [], startOffset = 0n) {
     this.id = id;
     this.createdAt = createdAt;
     this.#writer = writer;
     for (const b of recovered) this.#push(b);
+    // Offsets never restart, even when every stored batch expired and its segment is gone.
+    if (startOffset > this.#nextOffset) this.#nextOffset = startOffset;
   }
 
   #push(b: StoredBatch): void {
@@ -100,6 +104,7 @@ export class PartitionLog {
 
   /** Drops batches whose timestamp is older than `cutoff` (µs); they form a prefix. */
   expire(cutoff: bigint): void {
+    const head = this.#head;
     while (this.#head < this.#batches.length) {
       const b = this.#batches[this.#head] as StoredBatch;
       if (b.timestamp >= cutoff) break;
@@ -107,6 +112,7 @@ export class PartitionLog {
       this.#messages -= BigInt(b.count);
       this.#head++;
     }
+    if (this.#head !== head) this.#writer?.expireBefore(this.firstOffset);
     if (this.#head > 64 && this.#head * 2 > this.#batches.length) {
       this.#batches = this.#batches.slice(this.#head);
       this.#head = 0;

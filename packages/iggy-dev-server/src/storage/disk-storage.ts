@@ -105,10 +105,25 @@ class SegmentWriter implements PartitionWriter {
   #size = 0;
   dirty = false;
 
-  constructor(dir: string, storage: DiskStorage, base: bigint, size: number) {
+  /** Bases of the sealed segments, ascending (the active one is `#base`). */
+  readonly #sealed: bigint[];
+
+  constructor(dir: string, storage: DiskStorage, base: bigint, size: number, sealed: readonly bigint[]) {
     this.#dir = dir;
     this.#storage = storage;
+    this.#sealed = [...sealed];
     this.#open(base, size);
+  }
+
+  expireBefore(offset: bigint): void {
+    // A sealed segment ends where the next one starts; the active segment is never deleted.
+    while (this.#sealed.length > 0) {
+      const next = this.#sealed[1] ?? this.#base;
+      if (next > offset) break;
+      const base = this.#sealed.shift() as bigint;
+      rmSync(join(this.#dir, `${segmentName(base)}.log`), { force: true });
+      rmSync(join(this.#dir, `${segmentName(base)}.index`), { force: true });
+    }
   }
 
   #open(base: bigint, size: number): void {
@@ -121,6 +136,7 @@ class SegmentWriter implements PartitionWriter {
   append(batch: StoredBatch): void {
     if (this.#size >= this.#storage.segmentBytes) {
       this.close();
+      this.#sealed.push(this.#base);
       this.#open(batch.baseOffset, 0);
     }
     const header = recordHeader(batch.bytes);
@@ -148,6 +164,7 @@ class SegmentWriter implements PartitionWriter {
   purge(): void {
     this.close();
     for (const f of readdirSync(this.#dir)) rmSync(join(this.#dir, f), { force: true });
+    this.#sealed.length = 0;
     this.#open(0n, 0);
   }
 
@@ -299,9 +316,10 @@ export class DiskStorage implements Storage {
       lastBase = base;
       lastSize = scan.validLength;
     }
-    const writer = new SegmentWriter(dir, this, segments.length === 0 ? 0n : lastBase, lastSize);
+    const kept = segments.filter((b) => b <= lastBase);
+    const writer = new SegmentWriter(dir, this, kept.length === 0 ? 0n : lastBase, lastSize, kept.slice(0, -1));
     this.#writers.set(key, writer);
-    return { writer, batches };
+    return { writer, batches, startOffset: kept.length === 0 ? 0n : lastBase };
   }
 
   dropPartition(streamId: number, topicId: number, partitionId: number): void {

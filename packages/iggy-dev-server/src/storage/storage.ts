@@ -14,6 +14,8 @@ export interface OpenedPartition {
   readonly writer?: PartitionWriter;
   /** The batches recovered from disk, in offset order. */
   readonly batches: readonly StoredBatch[];
+  /** The lowest offset the next append may get (the last segment's base), when known. */
+  readonly startOffset?: bigint;
 }
 
 /** The storage back end of a broker. */
