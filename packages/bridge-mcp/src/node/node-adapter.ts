@@ -94,6 +94,11 @@ async function writeResponse(response: Response, target: NodeResponseLike): Prom
     target.end();
     return;
   }
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    // One write for a whole body: a separate head packet costs a delayed-ACK round on loopback.
+    target.end(new Uint8Array(await response.arrayBuffer()));
+    return;
+  }
   target.flushHeaders?.();
   const reader = response.body.getReader();
   try {

@@ -73,3 +73,25 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+/** Serves a Hono app (mounting a handler with `app.all('/*', c => handler(c.req.raw))`) on 127.0.0.1. */
+export async function serveHono(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
+  const { Hono } = await import('hono');
+  const { serve: honoServe } = await import('@hono/node-server');
+  const app = new Hono();
+  app.all('/*', (c) => handler(c.req.raw));
+  const port = await new Promise<number>((resolve) => {
+    const server = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
+    closers.set(server, server);
+  });
+  const server = [...closers.values()].at(-1)!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as unknown as Server).closeAllConnections?.();
+        server.close(() => resolve());
+        closers.delete(server);
+      }),
+  };
+}
+const closers = new Map<object, { close(callback: () => void): unknown }>();
