@@ -1,10 +1,10 @@
 import {
   AGENT_OP_VERSION,
+  AgentEnvelope,
   ConversationId,
   encodeEnvelope,
   InvalidError,
   validateEnvelope,
-  type AgentEnvelope,
   type BlobStore,
   type UlidGenerator,
 } from '@agdx/wire';
@@ -235,6 +235,7 @@ export class AgdxClient {
     const core = this.#core;
     const stream = options.stream ?? core.requireStream();
     const ct = toContentType(contentType);
+    if (!(envelope instanceof AgentEnvelope)) throw new InvalidError('`envelope` must be an AgentEnvelope', { context: { field: 'envelope' } });
     validateEnvelope(envelope);
     if (core.governor !== undefined) {
       const body = await core.govern(core.actionOf(envelope, stream, topic, options.signer !== undefined || envelope.signature !== undefined));

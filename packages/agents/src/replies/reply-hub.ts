@@ -1,10 +1,10 @@
-import { AgdxError, InvalidError, type ConversationId, type CorrelationId, type RecordId } from '@agdx/wire';
+import { AgdxError, ConversationId, CorrelationId, InvalidError, type RecordId } from '@agdx/wire';
 import type { LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
 import { CancelledError, TimeoutError } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
-import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import type { Verifier } from './verifier.js';
 
@@ -108,7 +108,10 @@ export class ReplyHub {
    * @throws InvalidError for a bad timeout; a transport error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
+    checkObject(options, 'options');
     checkTimeoutMs(options.timeoutMs);
+    checkInstance(options.correlation, CorrelationId, 'correlation');
+    checkInstance(options.conversation, ConversationId, 'conversation');
     const signal = options.signal;
     const cancelMessage = options.cancelMessage ?? 'reply wait aborted';
     if (signal?.aborted === true) throw new CancelledError(cancelMessage, { cause: signal.reason });

@@ -2,6 +2,10 @@ import {
   AGENT_OP_VERSION,
   AgentEnvelope,
   BRIDGE_HOPS_METADATA_KEY,
+  ChannelId,
+  ConversationId,
+  CorrelationId,
+  RecordId,
   bridgeHopMetadata,
   checkIn,
   ContentType,
@@ -12,20 +16,22 @@ import {
   type AgentId,
   type AgentKind,
   type BlobStore,
-  type ChannelId,
-  type ConversationId,
-  type CorrelationId,
   type IdempotencyKey,
   type LogPosition,
   type MetadataValue,
-  type RecordId,
   type TokenUsage,
 } from '@agdx/wire';
 import type { ClientCore } from '../client/client-core.js';
 import type { MessagePosition } from '../message/agent-message.js';
 import { toContentType, type ContentTypeLike } from './content-type.js';
 import {
+  checkBlobStore,
   checkBytes,
+  checkInstance,
+  checkLogPosition,
+  checkMethods,
+  checkObject,
+  checkText,
   toAgentId,
   toIdempotencyKey,
   toMicros,
@@ -112,7 +118,7 @@ export class AgdxSendBuilder {
     this.#to = to;
     this.#kind = kind;
     this.#record = record;
-    this.#correlation = correlation;
+    this.#correlation = correlation === undefined ? undefined : checkInstance(correlation, CorrelationId, 'correlation');
     this.#body = checkBytes(body, 'body');
     this.#contentType = kind === 'error' ? ContentType.cbor : ContentType.raw;
   }
@@ -149,7 +155,7 @@ export class AgdxSendBuilder {
 
   /** Sets the operation (status discriminator, OTel operation name). */
   withOperation(operation: string): this {
-    this.#operation = operation;
+    this.#operation = checkText(operation, 'operation');
     return this;
   }
 
@@ -167,14 +173,14 @@ export class AgdxSendBuilder {
 
   /** Sets the correlation. */
   withCorrelation(correlation: CorrelationId): this {
-    this.#correlation = correlation;
+    this.#correlation = checkInstance(correlation, CorrelationId, 'correlation');
     return this;
   }
 
   /** Names the causal parent and, optionally, its log position (which needs the cause). */
   withCause(cause: RecordId, causeAt?: LogPosition): this {
-    this.#cause = cause;
-    this.#causeAt = causeAt;
+    this.#cause = checkInstance(cause, RecordId, 'cause');
+    this.#causeAt = causeAt === undefined ? undefined : checkLogPosition(causeAt);
     return this;
   }
 
@@ -192,26 +198,26 @@ export class AgdxSendBuilder {
 
   /** Sets the tool name. */
   withTool(tool: string): this {
-    this.#tool = tool;
+    this.#tool = checkText(tool, 'tool');
     return this;
   }
 
   /** Attaches advisory token usage. */
   withUsage(usage: TokenUsage): this {
-    this.#usage = usage;
+    this.#usage = checkObject<TokenUsage>(usage, 'usage');
     return this;
   }
 
   /** Adds (or replaces in place) one metadata entry. */
   withMetadata(key: string, value: MetadataValue): this {
-    (this.#metadata ??= new Map()).set(key, value);
+    (this.#metadata ??= new Map()).set(checkText(key, 'metadata key'), value);
     return this;
   }
 
   /** Sets the parent and, optionally, root conversation (ancestry of a child session). */
   withParent(parent: ConversationId, root?: ConversationId): this {
-    this.#parent = parent;
-    this.#root = root;
+    this.#parent = checkInstance(parent, ConversationId, 'parent');
+    this.#root = root === undefined ? undefined : checkInstance(root, ConversationId, 'root');
     return this;
   }
 
@@ -253,26 +259,26 @@ export class AgdxSendBuilder {
 
   /** Sets why a response or stream ended. */
   withFinishReason(reason: string): this {
-    this.#finishReason = reason;
+    this.#finishReason = checkText(reason, 'finish_reason');
     return this;
   }
 
   /** Replaces the minted record id (a retried lifecycle record keeps its id). */
   withRecord(record: RecordId): this {
-    this.#record = record;
+    this.#record = checkInstance(record, RecordId, 'record');
     return this;
   }
 
   /** Sets the chunk stream an error ends (`channel` and the next `sequence`). */
   withChannel(channel: ChannelId, sequence?: bigint | number): this {
-    this.#channel = channel;
+    this.#channel = checkInstance(channel, ChannelId, 'channel');
     this.#sequence = sequence === undefined ? undefined : toMicros(sequence, 'sequence');
     return this;
   }
 
   /** Signs the envelope at send with context {content type, agent version}. */
   signedBy(signer: Signer): this {
-    this.#signer = signer;
+    this.#signer = checkMethods<Signer>(signer, 'signer', ['sign']);
     return this;
   }
 
@@ -284,7 +290,7 @@ export class AgdxSendBuilder {
     if (!Number.isSafeInteger(threshold) || threshold < 0) {
       throw new InvalidError(`claim-check threshold must be a non-negative integer, got ${threshold}`);
     }
-    this.#claimCheck = { store, threshold };
+    this.#claimCheck = { store: checkBlobStore(store), threshold };
     return this;
   }
 

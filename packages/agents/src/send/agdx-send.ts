@@ -13,7 +13,7 @@ import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-mess
 import { checkTimeoutMs } from '../replies/reply-hub.js';
 import { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { AgdxSendBuilder, type SendTarget } from './agdx-send-builder.js';
-import { checkBytes, toAgentId, type AgentIdLike } from './refinements.js';
+import { checkBytes, checkErrorBody, checkText, toAgentId, type AgentIdLike } from './refinements.js';
 
 /** Options of {@link AgdxSend.requestInput}. */
 export interface RequestInputOptions {
@@ -76,7 +76,7 @@ export class AgdxSend {
 
   /** An error answering `correlation`; the body is the CBOR AgentErrorBody and the content type stays `cbor`. */
   fail(correlation: CorrelationId, error: AgentErrorBody): AgdxSendBuilder {
-    return new AgdxSendBuilder(this.#to, 'error', this.#to.core.mint(RecordId), correlation, encodeAgentErrorBody(error));
+    return new AgdxSendBuilder(this.#to, 'error', this.#to.core.mint(RecordId), correlation, encodeAgentErrorBody(checkErrorBody(error)));
   }
 
   /** A chunk stream under `correlation`; `purpose` (`chat`, `reasoning`, `tool_args`) rides the opening chunk. */
@@ -95,6 +95,7 @@ export class AgdxSend {
    */
   async requestInput(replyTopic: string, prompt: Uint8Array, timeoutMs: number, options: RequestInputOptions = {}): Promise<Uint8Array> {
     checkTimeoutMs(timeoutMs);
+    checkText(replyTopic, 'replyTopic');
     checkBytes(prompt, 'prompt');
     const to = this.#to;
     const core = to.core;

@@ -1,4 +1,4 @@
-import { AgentId, IdempotencyKey, InvalidError, TaskState, type TaskStateName } from '@agdx/wire';
+import { AgentId, IdempotencyKey, InvalidError, LogPosition, TaskState, type AgentErrorBody, type BlobStore, type TaskStateName } from '@agdx/wire';
 
 /** An agent id, or its text (checked with `AgentId.new`). */
 export type AgentIdLike = AgentId | string;
@@ -40,4 +40,56 @@ export function toMicros(value: bigint | number, field: string): bigint {
 export function checkBytes(value: unknown, field: string): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new InvalidError(`\`${field}\` must be a Uint8Array`, { context: { field } });
   return value;
+}
+
+/**
+ * Checks a text argument. Wire's validator assumes typed fields, so a non-string would surface as
+ * a platform TypeError from its UTF-8 length count; this keeps the error typed.
+ * @throws InvalidError when it is not a string.
+ */
+export function checkText(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new InvalidError(`\`${field}\` must be a string`, { context: { field } });
+  return value;
+}
+
+/**
+ * Checks an instance argument (ids, log positions). Wire's encoder reads their private bytes, so a
+ * foreign object would surface as a platform TypeError.
+ * @throws InvalidError naming the field.
+ */
+export function checkInstance<T>(value: unknown, cls: abstract new (...args: never[]) => T, field: string): T {
+  if (!(value instanceof cls)) throw new InvalidError(`\`${field}\` must be a ${cls.name}`, { context: { field } });
+  return value;
+}
+
+/** Checks a cause position. @throws InvalidError when it is not a LogPosition. */
+export function checkLogPosition(value: unknown): LogPosition {
+  return checkInstance(value, LogPosition, 'cause_at');
+}
+
+/** Checks a plain-object argument (usage). @throws InvalidError otherwise. */
+export function checkObject<T>(value: unknown, field: string): T {
+  if (typeof value !== 'object' || value === null) throw new InvalidError(`\`${field}\` must be an object`, { context: { field } });
+  return value as T;
+}
+
+/** Checks an AgentErrorBody argument. @throws InvalidError when it has no numeric `code`. */
+export function checkErrorBody(value: unknown): AgentErrorBody {
+  const body = checkObject<AgentErrorBody>(value, 'error body');
+  if (typeof body.code !== 'number') throw new InvalidError('`error body` needs a numeric `code`', { context: { field: 'code' } });
+  return body;
+}
+
+/** Checks an object that has the named methods (signer, blob store). @throws InvalidError otherwise. */
+export function checkMethods<T>(value: unknown, field: string, methods: readonly string[]): T {
+  const object = checkObject<Record<string, unknown>>(value, field);
+  for (const m of methods) {
+    if (typeof object[m] !== 'function') throw new InvalidError(`\`${field}\` must have a ${m}() method`, { context: { field } });
+  }
+  return object as T;
+}
+
+/** Checks a BlobStore argument. */
+export function checkBlobStore(value: unknown): BlobStore {
+  return checkMethods<BlobStore>(value, 'blob store', ['put', 'get']);
 }

@@ -2,6 +2,7 @@ import {
   AgentEnvelope,
   ChannelId,
   ContentType,
+  CorrelationId,
   encodeAgentErrorBody,
   encodeEnvelope,
   encodeHeaderBlock,
@@ -11,7 +12,6 @@ import {
   type AgentErrorBody,
   type AgentId,
   type ConversationId,
-  type CorrelationId,
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
@@ -19,7 +19,7 @@ import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder } from './chunk-encoder.js';
-import { checkBytes, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { checkBytes, checkErrorBody, checkInstance, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 
 /** The largest chunk body: 64 KiB. */
 export const MAX_CHUNK_BODY_BYTES = 65_536;
@@ -81,8 +81,8 @@ export class AgdxChunkWriter {
     this.#source = source;
     this.#conversation = conversation;
     this.#conversationKey = conversation.toString();
-    this.#correlation = correlation;
-    this.#purpose = purpose;
+    this.#correlation = checkInstance(correlation, CorrelationId, 'correlation');
+    this.#purpose = checkText(purpose, 'operation');
     this.#channel = core.mint(ChannelId);
   }
 
@@ -183,6 +183,8 @@ export class AgdxChunkWriter {
    */
   async finish(finishReason?: string, usage?: TokenUsage, options: ChunkWriteOptions = {}): Promise<void> {
     if (this.#terminal) throw new InvalidError(TERMINAL);
+    if (finishReason !== undefined) checkText(finishReason, 'finish_reason');
+    if (usage !== undefined) checkObject(usage, 'usage');
     this.#terminal = true;
     await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
     await this.flush(options);
@@ -195,6 +197,7 @@ export class AgdxChunkWriter {
    */
   async fail(error: AgentErrorBody, options: ChunkWriteOptions = {}): Promise<void> {
     if (this.#terminal) throw new InvalidError(TERMINAL);
+    const body = encodeAgentErrorBody(checkErrorBody(error));
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({
       kind: 'error',
@@ -205,7 +208,7 @@ export class AgdxChunkWriter {
       correlation: this.#correlation,
       channel: this.#channel,
       sequence: this.#next++,
-      body: encodeAgentErrorBody(error),
+      body,
     });
     await this.#enqueue(envelope, ContentType.cbor);
     await this.flush(options);
