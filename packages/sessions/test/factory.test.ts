@@ -66,6 +66,16 @@ describe('factory and opening', () => {
     expect([...(record?.headers.keys() ?? [])]).toEqual(['gen_ai.conversation.id']);
   });
 
+  it('an append to a topic that does not exist names it', async () => {
+    const { laser } = await setup();
+    const session = sessions(laser, new SessionConfig().topic('instruction', 'not.there')).create('m');
+    const error = await session.append('instruction', 'x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MissingTopicError);
+    expect((error as Error).message).toContain('"not.there" does not exist on stream "demo"');
+    // reads of a missing topic contribute nothing
+    expect(await session.context()).toEqual([]);
+  });
+
   it('without a stream, verbs fail with NoStreamError', async () => {
     const laser = AgdxClient.from(new MemoryLog());
     await expect(sessions(laser).create('a').append('instruction', 'x')).rejects.toThrow(NoStreamError);

@@ -19,9 +19,10 @@ import {
   type SessionSdk,
   type SessionStart,
   type StateRecord,
+  type TokenUsage,
 } from '@agdx/wire';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
-import type { ScannedRecord } from './lane-scan.js';
+import type { PartitionFrontier, ScannedRecord } from './lane-scan.js';
 
 /** The control topic operators write pause, resume and cancel requests on. */
 export const CONTROL_TOPIC = 'agent.control';
@@ -74,6 +75,10 @@ export interface SessionEvent {
   readonly addressee: string | undefined;
   readonly correlation: string | undefined;
   readonly tool: string | undefined;
+  /** The causal parent record, when the envelope names one. */
+  readonly cause: string | undefined;
+  /** Token usage, when the envelope reports it. */
+  readonly usage: TokenUsage | undefined;
   readonly taskState: number | undefined;
   /** True for records after the first terminal. */
   readonly afterEnd: boolean;
@@ -125,6 +130,8 @@ export interface SessionInfo {
   readonly tags: readonly string[];
   /** Work parked while paused and not yet unparked. */
   readonly held: number;
+  /** The fold frontier of every source partition the read scanned. */
+  readonly frontier: readonly PartitionFrontier[];
   readonly flags: {
     readonly laneConflict: boolean;
     /** No heartbeat topic to read, so idleness rests on events alone. */
@@ -202,6 +209,8 @@ export interface FoldOptions {
   readonly heartbeatsPresent: boolean;
   /** Fold only this session. */
   readonly only?: ConversationId | undefined;
+  /** The scan's frontier, reported on every summary. */
+  readonly frontier?: readonly PartitionFrontier[] | undefined;
 }
 
 const DEFAULT_IDLE_MICROS = 300_000_000n;
@@ -289,6 +298,7 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
       sdk: start?.sdk,
       tags: start?.tags ?? [],
       held: acc.held,
+      frontier: options.frontier ?? [],
       flags: { laneConflict: acc.laneConflict, livenessUnknown: !options.heartbeatsPresent },
     };
     out.set(key, { info, events: acc.events, stateRecords: acc.stateRecords });
@@ -324,6 +334,8 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       addressee: undefined,
       correlation: undefined,
       tool: undefined,
+      cause: undefined,
+      usage: undefined,
       taskState: undefined,
       afterEnd,
       summary: `${scanned.record.payload.length} undecodable bytes`,
@@ -342,6 +354,8 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       addressee: message.provenance.target?.value,
       correlation: message.provenance.correlation,
       tool: undefined,
+      cause: message.provenance.cause,
+      usage: undefined,
       taskState: undefined,
       afterEnd,
       summary: `${message.payload.length} bytes`,
@@ -416,6 +430,8 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     addressee: envelope.target?.value,
     correlation: envelope.correlation?.toString(),
     tool: envelope.tool,
+    cause: envelope.cause?.toString(),
+    usage: envelope.usage,
     taskState: envelope.taskState,
     afterEnd: eventAfterEnd,
     summary: `${envelope.kind}${envelope.operation !== undefined ? ` ${envelope.operation}` : ''} from ${envelope.source.value}`,

@@ -138,6 +138,7 @@ export class SessionReads {
       nowMicros: this.#runtime.client.clock.nowMicros(),
       heartbeatsPresent: scan.present.has(HEARTBEAT_TOPIC),
       only,
+      frontier: scan.frontiers,
     });
     return { folded, scan };
   }

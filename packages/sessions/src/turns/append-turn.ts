@@ -1,6 +1,7 @@
 import { PolicyBlockedError, type ActionGovernor, type MessagePosition } from '@agdx/agents';
 import type { LogTransport, RecordHeaders } from '@agdx/transport';
-import { encodeProvenanceHeaders, type ConversationId } from '@agdx/wire';
+import { AgdxError, encodeProvenanceHeaders, type ConversationId } from '@agdx/wire';
+import { MissingTopicError } from '../errors.js';
 
 /** Where and what a plain agent message goes: the seed's `sendAgent(topic, data, {conversationId})`. */
 export interface PlainAppend {
@@ -54,12 +55,23 @@ export async function appendPlain(request: PlainAppend): Promise<MessagePosition
   if (request.extraHeaders !== undefined) {
     headers = new Map([...provenance, ...request.extraHeaders].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
   }
-  const result = await request.transport.append({
-    stream: request.stream,
-    topic: request.topic,
-    records: [{ headers, payload }],
-    routing: { key: conversation },
-    signal: request.signal,
-  });
+  let result;
+  try {
+    result = await request.transport.append({
+      stream: request.stream,
+      topic: request.topic,
+      records: [{ headers, payload }],
+      routing: { key: conversation },
+      signal: request.signal,
+    });
+  } catch (error) {
+    if (AgdxError.is(error, 'not-found')) {
+      throw new MissingTopicError(
+        `topic ${JSON.stringify(request.topic)} does not exist on stream ${JSON.stringify(request.stream)}; run bootstrap(partitions) for the default layout, or ensure custom topics first`,
+        { cause: error, context: { stream: request.stream, topic: request.topic } },
+      );
+    }
+    throw error;
+  }
   return { stream: request.stream, topic: request.topic, partition: result.partition, offset: result.baseOffset };
 }
