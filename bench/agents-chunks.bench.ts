@@ -141,7 +141,7 @@ async function commandRun(count: number): Promise<number> {
   return ((performance.now() - start) * 1000) / count;
 }
 
-for (let i = 0; i < 2; i++) {
+for (let i = 0; i < 1; i++) {
   // warm-up: let the JIT settle on every path before measuring
   await streamRun();
   await baselineRun();
