@@ -28,10 +28,18 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+// CPU time (all threads of this process, user + system) per operation of the last `rate` call:
+// unlike wall-clock rates it barely moves when other processes load the machine.
+let lastCpuMicrosPerOp = 0;
+
 async function rate(count: number, fn: () => Promise<unknown>): Promise<number> {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   await fn();
-  return count / ((performance.now() - start) / 1000);
+  const elapsed = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  lastCpuMicrosPerOp = (used.user + used.system) / count;
+  return count / (elapsed / 1000);
 }
 
 async function measure(backend: Ed25519BackendName) {
@@ -46,11 +54,14 @@ async function measure(backend: Ed25519BackendName) {
   await Promise.all(signed.slice(0, 200).map((e) => registry.verifyAt(e, at)));
 
   const batched = { sign: [] as number[], verify: [] as number[] };
+  const cpu = { sign: [] as number[], verify: [] as number[] };
   const sequential = { sign: [] as number[], verify: [] as number[] };
   const seqCount = backend === 'noble' ? 200 : 1500;
   for (let run = 0; run < RUNS; run++) {
     batched.sign.push(await rate(batch, () => Promise.all(envelopes.map((e) => key.sign(e, CONTEXT)))));
+    cpu.sign.push(lastCpuMicrosPerOp);
     batched.verify.push(await rate(batch, () => Promise.all(signed.map((e) => registry.verifyAt(e, at)))));
+    cpu.verify.push(lastCpuMicrosPerOp);
     sequential.sign.push(await rate(seqCount, async () => {
       for (let i = 0; i < seqCount; i++) await key.sign(envelopes[i]!, CONTEXT);
     }));
@@ -61,6 +72,7 @@ async function measure(backend: Ed25519BackendName) {
   const round = (n: number) => Math.round(n);
   return {
     batchedPromiseAll: { batchSize: batch, signPerSec: round(median(batched.sign)), verifyPerSec: round(median(batched.verify)) },
+    cpuMicrosPerOp: { sign: Math.round(median(cpu.sign) * 10) / 10, verify: Math.round(median(cpu.verify) * 10) / 10 },
     sequentialAwait: { count: seqCount, signPerSec: round(median(sequential.sign)), verifyPerSec: round(median(sequential.verify)) },
   };
 }
@@ -78,11 +90,19 @@ async function ceiling() {
   const sigs = await Promise.all(inputs.map((m) => subtle.sign(algorithm, signKey, m)));
   const sign: number[] = [];
   const verify: number[] = [];
+  const cpu = { sign: [] as number[], verify: [] as number[] };
   for (let run = 0; run < RUNS; run++) {
     sign.push(await rate(inputs.length, () => Promise.all(inputs.map((m) => subtle.sign(algorithm, signKey, m)))));
+    cpu.sign.push(lastCpuMicrosPerOp);
     verify.push(await rate(inputs.length, () => Promise.all(inputs.map((m, i) => subtle.verify(algorithm, verifyKey, sigs[i]!, m)))));
+    cpu.verify.push(lastCpuMicrosPerOp);
   }
-  return { batchSize: inputs.length, signPerSec: Math.round(median(sign)), verifyPerSec: Math.round(median(verify)) };
+  return {
+    batchSize: inputs.length,
+    signPerSec: Math.round(median(sign)),
+    verifyPerSec: Math.round(median(verify)),
+    cpuMicrosPerOp: { sign: Math.round(median(cpu.sign) * 10) / 10, verify: Math.round(median(cpu.verify) * 10) / 10 },
+  };
 }
 
 // An in-run stand-in for 0.1.1's cost on this machine right now. 0.1.1 signs with @noble/ed25519,
@@ -123,6 +143,7 @@ console.log(
     rawWebCryptoCeiling: rawWebCrypto,
     referenceProxyInRun: proxy,
     loadAverage: (await import('node:os')).loadavg(),
+    cpus: (await import('node:os')).availableParallelism(),
     baseline: BASELINE,
     ratio: {
       platformBatchedSign: ratio(platform.batchedPromiseAll.signPerSec, BASELINE.signPerSec),
