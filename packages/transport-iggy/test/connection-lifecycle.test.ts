@@ -99,5 +99,31 @@ for (const protocol of ['vsr', 'classic'] as const) {
       await new Promise((r) => setTimeout(r, 100));
       expect(proxy.accepted()).toBe(after);
     });
+    it('a lost member connection re-joins its group on its own, before any call', async () => {
+      proxy.setMode('forward');
+      const t = await IggyTransport.connect({ port: proxy.port, protocol, ...options });
+      try {
+        const stream = `life-${protocol}-rejoin`;
+        await t.ensureStream(stream);
+        await t.ensureTopic({ stream, topic: 't' }, { partitions: 2 });
+        const member = await t.joinGroup({ stream, topic: 't', group: 'g' });
+        const [first] = server.groupMembers(stream, 't', 'g');
+        expect(first).toBeDefined();
+        proxy.cut();
+        const until = Date.now() + 5000;
+        let now = server.groupMembers(stream, 't', 'g');
+        while (Date.now() < until && !(now.length === 1 && (now[0] as number) > (first as number))) {
+          await new Promise((r) => setTimeout(r, 5));
+          now = server.groupMembers(stream, 't', 'g');
+        }
+        // The same member is in the group again, over a new connection.
+        expect(now).toHaveLength(1);
+        expect(now[0]).toBeGreaterThan(first as number);
+        expect(await member.assignment()).toEqual([0, 1]);
+      } finally {
+        await t.close();
+      }
+    });
+
   });
 }

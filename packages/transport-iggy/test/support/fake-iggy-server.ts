@@ -91,6 +91,8 @@ export interface FakeServer {
   readonly accepted: () => number;
   /** Destroys every open client socket (the server keeps listening). */
   dropAll(): void;
+  /** The (1-based) connections that are members of a group right now. */
+  groupMembers(stream: string, topic: string, group: string): number[];
   close(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: `iggy://iggy:iggy@127.0.0.1:${port}`,
     log: state.log,
     accepted: () => accepted,
+    groupMembers: (stream, topic, group) => [...(state.members.get(groupKey(stream, topic, group))?.keys() ?? [])],
     dropAll: () => {
       for (const s of sockets) s.destroy();
     },
