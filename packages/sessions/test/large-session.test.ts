@@ -30,3 +30,32 @@ describe('a session with more than 10,000 records on its partitions', () => {
     expect(sessionTurnText(context.at(-1) as SessionTurn)).toBe(`t${total - 1}`);
   });
 });
+
+describe('a session sharing crowded partitions with other sessions', () => {
+  it('replay finds every turn of the session; context sees only the turns within the newest 10,000 records', async () => {
+    const { log, laser } = await setup({ partitions: 1 });
+    const factory = sessions(laser);
+    const target = factory.create('needle');
+    const others = Array.from({ length: 50 }, (_, i) => encodeProvenanceHeaders({ conversation: factory.create(`hay-${i}`).conversation }));
+    const mine = encodeProvenanceHeaders({ conversation: target.conversation });
+    const start = await target.checkpoint();
+    // 11,000 records on agent.commands partition 0; every 100th is the target's
+    let written = 0;
+    for (let base = 0; base < 11_000; base += 1000) {
+      const records = Array.from({ length: 1000 }, (_, i) => {
+        const n = base + i;
+        return n % 100 === 0 ? { headers: mine, payload: encoder.encode(`mine ${n}`) } : { headers: others[n % others.length] as typeof mine, payload: encoder.encode(`other ${n}`) };
+      });
+      await log.append({ stream: 'demo', topic: 'agent.commands', records, routing: { partition: 0 } });
+      written += records.length;
+    }
+    expect(written).toBe(11_000);
+    const all = await target.replay(start, [] as string[], (acc, turn) => [...acc, sessionTurnText(turn)]);
+    expect(all).toHaveLength(110);
+    expect(all[0]).toBe('mine 0');
+    const windowed = await target.contextWith(new LastN(1000));
+    // the window is offsets [1000, 11000): the target's records at 1000, 1100, ... 10900
+    expect(windowed).toHaveLength(100);
+    expect(sessionTurnText(windowed[0] as SessionTurn)).toBe('mine 1000');
+  });
+});
