@@ -11,7 +11,6 @@ import {
 import {
   AgentEnvelope,
   AgentId,
-  ContentType,
   ConversationId,
   InvalidError,
   MintUlid,

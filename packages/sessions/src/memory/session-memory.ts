@@ -56,7 +56,6 @@ export class RecallBuilder {
   readonly #memory: SessionMemory;
   #limit = DEFAULT_RECALL_LIMIT;
   #tokenBudget: number | undefined;
-  #query: string | undefined;
 
   /** @internal Built by {@link SessionMemory.recall}. */
   constructor(memory: SessionMemory) {
@@ -72,13 +71,12 @@ export class RecallBuilder {
 
   /** The newest items (the log memory's only strategy). */
   recent(): this {
-    this.#query = undefined;
     return this;
   }
 
-  /** A keyword recall; log memory does not use the text and returns recent items. */
+  /** A keyword recall; log memory has no index, so it does not use the text and returns recent items. */
   keyword(text: string): this {
-    this.#query = String(text);
+    if (typeof text !== 'string') throw new InvalidError('a keyword recall takes text');
     return this;
   }
 

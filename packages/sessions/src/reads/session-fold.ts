@@ -14,7 +14,6 @@ import {
   decodeStateDelta,
   decodeStateSnapshot,
   isTerminalTaskState,
-  reconstructState,
   type SessionBudget,
   type SessionSdk,
   type SessionStart,
