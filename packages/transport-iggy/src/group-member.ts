@@ -26,8 +26,6 @@ export interface GroupTarget {
   readonly group: string;
 }
 
-let memberSequence = 0;
-
 /** One member of an Iggy consumer group; see the module comment. */
 export class IggyGroupMember implements GroupMember {
   /** The group name. */
@@ -56,7 +54,8 @@ export class IggyGroupMember implements GroupMember {
 
   /**
    * Joins `target` over `connection` (which the member then owns), creating the group when
-   * missing.
+   * missing. Used by {@link IggyTransport.joinGroup}; not meant to be called directly.
+   * @internal
    */
   static async join(connection: IggyConnection, target: GroupTarget, options: CallOptions, onLeave: (member: IggyGroupMember) => void): Promise<IggyGroupMember> {
     const { stream, topic, group } = target;
@@ -67,7 +66,7 @@ export class IggyGroupMember implements GroupMember {
       });
       const vsr = connection.protocol === 'vsr';
       const memberId = vsr ? connection.vsrClientId.toString(16) : String(await cmd.getMyClientId(connection, o));
-      const member = new IggyGroupMember(connection, target, memberId || `m${++memberSequence}`, onLeave);
+      const member = new IggyGroupMember(connection, target, memberId, onLeave);
       await member.#joinOnce((code, body) => connection.request(code, body, o));
       connection.onRestore(() => member.#joinOnce((code, body) => connection.restoreRequest(code, body)));
       return member;
