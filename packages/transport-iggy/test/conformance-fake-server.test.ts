@@ -1,11 +1,14 @@
+import { ManualLogClock, MemoryLog } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { describeLogTransportConformance } from '@agdx/transport/testkit';
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeServer, type FakeServer } from './support/fake-iggy-server.js';
 
+// The fake server runs a MemoryLog on a manual clock, so the expiry test can move time.
+const clock = new ManualLogClock();
 let server: FakeServer;
 beforeAll(async () => {
-  server = await startFakeServer();
+  server = await startFakeServer({ log: new MemoryLog({ clock }) });
 });
 afterAll(async () => {
   await server.close();
@@ -14,6 +17,6 @@ afterAll(async () => {
 for (const protocol of ['vsr', 'classic'] as const) {
   describeLogTransportConformance(`IggyTransport (${protocol}) over TCP against the fake server`, async () => {
     const connect = (): Promise<IggyTransport> => IggyTransport.connect(server.url, { protocol, requestTimeoutMs: 5000 });
-    return { transport: await connect(), reopen: connect };
+    return { transport: await connect(), reopen: connect, advanceTime: (micros: bigint) => clock.advance(micros) };
   });
 }
