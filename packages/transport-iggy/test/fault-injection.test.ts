@@ -218,6 +218,24 @@ describe('VSR evictions', () => {
   });
 });
 
+describe('VSR transient statuses', () => {
+  it('a 57/58 status makes the client resend the identical request, and the call succeeds', async () => {
+    const t = await connect('vsr', { requestTimeoutMs: 2000 });
+    const target = await topicOn(t);
+    let transient = 2;
+    const frames: Uint8Array[] = [];
+    fault = (r) => {
+      if (r.code !== CommandCode.GetTopic) return undefined;
+      frames.push(r.body.slice());
+      return transient-- > 0 ? { status: transient === 1 ? 57 : 58 } : undefined;
+    };
+    expect((await t.describeTopic(target)).partitionCount).toBe(2);
+    expect(frames).toHaveLength(3);
+    expect(frames[1]).toEqual(frames[0]);
+    expect(frames[2]).toEqual(frames[0]);
+  });
+});
+
 describe('connecting', () => {
   it('a refused connection fails after the bounded attempts with a transport error', async () => {
     const probe = await startFakeServer();
