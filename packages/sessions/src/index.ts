@@ -38,7 +38,7 @@ export { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS } from './memory/m
 export type { MemoryKind, MemoryRecord } from './memory/memory-record.js';
 export { toContextBlock } from './memory/context-block.js';
 export type { BlockItem } from './memory/context-block.js';
-export { SessionLifecycleWriter } from './lifecycle/lifecycle-writer.js';
+export { SessionLifecycleWriter, STATE_SNAPSHOT_EVERY } from './lifecycle/lifecycle-writer.js';
 export type { AgentLike, BeginOptions, BeginResult } from './lifecycle/lifecycle-writer.js';
 export { SessionReads } from './reads/session-reads.js';
 export type {

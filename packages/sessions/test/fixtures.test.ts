@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentId, estimateTokens, type JsonValue } from '@agdx/wire';
+import { AgentEnvelope, AgentId, encodeStateDelta, estimateTokens, InvalidError, MintUlid, RecordId, type JsonValue } from '@agdx/wire';
+import { SESSIONS_TOPIC } from '@agdx/agents';
 import { defaultTokenEstimator, sessions, TokenBudget, type ContextMessage } from '@agdx/sessions';
 import { fixture, setup } from './helpers.js';
 
@@ -45,7 +46,16 @@ describe('json_patch/cases.json through session state records', () => {
     const agent = AgentId.parse('state-writer');
     await session.lifecycle.begin({ agent });
     await session.lifecycle.snapshot(c.document);
-    await session.lifecycle.patch(c.patch as never, { opId: 'op-1' });
+    if (c.error === true) {
+      // our writer refuses a patch that does not apply to the state it knows ...
+      await expect(session.lifecycle.patch(c.patch as never, { opId: 'op-1' })).rejects.toThrow(InvalidError);
+      // ... and a foreign writer's failing delta on the lane is rejected whole by the reader
+      const body = encodeStateDelta({ baseRevision: 1n, patch: c.patch as never, opId: 'op-1' });
+      await laser.publish(SESSIONS_TOPIC, AgentEnvelope.event(MintUlid.mint(RecordId), session.conversation, agent, body).withOperation('state_delta'), 3);
+    } else {
+      await session.lifecycle.patch(c.patch as never, { opId: 'op-1' });
+      expect(session.lifecycle.document).toEqual(c.result);
+    }
     const state = await factory.reads.state(session.conversation);
     if (c.error === true) {
       expect(state.history.at(-1)?.outcome).toBe('rejected');

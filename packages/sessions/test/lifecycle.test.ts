@@ -299,6 +299,25 @@ describe('lifecycle writer and lane fold', () => {
     await expect(sessions(laser).create('x').lifecycle.begin({ agent })).resolves.toBeDefined();
   });
 
+  it('the writer adds a snapshot every 64 deltas and before a terminal when state changed', async () => {
+    const { laser } = await setup();
+    const factory = sessions(laser);
+    const session = factory.create('auto-snapshot');
+    await session.lifecycle.begin({ agent });
+    for (let i = 0; i < 64; i++) await session.lifecycle.patch([{ op: 'add', path: `/k${i}`, value: i }]);
+    let ops = (await factory.events(session.conversation)).items.map((e) => e.operation);
+    expect(ops.filter((o) => o === 'state_delta')).toHaveLength(64);
+    expect(ops.at(-1)).toBe('state_snapshot');
+    await session.lifecycle.patch([{ op: 'add', path: '/last', value: true }]);
+    await session.lifecycle.end();
+    ops = (await factory.events(session.conversation)).items.map((e) => e.operation);
+    expect(ops.slice(-3)).toEqual(['state_delta', 'state_snapshot', 'session']);
+    const state = await factory.state(session.conversation);
+    expect(state.revision).toBe(67n);
+    expect((state.document as Record<string, unknown>)['last']).toBe(true);
+    expect(state.history.every((h) => h.outcome === 'applied')).toBe(true);
+  });
+
   it('state caps: a patch over 256 operations is refused before anything is written', async () => {
     const { laser } = await setup();
     const session = sessions(laser).create('caps');

@@ -16,6 +16,7 @@ import {
   MintUlid,
   RecordId,
   STATE_DELTA_OPERATION,
+  applyJsonPatch,
   STATE_SNAPSHOT_OPERATION,
   TaskState,
   encodeStateDelta,
@@ -73,6 +74,9 @@ export interface BeginResult {
 
 type EndVerb = 'completed' | 'failed' | 'canceled';
 
+/** How many deltas the writer writes before it adds a snapshot. */
+export const STATE_SNAPSHOT_EVERY = 64;
+
 /**
  * Writes one session's lifecycle and state records on its partition of `agent.sessions` (seed
  * 000): start, transitions, one terminal (first terminal wins: a retry of the same verb writes
@@ -84,6 +88,9 @@ export class SessionLifecycleWriter {
   #agent: AgentId | undefined;
   #ending: { readonly verb: EndVerb; readonly envelope: AgentEnvelope } | undefined;
   #revision: bigint | undefined;
+  #document: JsonValue | undefined;
+  #deltasSinceSnapshot = 0;
+  #changedSinceSnapshot = false;
   #lease: SessionLease | undefined;
 
   /** @internal Built by `Session.lifecycle`. */
@@ -152,6 +159,7 @@ export class SessionLifecycleWriter {
       throw new InvalidError(`session already ending as ${this.#ending.verb}`, { context: { taskState: taskStateDisplay(taskState) } });
     }
     this.#ending ??= { verb, envelope: build() };
+    await this.#snapshotIfChanged(this.#ending.envelope.source, signal);
     const position = await this.#publish(this.#ending.envelope, signal);
     // a terminal session needs no more heartbeats; the lease `begin` took is given back
     this.#lease?.release();
@@ -197,8 +205,14 @@ export class SessionLifecycleWriter {
     if (this.#revision === undefined) {
       const state = await readSessionState(this.#runtime, this.#session, 0, signal);
       this.#revision = state.revision;
+      this.#document = state.document;
     }
     return this.#revision;
+  }
+
+  /** The state document as this writer knows it (read from the lane on first state use), or undefined. */
+  get document(): JsonValue | undefined {
+    return this.#document === undefined ? undefined : structuredClone(this.#document);
   }
 
   /**
@@ -212,19 +226,38 @@ export class SessionLifecycleWriter {
     envelope.validate();
     const position = await this.#publish(envelope, options.signal);
     this.#revision = baseRevision + 1n;
+    this.#document = structuredClone(document);
+    this.#deltasSinceSnapshot = 0;
+    this.#changedSinceSnapshot = false;
     return position;
   }
 
-  /** Writes a JSON Patch delta (≤ 256 ops) against the known revision, with an op id (default a fresh ULID). */
+  /**
+   * Writes a JSON Patch delta (≤ 256 ops) against the known revision, with an op id (default a
+   * fresh ULID). The patch must apply to the known document (readers would reject it otherwise),
+   * and every {@link STATE_SNAPSHOT_EVERY} deltas the writer adds a snapshot so readers whose lane
+   * lost the baseline recover.
+   * @throws InvalidError when the patch does not apply or breaks the state caps.
+   */
   async patch(patch: readonly JsonPatchOperation[], options: { readonly opId?: string; readonly agent?: AgentLike; readonly signal?: AbortSignal } = {}): Promise<MessagePosition> {
     const baseRevision = await this.#baseRevision(options.signal);
+    const next = applyJsonPatch(this.#document ?? {}, patch);
     const opId = options.opId ?? MintUlid.mint(RecordId).toString();
     const body = encodeStateDelta({ baseRevision, patch, opId });
     const envelope = AgentEnvelope.event(MintUlid.mint(RecordId), this.#session, this.#source(options.agent), body).withOperation(STATE_DELTA_OPERATION);
     envelope.validate();
     const position = await this.#publish(envelope, options.signal);
     this.#revision = baseRevision + 1n;
+    this.#document = next;
+    this.#changedSinceSnapshot = true;
+    if (++this.#deltasSinceSnapshot >= STATE_SNAPSHOT_EVERY) await this.snapshot(next, options);
     return position;
+  }
+
+  /** Before a terminal: a snapshot of state changed since the last one, as seed 000 asks. */
+  async #snapshotIfChanged(agent: AgentLike | undefined, signal?: AbortSignal): Promise<void> {
+    if (!this.#changedSinceSnapshot || this.#document === undefined) return;
+    await this.snapshot(this.#document, { ...(agent !== undefined ? { agent } : {}), ...(signal !== undefined ? { signal } : {}) });
   }
 }
 
