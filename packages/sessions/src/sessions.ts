@@ -1,4 +1,4 @@
-import { AgentTopic, type ActionGovernor, type AgdxClient, type HeartbeatRegistry } from '@agdx/agents';
+import { type ActionGovernor, type AgdxClient, type HeartbeatRegistry } from '@agdx/agents';
 import { ConversationId, InvalidError } from '@agdx/wire';
 import { topicTails } from './checkpoint/checkpoint.js';
 import { MissingTopicError } from './errors.js';
@@ -150,8 +150,10 @@ export class Sessions {
   /**
    * Prepares the stream. With the default layout on the client's default stream this runs the
    * client's `bootstrap(partitions)` (the agent topics, the six turn topics and `agent.sessions`).
-   * A custom stream or custom topics are never created here: each must exist already, and a
-   * missing one is a MissingTopicError naming it (create it with `transport.ensureTopic`).
+   * A custom stream or custom topics are never created here: each of the six turn topics must
+   * exist already, and a missing one is a MissingTopicError naming it (create it with
+   * `transport.ensureTopic`). Memory on a custom stream also needs `agent.memory` there;
+   * `remember` names it when it is missing.
    */
   async bootstrap(partitions: number, signal?: AbortSignal): Promise<SessionsBootstrapResult> {
     const runtime = this.#runtime;
@@ -164,7 +166,7 @@ export class Sessions {
       await runtime.client.withDefaultStream(stream).bootstrap(partitions, { signal });
       if (!customTopics) return { stream, topics };
     }
-    for (const topic of [...topics, AgentTopic.Memory]) {
+    for (const topic of topics) {
       if ((await topicTails(runtime.client.transport, stream, topic, signal)) === undefined) {
         throw new MissingTopicError(
           `session topic ${JSON.stringify(topic)} does not exist on stream ${JSON.stringify(stream)}; custom streams and topics are not created by bootstrap, ensure them first`,
