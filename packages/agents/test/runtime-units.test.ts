@@ -250,4 +250,62 @@ describe('agent configuration and answers', () => {
     expect(seen).toContain('response:agent.responses');
     expect(seen).toContain('error:agent.responses');
   });
+
+  it('ready() rejects on a client without a default stream', async () => {
+    const { log } = await harness();
+    const { AgdxClient, NoStreamError } = await import('@agdx/agents');
+    const agent = Agent.builder().id('lost').listenOn(AgentTopic.Commands).handler(() => undefined).spawn(AgdxClient.from(log));
+    await expect(agent.ready()).rejects.toBeInstanceOf(NoStreamError);
+  });
+
+  it('shutdown() past the grace hard-stops and throws TimeoutError; the record is delivered again', async () => {
+    const h = await harness();
+    const { TimeoutError } = await import('@agdx/agents');
+    let calls = 0;
+    const stuck = Agent.builder()
+      .id('stuck')
+      .listenOn(AgentTopic.Commands)
+      .shutdownGrace(30)
+      .handler(() => {
+        calls++;
+        return calls === 1 ? new Promise<void>(() => undefined) : undefined;
+      })
+      .spawn(h.connect());
+    await stuck.ready();
+    await h.laser.agdx(AgentTopic.Commands, AgentId.new('planner'), ConversationId.new()).command(MintUlid.mint(CorrelationId), new Uint8Array([1])).send();
+    await eventually(() => calls === 1, 5_000, 'the stuck handler');
+    await expect(stuck.shutdown()).rejects.toBeInstanceOf(TimeoutError);
+    await using next = Agent.builder().id('stuck').listenOn(AgentTopic.Commands).handler(() => void calls++).spawn(h.connect());
+    await next.ready();
+    await eventually(() => calls === 2, 5_000, 'the redelivery');
+  });
+
+  it('one idempotency key on two partitions has one effect, even in parallel lanes', async () => {
+    const h = await harness(4);
+    let effects = 0;
+    await using agent = Agent.builder()
+      .id('parallel')
+      .listenOn(AgentTopic.Commands)
+      .concurrency({ kind: 'serial-per-partition', maxPartitions: 4 })
+      .handler(async () => {
+        effects++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    const conversations: ConversationId[] = [];
+    const partitions = new Set<number>();
+    while (partitions.size < 2) {
+      const conversation = ConversationId.new();
+      const receipt = await h.laser
+        .agdx(AgentTopic.Commands, AgentId.new('planner'), conversation)
+        .command(MintUlid.mint(CorrelationId), new Uint8Array([1]))
+        .withIdempotencyKey('same-key')
+        .sendReceipt();
+      if (!partitions.has(receipt.position.partition)) conversations.push(conversation);
+      partitions.add(receipt.position.partition);
+    }
+    await eventually(() => agent.stats.handled + agent.stats.duplicate >= partitions.size, 5_000, 'both records');
+    expect(effects).toBe(1);
+  });
 });

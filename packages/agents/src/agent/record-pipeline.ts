@@ -68,6 +68,7 @@ export interface RecordPipelineOptions {
 export class RecordPipeline {
   readonly #o: RecordPipelineOptions;
   readonly #me: string;
+  readonly #inflight = new Map<string, Promise<void>>();
 
   /** A pipeline for one agent and topic. */
   constructor(options: RecordPipelineOptions) {
@@ -118,8 +119,24 @@ export class RecordPipeline {
     }
 
     const idempotencyKey = message.provenance.idempotencyKey;
-    const key = idempotencyKey === undefined ? undefined : processedKey(this.#me, idempotencyKey);
-    if (key !== undefined && (await o.processedKeys.has(key))) return 'duplicate';
+    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined);
+    const key = processedKey(this.#me, idempotencyKey);
+    // Two records with one key on different partitions may run at once: the second waits for the
+    // first to finish, then sees its key.
+    for (let running = this.#inflight.get(key); running !== undefined; running = this.#inflight.get(key)) await running;
+    let finish!: () => void;
+    this.#inflight.set(key, new Promise<void>((resolve) => (finish = resolve)));
+    try {
+      if (await o.processedKeys.has(key)) return 'duplicate';
+      return await this.#handle(message, record, address, key);
+    } finally {
+      this.#inflight.delete(key);
+      finish();
+    }
+  }
+
+  async #handle(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined): Promise<RecordOutcome> {
+    const o = this.#o;
 
     const deadline = message.provenance.deadlineMicros;
     if (deadline !== undefined && o.clock.nowMicros() > deadline) {
@@ -142,11 +159,11 @@ export class RecordPipeline {
       } catch (thrown) {
         const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
         if (!isRetryable(error)) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(error));
+          await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
           return 'dead-lettered';
         }
         if (attempt + 1 >= o.retry.maxAttempts) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(error));
+          await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
           return 'dead-lettered';
         }
         await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
