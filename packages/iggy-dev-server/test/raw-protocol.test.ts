@@ -162,6 +162,32 @@ describe.each(PROTOCOLS)('raw %s protocol', (protocol) => {
     c.close();
   });
 
+  it('takes topic settings in the layout of the generation (VSR options, text durations, unknown keys)', async () => {
+    const c = await client(protocol);
+    const stream = `options-${protocol}-${++counter}`;
+    await c.ok(CommandCode.CreateStream, encodeCreateStreamRequest({ name: stream }, protocol));
+    if (protocol === 'vsr') {
+      const options = new Map<string, HeaderValue>([
+        ['message_expiry', headerValue.string('15m 30s')],
+        ['segment_size', headerValue.uint64(1_048_576n)],
+      ]);
+      const created = decodeTopicDetails(await c.ok(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream, name: 't', partitionsCount: 1, options }, protocol)), protocol);
+      expect(created?.messageExpiry).toBe(930_000_000n);
+      expect([...(created?.options?.keys() ?? [])].sort()).toEqual(['message_expiry', 'segment_size']);
+      expect([...(created?.derivedOptions?.keys() ?? [])].sort()).toEqual(['compression_algorithm', 'max_topic_size']);
+      const bogus = new Map<string, HeaderValue>([['bogus', headerValue.bool(true)]]);
+      expect(await c.refused(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream, name: 'u', partitionsCount: 1, options: bogus }, protocol))).toBe(4041);
+      const bad = new Map<string, HeaderValue>([['message_expiry', headerValue.string('soon')]]);
+      expect(await c.refused(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream, name: 'v', partitionsCount: 1, options: bad }, protocol))).toBe(4042);
+    } else {
+      const created = decodeTopicDetails(await c.ok(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream, name: 't', partitionsCount: 1, messageExpiry: 5_000_000n, compression: 2 }, protocol)), protocol);
+      expect(created?.messageExpiry).toBe(5_000_000n);
+      expect(created?.compression).toBe(2);
+      expect(await c.refused(CommandCode.CreateTopic, encodeCreateTopicRequest({ stream, name: 'u', partitionsCount: 1, compression: 9 }, protocol))).toBe(3);
+    }
+    c.close();
+  });
+
   it('routes balanced, partition-id and key sends like the Iggy server', async () => {
     const c = await client(protocol);
     const { stream, topic } = await topicWith(c, 3);

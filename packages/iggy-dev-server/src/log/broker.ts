@@ -63,8 +63,10 @@ export class TopicState {
   compression: number;
   /** Classic replication factor (recorded). */
   replicationFactor: number;
-  /** The VSR options the client set explicitly. */
+  /** The VSR options the client set explicitly, beyond the canonical three. */
   options: Map<string, HeaderValue>;
+  /** Which canonical settings the client gave explicitly (the rest are server defaults). */
+  readonly explicit: Set<string> = new Set();
   /** Consumer groups by id. */
   readonly groups: Map<number, ConsumerGroupState> = new Map();
   /** Next group id. */
@@ -83,6 +85,14 @@ export class TopicState {
     this.compression = settings.compression ?? 1;
     this.replicationFactor = settings.replicationFactor === undefined || settings.replicationFactor === 0 ? 1 : settings.replicationFactor;
     this.options = new Map(settings.options ?? []);
+    this.markExplicit(settings);
+  }
+
+  /** Records which canonical settings were given. */
+  markExplicit(settings: TopicSettingsInput): void {
+    if (settings.messageExpiry !== undefined) this.explicit.add('message_expiry');
+    if (settings.maxTopicSize !== undefined) this.explicit.add('max_topic_size');
+    if (settings.compression !== undefined) this.explicit.add('compression_algorithm');
   }
 
   /** Drops what expired (µs clock `now`). */
@@ -338,6 +348,7 @@ export class Broker {
     if (!partial || settings.compression !== undefined) t.compression = settings.compression ?? 1;
     if (!partial && settings.replicationFactor !== undefined) t.replicationFactor = settings.replicationFactor === 0 ? 1 : settings.replicationFactor;
     if (settings.options !== undefined) for (const [k, v] of settings.options) t.options.set(k, v);
+    t.markExplicit(settings);
     this.#persist();
   }
 
@@ -626,6 +637,7 @@ export class Broker {
           compression: t.compression,
           replicationFactor: t.replicationFactor,
           options: Buffer.from(encodeOptions(t.options)).toString('base64'),
+          explicit: [...t.explicit],
           nextGroupId: t.nextGroupId,
           groups: [...t.groups.values()].map((g) => ({ id: g.id, name: g.name, offsets: [...g.offsets].map(([p, o]) => [p, o.toString()] as const) })),
           consumerOffsets: [...t.consumerOffsets].flatMap(([p, m]) => [...m].map(([k, o]) => [p, k, o.toString()] as const)),
@@ -650,6 +662,8 @@ export class Broker {
           options: decodeOptions(Buffer.from(ts.options, 'base64')),
         });
         t.nextGroupId = ts.nextGroupId;
+        t.explicit.clear();
+        for (const k of ts.explicit ?? []) t.explicit.add(k);
         s.topics.set(t.id, t);
         ts.partitions.forEach((createdAt, id) => {
           const opened = this.#storage.openPartition(s.id, t.id, id);

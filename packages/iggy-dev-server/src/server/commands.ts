@@ -39,13 +39,15 @@ import {
   encodeStreamList,
   encodeTopicDetails,
   encodeTopicList,
+  headerValue,
   packProtocolVersion,
 } from '@agdx/iggy-protocol';
-import type { Consumer, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
+import type { Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
 import { Status } from '../log/broker.js';
 import type { ConsumerGroupState } from '../log/consumer-group.js';
 import { encodeClassicPoll } from '../log/classic-poll.js';
+import { liftTextOptions } from './topic-options.js';
 import { batchFromClassic, sliceRecord } from '../log/stored-batch.js';
 
 /** What the command layer needs to know about the connection. */
@@ -97,9 +99,21 @@ function topicInfo(t: TopicState): TopicInfo {
     sizeBytes: t.sizeBytes,
     messagesCount: t.messagesCount,
     name: t.name,
-    options: t.options,
-    derivedOptions: new Map(),
+    ...canonicalOptions(t),
   };
+}
+
+/** VSR topic options: what the client set (re-sendable) and the defaults the server filled in. */
+function canonicalOptions(t: TopicState): { options: Map<string, HeaderValue>; derivedOptions: Map<string, HeaderValue> } {
+  const options = new Map(t.options);
+  const derivedOptions = new Map<string, HeaderValue>();
+  const canonical: Array<[string, HeaderValue]> = [
+    ['message_expiry', headerValue.uint64(t.messageExpiry)],
+    ['max_topic_size', headerValue.uint64(t.maxTopicSize)],
+    ['compression_algorithm', headerValue.string(t.compression === 2 ? 'gzip' : 'none')],
+  ];
+  for (const [key, value] of canonical) (t.explicit.has(key) ? options : derivedOptions).set(key, value);
+  return { options, derivedOptions };
 }
 
 function topicDetails(t: TopicState): TopicDetails {
@@ -245,12 +259,12 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       return encodeTopicList([...broker.stream(decodeStreamTarget(payload).stream).topics.values()].map(topicInfo), protocol);
     case CommandCode.CreateTopic: {
       const req = decodeCreateTopicRequest(payload, protocol);
-      const t = broker.createTopic(req.stream, req.name, req.partitionsCount, req);
+      const t = broker.createTopic(req.stream, req.name, req.partitionsCount, { ...req, ...liftTextOptions(req.options) });
       return encodeTopicDetails(topicDetails(t), protocol);
     }
     case CommandCode.UpdateTopic: {
       const req = decodeUpdateTopicRequest(payload, protocol);
-      broker.updateTopic(req.stream, req.topic, req.name, req, protocol === 'vsr');
+      broker.updateTopic(req.stream, req.topic, req.name, { ...req, ...liftTextOptions(req.options) }, protocol === 'vsr');
       return EMPTY;
     }
     case CommandCode.DeleteTopic: {

@@ -34,6 +34,8 @@ export interface TopicSnapshot {
   readonly replicationFactor: number;
   /** The explicit VSR options block, base64. */
   readonly options: string;
+  /** Canonical settings given explicitly (absent in older files). */
+  readonly explicit?: readonly string[];
   /** Next group id. */
   readonly nextGroupId: number;
   /** Groups. */
