@@ -22,7 +22,14 @@ export type ErrorKind =
   | 'stale-session'
   | 'not-found'
   | 'conflict'
-  | 'closed';
+  | 'closed'
+  | 'no-stream'
+  | 'handler'
+  | 'handler-config'
+  | 'policy-blocked'
+  | 'publish-failed'
+  | 'step-up-required'
+  | 'budget-exceeded';
 
 /** Options accepted by every AGDX error constructor. */
 export interface AgdxErrorOptions {

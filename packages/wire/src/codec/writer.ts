@@ -1,3 +1,4 @@
+import { AgdxError, InvalidError } from '../errors.js';
 import { toHalfBits } from './float16.js';
 
 import { utf8Length } from '../ids/utf8.js';
@@ -171,10 +172,17 @@ export class ByteWriter {
 
 /** Runs `write` twice (measure, then fill) and returns the exact-size result. @internal */
 export function encodeWith(write: (w: ByteWriter) => void): Uint8Array {
-  const measure = new ByteWriter(null);
-  write(measure);
-  const out = new Uint8Array(measure.pos);
-  const w = new ByteWriter(out);
-  write(w);
-  return out;
+  try {
+    const measure = new ByteWriter(null);
+    write(measure);
+    const out = new Uint8Array(measure.pos);
+    const w = new ByteWriter(out);
+    write(w);
+    return out;
+  } catch (error) {
+    // The low-level encoders skip validation for speed; a field of the wrong runtime type must
+    // still surface as a typed error, never as a platform TypeError or RangeError.
+    if (AgdxError.is(error)) throw error;
+    throw new InvalidError('cannot encode a value of the wrong type; validate the envelope first', { cause: error });
+  }
 }

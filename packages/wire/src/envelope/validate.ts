@@ -3,6 +3,7 @@ import { isAgentKind } from '../dictionaries/agent-kind.js';
 import { isTerminalTaskState, TaskState } from '../dictionaries/task-state.js';
 import { utf8Length } from '../ids/utf8.js';
 import type { AgentEnvelope } from './agent-envelope.js';
+import { checkFieldShapes } from './field-shapes.js';
 import type { MetadataValue } from './metadata.js';
 import {
   decodeSessionEnd,
@@ -150,6 +151,7 @@ export function validateEnvelope(e: AgentEnvelope): void {
   if (!isAgentKind(kind)) {
     throw new InvalidError(`\`${String(kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
   }
+  checkFieldShapes(e);
   checkRanges(e);
 
   // record

@@ -71,6 +71,11 @@ export class AgentId {
     }
   }
 
+  /** The id text (the seeds' `asStr()`, kept so their examples run unchanged). */
+  asStr(): string {
+    return this.value;
+  }
+
   /** The id text. */
   toString(): string {
     return this.value;
