@@ -26,7 +26,7 @@ import {
 } from '@agdx/wire';
 import { jsonBody } from './body.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
-import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcResponse } from './json-rpc.js';
+import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from './json-rpc.js';
 import { pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
@@ -87,7 +87,7 @@ function taskIdOf(id: string | ConversationId): ConversationId {
  * or error with that correlation on the reply topic. The bridge keeps no state of its own.
  */
 export class A2aBridge {
-  readonly #client: AgdxClient;
+  #client: AgdxClient;
   readonly #id: AgentId;
   readonly #requestTopic: string;
   readonly #replyTopic: string;
@@ -107,6 +107,15 @@ export class A2aBridge {
     this.#requestTopic = requestTopic;
     this.#replyTopic = replyTopic;
     this.#hops = enterBridge(this.#id.value);
+  }
+
+  /**
+   * Points the bridge at another stream on the same connection (reply hubs stay shared). Use
+   * separate credentials when log permissions must keep the streams apart.
+   */
+  withDefaultStream(stream: string): this {
+    this.#client = this.#client.withDefaultStream(stream);
+    return this;
   }
 
   /** The bridge's agent id. */
@@ -247,8 +256,14 @@ export class A2aBridge {
    * response with code -32000 and a fixed public message; it never throws.
    */
   async handleRpc(request: unknown): Promise<JsonRpcResponse> {
-    const parsed = parseRpcRequest(request);
-    if (parsed === undefined) return rpcError(requestIdOf(request), PublicErrorMessage.InvalidRequest);
+    let parsed: ReturnType<typeof parseRpcRequest>;
+    try {
+      parsed = parseRpcRequest(request);
+    } catch {
+      // A hostile object (a throwing getter or proxy) is a malformed request too.
+      return rpcError(null, PublicErrorMessage.InvalidRequest);
+    }
+    if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     try {
       switch (parsed.method) {
         case A2aMethod.SendMessage:

@@ -250,6 +250,22 @@ describe('hostile input', () => {
     expect((ok.json as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
   }, 120_000);
 
+  it('handleRpc never throws, even for hostile objects', async () => {
+    const { bridge } = await echoSetup();
+    const hostile = [
+      new Proxy({}, { get: () => { throw new Error('boom'); }, has: () => { throw new Error('boom'); } }),
+      { jsonrpc: '2.0', get id(): never { throw new Error('boom'); }, method: 'GetTask' },
+      { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { big: 10n } },
+      undefined,
+      Symbol('x'),
+    ];
+    for (const request of hostile) {
+      const answer = (await bridge.handleRpc(request)) as { error?: { code: number; message: string } };
+      expect(answer.error?.code).toBe(-32000);
+      expect(publicMessages.has(answer.error!.message)).toBe(true);
+    }
+  });
+
   it('answers a non-JSON body with 4xx before the bridge runs, and GET on the endpoint with 405', async () => {
     const { log, bridge } = await echoSetup();
     const handler = createA2aHttpHandler(bridge);

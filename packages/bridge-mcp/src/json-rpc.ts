@@ -84,6 +84,15 @@ export function requestIdOf(request: unknown): JsonRpcId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
+/** {@link requestIdOf} that reads a hostile object (throwing getter, proxy) as having no id. */
+export function safeRequestId(request: unknown): JsonRpcId {
+  try {
+    return requestIdOf(request);
+  } catch {
+    return null;
+  }
+}
+
 /** A success response. */
 export function rpcResult(id: JsonRpcId, result: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, result };

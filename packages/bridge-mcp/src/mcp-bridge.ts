@@ -31,7 +31,7 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcResponse } from './json-rpc.js';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from './json-rpc.js';
 import { toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 
 /** The protocol version the bridge answers when the client asks for none (or for one it does not speak). */
@@ -112,7 +112,7 @@ function childEndError(error: unknown): { code: number; message: string } {
  * answer is the first correlated response or error on the reply topic.
  */
 export class McpBridge {
-  readonly #client: AgdxClient;
+  #client: AgdxClient;
   readonly #id: AgentId;
   readonly #requestTopic: string;
   readonly #replyTopic: string;
@@ -135,6 +135,15 @@ export class McpBridge {
     this.#replyTopic = nonEmpty(replyTopic, 'reply topic');
     this.#serverName = nonEmpty(serverName, 'server name');
     this.#hops = enterBridge(this.#id.value);
+  }
+
+  /**
+   * Points the bridge at another stream on the same connection (reply hubs stay shared). Use
+   * separate credentials when log permissions must keep the streams apart.
+   */
+  withDefaultStream(stream: string): this {
+    this.#client = this.#client.withDefaultStream(stream);
+    return this;
   }
 
   /** The bridge's agent id. */
@@ -316,8 +325,14 @@ export class McpBridge {
    * fixed public message; it never throws.
    */
   async handleRpc(request: unknown): Promise<JsonRpcResponse> {
-    const parsed = parseRpcRequest(request);
-    if (parsed === undefined) return rpcError(requestIdOf(request), PublicErrorMessage.InvalidRequest);
+    let parsed: ReturnType<typeof parseRpcRequest>;
+    try {
+      parsed = parseRpcRequest(request);
+    } catch {
+      // A hostile object (a throwing getter or proxy) is a malformed request too.
+      return rpcError(null, PublicErrorMessage.InvalidRequest);
+    }
+    if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const { id, params } = parsed;
     try {
       switch (parsed.method) {

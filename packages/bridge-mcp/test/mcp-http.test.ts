@@ -237,6 +237,21 @@ describe('McpBridge API', () => {
     expect(decodeSessionEnd(timedOut.body!).error?.code).toBe(AgentErrorCode.DeadlineExceeded);
   });
 
+  it('handleRpc never throws, even for hostile objects', async () => {
+    const { bridge } = await echoBridge();
+    const hostile = [
+      new Proxy({}, { get: () => { throw new Error('boom'); }, has: () => { throw new Error('boom'); } }),
+      { jsonrpc: '2.0', get id(): never { throw new Error('boom'); }, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: { big: 10n } } },
+      undefined,
+    ];
+    for (const request of hostile) {
+      const answer = (await bridge.handleRpc(request)) as { error?: { code: number; message: string } };
+      expect(answer.error?.code).toBe(-32000);
+      expect(publicMessages.has(answer.error!.message)).toBe(true);
+    }
+  });
+
   it('refuses a loop through two bridges', async () => {
     const { laser } = await memoryClient(1);
     const a = new McpBridge(laser, 'mcp-a', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'a');
