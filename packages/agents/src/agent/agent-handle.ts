@@ -202,7 +202,10 @@ export class AgentHandle {
       throw error;
     }
     if (this.#stopped) {
+      // Stopped while starting: nothing was consumed yet, so just leave again.
       markReady();
+      await (this.#stop.signal.aborted ? consumer.abort() : consumer.stop());
+      await this.#teardown();
       return;
     }
     markReady();
