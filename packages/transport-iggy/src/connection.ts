@@ -44,6 +44,8 @@ interface Call {
   readonly code: number;
   readonly body: Uint8Array;
   readonly idempotent: boolean;
+  /** The call's time limit, ms. */
+  readonly timeoutMs: number;
   /** Restore-hook and heartbeat calls may go out before the connection is `ready`. */
   readonly internal: boolean;
   readonly resolve: (payload: Uint8Array) => void;
@@ -175,6 +177,7 @@ export class IggyConnection {
         code,
         body,
         idempotent: options.idempotent === true,
+        timeoutMs,
         internal,
         settled: false,
         written: false,
@@ -213,9 +216,20 @@ export class IggyConnection {
     const queued = this.#queue.indexOf(call);
     if (queued !== -1) this.#queue.splice(queued, 1);
     this.#settle(call, { error });
-    if (call.written && resetIfWritten && this.#inFlight.includes(call)) {
+    if (!call.written || !this.#inFlight.includes(call)) return;
+    if (resetIfWritten) {
       this.#lose(new TransportFailureError('no reply from the Iggy server in time; connection reset', { cause: error }));
+      return;
     }
+    // An aborted call's reply is still owed. If it never comes, nothing behind it would be
+    // answered either (VSR keeps one request in flight), so the connection is reset once the
+    // call's own time limit has passed.
+    const socket = this.#socket;
+    setTimeout(() => {
+      if (this.#socket === socket && this.#inFlight.includes(call)) {
+        this.#lose(new TransportFailureError('no reply from the Iggy server to an aborted request; connection reset', { cause: error }));
+      }
+    }, call.timeoutMs).unref?.();
   }
 
   /** Writes whatever may go out now. */

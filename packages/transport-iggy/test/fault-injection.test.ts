@@ -150,6 +150,23 @@ for (const protocol of ['vsr', 'classic'] as const) {
       expect((await pending).kind).toBe('cancelled');
     });
 
+    it('after an aborted call the server never answers, later calls still complete (the connection resets)', async () => {
+      const t = await connect(protocol, { requestTimeoutMs: 300 });
+      const target = await topicOn(t);
+      let silenced = false;
+      fault = (r) => (r.code === CommandCode.GetTopic && !silenced ? ((silenced = true), { silent: true }) : undefined);
+      const controller = new AbortController();
+      const aborted = failure(() => t.describeTopic(target, { signal: controller.signal }));
+      setTimeout(() => controller.abort(), 20);
+      expect((await aborted).kind).toBe('cancelled');
+      // Whatever the first attempt meets, a call made afterwards must complete.
+      let described: unknown;
+      for (let i = 0; i < 3 && described === undefined; i++) {
+        described = await t.describeTopic(target).catch(() => undefined);
+      }
+      expect(described).toMatchObject({ partitionCount: 2 });
+    });
+
     it('close rejects pending calls with a closed error', async () => {
       const t = await connect(protocol, { requestTimeoutMs: 10_000 });
       const target = await topicOn(t);
