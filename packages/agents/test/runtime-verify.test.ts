@@ -80,4 +80,21 @@ describe('signatures end to end', () => {
     expect(letter?.attempts).toBe(0);
     expect(letter?.detail).toContain('signature verification failed');
   });
+
+  it('with a verifier, only a signed operator control record pauses the agent', async () => {
+    const { laser } = await harness();
+    const operatorKey = SigningKey.fromBytes(new Uint8Array(32).fill(11));
+    const registry = new KeyRegistry();
+    registry.enroll('operator', operatorKey, KeyKind.Operator);
+    await using agent = Agent.builder().id('guarded').listenOn(AgentTopic.Commands).verifier(registry).handler(() => undefined).spawn(laser);
+    await agent.ready();
+    const pause = (session: ConversationId) =>
+      laser.agdx(AgentTopic.Control, AgentId.new('operator'), session).command(MintUlid.mint(CorrelationId), text.encode('{}')).withOperation('session_pause').withTarget('guarded');
+    const forged = ConversationId.new();
+    const genuine = ConversationId.new();
+    await pause(forged).send();
+    await pause(genuine).signedBy(operatorKey).send();
+    await eventually(() => agent.pendingControl(genuine.toString()).pauseRequested, 5_000, 'the signed pause');
+    expect(agent.pendingControl(forged.toString()).pauseRequested).toBe(false);
+  });
 });
