@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -193,6 +193,18 @@ describe('disk storage', () => {
     expect(fresh.messages[0]?.offset).toBe(12n);
     again.close();
     await second.close();
+  });
+
+  it('reports a failed metadata write as status 1 and keeps serving', async () => {
+    const data = tempFolder();
+    await withServer({ data }, async (port) => {
+      const c = await login(port, 'classic');
+      mkdirSync(join(data, 'metadata.json.tmp'));
+      expect(await c.refused(CommandCode.CreateStream, encodeCreateStreamRequest({ name: 'blocked' }, 'classic'))).toBe(1);
+      rmSync(join(data, 'metadata.json.tmp'), { recursive: true });
+      await createTopic(c, 'fine', 't', 1);
+      c.close();
+    });
   });
 
   it('refuses a data folder another live server holds, and takes over the lock of a dead one', async () => {

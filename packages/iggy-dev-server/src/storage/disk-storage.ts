@@ -16,6 +16,7 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -28,7 +29,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { decodeOptions } from '@agdx/iggy-protocol';
+import { IggyError, decodeOptions } from '@agdx/iggy-protocol';
 import { DevServerError } from '../errors.js';
 import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
@@ -126,11 +127,14 @@ class SegmentWriter implements PartitionWriter {
     }
   }
 
+  #indexSize = 0;
+
   #open(base: bigint, size: number): void {
     this.#base = base;
     this.#size = size;
     this.#log = openSync(join(this.#dir, `${segmentName(base)}.log`), 'a');
     this.#index = openSync(join(this.#dir, `${segmentName(base)}.index`), 'a');
+    this.#indexSize = fstatSync(this.#index).size;
   }
 
   append(batch: StoredBatch): void {
@@ -143,16 +147,29 @@ class SegmentWriter implements PartitionWriter {
     const record = new Uint8Array(RECORD_HEADER_SIZE + batch.bytes.length);
     record.set(header, 0);
     record.set(batch.bytes, RECORD_HEADER_SIZE);
-    writeAll(this.#log, record);
     const entry = new Uint8Array(16);
     const view = new DataView(entry.buffer);
     view.setUint32(0, Number(batch.baseOffset - this.#base), true);
     view.setUint32(4, this.#size, true);
     view.setBigUint64(8, batch.timestamp, true);
-    writeAll(this.#index, entry);
+    try {
+      writeAll(this.#log, record);
+      writeAll(this.#index, entry);
+      if (this.#storage.fsync === 'always') fdatasyncSync(this.#log);
+    } catch (cause) {
+      // Cut a partial record off again: a torn record in the middle would hide every later one
+      // from recovery. The append is refused, nothing was acknowledged.
+      try {
+        ftruncateSync(this.#log, this.#size);
+        ftruncateSync(this.#index, this.#indexSize);
+      } catch {
+        // The next recovery cuts the torn tail instead.
+      }
+      throw new IggyError(1, `cannot append to ${this.#dir}`, { cause });
+    }
     this.#size += record.length;
-    if (this.#storage.fsync === 'always') fdatasyncSync(this.#log);
-    else this.dirty = true;
+    this.#indexSize += entry.length;
+    if (this.#storage.fsync !== 'always') this.dirty = true;
   }
 
   sync(): void {
@@ -234,14 +251,19 @@ export class DiskStorage implements Storage {
   saveMetadata(snapshot: MetadataSnapshot): void {
     const file = join(this.#dir, METADATA);
     const tmp = `${file}.tmp`;
-    const fd = openSync(tmp, 'w');
     try {
-      writeAll(fd, Buffer.from(JSON.stringify(snapshot)));
-      if (this.fsync !== 'never') fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(tmp, 'w');
+      try {
+        writeAll(fd, Buffer.from(JSON.stringify(snapshot)));
+        if (this.fsync !== 'never') fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, file);
+    } catch (cause) {
+      // The previous metadata file stays intact (the rename is atomic); the client is told.
+      throw new IggyError(1, `cannot save ${file}`, { cause });
     }
-    renameSync(tmp, file);
     if (this.fsync === 'always') this.#syncDir(this.#dir);
   }
 
