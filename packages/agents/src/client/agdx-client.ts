@@ -167,6 +167,14 @@ export class AgdxClient {
   }
 
   /**
+   * The action governor every send of this client passes through, when configured. Packages built
+   * on the client (sessions, bridges) read it so their own appends are governed the same way.
+   */
+  get governor(): ActionGovernor | undefined {
+    return this.#core.governor;
+  }
+
+  /**
    * Creates the default stream and the well-known topics, idempotently: `agent.sessions`,
    * `agent.streams`, `agent.heartbeats` (records expire after one hour), `agent.memory`,
    * `agent.dlq`, `agent.audit`, `agent.workflow_journal` and the six session turn topics, plus the
