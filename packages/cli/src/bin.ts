@@ -1,3 +1,25 @@
 #!/usr/bin/env node
-/** The agdx command. */
-export {};
+/** The agdx command: wires process streams and signals to the dispatcher. */
+
+import { runCli } from './cli.js';
+
+const stop = new AbortController();
+let interrupts = 0;
+const onSignal = (): void => {
+  interrupts += 1;
+  // A second Ctrl-C leaves at once, in case a clean stop hangs.
+  if (interrupts > 1) process.exit(130);
+  stop.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const code = await runCli(process.argv.slice(2), {
+  out: process.stdout,
+  err: process.stderr,
+  signal: stop.signal,
+  isTty: process.stdout.isTTY === true,
+});
+process.exitCode = code;
+// Open handles of a failed run must not keep the process alive.
+setTimeout(() => process.exit(code), 200).unref();

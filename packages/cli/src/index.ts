@@ -2,4 +2,10 @@
  * The agdx command: demo, Iggy dev server, tail and decode, session timelines, benchmarks.
  * @module
  */
-export const PLACEHOLDER: true = true;
+export { runCli, overview, COMMANDS } from './cli.js';
+export type { Command } from './commands/command.js';
+export type { CommandIo, TextSink } from './io.js';
+export { ExitCode, UsageError, errorLine, exitCodeOf, errorKindOf, isUsageError } from './errors.js';
+export { runDemo } from './demo/run-demo.js';
+export type { DemoOptions } from './demo/run-demo.js';
+export { DEMO_STEPS } from './demo/transcript.js';

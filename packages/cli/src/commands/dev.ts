@@ -1,0 +1,3 @@
+import type { Command } from './command.js';
+/** stub */
+export const devCommand: Command = { name: 'dev', summary: 'todo', help: 'todo', async run() {} };

@@ -1,0 +1,29 @@
+/** Opening the log a command works on: the embedded MemoryLog, or an Iggy server by URL. */
+
+import { MemoryLog, type LogTransport } from '@agdx/transport';
+import { IggyTransport } from '@agdx/transport-iggy';
+
+/** An open log and how to describe it to a person. */
+export interface OpenLog {
+  /** The transport. */
+  readonly transport: LogTransport;
+  /** `embedded MemoryLog` or the server URL without its password. */
+  readonly description: string;
+  /** Closes the transport. */
+  close(): Promise<void>;
+}
+
+/** Hides the password of an `iggy://user:password@host` URL. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z+]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+}
+
+/** Connects to `iggyUrl`, or opens an in-process MemoryLog when it is undefined. */
+export async function openLog(iggyUrl: string | undefined, signal?: AbortSignal): Promise<OpenLog> {
+  if (iggyUrl === undefined) {
+    const transport = new MemoryLog();
+    return { transport, description: 'embedded MemoryLog (in this process)', close: () => transport.close() };
+  }
+  const transport = await IggyTransport.connect(iggyUrl, {}, { signal });
+  return { transport, description: `Iggy at ${redactUrl(iggyUrl)}`, close: () => transport.close() };
+}
