@@ -21,8 +21,8 @@ import { resolveStream, type SessionsRuntime } from './sessions-runtime.js';
 /** Options of {@link sessions} beside the layout. */
 export interface SessionsOptions {
   /**
-   * Checks each append as a send before the write. `AgdxClient` does not expose the governor it
-   * was built with, so pass the same one here for session appends.
+   * Checks each append as a send before the write. Defaults to the governor the client was built
+   * with, so session appends are governed like every other send of that client.
    */
   readonly governor?: ActionGovernor | undefined;
   /** Heartbeat registry: `begin()` takes a lease on it. */
@@ -190,7 +190,7 @@ export function sessions(client: AgdxClient, config: SessionConfig = new Session
   const runtime: SessionsRuntime = {
     client,
     config,
-    governor: options.governor,
+    governor: options.governor ?? client.governor,
     heartbeats: options.heartbeats,
     lane: new LaneGuard(client),
     stream: () => resolveStream(client, config),

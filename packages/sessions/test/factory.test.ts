@@ -57,6 +57,23 @@ describe('factory and opening', () => {
     expect(seen[0]?.conversation).toBe(session.conversation.toString());
   });
 
+  it('without an explicit governor, session appends pass the governor the client was built with', async () => {
+    const log = new MemoryLog();
+    const seen: string[] = [];
+    const governor: ActionGovernor = {
+      check(action) {
+        seen.push(action.topic);
+        return new TextDecoder().decode(action.payload) === 'secret' ? { kind: 'deny', reason: 'no secrets' } : { kind: 'allow' };
+      },
+    };
+    const laser = AgdxClient.from(log, { stream: 'demo', governor });
+    await laser.bootstrap(1);
+    const session = sessions(laser).create('client-governed');
+    await session.append('instruction', 'fine');
+    await expect(session.append('instruction', 'secret')).rejects.toThrow(PolicyBlockedError);
+    expect(seen).toEqual(['agent.commands', 'agent.commands']);
+  });
+
   it('a turn is a plain agent message keyed by its conversation with only the conversation header', async () => {
     const { log, laser } = await setup({ partitions: 8 });
     const session = sessions(laser).create('agent-42');
