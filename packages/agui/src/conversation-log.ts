@@ -88,7 +88,8 @@ export async function readConversationToEnd(
 
 /**
  * Follows the conversation from offset 0 forever, waiting with the transport's `waitFor` (no
- * busy polling). Yields `idle` after each wait that timed out, so a caller can send keepalives.
+ * busy polling). Yields `idle` after a wait that timed out or a batch holding none of the
+ * conversation's records, so a caller can send keepalives.
  * Ends by throwing the transport's `CancelledError` when `signal` fires.
  */
 export async function* followConversation(
@@ -104,7 +105,10 @@ export async function* followConversation(
     const lastRecord = batch[batch.length - 1];
     if (lastRecord !== undefined) {
       next = lastRecord.offset + 1n;
-      yield* conversationRecords(address, conversation, batch);
+      const mine = conversationRecords(address, conversation, batch);
+      // A batch of other conversations' records still hands control back (for keepalives).
+      if (mine.length === 0) yield 'idle';
+      yield* mine;
       continue;
     }
     const arrived = await transport.waitFor({ ...address, offset: next, timeoutMs: idleMs, signal });

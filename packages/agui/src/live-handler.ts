@@ -50,9 +50,39 @@ function readConversation(text: unknown): ConversationId {
   return conversation;
 }
 
+function tooLarge(): InvalidError {
+  return new InvalidError(`request body exceeds ${MAX_BODY_BYTES} bytes`, { context: { field: 'body', cap: MAX_BODY_BYTES } });
+}
+
+/** The body as text, refusing more than {@link MAX_BODY_BYTES} before holding it all. */
+async function readBoundedText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
 async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw new InvalidError('request body too large', { context: { field: 'body' } });
+  const text = await readBoundedText(request);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -95,23 +125,28 @@ async function* sseChunks(
   const after = parsed.after?.offset;
   yield sseComment('agdx agui');
   if (framing !== undefined) yield sseEvent(framing.started());
+  // Records of other conversations on the partition wake the loop without producing anything;
+  // the keepalive still goes out on time.
+  let lastSent = Date.now();
   try {
     for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal)) {
-      if (item === 'idle') {
-        yield sseComment('keepalive');
-        continue;
-      }
-      // Earlier records are still converted: channels and the state fold depend on them.
-      const converted = converter.convert(item.envelope);
-      if (after !== undefined && item.offset <= after) continue;
-      let events: readonly AguiEvent[] = converted;
-      if (framing !== undefined) events = framing.accept(converted, item.envelope).events;
-      const id = formatEventId({ partition: address.partition, offset: item.offset });
       let chunk = '';
-      events.forEach((event, i) => {
-        chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
-      });
-      if (chunk.length > 0) yield chunk;
+      if (item !== 'idle') {
+        // Earlier records are still converted: channels and the state fold depend on them.
+        const converted = converter.convert(item.envelope);
+        if (after === undefined || item.offset > after) {
+          const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, item.envelope).events : converted;
+          const id = formatEventId({ partition: address.partition, offset: item.offset });
+          events.forEach((event, i) => {
+            chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
+          });
+        }
+      }
+      if (chunk.length === 0 && Date.now() - lastSent >= keepaliveMs) chunk = sseComment('keepalive');
+      if (chunk.length > 0) {
+        lastSent = Date.now();
+        yield chunk;
+      }
       if (framing?.done === true) return;
     }
   } catch (error) {
@@ -138,8 +173,9 @@ async function* sseChunks(
  * every `keepaliveMs`. When the client disconnects (`request.signal`, or the body stream is
  * cancelled) the follow loop stops.
  *
- * Answers 400 (invalid request), 404 (unknown stream or topic) and 405 (another method) with a
- * JSON `{error: {kind, message}}` body.
+ * Answers `OPTIONS` with 204 (add CORS headers through `headers`), and 400 (invalid request,
+ * body over 1 MiB), 404 (unknown stream or topic) and 405 (another method) with a JSON
+ * `{error: {kind, message}}` body.
  */
 export function createAguiHandler(client: AgdxClient, options: AguiHandlerOptions = {}): AguiRequestHandler {
   const topic = options.topic ?? AgentTopic.Sessions;
@@ -149,8 +185,9 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
   }
   const extraHeaders = options.headers ?? {};
   return async (request: Request): Promise<Response> => {
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...extraHeaders, allow: 'GET, POST, OPTIONS' } });
     if (request.method !== 'GET' && request.method !== 'POST') {
-      return new Response(null, { status: 405, headers: { ...extraHeaders, allow: 'GET, POST' } });
+      return new Response(null, { status: 405, headers: { ...extraHeaders, allow: 'GET, POST, OPTIONS' } });
     }
     let parsed: StreamRequest;
     try {

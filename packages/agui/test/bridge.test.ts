@@ -11,8 +11,10 @@ import {
   CorrelationId,
   MintUlid,
   RecordId,
+  STATE_DELTA_OPERATION,
   STATE_SNAPSHOT_OPERATION,
   TaskState,
+  encodeStateDelta,
   encodeStateSnapshot,
   type JsonValue,
 } from '@agdx/wire';
@@ -139,7 +141,13 @@ describe('AguiConverter', () => {
     );
     await laser.publish(AgentTopic.Sessions, stale, ContentType.cbor);
     // A delta whose patch cannot apply is rejected by the fold.
-    await sessions(laser).open(c).lifecycle.patch([{ op: 'remove', path: '/missing' }], { agent: 'w' });
+    const failing = AgentEnvelope.event(
+      MintUlid.mint(RecordId),
+      c,
+      AgentId.new('w'),
+      encodeStateDelta({ baseRevision: 2n, patch: [{ op: 'remove', path: '/missing' }], opId: 'failing' }),
+    ).withOperation(STATE_DELTA_OPERATION);
+    await laser.publish(AgentTopic.Sessions, failing, ContentType.cbor);
     const events = await bridge.aguiEvents(c);
     expect(events).toEqual([
       { type: 'STATE_SNAPSHOT', snapshot: { n: 0 } },

@@ -125,6 +125,33 @@ describe('live SSE endpoint (GET, EventSource style)', () => {
     abort.abort();
   });
 
+  it('keeps the keepalive on time while other conversations write to the same partition', async () => {
+    const { laser, server } = await setup(80);
+    const conversation = ConversationId.new();
+    const abort = new AbortController();
+    const response = await fetch(`${server.url}/agui?threadId=${conversation}`, { signal: abort.signal });
+    const blocks = sseBlocks(response);
+    await blocks.next();
+    // Find a neighbour conversation on the same partition of agent.sessions (4 partitions).
+    const { partitionForKey } = await import('@agdx/transport');
+    const mine = await partitionForKey(conversation.toString(), 4);
+    let neighbour = ConversationId.new();
+    while ((await partitionForKey(neighbour.toString(), 4)) !== mine) neighbour = ConversationId.new();
+    let writing = true;
+    const noise = (async () => {
+      const send = laser.agdx(AgentTopic.Sessions, AgentId.new('noise'), neighbour);
+      while (writing) {
+        await send.emit(text.encode('tick')).send();
+        await sleep(10);
+      }
+    })();
+    const next = await blocks.next();
+    expect(next.value?.comment).toBe('keepalive');
+    writing = false;
+    await noise;
+    abort.abort();
+  });
+
   it('stops following when the client goes away', async () => {
     const { server, counts } = await setup(60_000);
     const abort = new AbortController();
@@ -147,7 +174,12 @@ describe('live SSE endpoint (GET, EventSource style)', () => {
     expect(badId.status).toBe(400);
     const put = await fetch(`${server.url}/agui`, { method: 'PUT' });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST');
+    expect(put.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    const options = await fetch(`${server.url}/agui`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    const huge = await fetch(`${server.url}/agui`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) });
+    expect(huge.status).toBe(400);
+    expect(await huge.json()).toMatchObject({ error: { kind: 'invalid', message: expect.stringContaining('exceeds') } });
     const badBody = await fetch(`${server.url}/agui`, { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } });
     expect(badBody.status).toBe(400);
     const noRun = await fetch(`${server.url}/agui`, { method: 'POST', body: JSON.stringify({ threadId: ConversationId.new().toString() }) });
