@@ -27,7 +27,7 @@ import {
 import { jsonBody } from './body.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from './json-rpc.js';
-import { pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
+import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
 export const A2aMethod: {
@@ -221,16 +221,16 @@ export class A2aBridge {
   }
 
   /**
-   * The task as the reply topic tells it: the first response or error whose correlation is the
-   * task id, read from the topic's start (at most {@link TASK_SCAN_LIMITS}). Without one, or for
-   * an id nobody submitted, the task reads Working. With a verifier on the client, replies that
+   * The task as the reply topic tells it, read from the topic's start (at most
+   * {@link TASK_SCAN_LIMITS}): the first terminal response or error whose correlation is the task
+   * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
+   * nobody submitted, the task reads Working. With a verifier on the client, replies that
    * fail verification are skipped.
    * @throws InvalidError for an id that is not a ULID; NoStreamError without a default stream.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
-    const reply = await this.#findReply(taskId, options.signal);
-    return reply === undefined ? pendingTask(taskId.toString(), TaskState.Working) : taskFromEnvelope(taskId.toString(), reply);
+    return (await this.#findTask(taskId, options.signal)) ?? pendingTask(taskId.toString(), TaskState.Working);
   }
 
   /**
@@ -298,7 +298,11 @@ export class A2aBridge {
     return builder;
   }
 
-  async #findReply(task: ConversationId, signal: AbortSignal | undefined): Promise<AgentEnvelope | undefined> {
+  // The first terminal reply wins; without one, the latest non-terminal reply (InputRequired, …)
+  // tells where the task stands.
+  async #findTask(task: ConversationId, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
+    const id = task.toString();
+    let latest: A2aTask | undefined;
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
     const transport = this.#client.transport;
@@ -334,11 +338,13 @@ export class A2aBridge {
               continue;
             }
           }
-          return envelope;
+          const found = taskFromEnvelope(id, envelope);
+          if (isTerminalA2aState(found.state)) return found;
+          latest = found;
         }
       }
       if (!progressed) break;
     }
-    return undefined;
+    return latest;
   }
 }

@@ -1,8 +1,8 @@
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { AgentTopic, agentMessageBody, readAgentMessage } from '@agdx/agents';
-import { A2aBridge, createA2aHttpHandler, PublicErrorMessage, verifyCard } from '@agdx/bridge-a2a';
+import { A2aBridge, createA2aHttpHandler, PublicErrorMessage, taskToJson, verifyCard } from '@agdx/bridge-a2a';
 import { SigningKey } from '@agdx/sign';
-import { ConversationId, readBridgeHops, TaskState } from '@agdx/wire';
+import { ConversationId, CorrelationId, readBridgeHops, TaskState } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoWorker, eventually, memoryClient, serve, serveHono, STREAM, text, worker } from './support/harness.js';
 
@@ -158,6 +158,23 @@ describe('child sessions and targets', () => {
       return t.state.kind === 'known' && t.state.name === 'Completed' ? t : undefined;
     });
     expect(done.artifacts[0]?.text).toBe('named: {"message":{"parts":[{"text":"hi"}]}}');
+  });
+
+  it('GetTask returns the first terminal reply, else the latest non-terminal one', async () => {
+    const { laser } = await memoryClient(1);
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const task = await bridge.submit({ message: { parts: [] } });
+    const conversation = ConversationId.parse(task.id);
+    const correlation = CorrelationId.fromBytes(conversation.toBytes());
+    const reply = (body: string, state: 'InputRequired' | 'Completed' | 'Failed') =>
+      laser.agdx(AgentTopic.Responses, 'worker', conversation).respond(correlation, text.encode(body)).withTaskState(state).send();
+    await reply('which file?', 'InputRequired');
+    expect(taskToJson(await bridge.task(task.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    await reply('done', 'Completed');
+    await reply('late', 'Failed');
+    const done = await bridge.task(task.id);
+    expect(taskToJson(done).status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.artifacts).toEqual([{ text: 'done' }]);
   });
 
   it('cancel publishes a signed Canceled error when a signing key is set; unknown tasks read Working', async () => {
