@@ -6,9 +6,9 @@
 // the requester waits with waitFor), i.e. the floor two appends and two wake-ups cost on
 // MemoryLog without any AGDX encoding, dispatch or correlation. Prints one JSON object.
 import { availableParallelism, loadavg } from 'node:os';
-import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
-import { follow, MemoryLog } from '@agdx/transport';
-import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
+import { follow, MemoryLog, type AppendRecord } from '@agdx/transport';
+import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
 
 const STREAM = 'bench';
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 5);
@@ -152,7 +152,100 @@ async function measure(setup: () => Promise<{ once: () => Promise<void>; stop: (
   };
 }
 
-const results: Record<string, unknown> = {};
+// The dispatch path alone: records already on the log, a no-op handler; the baseline reads and
+// decodes the same records with readAgentMessage (what any consumer must do), so the ratio is
+// the runtime's own overhead (group, lanes, classification, dedup check, context, commits).
+const DISPATCH_RECORDS = 20_000;
+
+function commandRecords(): AppendRecord[][] {
+  const conversation = ConversationId.new();
+  const batches: AppendRecord[][] = [];
+  for (let b = 0; b < DISPATCH_RECORDS / 1_000; b++) {
+    const batch: AppendRecord[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      const envelope = AgentEnvelope.command(MintUlid.mint(RecordId), conversation, AgentId.new('planner'), MintUlid.mint(CorrelationId), BODY).withTarget(AgentId.new('echo'));
+      const record = envelopeRecord(envelope, ContentType.raw, { topic: AgentTopic.Commands });
+      batch.push({ headers: record.headers, payload: record.payload });
+    }
+    batches.push(batch);
+  }
+  return batches;
+}
+
+async function filledLog(batches: AppendRecord[][]): Promise<{ log: MemoryLog; laser: AgdxClient }> {
+  const log = new MemoryLog();
+  const laser = AgdxClient.from(log, { stream: STREAM });
+  await laser.bootstrap(1);
+  for (const records of batches) await log.append({ stream: STREAM, topic: AgentTopic.Commands, routing: { partition: 0 }, records });
+  return { log, laser };
+}
+
+async function dispatchRun(batches: AppendRecord[][]): Promise<{ perSec: number; cpuMicros: number }> {
+  const { laser } = await filledLog(batches);
+  let seen = 0;
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const agent = Agent.builder()
+    .id('echo')
+    .listenOn(AgentTopic.Commands)
+    .followControl(false)
+    .heartbeats(false)
+    .handler(() => {
+      if (++seen === DISPATCH_RECORDS) done();
+    })
+    .spawn(laser);
+  await all;
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  await agent.shutdown();
+  return { perSec: DISPATCH_RECORDS / seconds, cpuMicros: (used.user + used.system) / DISPATCH_RECORDS };
+}
+
+async function decodeRun(batches: AppendRecord[][]): Promise<{ perSec: number; cpuMicros: number }> {
+  const { log } = await filledLog(batches);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  let offset = 0n;
+  let count = 0;
+  for (;;) {
+    const records = await log.read({ stream: STREAM, topic: AgentTopic.Commands, partition: 0, offset, maxCount: 256 });
+    if (records.length === 0) break;
+    for (const record of records) {
+      if (readAgentMessage(record, { stream: STREAM, topic: AgentTopic.Commands }).envelope !== undefined) count++;
+      offset = record.offset + 1n;
+    }
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  if (count !== DISPATCH_RECORDS) throw new Error('baseline lost records');
+  return { perSec: DISPATCH_RECORDS / seconds, cpuMicros: (used.user + used.system) / DISPATCH_RECORDS };
+}
+
+const batches = commandRecords();
+const dispatch: { perSec: number; cpuMicros: number }[] = [];
+const decodeOnly: { perSec: number; cpuMicros: number }[] = [];
+for (let run = 0; run <= RUNS; run++) {
+  const ours = await dispatchRun(batches);
+  const base = await decodeRun(batches);
+  if (run > 0) {
+    dispatch.push(ours);
+    decodeOnly.push(base);
+  }
+}
+const dispatchFigures = {
+  agent: { recordsPerSec: Math.round(median(dispatch.map((d) => d.perSec))), cpuMicrosPerRecord: Number(median(dispatch.map((d) => d.cpuMicros)).toFixed(2)) },
+  baselineReadAndDecode: { recordsPerSec: Math.round(median(decodeOnly.map((d) => d.perSec))), cpuMicrosPerRecord: Number(median(decodeOnly.map((d) => d.cpuMicros)).toFixed(2)) },
+};
+
+const results: Record<string, unknown> = {
+  dispatchOnly: {
+    ...dispatchFigures,
+    runtimeOverheadCpuMicrosPerRecord: Number((dispatchFigures.agent.cpuMicrosPerRecord - dispatchFigures.baselineReadAndDecode.cpuMicrosPerRecord).toFixed(2)),
+    ratio: { cpu: Number((dispatchFigures.agent.cpuMicrosPerRecord / dispatchFigures.baselineReadAndDecode.cpuMicrosPerRecord).toFixed(2)) },
+  },
+};
 for (const [label, count, inFlight] of [
   ['inFlight1', SERIAL_ROUND_TRIPS, 1],
   [`inFlight${IN_FLIGHT}`, CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
@@ -175,7 +268,7 @@ process.stdout.write(
     {
       name: 'agents-roundtrip',
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: availableParallelism(), loadAverage1m: Number(loadavg()[0]?.toFixed(2)) },
-      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, bodyBytes: BODY.length },
+      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
       targets: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 },
       results,
       notes:

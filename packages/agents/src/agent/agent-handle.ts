@@ -313,9 +313,7 @@ export class AgentHandle {
       maxQueuedRecords: config.maxQueuedRecords,
       idleWaitMs: config.pollIntervalMs,
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
-      consume: async (record: LogRecord, partition: number): Promise<void> => {
-        await consumePipeline.consume(record, partition);
-      },
+      consume: (record: LogRecord, partition: number): Promise<unknown> => consumePipeline.consume(record, partition),
       onError: this.#onError,
     });
     await consumer.start();

@@ -30,7 +30,7 @@ export interface ConsumerLoopOptions {
    * Consumes one record. Resolving means the record may be committed; throwing means it stays
    * uncommitted and is read again after `retryDelayMs`.
    */
-  readonly consume: (record: LogRecord, partition: number) => Promise<void>;
+  readonly consume: (record: LogRecord, partition: number) => Promise<unknown>;
   /** Told about errors the loop survives. */
   readonly onError: (error: unknown) => void;
 }
@@ -68,12 +68,14 @@ export class ConsumerLoop {
   #wake: (() => void) | undefined;
   #owned = '';
   #memberWait: Promise<unknown> | undefined;
+  readonly #lowWater: number;
   readonly #stop = new AbortController();
   readonly #idle = new Set<() => void>();
 
   /** A loop; {@link start} joins the group. */
   constructor(options: ConsumerLoopOptions) {
     this.#o = options;
+    this.#lowWater = Math.floor(options.maxQueuedRecords / 2);
   }
 
   /** Joins the consumer group. */
@@ -212,8 +214,9 @@ export class ConsumerLoop {
     let sinceCommit = 0;
     try {
       while (lane.queue.length > 0 && !this.#stopping && lane.generation === generation) {
-        const full = lane.queue.length >= this.#o.maxQueuedRecords;
         const record = lane.queue.shift() as LogRecord;
+        // A full lane makes the reader wait; wake it at half, not after every record.
+        const refill = lane.queue.length === this.#lowWater;
         try {
           await this.#o.consume(record, lane.partition);
         } catch (error) {
@@ -232,7 +235,7 @@ export class ConsumerLoop {
           sinceCommit = 0;
           await this.#commit(lane, generation);
         }
-        if (full) this.#wake?.();
+        if (refill) this.#wake?.();
       }
       await this.#commit(lane, generation);
     } finally {

@@ -77,12 +77,16 @@ export class RecordPipeline {
   }
 
   /** Consumes one record of `partition`; `held` skips the pause check (draining a parked record). */
-  async consume(record: LogRecord, partition: number, held: boolean = false): Promise<RecordOutcome> {
+  consume(record: LogRecord, partition: number, held: boolean = false): Promise<RecordOutcome> {
     const o = this.#o;
     const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
-    const outcome = await this.#consume(record, address, held);
-    o.onOutcome?.(outcome, address);
-    return outcome;
+    const consumed = this.#consume(record, address, held);
+    const report = o.onOutcome;
+    if (report === undefined) return consumed;
+    return consumed.then((outcome) => {
+      report(outcome, address);
+      return outcome;
+    });
   }
 
   async #consume(record: LogRecord, address: RecordAddress, held: boolean): Promise<RecordOutcome> {
