@@ -1,3 +1,68 @@
+/** `agdx dev`: the Iggy dev server, with the options of `agdx-iggy-dev`. */
+
+import { startDevServer } from '@agdx/iggy-dev-server';
+import { intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
+import { UsageError } from '../errors.js';
+import { line } from '../io.js';
 import type { Command } from './command.js';
-/** stub */
-export const devCommand: Command = { name: 'dev', summary: 'todo', help: 'todo', async run() {} };
+
+const HELP = `Usage: agdx dev [options]
+
+Starts a development server that speaks the Apache Iggy TCP protocol (VSR 0.11 and classic 0.10
+on one port), the same server as agdx-iggy-dev. For development and tests only: production runs
+Apache Iggy. Prints one line with the connection URL, then runs until Ctrl-C (SIGINT/SIGTERM).
+
+Options:
+  --port <n>          TCP port (default 8090; 0 = any free port)
+  --host <addr>       interface to listen on (default 127.0.0.1)
+  --data <dir>        keep data in this folder (default: in memory)
+  --fsync <policy>    with --data: always | interval | never (default always)
+  --user <name>       root user name (default iggy)
+  --password <pw>     root password (default iggy)
+  --token <pat>       accept this personal access token (repeatable)
+  -h, --help          this help
+
+Exit codes: 0 stopped cleanly, 1 the server could not start, 2 a usage error.`;
+
+/** `agdx dev`. */
+export const devCommand: Command = {
+  name: 'dev',
+  summary: 'start the Iggy dev server (development and tests only)',
+  help: HELP,
+  async run(argv, io) {
+    const args = parseCommandArgs(
+      argv,
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        fsync: { type: 'string' },
+        user: { type: 'string' },
+        password: { type: 'string' },
+        token: { type: 'string', multiple: true },
+      },
+      false,
+    );
+    if (args.values['help'] === true) return line(io.out, HELP);
+    const fsync = stringOption(args, 'fsync');
+    if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') throw new UsageError(`--fsync must be always, interval or never, got "${fsync}"`);
+    const data = stringOption(args, 'data');
+    const tokens = listOption(args, 'token');
+    const server = await startDevServer({
+      port: intOption(args, 'port', 8090, 0, 65_535),
+      host: stringOption(args, 'host'),
+      data,
+      fsync,
+      user: stringOption(args, 'user'),
+      password: stringOption(args, 'password'),
+      tokens: tokens.length > 0 ? tokens : undefined,
+      onInternalError: (error) => line(io.err, `agdx dev: internal error (connection dropped): ${error instanceof Error ? error.message : String(error)}`),
+    });
+    line(io.out, `agdx dev listening on ${server.url} (${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) return resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await server.close();
+  },
+};

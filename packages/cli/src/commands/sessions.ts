@@ -1,3 +1,119 @@
+/** `agdx sessions list | show ID`: the session lifecycle as a table and a timeline. */
+
+import { AgdxClient } from '@agdx/agents';
+import { sessions, type SessionInfo, type SessionStatus } from '@agdx/sessions';
+import { ConversationId } from '@agdx/wire';
+import { flag, intOption, parseCommandArgs, stringOption } from '../args.js';
+import { openLog } from '../connect.js';
+import { UsageError } from '../errors.js';
+import { line, type CommandIo } from '../io.js';
+import { microsToIso, renderTable } from '../table.js';
 import type { Command } from './command.js';
-/** stub */
-export const sessionsCommand: Command = { name: 'sessions', summary: 'todo', help: 'todo', async run() {} };
+import { DEFAULT_IGGY_URL } from './tail.js';
+
+const STATUSES: readonly SessionStatus[] = ['submitted', 'active', 'paused', 'completed', 'failed', 'canceled', 'unrecognized'];
+
+const HELP = `Usage: agdx sessions list [options]
+       agdx sessions show ID [options]
+
+Reads the session lifecycle folded from agent.sessions (plus agent.control and agent.heartbeats)
+of a stream on an Iggy server (or agdx dev).
+
+  list        one row per session, newest first: id, status, label, agent, events, start, end
+  show ID     one session: its summary, then its timeline. ID is the 26-character Crockford
+              conversation id, or the name given to sessions(laser).create(name)
+
+Options:
+  --iggy URL          the server (default ${DEFAULT_IGGY_URL})
+  --stream NAME       the stream (default agdx-demo)
+  --status STATUS     list: only this status (${STATUSES.join(', ')})
+  --agent NAME        list: only sessions of this agent
+  --limit N           list: at most N sessions; show: at most N events (default 100)
+  --json              machine output (one JSON document)
+  -h, --help          this help
+
+Exit codes: 0 ok, 1 the read failed or the session does not exist, 2 a usage error.`;
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof ConversationId ? v.toString() : v), 2);
+}
+
+/** Reads a session id: Crockford text, or a name derived the way sessions(laser).create(name) does. */
+export function sessionIdFrom(text: string): ConversationId {
+  return ConversationId.tryParse(text.toUpperCase()) ?? ConversationId.derive(text);
+}
+
+function summaryRows(info: SessionInfo): [string, string][] {
+  return [
+    ['id', info.id.toString()],
+    ['status', `${info.status}${info.implicit ? ' (implicit: no start record)' : ''}${info.idle ? ', idle' : ''}${info.overBudget ? ', over budget' : ''}`],
+    ['label', info.label ?? '-'],
+    ['agent', info.agent ?? '-'],
+    ['parent', info.parent?.toString() ?? '-'],
+    ['root', info.root?.toString() ?? '-'],
+    ['started', microsToIso(info.startedAt)],
+    ['ended', `${microsToIso(info.endedAt)}${info.endReason !== undefined ? ` (${info.endReason})` : ''}`],
+    ['events', `${info.events} (model calls ${info.modelCalls}, tool calls ${info.toolCalls}, errors ${info.errors})`],
+    ['tokens', `in ${info.tokensIn}, out ${info.tokensOut}`],
+  ];
+}
+
+async function withClient<T>(iggy: string, stream: string, io: CommandIo, body: (client: AgdxClient) => Promise<T>): Promise<T> {
+  const log = await openLog(iggy, io.signal);
+  const client = AgdxClient.from(log.transport, { stream });
+  try {
+    return await body(client);
+  } finally {
+    await client.close();
+    await log.close();
+  }
+}
+
+/** `agdx sessions`. */
+export const sessionsCommand: Command = {
+  name: 'sessions',
+  summary: 'list sessions as a table, or show one session as a timeline',
+  help: HELP,
+  async run(argv, io) {
+    const args = parseCommandArgs(
+      argv,
+      { iggy: { type: 'string' }, stream: { type: 'string' }, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      true,
+    );
+    if (flag(args, 'help')) return line(io.out, HELP);
+    const [verb, id, ...extra] = args.positionals;
+    const iggy = stringOption(args, 'iggy') ?? DEFAULT_IGGY_URL;
+    const stream = stringOption(args, 'stream') ?? 'agdx-demo';
+    const limit = intOption(args, 'limit', 100, 1, 100_000);
+    const json = flag(args, 'json');
+    if (verb === 'list') {
+      if (id !== undefined) throw new UsageError(`sessions list takes no argument, got "${id}"`);
+      const status = stringOption(args, 'status');
+      if (status !== undefined && !STATUSES.includes(status as SessionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${status}"`);
+      const page = await withClient(iggy, stream, io, (client) => sessions(client).list({ status: status as SessionStatus | undefined, agent: stringOption(args, 'agent'), limit }, io.signal));
+      if (json) return line(io.out, toJson(page));
+      const rows = page.items.map((s) => [s.id.toString(), s.status + (s.idle ? ' (idle)' : ''), s.label ?? '-', s.agent ?? '-', String(s.events), microsToIso(s.startedAt ?? s.firstEventAt), microsToIso(s.endedAt)]);
+      line(io.out, renderTable(['ID', 'STATUS', 'LABEL', 'AGENT', 'EVENTS', 'STARTED', 'ENDED'], rows));
+      line(io.out, `${page.items.length} of ${page.total} session(s) on stream ${stream}`);
+      return;
+    }
+    if (verb === 'show') {
+      if (id === undefined) throw new UsageError('sessions show needs a session ID');
+      if (extra.length > 0) throw new UsageError(`sessions show takes one ID, got ${args.positionals.length - 1}`);
+      const session = sessionIdFrom(id);
+      const { info, events } = await withClient(iggy, stream, io, async (client) => ({
+        info: await sessions(client).get(session, io.signal),
+        events: await sessions(client).events(session, { limit, signal: io.signal }),
+      }));
+      if (info === undefined) throw Object.assign(new Error(`no session ${session.toString()} on stream ${stream}`), { kind: 'not-found' });
+      if (json) return line(io.out, toJson({ session: info, events: events.items }));
+      for (const [label, value] of summaryRows(info)) line(io.out, `${label.padEnd(8)} ${value}`);
+      line(io.out);
+      line(io.out, 'timeline');
+      const rows = events.items.map((e) => [microsToIso(e.brokerTs), e.display, e.agent ?? '-', `${e.at.topic}[${e.at.partition}]@${e.at.offset}`, `${e.summary}${e.afterEnd ? ' (after end)' : ''}`]);
+      line(io.out, renderTable(['TIME', 'EVENT', 'AGENT', 'POSITION', 'SUMMARY'], rows));
+      return;
+    }
+    throw new UsageError(verb === undefined ? 'sessions needs list or show ID' : `unknown sessions verb "${verb}" (list, show ID)`);
+  },
+};

@@ -1,3 +1,170 @@
+/** `agdx tail [topic...]`: follows topics and prints each record decoded. */
+
+import { setMaxListeners } from 'node:events';
+import { BOOTSTRAP_TOPICS, ON_FIRST_USE_TOPICS } from '@agdx/agents';
+import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
+import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
+import { openLog } from '../connect.js';
+import { decodeRecord, formatRecord, type DecodedRecord } from '../decode-record.js';
+import { UsageError } from '../errors.js';
+import { line, type CommandIo } from '../io.js';
 import type { Command } from './command.js';
-/** stub */
-export const tailCommand: Command = { name: 'tail', summary: 'todo', help: 'todo', async run() {} };
+
+/** The default server of commands that talk to Iggy: `agdx dev`'s default address. */
+export const DEFAULT_IGGY_URL = 'iggy://iggy:iggy@127.0.0.1:8090';
+
+const HELP = `Usage: agdx tail [topic...] [options]
+
+Follows topics of a stream on an Iggy server (or agdx dev) and prints each record decoded: its
+kind, ids in Crockford form, headers, and the body as text or JSON where the content type allows.
+Without topics it follows every agent topic of the stream (a topic that does not exist yet is
+picked up when it appears).
+
+Options:
+  --iggy URL              the server (default ${DEFAULT_IGGY_URL})
+  --stream NAME           the stream (default agdx-demo)
+  --from beginning|end    start at the first record or only show new ones (default end)
+  --conversation ID       only records of this conversation (Crockford id)
+  --agent NAME            only records from or to this agent
+  --kind KIND             only this kind (command, response, event, status, error, chunk, plain, undecodable); repeatable
+  --operation OP          only this operation; repeatable
+  --headers               also print every Iggy header
+  --json                  one JSON object per line (machine output)
+  --limit N               stop after N records (default: run until Ctrl-C)
+  -h, --help              this help
+
+Exit codes: 0 stopped (Ctrl-C or --limit reached), 1 the server failed, 2 a usage error.`;
+
+/** What to print. */
+interface TailFilter {
+  readonly conversation: string | undefined;
+  readonly agent: string | undefined;
+  readonly kinds: readonly string[];
+  readonly operations: readonly string[];
+}
+
+function matches(record: DecodedRecord, filter: TailFilter): boolean {
+  if (filter.kinds.length > 0 && !filter.kinds.includes(record.kind)) return false;
+  if (filter.operations.length > 0 && !filter.operations.includes(record.fields['operation'] ?? '')) return false;
+  if (filter.conversation !== undefined) {
+    const conversation = record.fields['conversation'] ?? record.headers['gen_ai.conversation.id'];
+    if (conversation !== filter.conversation) return false;
+  }
+  if (filter.agent !== undefined) {
+    const agents = [record.fields['source'], record.fields['target'], record.fields['agent'], record.headers['gen_ai.agent.id'], record.headers['agdx.to']];
+    if (!agents.includes(filter.agent)) return false;
+  }
+  return true;
+}
+
+async function describeWhenPresent(transport: LogTransport, stream: string, topic: string, signal: AbortSignal): Promise<TopicDescription | undefined> {
+  for (;;) {
+    try {
+      return await transport.describeTopic({ stream, topic }, { signal });
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      if ((error as { kind?: unknown }).kind !== 'not-found') throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (signal.aborted) return undefined;
+  }
+}
+
+/** `agdx tail`. */
+export const tailCommand: Command = {
+  name: 'tail',
+  summary: 'follow topics and print each record decoded (filters, --json)',
+  help: HELP,
+  async run(argv, io) {
+    const args = parseCommandArgs(
+      argv,
+      {
+        iggy: { type: 'string' },
+        stream: { type: 'string' },
+        from: { type: 'string' },
+        conversation: { type: 'string' },
+        agent: { type: 'string' },
+        kind: { type: 'string', multiple: true },
+        operation: { type: 'string', multiple: true },
+        headers: { type: 'boolean' },
+        json: { type: 'boolean' },
+        limit: { type: 'string' },
+      },
+      true,
+    );
+    if (flag(args, 'help')) return line(io.out, HELP);
+    const from = stringOption(args, 'from') ?? 'end';
+    if (from !== 'beginning' && from !== 'end') throw new UsageError(`--from must be beginning or end, got "${from}"`);
+    const conversation = stringOption(args, 'conversation')?.toUpperCase();
+    if (conversation !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(conversation)) throw new UsageError(`--conversation must be a 26-character Crockford id, got "${conversation}"`);
+    const filter: TailFilter = { conversation, agent: stringOption(args, 'agent'), kinds: listOption(args, 'kind'), operations: listOption(args, 'operation') };
+    const limit = intOption(args, 'limit', 0, 1, Number.MAX_SAFE_INTEGER);
+    await tail(
+      {
+        iggy: stringOption(args, 'iggy') ?? DEFAULT_IGGY_URL,
+        stream: stringOption(args, 'stream') ?? 'agdx-demo',
+        topics: args.positionals.length > 0 ? args.positionals : [...BOOTSTRAP_TOPICS, ...ON_FIRST_USE_TOPICS],
+        fromBeginning: from === 'beginning',
+        filter,
+        json: flag(args, 'json'),
+        headers: flag(args, 'headers'),
+        limit: limit === 0 ? undefined : limit,
+      },
+      io,
+    );
+  },
+};
+
+interface TailOptions {
+  readonly iggy: string;
+  readonly stream: string;
+  readonly topics: readonly string[];
+  readonly fromBeginning: boolean;
+  readonly filter: TailFilter;
+  readonly json: boolean;
+  readonly headers: boolean;
+  readonly limit: number | undefined;
+}
+
+async function tail(options: TailOptions, io: CommandIo): Promise<void> {
+  const log = await openLog(options.iggy, io.signal);
+  const stop = new AbortController();
+  // One follower per partition of every topic listens to the same signal.
+  setMaxListeners(0, stop.signal);
+  const onAbort = (): void => stop.abort();
+  io.signal.addEventListener('abort', onAbort, { once: true });
+  let printed = 0;
+  const emit = (record: DecodedRecord): void => {
+    if (stop.signal.aborted || !matches(record, options.filter)) return;
+    printed += 1;
+    line(io.out, options.json ? JSON.stringify(record) : `${formatRecord(record, options.headers)}\n`);
+    if (options.limit !== undefined && printed >= options.limit) stop.abort();
+  };
+  const followPartition = async (topic: string, partition: number, nextOffset: bigint): Promise<void> => {
+    const offset = options.fromBeginning ? 0n : nextOffset;
+    for await (const record of follow(log.transport, { stream: options.stream, topic, partition, offset, signal: stop.signal, waitMs: 1_000 })) {
+      emit(decodeRecord(topic, record));
+      if (stop.signal.aborted) return;
+    }
+  };
+  const followTopic = async (topic: string): Promise<void> => {
+    const description = await describeWhenPresent(log.transport, options.stream, topic, stop.signal);
+    if (description === undefined) return;
+    await Promise.all(description.partitions.map((p) => followPartition(topic, p.partition, p.nextOffset)));
+  };
+  if (!options.json) line(io.err, `agdx tail: following ${options.topics.join(', ')} on stream ${options.stream} (${log.description}); Ctrl-C to stop`);
+  try {
+    await Promise.all(
+      options.topics.map((topic) =>
+        followTopic(topic).catch((error: unknown) => {
+          if (stop.signal.aborted) return;
+          stop.abort();
+          throw error;
+        }),
+      ),
+    );
+  } finally {
+    io.signal.removeEventListener('abort', onAbort);
+    await log.close();
+  }
+}

@@ -1,0 +1,18 @@
+/** Plain-text tables for terminal output. */
+
+/** Renders rows under a header, each column padded to its widest cell. */
+export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const render = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [render(header), render(widths.map((w) => '-'.repeat(w))), ...rows.map(render)].join('\n');
+}
+
+/** Epoch microseconds as an ISO time without milliseconds, or `-`. */
+export function microsToIso(micros: bigint | undefined): string {
+  if (micros === undefined) return '-';
+  return new Date(Number(micros / 1000n)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
