@@ -216,6 +216,8 @@ describe('live SSE endpoint (POST, one AG-UI run)', () => {
     await chat.write(text.encode('partial'));
     await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Canceled).send();
     await reading; // the response ends by itself
+    // The framing's own events (RUN_STARTED, the closing END, RUN_FINISHED) validate too.
+    for (const event of events) expect(EventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
     expect(events).toEqual([
       { type: 'RUN_STARTED', threadId: conversation.toString(), runId: correlation.toString() },
       { type: 'TEXT_MESSAGE_START', messageId: expect.any(String), role: 'assistant' },
@@ -224,4 +226,28 @@ describe('live SSE endpoint (POST, one AG-UI run)', () => {
       { type: 'RUN_FINISHED', threadId: conversation.toString(), runId: correlation.toString() },
     ]);
   });
+
+  it('resumes a run after forwardedProps.after and ends it with RUN_ERROR when the task fails', async () => {
+    const { laser, bridge, server } = await setup();
+    const { conversation } = await writeAnswer(laser, bridge, ConversationId.new(), async () => undefined, 'Failed');
+    const all = await bridge.aguiEvents(conversation);
+    const description = await laser.transport.describeTopic({ stream: 'demo', topic: AgentTopic.Sessions });
+    const { partitionForKey } = await import('@agdx/transport');
+    const partition = await partitionForKey(conversation.toString(), description.partitionCount);
+    // Resume after the tool result record: only later records are sent.
+    const records = await laser.transport.read({ stream: 'demo', topic: AgentTopic.Sessions, partition, offset: 0n, maxCount: 1000 });
+    const { readAgentMessage } = await import('@agdx/agents');
+    const toolResult = records.find((r) => readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Sessions }).envelope?.tool === 'weather' && readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Sessions }).envelope?.kind === 'response')!;
+    const response = await fetch(`${server.url}/agui`, {
+      method: 'POST',
+      body: JSON.stringify({ threadId: conversation.toString(), runId: 'client-run', forwardedProps: { after: `${partition}:${toolResult.offset}` } }),
+    });
+    const events: AguiEvent[] = [];
+    for await (const block of sseBlocks(response)) if (block.data !== undefined) events.push(JSON.parse(block.data) as AguiEvent);
+    const afterResult = all.slice(all.findIndex((e) => e.type === 'TOOL_CALL_RESULT') + 1);
+    expect(events).toEqual([{ type: 'RUN_STARTED', threadId: conversation.toString(), runId: 'client-run' }, ...afterResult]);
+    expect(events.at(-1)).toEqual({ type: 'RUN_ERROR', message: 'weather service down' });
+    for (const event of events) expect(EventSchema.safeParse(event).success).toBe(true);
+  });
 });
+
