@@ -1,4 +1,5 @@
 import type { SignedCard } from '@agdx/sign';
+import { AgdxError } from '@agdx/wire';
 import { A2aMethod, type A2aBridge } from './a2a-bridge.js';
 import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
@@ -10,7 +11,7 @@ import {
   statusOf,
   type EdgeAuthorization,
 } from './http-common.js';
-import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, type JsonRpcId } from './json-rpc.js';
+import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcId } from './json-rpc.js';
 import { taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
 /** Default wait for the terminal reply of a streamed task (30 s). */
@@ -31,6 +32,13 @@ export interface A2aHttpHandlerOptions {
   readonly maxBodyBytes?: number | undefined;
   /** How long a streamed task waits for its reply (default 30 s); then the stream ends with an error event. */
   readonly streamTimeoutMs?: number | undefined;
+  /**
+   * Off by default: SendMessage answers the submitted task at once, as seed 002 documents. When
+   * set, SendMessage waits up to this many milliseconds for the task's reply and answers the
+   * task as the reply leaves it (A2A v1.0's default, blocking behaviour), unless the client sets
+   * `configuration.returnImmediately`. A task with no reply in time is answered as submitted.
+   */
+  readonly sendMessageWaitMs?: number | undefined;
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -54,6 +62,26 @@ function statusUpdate(task: A2aTask): unknown {
 
 function artifactUpdates(task: A2aTask): unknown[] {
   return taskToJson(task).artifacts?.map((artifact) => ({ artifactUpdate: { taskId: task.id, contextId: task.id, artifact, lastChunk: true } })) ?? [];
+}
+
+function returnsImmediately(params: Record<string, unknown>): boolean {
+  const configuration = params['configuration'];
+  return typeof configuration === 'object' && configuration !== null && (configuration as Record<string, unknown>)['returnImmediately'] === true;
+}
+
+async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<unknown> {
+  let watched: Awaited<ReturnType<A2aBridge['watch']>>;
+  try {
+    watched = await bridge.watch(params, { timeoutMs: waitMs, signal });
+  } catch (error) {
+    return rpcError(id, publicErrorMessage(error));
+  }
+  try {
+    return rpcResult(id, { task: taskToJson(await watched.final) });
+  } catch (error) {
+    if (AgdxError.is(error, 'timeout')) return rpcResult(id, { task: taskToJson(watched.task) });
+    return rpcError(id, publicErrorMessage(error));
+  }
 }
 
 async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
@@ -110,6 +138,9 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       if (parsed === undefined) return rpcErrorResponse(400, requestIdOf(body.value), PublicErrorMessage.InvalidRequest);
       const denied = await authorizeRequest(options.authorize, request, parsed.method, parsed.id);
       if (denied !== undefined) return denied;
+      if (parsed.method === A2aMethod.SendMessage && options.sendMessageWaitMs !== undefined && !returnsImmediately(parsed.params)) {
+        return jsonResponse(200, await sendAndWait(bridge, parsed.id, parsed.params, options.sendMessageWaitMs, request.signal));
+      }
       if (parsed.method === A2aMethod.SendStreamingMessage && acceptsEventStream(request)) {
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }

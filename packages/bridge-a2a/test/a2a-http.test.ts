@@ -79,6 +79,36 @@ describe('SendStreamingMessage', () => {
   });
 });
 
+describe('SendMessage that waits (sendMessageWaitMs)', () => {
+  it('answers the completed task to the official client, and the submitted one when asked to return at once', async () => {
+    const { bridge } = await echoSetup();
+    const server = await serve(createA2aHttpHandler(bridge, { sendMessageWaitMs: 5_000 }));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    const done = (await client.sendMessage({ message: { messageId: 'w1', role: 1, parts: [{ content: { $case: 'text', value: 'wait for me' } }] } } as never)) as {
+      status?: { state: number };
+      artifacts: { parts: { content: unknown }[] }[];
+    };
+    expect(done.status?.state).toBe(3);
+    expect(done.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: expect.stringContaining('wait for me') });
+    const quick = (await client.sendMessage({
+      message: { messageId: 'w2', role: 1, parts: [{ content: { $case: 'text', value: 'now' } }] },
+      configuration: { returnImmediately: true, acceptedOutputModes: [] },
+    } as never)) as { status?: { state: number } };
+    expect(quick.status?.state).toBe(1);
+  });
+
+  it('answers the submitted task when no reply comes in time', async () => {
+    const { laser } = await memoryClient();
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const handler = createA2aHttpHandler(bridge, { sendMessageWaitMs: 30 });
+    const response = await handler(
+      new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: { message: { parts: [] } } }) }),
+    );
+    expect(((await response.json()) as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+  });
+});
+
 describe('Agent Card', () => {
   it('a signed card verifies and a tampered one fails', async () => {
     const { bridge } = await echoSetup();
