@@ -11,7 +11,7 @@ import { follow, MemoryLog, type AppendRecord } from '@agdx/transport';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
 
 const STREAM = 'bench';
-const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
 const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
