@@ -175,6 +175,28 @@ async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<R
       if (i >= 100) micros.push((performance.now() - start) * 1000);
     }
     out.singleSendLatencyMicros = { p50: Math.round(percentile(micros, 50)), p99: Math.round(percentile(micros, 99)), sends: LATENCY_SENDS };
+    // Concurrent single sends: 16 writers over 1 and over 4 shared connections.
+    for (const connections of [1, 4]) {
+      const pooled = await IggyTransport.connect({ port: info.port, protocol, heartbeatIntervalMs: 0, connections });
+      try {
+        const rates: number[] = [];
+        for (let run = 0; run <= RUNS; run++) {
+          const ctopic = `concurrent-${connections}-${run}`;
+          await pooled.ensureTopic({ stream, topic: ctopic }, { partitions: 1 });
+          const perWriter = 125;
+          const start = performance.now();
+          await Promise.all(
+            Array.from({ length: 16 }, async () => {
+              for (let i = 0; i < perWriter; i++) await pooled.append({ stream, topic: ctopic, routing: { partition: 0 }, records: [{ payload }] });
+            }),
+          );
+          if (run > 0) rates.push((16 * perWriter) / ((performance.now() - start) / 1000));
+        }
+        out[`batch1Concurrent16Writers${connections}Connections`] = { sentPerSecond: Math.round(median(rates)) };
+      } finally {
+        await pooled.close();
+      }
+    }
   } finally {
     await t.close();
   }

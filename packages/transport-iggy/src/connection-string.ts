@@ -4,7 +4,7 @@
  * - `iggy://user:password@host:port?protocol=vsr|classic&tls=true` (`iggy+tcp://` is the
  *   same, `iggy+tls://` turns TLS on). A personal access token goes in the password slot with
  *   an empty user (`iggy://:token@host`) or in `?pat=`. Further query keys:
- *   `connectTimeoutMs`, `requestTimeoutMs`, `heartbeatIntervalMs`, `reconnectAttempts`,
+ *   `connectTimeoutMs`, `requestTimeoutMs`, `heartbeatIntervalMs`, `connections`, `reconnectAttempts`,
  *   `reconnectDelayMs`, `reconnectMaxDelayMs`, `servername`, `rejectUnauthorized`.
  */
 
@@ -123,6 +123,9 @@ export function parseConnectionString(text: string): IggyTransportOptions {
         case 'requestTimeoutMs':
         case 'heartbeatIntervalMs':
           out[key] = integer(value, key, 0, 2_147_483_647);
+          break;
+        case 'connections':
+          out.connections = integer(value, key, 1, 64);
           break;
         case 'reconnectAttempts':
           reconnect.maxAttempts = integer(value, key, 1, 1000);

@@ -141,6 +141,11 @@ export class IggyConnection {
     return this.#state === 'closed';
   }
 
+  /** Calls queued or waiting for a reply. */
+  get load(): number {
+    return this.#queue.length + this.#inFlight.length;
+  }
+
   /** How many times the connection was re-established after a loss. */
   get reconnects(): number {
     return this.#reconnects;

@@ -71,7 +71,8 @@ function describe(stream: string, topic: string, details: TopicDetails): TopicDe
 
 /** A connected Iggy client implementing `LogTransport`; create it with {@link IggyTransport.connect}. */
 export class IggyTransport implements LogTransport {
-  readonly #connection: IggyConnection;
+  /** The shared connections (one unless `connections` says more); members have their own. */
+  readonly #connections: readonly IggyConnection[];
   readonly #options: ResolvedIggyOptions;
   readonly #members = new Set<IggyGroupMember>();
   readonly #stop = new AbortController();
@@ -79,8 +80,8 @@ export class IggyTransport implements LogTransport {
   readonly #balanced = new Map<string, number>();
   #closed = false;
 
-  private constructor(connection: IggyConnection, options: ResolvedIggyOptions) {
-    this.#connection = connection;
+  private constructor(connections: readonly IggyConnection[], options: ResolvedIggyOptions) {
+    this.#connections = connections;
     this.#options = options;
   }
 
@@ -94,8 +95,14 @@ export class IggyTransport implements LogTransport {
     const base = typeof target === 'string' ? parseConnectionString(target) : target;
     const options = resolveOptions({ ...base, ...overrides });
     await initChecksums();
-    const connection = await IggyConnection.open(options, call.signal);
-    return new IggyTransport(connection, options);
+    const opened = await Promise.allSettled(Array.from({ length: options.connections }, () => IggyConnection.open(options, call.signal)));
+    const connections = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = opened.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(connections.map((c) => c.close()));
+      throw failed.reason;
+    }
+    return new IggyTransport(connections, options);
   }
 
   /** The protocol generation in use. */
@@ -105,7 +112,17 @@ export class IggyTransport implements LogTransport {
 
   /** How many times the main connection was re-established after a loss. */
   get reconnects(): number {
-    return this.#connection.reconnects;
+    return this.#connections.reduce((n, c) => n + c.reconnects, 0);
+  }
+
+  /** The least busy shared connection. */
+  get #connection(): IggyConnection {
+    let best = this.#connections[0] as IggyConnection;
+    for (let i = 1; i < this.#connections.length; i++) {
+      const c = this.#connections[i] as IggyConnection;
+      if (c.load < best.load) best = c;
+    }
+    return best;
   }
 
   #checkOpen(): void {
@@ -229,10 +246,12 @@ export class IggyTransport implements LogTransport {
         this.#balanced.set(key, (next + 1) % count);
       }
     }
-    const body = cmd.sendMessagesBody(this.#connection, stream, topic, partitioning.partitionId(partition), messages);
-    const sent = this.#connection.request(CommandCode.SendMessages, body, o);
+    // The send and the offset read must share a connection, back to back.
+    const connection = this.#connection;
+    const body = cmd.sendMessagesBody(connection, stream, topic, partitioning.partitionId(partition), messages);
+    const sent = connection.request(CommandCode.SendMessages, body, o);
     const topicBody = encodeTopicTarget({ stream, topic });
-    const after = this.#connection.request(CommandCode.GetTopic, topicBody, o);
+    const after = connection.request(CommandCode.GetTopic, topicBody, o);
     after.catch(() => undefined);
     await sent;
     const payload = await after;
@@ -390,6 +409,6 @@ export class IggyTransport implements LogTransport {
     this.#closed = true;
     this.#stop.abort(new ClosedError('the Iggy transport is closed'));
     await Promise.all([...this.#members].map((m) => m.leave().catch(() => undefined)));
-    await this.#connection.close();
+    await Promise.all(this.#connections.map((c) => c.close()));
   }
 }

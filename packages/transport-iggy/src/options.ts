@@ -49,6 +49,12 @@ export interface IggyTransportOptions {
   readonly waitPollMs?: { readonly min?: number | undefined; readonly max?: number | undefined } | undefined;
   /** Name and version sent to a VSR server at Register (default `agdx-transport-iggy`). */
   readonly clientName?: string | undefined;
+  /**
+   * Shared connections the transport spreads its calls over, least busy first (default 1,
+   * at most 64). VSR allows one request in flight per connection, so more connections let
+   * concurrent calls overlap. Group members always get their own connection.
+   */
+  readonly connections?: number | undefined;
 }
 
 /** The options with every default filled in. */
@@ -81,6 +87,8 @@ export interface ResolvedIggyOptions {
   readonly waitMaxMs: number;
   /** SDK name sent at Register. */
   readonly clientName: string;
+  /** Shared connections. */
+  readonly connections: number;
 }
 
 function duration(value: number | undefined, fallback: number, field: string, min = 0): number {
@@ -112,6 +120,10 @@ export function resolveOptions(options: IggyTransportOptions): ResolvedIggyOptio
     throw new InvalidArgumentError('reconnect.maxAttempts must be an integer 1..1000', { context: { maxAttempts } });
   }
   const waitMinMs = duration(options.waitPollMs?.min, 10, 'waitPollMs.min', 1);
+  const connections = options.connections ?? 1;
+  if (!Number.isInteger(connections) || connections < 1 || connections > 64) {
+    throw new InvalidArgumentError('connections must be an integer 1..64', { context: { connections } });
+  }
   return {
     host,
     port,
@@ -127,5 +139,6 @@ export function resolveOptions(options: IggyTransportOptions): ResolvedIggyOptio
     waitMinMs,
     waitMaxMs: Math.max(waitMinMs, duration(options.waitPollMs?.max, 200, 'waitPollMs.max', 1)),
     clientName: options.clientName ?? 'agdx-transport-iggy',
+    connections,
   };
 }

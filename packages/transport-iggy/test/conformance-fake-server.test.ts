@@ -20,3 +20,11 @@ for (const protocol of ['vsr', 'classic'] as const) {
     return { transport: await connect(), reopen: connect, advanceTime: (micros: bigint) => clock.advance(micros) };
   });
 }
+
+// Several shared connections (calls spread least-busy first) must not change any semantics.
+for (const protocol of ['vsr', 'classic'] as const) {
+  describeLogTransportConformance(`IggyTransport (${protocol}, 3 connections) over TCP against the fake server`, async () => {
+    const connect = (): Promise<IggyTransport> => IggyTransport.connect(server.url, { protocol, requestTimeoutMs: 5000, connections: 3 });
+    return { transport: await connect(), reopen: connect, advanceTime: (micros: bigint) => clock.advance(micros) };
+  });
+}

@@ -22,6 +22,7 @@ describe('parseConnectionString', () => {
     ['iggy+tls://u:p@h:8090', { host: 'h', port: 8090, tls: true, credentials: { username: 'u', password: 'p' } }],
     ['iggy+tcp://u:p@h:8090/', { host: 'h', port: 8090, credentials: { username: 'u', password: 'p' } }],
     ['iggy://:my-token@h:8090', { host: 'h', port: 8090, credentials: { token: 'my-token' } }],
+    ['iggy://u:p@h?connections=4', { host: 'h', connections: 4, credentials: { username: 'u', password: 'p' } }],
     ['iggy://h:8090?pat=tok%2Bx', { host: 'h', port: 8090, credentials: { token: 'tok+x' } }],
     ['iggy://u:p@[::1]:8090', { host: '::1', port: 8090, credentials: { username: 'u', password: 'p' } }],
     ['iggy://u:p@h?tls=true&servername=iggy.local&rejectUnauthorized=false', { host: 'h', tls: { servername: 'iggy.local', rejectUnauthorized: false }, credentials: { username: 'u', password: 'p' } }],
@@ -49,6 +50,8 @@ describe('parseConnectionString', () => {
     'iggy://u:%E0%A4%A@h:1',
     'iggy://u:p@::1:8090',
     'iggy://u:p@h:1?reconnectAttempts=0',
+    'iggy://u:p@h:1?connections=0',
+    'iggy://u:p@h:1?connections=65',
   ];
   for (const text of bad) {
     it(`refuses ${JSON.stringify(text)} with an invalid error`, () => {
@@ -69,6 +72,7 @@ describe('resolveOptions', () => {
       heartbeatIntervalMs: 5000,
       requestTimeoutMs: 30_000,
       maxAttempts: 5,
+      connections: 1,
     });
   });
 
@@ -83,5 +87,7 @@ describe('resolveOptions', () => {
     expect(kindOf(() => resolveOptions({ requestTimeoutMs: -1 }))).toBe('invalid');
     expect(kindOf(() => resolveOptions({ reconnect: { maxAttempts: 0 } }))).toBe('invalid');
     expect(kindOf(() => resolveOptions({ credentials: { token: '' } }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ connections: 0 }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ connections: 1.5 }))).toBe('invalid');
   });
 });
