@@ -21,6 +21,8 @@ export interface AguiHandlerOptions {
   readonly keepaliveMs?: number | undefined;
   /** Extra response headers (for example CORS headers). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Sent as the SSE `retry:` field: how long an `EventSource` waits before reconnecting, in ms. */
+  readonly retryMs?: number | undefined;
 }
 
 /** A web-standard request handler. */
@@ -117,13 +119,14 @@ async function* sseChunks(
   address: ConversationAddress,
   parsed: StreamRequest,
   keepaliveMs: number,
+  retryMs: number | undefined,
   signal: AbortSignal,
 ): AsyncGenerator<string, void, undefined> {
   const converter = new AguiConverter();
   const framing =
     parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
   const after = parsed.after?.offset;
-  yield sseComment('agdx agui');
+  yield sseComment('agdx agui') + (retryMs !== undefined ? `retry: ${retryMs}\n\n` : '');
   if (framing !== undefined) yield sseEvent(framing.started());
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
@@ -183,6 +186,10 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
   if (!Number.isSafeInteger(keepaliveMs) || keepaliveMs < 1 || keepaliveMs > 2_147_483_647) {
     throw new InvalidError('keepaliveMs must be a positive integer of milliseconds', { context: { field: 'keepaliveMs' } });
   }
+  const retryMs = options.retryMs;
+  if (retryMs !== undefined && (!Number.isSafeInteger(retryMs) || retryMs < 0)) {
+    throw new InvalidError('retryMs must be a non-negative integer of milliseconds', { context: { field: 'retryMs' } });
+  }
   const extraHeaders = options.headers ?? {};
   return async (request: Request): Promise<Response> => {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...extraHeaders, allow: 'GET, POST, OPTIONS' } });
@@ -209,7 +216,7 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, address, parsed, keepaliveMs, signal);
+    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -51,4 +51,52 @@ describe.skipIf(missing)(missing ? `example page in headless Chromium (SKIPPED: 
       await server.close();
     }
   });
+
+  it('reconnects after a dropped connection and resumes from Last-Event-ID without repeating text', { timeout: 60_000 }, async () => {
+    const { laser, bridge } = await newLog();
+    const requests: (string | null)[] = [];
+    const handler = bridge.handler({ keepaliveMs: 1_000, retryMs: 100 });
+    const server = await startServer(async (request) => {
+      requests.push(request.headers.get('last-event-id'));
+      return handler(request);
+    });
+    try {
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      const page = await browser.newPage({ viewport: { width: 1100, height: 640 } });
+      const conversation = ConversationId.new();
+      await page.goto(`${server.url}/?threadId=${conversation}`);
+      await page.waitForFunction(() => document.getElementById('connection')?.textContent === 'live');
+      let step = 0;
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const writing = writeAnswer(laser, bridge, conversation, async () => {
+        step += 1;
+        if (step === 6) await gate; // after the tool call's first argument chunk
+      });
+      await page.waitForFunction(() => document.getElementById('messages')?.innerText.includes('{"city":') === true);
+      server.dropConnections();
+      await page.waitForFunction(() => document.getElementById('connection')?.textContent === 'reconnecting');
+      release();
+      await writing;
+      await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'finished', undefined, { timeout: 20_000 });
+      const text = await page.locator('#messages').innerText();
+      const count = (needle: string): number => text.split(needle).length - 1;
+      expect(count('The user wants the weather.')).toBe(1);
+      expect(count('{"city":"Oslo"}')).toBe(1);
+      expect(count('It is 21 °C in Oslo.')).toBe(1);
+      expect(JSON.parse(await page.locator('#state').innerText())).toEqual({ step: 'done', count: 1 });
+      // The page's EventSource came back with the last position it had seen.
+      const resumedWith = requests.filter((id) => id !== null);
+      expect(resumedWith.length).toBeGreaterThan(0);
+      expect(resumedWith[0]).toMatch(/^\d+:\d+$/);
+    } finally {
+      await browser?.close();
+      browser = undefined;
+      await server.close();
+    }
+  });
 });
+

@@ -13,7 +13,9 @@ const STATIC: Readonly<Record<string, string>> = {
 const TYPES: Readonly<Record<string, string>> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8' };
 
 /** A node:http server on 127.0.0.1 (ephemeral port) serving `/agui` and the example page. */
-export async function startServer(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startServer(
+  handler: (request: Request) => Promise<Response>,
+): Promise<{ url: string; close: () => Promise<void>; dropConnections: () => void }> {
   const fetch = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (path === '/agui') return handler(request);
@@ -27,6 +29,7 @@ export async function startServer(handler: (request: Request) => Promise<Respons
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    dropConnections: () => (server as unknown as { closeAllConnections: () => void }).closeAllConnections(),
     close: () =>
       new Promise<void>((resolve) => {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
