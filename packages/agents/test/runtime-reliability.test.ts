@@ -1,4 +1,5 @@
-import { Agent, AgentTopic, type AgentHandle, type AgentMessage, type DeadLetterSink } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, type AgentHandle, type AgentMessage, type DeadLetterSink } from '@agdx/agents';
+import { TransportFailureError, type MemoryLog } from '@agdx/transport';
 import {
   AgentEnvelope,
   AgentId,
@@ -225,5 +226,48 @@ describe('reliable consumer', () => {
       await eventually(() => agent.stats.handled === 120, 10_000, 'all handled');
       for (const seen of order.values()) expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i));
     }
+  });
+
+  it('survives a flaky transport: failed reads, assignments and commits are retried and nothing is lost', async () => {
+    const h = await harness(2);
+    const connection = h.log.connect();
+    let calls = 0;
+    const flaky = (): void => {
+      if (++calls % 4 === 0) throw new TransportFailureError('injected failure');
+    };
+    const transport = new Proxy(connection, {
+      get(target, property, receiver) {
+        if (property === 'read') return async (request: Parameters<MemoryLog['read']>[0]) => (flaky(), target.read(request));
+        if (property === 'joinGroup') {
+          return async (request: Parameters<MemoryLog['joinGroup']>[0]) => {
+            const member = await target.joinGroup(request);
+            return {
+              group: member.group,
+              memberId: member.memberId,
+              assignment: async (options?: { signal?: AbortSignal }) => (flaky(), member.assignment(options)),
+              poll: member.poll.bind(member),
+              commit: async (partition: number, offset: bigint) => (flaky(), member.commit(partition, offset)),
+              waitFor: member.waitFor.bind(member),
+              leave: member.leave.bind(member),
+            };
+          };
+        }
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const seen = new Set<string>();
+    await using agent = Agent.builder()
+      .id('sturdy')
+      .listenOn(AgentTopic.Sessions)
+      .concurrency({ kind: 'serial-per-partition', maxPartitions: 2 })
+      .pollInterval(10)
+      .handler((m) => void seen.add(new TextDecoder().decode(m.envelope?.body)))
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await agent.ready();
+    const bodies = Array.from({ length: 60 }, (_, i) => `f-${i}`);
+    for (const body of bodies) await h.laser.publish(AgentTopic.Sessions, command(body), ContentType.raw);
+    await eventually(() => bodies.every((b) => seen.has(b)), 10_000, 'every record despite the failures');
+    expect(agent.errors.length).toBeGreaterThan(0);
   });
 });

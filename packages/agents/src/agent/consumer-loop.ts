@@ -100,7 +100,11 @@ export class ConsumerLoop {
         await this.#sync(owned);
       } catch (error) {
         if (this.#stopping) break;
-        throw error;
+        // A closed member or connection cannot come back; anything else is retried after a pause.
+        if (AgdxError.is(error, 'closed')) throw error;
+        o.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, o.retryDelayMs));
+        continue;
       }
       let progressed = false;
       for (const partition of owned) {
