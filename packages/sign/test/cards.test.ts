@@ -153,10 +153,15 @@ describe('a2a.json card_verify', () => {
 });
 
 describe('card canonical JSON', () => {
-  it('orders keys by UTF-16 code unit, RFC 8785 style', () => {
+  it('orders keys by Unicode code point (UTF-8 byte order), never by locale', () => {
+    // U+FF01 sorts before U+1F600 by code point, although its UTF-16 unit is above the surrogate.
     expect(canonicalCardJson({ b: 1, a: 2, B: 3, é: 4, _: 5, '\u{1F600}': 6, '\uFF01': 7 })).toBe(
-      '{"B":3,"_":5,"a":2,"b":1,"é":4,"\u{1F600}":6,"！":7}',
+      '{"B":3,"_":5,"a":2,"b":1,"é":4,"！":7,"\u{1F600}":6}',
     );
+    const keys = ['\u{1F600}', '\uFF01', 'z', '\uE000', '\u{10000}', 'é', 'a\u{1F600}', 'a\uFFFF'];
+    const utf8Order = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    const card = Object.fromEntries(keys.map((k, i) => [k, i]));
+    expect(Object.keys(JSON.parse(canonicalCardJson(card)) as object)).toEqual(utf8Order);
   });
   it('refuses values JSON cannot carry and cycles with SignatureError', async () => {
     const cyclic: Record<string, unknown> = {};

@@ -11,10 +11,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-// Keys sort by UTF-16 code unit (RFC 8785), which is what the default comparison does.
-// The 0.1.1 reference used locale collation instead; see the README's Conformance section.
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+// Keys sort by Unicode code point, which is also UTF-8 byte order, so the payload matches the Rust
+// SDK's byte-sorted maps. It differs from plain UTF-16 comparison only when a key holds a character
+// above U+FFFF (a surrogate pair) where another holds one in U+E000..U+FFFF. The 0.1.1 reference
+// used locale collation instead; see the README's Conformance section.
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Both surrogate (or both not): UTF-16 order already equals code point order.
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs === ys) return x - y;
+    // A surrogate starts a code point above U+FFFF, which sorts after every BMP character.
+    return xs ? 1 : -1;
+  }
+  return a.length - b.length;
 }
 
 function write(value: unknown, depth: number, out: string[]): void {
@@ -38,7 +52,7 @@ function write(value: unknown, depth: number, out: string[]): void {
   } else if (isPlainObject(value)) {
     out.push('{');
     let first = true;
-    for (const key of Object.keys(value).sort(compareCodeUnits)) {
+    for (const key of Object.keys(value).sort(compareCodePoints)) {
       const member = value[key];
       if (member === undefined) continue;
       if (!first) out.push(',');
@@ -54,7 +68,7 @@ function write(value: unknown, depth: number, out: string[]): void {
 
 /**
  * Canonical JSON of an Agent Card, the JWS payload: the top-level `signatures` member removed,
- * no whitespace, object keys sorted by UTF-16 code unit (RFC 8785), arrays in order, JSON string
+ * no whitespace, object keys sorted by Unicode code point (UTF-8 byte order), arrays in order, JSON string
  * escaping, numbers restricted to safe integers. Members whose value is `undefined` are left
  * out, as JSON.stringify does.
  *
