@@ -18,6 +18,8 @@ export class FaultProxy {
   silent = false;
   /** Destroy new connections at once. */
   refuse = false;
+  /** Sees every chunk a client sends (to record real sessions as a fuzz corpus). */
+  onClientData: ((connection: number, chunk: Uint8Array) => void) | undefined;
   /** Connections accepted so far. */
   accepted = 0;
   /** Faults applied, by name. */
@@ -63,6 +65,8 @@ export class FaultProxy {
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
+    const connection = this.accepted;
+    client.on('data', (chunk: Buffer) => this.onClientData?.(connection, new Uint8Array(chunk)));
     this.forward(client, upstream);
     this.forward(upstream, client);
   }

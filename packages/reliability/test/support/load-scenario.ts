@@ -1,0 +1,124 @@
+/**
+ * Load: N agents, each serving M concurrent sessions, answer every command with a streamed
+ * answer (K chunks, then a response) for a bounded time. Reports throughput, round-trip latency
+ * percentiles, chunks written, and memory over the run (peak, and whether the live heap is flat).
+ */
+import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
+import { startDevServer, type DevServer } from '@agdx/iggy-dev-server';
+import { summarize, type SampleSummary } from '@agdx/reliability';
+import { MemoryLog, type LogTransport } from '@agdx/transport';
+import { IggyTransport } from '@agdx/transport-iggy';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { MemorySampler, type MemoryReport } from './memory-sampler.js';
+
+/** Settings of a run. */
+export interface LoadRunOptions {
+  readonly transport: 'memory' | 'iggy';
+  readonly agents: number;
+  readonly sessionsPerAgent: number;
+  readonly chunksPerAnswer: number;
+  readonly durationMs: number;
+  readonly partitions: number;
+  readonly sampleEveryMs: number;
+}
+
+/** Figures of a run. */
+export interface LoadRunReport {
+  readonly options: LoadRunOptions;
+  readonly node: string;
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorSamples: string[];
+  readonly requestsPerSecond: number;
+  readonly chunksPerSecond: number;
+  readonly latencyMs: SampleSummary;
+  readonly memory: MemoryReport;
+  readonly elapsedMs: number;
+}
+
+const STREAM = 'load';
+const enc = new TextEncoder();
+
+async function openTransport(kind: LoadRunOptions['transport'], server: DevServer | undefined, shared: MemoryLog): Promise<LogTransport> {
+  if (kind === 'memory' || server === undefined) return shared.connect();
+  return IggyTransport.connect(server.url, { requestTimeoutMs: 10_000 });
+}
+
+/** Runs the scenario; everything it started is stopped at the end. */
+export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
+  const started = performance.now();
+  const server = options.transport === 'iggy' ? await startDevServer() : undefined;
+  const memory = new MemoryLog();
+  const transports: LogTransport[] = [];
+  const handles: AgentHandle[] = [];
+  try {
+    const requesterTransport = await openTransport(options.transport, server, memory);
+    transports.push(requesterTransport);
+    const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
+    await requester.bootstrap(options.partitions);
+    for (let a = 0; a < options.agents; a++) {
+      const t = await openTransport(options.transport, server, memory);
+      transports.push(t);
+      const handle = Agent.builder()
+        .id(`agent-${a}`)
+        .listenOn(AgentTopic.Commands)
+        .respondOn(AgentTopic.Responses)
+        .heartbeats(false)
+        .followControl(false)
+        .pollInterval(20)
+        .handler(async (_message, ctx) => {
+          const writer = ctx.stream('chat');
+          for (let c = 0; c < options.chunksPerAnswer; c++) await writer.write(enc.encode(`token ${c} `));
+          await writer.finish('stop');
+          await ctx.respond(enc.encode('done'));
+        })
+        .build()
+        .spawn(AgdxClient.from(t, { stream: STREAM }));
+      handles.push(handle);
+    }
+    await Promise.all(handles.map((h) => h.ready()));
+
+    const sampler = new MemorySampler(options.sampleEveryMs);
+    const latencies: number[] = [];
+    const errorSamples: string[] = [];
+    let errors = 0;
+    const loadStart = performance.now();
+    const session = async (agent: number, s: number): Promise<void> => {
+      const conversation = ConversationId.derive(`load-${agent}-${s}`);
+      const target = AgentId.new(`agent-${agent}`);
+      while (performance.now() - loadStart < options.durationMs) {
+        const t0 = performance.now();
+        try {
+          const builder = requester.agdx(AgentTopic.Commands, 'load-client', conversation).command(MintUlid.mint(CorrelationId), enc.encode('go')).withTarget(target);
+          await requester.request(builder, { replyTopic: AgentTopic.Responses, timeoutMs: 30_000, verifier: null });
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          errors += 1;
+          if (errorSamples.length < 5) errorSamples.push(String(error));
+        }
+      }
+    };
+    const lanes: Promise<void>[] = [];
+    for (let a = 0; a < options.agents; a++) for (let s = 0; s < options.sessionsPerAgent; s++) lanes.push(session(a, s));
+    await Promise.all(lanes);
+    const loadMs = performance.now() - loadStart;
+    const memoryReport = sampler.stop();
+    await requester.close();
+    return {
+      options,
+      node: process.version,
+      requests: latencies.length,
+      errors,
+      errorSamples,
+      requestsPerSecond: Math.round((latencies.length / loadMs) * 1000 * 10) / 10,
+      chunksPerSecond: Math.round(((latencies.length * (options.chunksPerAnswer + 1)) / loadMs) * 1000),
+      latencyMs: summarize(latencies),
+      memory: memoryReport,
+      elapsedMs: performance.now() - started,
+    };
+  } finally {
+    await Promise.all(handles.map((h) => h.abort().catch(() => undefined)));
+    await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
+    await server?.close();
+  }
+}
