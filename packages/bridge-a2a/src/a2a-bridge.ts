@@ -130,6 +130,9 @@ export class A2aBridge {
 
   /** Puts these capability descriptors on the card as skills (replaces earlier ones). */
   withCapabilities(capabilities: readonly CapabilityDescriptor[]): this {
+    if (!Array.isArray(capabilities) || !capabilities.every((c) => typeof c === 'object' && c !== null && typeof c.skillId === 'string')) {
+      throw new InvalidError('capabilities must be capability descriptors with a skillId', { context: { field: 'capabilities' } });
+    }
     this.#capabilities = [...capabilities];
     return this;
   }
@@ -145,6 +148,9 @@ export class A2aBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
+    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
+      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
+    }
     this.#hops = enterBridge(this.#id.value, previous);
     return this;
   }

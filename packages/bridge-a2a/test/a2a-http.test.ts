@@ -2,7 +2,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { AgentTopic, agentMessageBody, readAgentMessage } from '@agdx/agents';
 import { A2aBridge, createA2aHttpHandler, PublicErrorMessage, taskToJson, verifyCard } from '@agdx/bridge-a2a';
 import { SigningKey } from '@agdx/sign';
-import { ConversationId, CorrelationId, readBridgeHops, TaskState } from '@agdx/wire';
+import { AgdxError, ConversationId, CorrelationId, readBridgeHops, TaskState } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoWorker, eventually, memoryClient, serve, serveHono, STREAM, text, worker } from './support/harness.js';
 
@@ -296,6 +296,35 @@ describe('hostile input', () => {
     expect(ok.status).toBe(200);
     expect((ok.json as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
   }, 120_000);
+
+  it('refuses bad arguments with InvalidError, never an untyped throw', async () => {
+    const { laser } = await memoryClient(1);
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const misuses: (() => unknown)[] = [
+      () => bridge.withCapabilities(5 as never),
+      () => bridge.withCapabilities([{}] as never),
+      () => bridge.withBridgeHops(5 as never),
+      () => bridge.withBridgeHops([''] as never),
+      () => new A2aBridge(laser, '', AgentTopic.Commands, AgentTopic.Responses),
+      () => new A2aBridge(laser, 'x', '', AgentTopic.Responses),
+    ];
+    for (const misuse of misuses) {
+      let error: unknown;
+      try {
+        misuse();
+      } catch (e) {
+        error = e;
+      }
+      expect(AgdxError.is(error, 'invalid'), String(misuse)).toBe(true);
+    }
+    for (const params of [undefined, () => 1, 'not json', new Uint8Array([0xff])]) {
+      await expect(bridge.submit(params)).rejects.toSatisfy((e: unknown) => AgdxError.is(e, 'invalid'));
+    }
+    for (const id of [5, 'nope', undefined]) {
+      await expect(bridge.task(id as never)).rejects.toSatisfy((e: unknown) => AgdxError.is(e, 'invalid'));
+      await expect(bridge.cancel(id as never)).rejects.toSatisfy((e: unknown) => AgdxError.is(e, 'invalid'));
+    }
+  });
 
   it('handleRpc never throws, even for hostile objects', async () => {
     const { bridge } = await echoSetup();

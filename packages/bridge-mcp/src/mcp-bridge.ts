@@ -205,8 +205,11 @@ export class McpBridge {
    * @throws InvalidError for a bad name, a duplicate or a role other than user/assistant.
    */
   withPrompt(prompt: McpPrompt, messages: readonly (readonly [McpRole, string])[] = []): this {
+    if (!isJsonObject(prompt)) throw new InvalidError('a prompt must be an object', { context: { field: 'prompt' } });
     nonEmpty(prompt.name, 'prompt name');
-    for (const [role, text] of messages) {
+    if (!Array.isArray(messages)) throw new InvalidError('prompt messages must be an array of [role, text] pairs', { context: { field: 'messages' } });
+    for (const message of messages) {
+      const [role, text] = Array.isArray(message) ? (message as readonly unknown[]) : [];
       if ((role !== 'user' && role !== 'assistant') || typeof text !== 'string') {
         throw new InvalidError('a prompt message is a user or assistant role with a text', { context: { field: 'messages' } });
       }
@@ -231,6 +234,9 @@ export class McpBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
+    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
+      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
+    }
     this.#hops = enterBridge(this.#id.value, previous);
     return this;
   }

@@ -186,6 +186,37 @@ describe('McpBridge API', () => {
     expect(bridge.withTimeout(5).timeoutMs).toBe(5);
   });
 
+  it('refuses bad configuration with InvalidError, never an untyped throw', async () => {
+    const { laser } = await memoryClient(1);
+    const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops');
+    const misuses: (() => unknown)[] = [
+      () => bridge.withTool(5 as never, undefined, { type: 'object' }),
+      () => bridge.withTool('t', undefined, { type: 'string' }),
+      () => bridge.withTool('t', undefined, { type: 'object' }, { outputSchema: 'x' as never }),
+      () => bridge.withPrompt(undefined as never),
+      () => bridge.withPrompt({ name: 'p' }, 'x' as never),
+      () => bridge.withPrompt({ name: 'p' }, [['system' as never, 'x']]),
+      () => bridge.withResource('', 'n', undefined, 't'),
+      () => bridge.withBridgeHops(5 as never),
+      () => bridge.withBridgeHops('abc' as never),
+      () => bridge.readResource('mem://none'),
+      () => bridge.getPrompt('none'),
+      () => bridge.initialize({ protocolVersion: 5 }),
+      () => new McpBridge(laser, '', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops'),
+      () => new McpBridge(laser, 'x', AgentTopic.ToolCalls, AgentTopic.ToolResults, ''),
+    ];
+    for (const misuse of misuses) {
+      let error: unknown;
+      try {
+        misuse();
+      } catch (e) {
+        error = e;
+      }
+      expect(AgdxError.is(error, 'invalid'), String(misuse)).toBe(true);
+    }
+    await expect(bridge.callTool('missing', {})).rejects.toThrow('unknown MCP tool');
+  });
+
   it('serves only the seven methods: notifications and ping get an error response', async () => {
     const { bridge } = await echoBridge();
     expect(await bridge.handleRpc({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'unsupported operation' } });
