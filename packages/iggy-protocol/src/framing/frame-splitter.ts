@@ -74,7 +74,8 @@ abstract class PrefixSplitter implements FrameSplitter {
         throw e;
       }
       if (left < size) break;
-      frames.push(data.slice(pos, pos + size));
+      // A plain copy: `slice` on a Node Buffer would return a view sharing the caller's memory.
+      frames.push(new Uint8Array(data.subarray(pos, pos + size)));
       pos += size;
     }
     const total = this.#len > 0 ? this.#len : data.length;
@@ -85,7 +86,7 @@ abstract class PrefixSplitter implements FrameSplitter {
       this.#buf.copyWithin(0, pos, total);
       this.#len = rest;
     } else {
-      this.#buf = data.slice(pos);
+      this.#buf = new Uint8Array(data.subarray(pos));
       this.#len = rest;
     }
     return frames;
