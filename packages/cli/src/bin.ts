@@ -14,12 +14,16 @@ const onSignal = (): void => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
+// IggyTransport.connect waits between connection attempts on unref'd timers; without a ref'd
+// handle Node would exit mid-connect (code 13, nothing printed) when the server is down.
+const keepAlive = setInterval(() => {}, 60_000);
 const code = await runCli(process.argv.slice(2), {
   out: process.stdout,
   err: process.stderr,
   signal: stop.signal,
   isTty: process.stdout.isTTY === true,
 });
+clearInterval(keepAlive);
 process.exitCode = code;
 // Open handles of a failed run must not keep the process alive.
 setTimeout(() => process.exit(code), 200).unref();

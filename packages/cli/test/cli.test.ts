@@ -1,0 +1,81 @@
+/** --help on every subcommand, usage errors (exit 2), runtime failures (exit 1), one-line errors. */
+import { COMMANDS, ExitCode, runCli, type CommandIo } from '@agdx/cli';
+import { describe, expect, it } from 'vitest';
+import { runAgdx } from './support.js';
+
+function memoryIo(): { io: CommandIo; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, signal: new AbortController().signal, isTty: false },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('agdx --help', () => {
+  it('lists every command and the exit codes', async () => {
+    const { io, out } = memoryIo();
+    expect(await runCli(['--help'], io)).toBe(ExitCode.Ok);
+    for (const command of COMMANDS) expect(out()).toContain(`  ${command.name}`);
+    expect(out()).toContain('Exit codes: 0 success, 1 runtime failure, 2 usage error.');
+  });
+
+  for (const command of COMMANDS) {
+    it(`agdx ${command.name} --help prints its usage and exits 0`, async () => {
+      const { io, out, err } = memoryIo();
+      expect(await runCli([command.name, '--help'], io)).toBe(ExitCode.Ok);
+      expect(out()).toContain(`Usage: agdx ${command.name}`);
+      expect(out()).toContain('Exit codes:');
+      expect(err()).toBe('');
+    });
+  }
+});
+
+describe('usage errors exit 2 with one line', () => {
+  const cases: readonly (readonly string[])[] = [
+    [],
+    ['frobnicate'],
+    ['demo', '--bogus'],
+    ['demo', '--port', 'eighty'],
+    ['demo', 'extra'],
+    ['dev', '--fsync', 'sometimes'],
+    ['dev', '--port', '70000'],
+    ['tail', '--from', 'middle'],
+    ['tail', '--conversation', 'not-an-id'],
+    ['tail', '--limit'],
+    ['sessions'],
+    ['sessions', 'drop'],
+    ['sessions', 'show'],
+    ['sessions', 'list', '--status', 'sleepy'],
+    ['bench', '--runs', '-3'],
+  ];
+  for (const argv of cases) {
+    it(`agdx ${argv.join(' ') || '(nothing)'}`, async () => {
+      const { io, err } = memoryIo();
+      expect(await runCli(argv, io)).toBe(ExitCode.Usage);
+      if (argv.length > 0) {
+        expect(err()).toMatch(/^agdx: usage: .+\n$/);
+        expect(err().split('\n')).toHaveLength(2);
+      }
+    });
+  }
+});
+
+describe('the bin', () => {
+  it('exits 2 on a usage error and 0 on --help', async () => {
+    const usage = await runAgdx(['tail', '--nope'], 30_000);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^agdx: usage: /);
+    const help = await runAgdx(['sessions', '--help'], 30_000);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: agdx sessions list');
+  });
+
+  it('exits 1 with one typed line when the server is unreachable', async () => {
+    const result = await runAgdx(['sessions', 'list', '--iggy', 'iggy://iggy:iggy@127.0.0.1:1'], 30_000);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^agdx: transport: .+$/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

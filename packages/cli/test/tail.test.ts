@@ -1,0 +1,105 @@
+/**
+ * `agdx tail` shows records another process writes over the dev server: `agdx dev` on an
+ * ephemeral port, `agdx demo --iggy` as the writer, `agdx tail --json` as the reader.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, NODE_SOURCE_ARGS, REPO_ROOT, runAgdx } from './support.js';
+
+let dev: ChildProcessWithoutNullStreams | undefined;
+let url = '';
+
+function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${buffer}`)), timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      const match = buffer.match(pattern);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    });
+  });
+}
+
+beforeAll(async () => {
+  dev = spawn(process.execPath, [...NODE_SOURCE_ARGS, BIN, 'dev', '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams;
+  url = (await waitForLine(dev, /iggy:\/\/\S+/, 30_000))[0];
+}, 40_000);
+
+afterAll(async () => {
+  if (dev === undefined || dev.exitCode !== null) return;
+  const exited = new Promise((resolve) => dev!.once('exit', resolve));
+  dev.kill('SIGINT');
+  await exited;
+});
+
+interface TailLine {
+  readonly topic: string;
+  readonly kind: string;
+  readonly offset: string;
+  readonly fields: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+}
+
+describe('agdx tail over the dev server', () => {
+  it('follows records another process writes, decoded, as JSON lines', async () => {
+    const stream = 'tail-follow';
+    // The reader starts first: the stream does not exist yet, so it waits for it and follows.
+    const reader = runAgdx(['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '2', '--operation', 'session', 'agent.sessions'], 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const writer = await runAgdx(['demo', '--iggy', url, '--stream', stream], 60_000);
+    expect(writer.code, writer.stderr).toBe(0);
+    const result = await reader;
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((text) => JSON.parse(text) as TailLine);
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line.topic).toBe('agent.sessions');
+      expect(line.kind).toBe('status');
+      expect(line.headers['agdx.av']).toBe('1');
+    }
+    const [start] = lines;
+    expect(start!.fields['conversation']).toBe('5DD4NKQAN5D8VA7ZZRG8ZSN1R1');
+    expect(start!.fields['record']).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(start!.fields['task_state']).toBe('Working');
+    expect(start!.body).toMatchObject({ label: 'incident 42', agent: 'planner' });
+    expect(lines[1]!.fields['task_state']).toBe('Completed');
+    expect(lines[1]!.fields['last']).toBe('true');
+  }, 90_000);
+
+  it('filters by kind, agent and conversation, and shows the undecodable poison record', async () => {
+    const stream = 'tail-filter';
+    const writer = await runAgdx(['demo', '--iggy', url, '--stream', stream], 60_000);
+    expect(writer.code, writer.stderr).toBe(0);
+    const poison = await runAgdx(['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '1', '--kind', 'undecodable'], 30_000);
+    expect(poison.code, poison.stderr).toBe(0);
+    const [record] = poison.stdout.trim().split('\n').map((text) => JSON.parse(text) as TailLine & { error?: string });
+    expect(record!.kind).toBe('undecodable');
+    expect(record!.error).toContain('decode');
+    const byAgent = await runAgdx(
+      ['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '2', '--agent', 'approver', '--conversation', '5dd4nkqan5d8va7zzrg8zsn1r1', 'agent.human_input'],
+      30_000,
+    );
+    expect(byAgent.code, byAgent.stderr).toBe(0);
+    const rows = byAgent.stdout.trim().split('\n').map((text) => JSON.parse(text) as TailLine);
+    expect(rows.map((r) => r.kind)).toEqual(['command', 'response']);
+    expect(rows[0]!.body).toBe('publish the incident 42 summary to #incidents?');
+    expect(rows[1]!.body).toBe('approved');
+  }, 90_000);
+
+  it('prints sessions as a table and a timeline over the same server', async () => {
+    const stream = 'tail-filter';
+    const list = await runAgdx(['sessions', 'list', '--iggy', url, '--stream', stream], 30_000);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/5DD4NKQAN5D8VA7ZZRG8ZSN1R1\s+completed\s+incident 42\s+planner/);
+    const show = await runAgdx(['sessions', 'show', 'incident-42', '--iggy', url, '--stream', stream], 30_000);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('status   completed');
+    expect(show.stdout).toMatch(/session\.started\s+planner/);
+    expect(show.stdout).toMatch(/session\.completed\s+planner/);
+  }, 60_000);
+});
