@@ -1,4 +1,4 @@
-/// <reference lib="esnext.disposable" />
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * A running agent: the reliable consumer over the agent's consumer group, the control follower,
  * heartbeats, and the handler contexts, all on one client.

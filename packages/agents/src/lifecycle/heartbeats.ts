@@ -1,4 +1,4 @@
-/// <reference lib="esnext.disposable" />
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * Session heartbeats (seed 000 "Heartbeats"): a process that holds a lease on a session lists it
  * in a heartbeat on `agent.heartbeats`, keyed by process, at most 2,048 sessions per record,
