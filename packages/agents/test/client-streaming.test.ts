@@ -126,3 +126,21 @@ describe('chunk writer round trip', () => {
     expect(envs.every((m) => m.envelope?.signature === undefined && m.contentType === 1)).toBe(true);
   });
 });
+
+describe('tool argument streams', () => {
+  it('withTool names the tool on the opening chunk only, next to the purpose', async () => {
+    const { laser } = await setup();
+    const w = laser.agdx(AgentTopic.Streams, 'writer', ConversationId.new()).stream(MintUlid.mint(CorrelationId), 'tool_args').withTool('search');
+    await w.write(enc.encode('{"q":'));
+    await w.write(enc.encode('"weather"}'));
+    await w.finish();
+    const records = await readAll(laser.transport, 'demo', AgentTopic.Streams);
+    const envelopes = records.map((r) => readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Streams }).envelope!);
+    expect(envelopes.map((e) => [e.sequence, e.operation, e.tool])).toEqual([
+      [0n, 'tool_args', 'search'],
+      [1n, undefined, undefined],
+      [2n, undefined, undefined],
+    ]);
+    await expect(async () => w.withTool('late')).rejects.toThrow(InvalidError);
+  });
+});

@@ -53,6 +53,7 @@ export class AgdxChunkWriter {
   #target: AgentId | undefined;
   #contentType: number = ContentType.raw;
   #deadline: bigint | undefined;
+  #tool: string | undefined;
   #maxChunks = 1;
   #lingerMicros = 0n;
   #buffered = false;
@@ -122,6 +123,16 @@ export class AgdxChunkWriter {
   /** Sets the content type of the chunk bodies. */
   contentType(contentType: ContentTypeLike): this {
     this.#contentType = toContentType(contentType);
+    return this;
+  }
+
+  /**
+   * Names the tool a `tool_args` stream carries arguments for. It rides the opening chunk, next to
+   * the purpose, so readers (AG-UI's TOOL_CALL_START) learn it once and later chunks stay small.
+   */
+  withTool(tool: string): this {
+    if (this.#next > 0n) throw new InvalidError('withTool() must be called before the first chunk is written');
+    this.#tool = checkText(tool, 'tool');
     return this;
   }
 
@@ -229,6 +240,7 @@ export class AgdxChunkWriter {
       last,
       finishReason,
       operation: opening ? this.#purpose : undefined,
+      tool: opening ? this.#tool : undefined,
       usage,
       body,
     });
