@@ -7,7 +7,7 @@ import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { createAguiHandler } from '@agdx/agui';
 import { A2aBridge, createA2aHttpHandler, type EdgeAuthorization } from '@agdx/bridge-a2a';
 import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
-import { mutateBytes, type SeededRandom } from '@agdx/reliability';
+import { mutateBytes, SeededRandom } from '@agdx/reliability';
 import { MemoryLog } from '@agdx/transport';
 import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 
@@ -148,4 +148,43 @@ export async function exchange(handler: FetchHandler, request: Request, abort: A
     clearTimeout(timer);
     abort.abort();
   }
+}
+
+/** Figures of fuzzing one handler. */
+export interface EdgeFuzzReport {
+  readonly handler: 'a2a' | 'mcp' | 'agui';
+  readonly requests: number;
+  readonly statuses: Record<string, number>;
+  /** Requests answered 5xx, thrown (0) or not answered in the bound (-1): must be 0. */
+  readonly failures: number;
+  readonly failureSamples: string[];
+  /** AG-UI follow streams still open at the bound (allowed; they were cancelled). */
+  readonly openStreams: number;
+  readonly slowestMs: number;
+  readonly elapsedMs: number;
+}
+
+/** Sends `count` seeded hostile requests to one handler, each bounded by `boundMs`. */
+export async function fuzzEdge(handlers: EdgeHandlers, kind: 'a2a' | 'mcp' | 'agui', seed: number, count: number, boundMs: number, maxMs: number): Promise<EdgeFuzzReport> {
+  const started = performance.now();
+  const random = new SeededRandom(seed);
+  const statuses: Record<string, number> = {};
+  const failureSamples: string[] = [];
+  let failures = 0;
+  let openStreams = 0;
+  let slowest = 0;
+  let i = 0;
+  for (; i < count && performance.now() - started < maxMs; i++) {
+    const abort = new AbortController();
+    const outcome = await exchange(handlers[kind], hostileRequest(random, kind, abort.signal), abort, boundMs);
+    statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+    slowest = Math.max(slowest, outcome.elapsedMs);
+    if (outcome.streaming) openStreams += 1;
+    const bad = outcome.status < 200 || outcome.status >= 500 || (outcome.streaming && kind !== 'agui');
+    if (bad) {
+      failures += 1;
+      if (failureSamples.length < 5) failureSamples.push(`#${i} status ${outcome.status}${outcome.streaming ? ' (still streaming)' : ''}`);
+    }
+  }
+  return { handler: kind, requests: i, statuses, failures, failureSamples, openStreams, slowestMs: slowest, elapsedMs: performance.now() - started };
 }
