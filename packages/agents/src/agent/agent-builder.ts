@@ -71,7 +71,10 @@ export class AgentBuilder {
   #followControl = true;
   #heartbeats: HeartbeatSettings | false = {};
 
-  /** The agent identity (required). */
+  /**
+   * The agent identity (required). Commands addressed to another agent are skipped: that is
+   * routing, not an access boundary, since every reader of a topic sees all of its records.
+   */
   id(id: AgentId | string): this {
     this.#id = typeof id === 'string' ? AgentId.new(id) : id;
     return this;

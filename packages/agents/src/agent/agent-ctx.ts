@@ -35,14 +35,23 @@ export interface ApprovalGateOptions {
 
 /** What the runtime gives every context. */
 export interface AgentCtxInit {
+  /** The client sends go through (its governor checks each one). */
   readonly client: AgdxClient;
+  /** The handled message. */
   readonly message: AgentMessage;
+  /** This agent. */
   readonly agent: AgentId;
+  /** Where answers go, when configured. */
   readonly respondOn: string | undefined;
+  /** Signs answers, when configured. */
   readonly signer: Signer | undefined;
+  /** Writes the session's lifecycle records. */
   readonly lifecycle: SessionLifecycle;
+  /** The session control state, when control is followed. */
   readonly pause: PauseController | undefined;
+  /** Session leases, when heartbeats are on. */
   readonly heartbeats: HeartbeatRegistry | undefined;
+  /** The handler attempt, 0 for the first. */
   readonly attempt: number;
 }
 

@@ -60,7 +60,9 @@ export type ClassifiedEnvelope = Pick<AgentEnvelope, 'kind' | 'target' | 'operat
 /**
  * Classifies an AGDX envelope read from `topic` by the agent `me` that serves `handled`.
  * Only a command for a served operation addressed to `me`, to every agent or to no agent is
- * work; a control operation counts only on `agent.control`.
+ * work; a control operation counts only on `agent.control`. Skipping records addressed to
+ * another agent is routing, not an access boundary: only separate topics with separate grants
+ * keep agents from reading each other's records.
  */
 export function classifyEnvelope(envelope: ClassifiedEnvelope, topic: string, me: string, handled: HandledOperations): DispatchClass {
   switch (envelope.kind) {
