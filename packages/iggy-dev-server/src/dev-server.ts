@@ -50,7 +50,7 @@ function formatHost(host: string): string {
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const o = resolveOptions(options);
   await initChecksums();
-  const storage: Storage = o.data === undefined ? new MemoryStorage() : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes });
+  const storage: Storage = o.data === undefined ? new MemoryStorage() : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition });
   const clock = new ServerClock();
   let broker: Broker;
   try {

@@ -21,6 +21,11 @@ export interface DevServerOptions {
   readonly fsyncIntervalMs?: number | undefined;
   /** With `data`: segment size limit in bytes (default 64 MiB). */
   readonly segmentBytes?: number | undefined;
+  /**
+   * With `data`: record bytes kept in memory per partition (default 16 MiB); older records are
+   * read back from the segment files when polled.
+   */
+  readonly cacheBytesPerPartition?: number | undefined;
   /** Personal access tokens accepted for the root user (default none). */
   readonly tokens?: readonly string[] | undefined;
   /** Largest frame a connection may send, bytes (default 64 MiB, Iggy's limit). */
@@ -56,6 +61,7 @@ export interface ResolvedOptions {
   readonly fsync: FsyncPolicy;
   readonly fsyncIntervalMs: number;
   readonly segmentBytes: number;
+  readonly cacheBytesPerPartition: number;
   readonly tokens: readonly string[];
   readonly maxFrameSize: number;
   readonly maxPendingBytes: number;
@@ -97,6 +103,7 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     fsync,
     fsyncIntervalMs: integer(options.fsyncIntervalMs, 1000, 1, 3_600_000, 'fsyncIntervalMs'),
     segmentBytes: integer(options.segmentBytes, 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024, 'segmentBytes'),
+    cacheBytesPerPartition: integer(options.cacheBytesPerPartition, 16 * 1024 * 1024, 0, 2 ** 40, 'cacheBytesPerPartition'),
     tokens,
     maxFrameSize: integer(options.maxFrameSize, 64 * 1024 * 1024, 1024, 0xffff_ffff, 'maxFrameSize'),
     maxPendingBytes: integer(options.maxPendingBytes, 8 * 1024 * 1024, 1024, 2 ** 40, 'maxPendingBytes'),

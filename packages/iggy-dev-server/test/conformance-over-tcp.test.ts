@@ -20,7 +20,8 @@ let folder: string;
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'agdx-iggy-conformance-'));
   memory = await startDevServer({ port: 0 });
-  disk = await startDevServer({ port: 0, data: folder, fsync: 'never' });
+  // No record cache: every read but the newest batch's goes through the segment files.
+  disk = await startDevServer({ port: 0, data: folder, fsync: 'never', cacheBytesPerPartition: 0 });
 });
 afterAll(async () => {
   await memory.close();

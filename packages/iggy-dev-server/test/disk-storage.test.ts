@@ -64,7 +64,7 @@ const headers = new Map<string, HeaderValue>([
 describe('disk storage', () => {
   it('restarts on the same folder with topics, messages, headers, consumer and group offsets', async () => {
     const data = tempFolder();
-    await withServer({ data }, async (port) => {
+    await withServer({ data, cacheBytesPerPartition: 0 }, async (port) => {
       const c = await login(port);
       await createTopic(c, 'orders', 'events', 2);
       await sendTexts(c, 'orders', 'events', 0, ['a', 'b'], headers);
@@ -77,7 +77,7 @@ describe('disk storage', () => {
       c.close();
       classic.close();
     });
-    await withServer({ data }, async (port) => {
+    await withServer({ data, cacheBytesPerPartition: 0 }, async (port) => {
       const c = await login(port);
       const p0 = await pollFrom(c, 'orders', 'events', 0, 0n);
       expect(textsOf(p0)).toEqual(['a', 'b']);
@@ -157,8 +157,8 @@ describe('disk storage', () => {
       c.close();
     });
     expect(segmentFiles(data, '.log').length).toBeGreaterThan(2);
-    await withServer({ data, segmentBytes: 4096 }, async (port) => {
-      const c = await login(port);
+    await withServer({ data, segmentBytes: 4096, cacheBytesPerPartition: 2048 }, async (port) => {
+      const c = await login(port, 'classic');
       const all = await pollFrom(c, 's', 't', 0, 0n);
       expect(all.messages.map((m) => m.offset)).toEqual(Array.from({ length: 12 }, (_, i) => BigInt(i)));
       expect(textsOf(all).map((t) => t.split(':')[0])).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));

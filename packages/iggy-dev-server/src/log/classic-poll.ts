@@ -8,6 +8,7 @@
 import { CLASSIC_MESSAGE_HEADER_SIZE, FRAME_HEADER_SIZE, xxh3_64 } from '@agdx/iggy-protocol';
 import type { BatchSlice } from './partition-log.js';
 import type { StoredBatch } from './stored-batch.js';
+import { bytesOf } from './stored-batch.js';
 
 function checksumsOf(batch: StoredBatch): BigUint64Array {
   return (batch.classicChecksums ??= new BigUint64Array(batch.count));
@@ -28,20 +29,21 @@ export function encodeClassicPoll(partitionId: number, currentOffset: bigint, sl
   view.setUint32(12, count, true);
   let pos = 16;
   for (const { batch, from, to } of slices) {
-    const src = new DataView(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
+    const bytes = bytesOf(batch);
+    const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const origin = src.getBigUint64(24, true);
     const sums = checksumsOf(batch);
     for (let i = from; i < to; i++) {
       const at = batch.frames[i] as number;
       const headersLength = src.getUint32(at + 32, true);
       const payloadLength = src.getUint32(at + 36, true);
-      out.set(batch.bytes.subarray(at + 8, at + 24), pos + 8);
+      out.set(bytes.subarray(at + 8, at + 24), pos + 8);
       view.setBigUint64(pos + 24, batch.baseOffset + BigInt(i), true);
       view.setBigUint64(pos + 32, batch.timestamp, true);
       view.setBigUint64(pos + 40, origin + BigInt(src.getUint32(at + 28, true)), true);
       view.setUint32(pos + 48, headersLength, true);
       view.setUint32(pos + 52, payloadLength, true);
-      out.set(batch.bytes.subarray(at + FRAME_HEADER_SIZE, at + FRAME_HEADER_SIZE + payloadLength + headersLength), pos + CLASSIC_MESSAGE_HEADER_SIZE);
+      out.set(bytes.subarray(at + FRAME_HEADER_SIZE, at + FRAME_HEADER_SIZE + payloadLength + headersLength), pos + CLASSIC_MESSAGE_HEADER_SIZE);
       const end = pos + CLASSIC_MESSAGE_HEADER_SIZE + payloadLength + headersLength;
       let sum = sums[i] as bigint;
       if (sum === 0n) sums[i] = sum = xxh3_64(out.subarray(pos + 8, end));

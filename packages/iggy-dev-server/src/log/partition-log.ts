@@ -15,6 +15,11 @@ export interface PartitionWriter {
   purge(): void;
   /** Every offset below `offset` expired: whole segments below it may be deleted. */
   expireBefore(offset: bigint): void;
+  /**
+   * Record bytes kept in memory per partition; older batches that storage can `load` back drop
+   * theirs. Undefined = keep everything.
+   */
+  readonly cacheBytes?: number | undefined;
 }
 
 /** A run of messages of one stored batch: indices `from..to-1`. */
@@ -40,6 +45,10 @@ export class PartitionLog {
   #sizeBytes = 0n;
   #messages = 0n;
   #writer: PartitionWriter | undefined;
+  /** Bytes of records held in memory from `#cold` on. */
+  #hot = 0;
+  /** Index of the oldest batch that may still hold its bytes. */
+  #cold = 0;
 
   constructor(id: number, createdAt: bigint, writer?: PartitionWriter, recovered: readonly StoredBatch[] = [], startOffset = 0n) {
     this.id = id;
@@ -48,10 +57,27 @@ export class PartitionLog {
     for (const b of recovered) this.#push(b);
     // Offsets never restart, even when every stored batch expired and its segment is gone.
     if (startOffset > this.#nextOffset) this.#nextOffset = startOffset;
+    this.#trim();
+  }
+
+  /** Drops the bytes of the oldest loadable batches past the cache budget (the newest stays). */
+  #trim(): void {
+    const budget = this.#writer?.cacheBytes;
+    if (budget === undefined) return;
+    if (this.#cold < this.#head) this.#cold = this.#head;
+    while (this.#hot > budget && this.#cold < this.#batches.length - 1) {
+      const b = this.#batches[this.#cold] as StoredBatch;
+      if (b.bytes !== undefined && b.load !== undefined) {
+        b.bytes = undefined;
+        this.#hot -= b.length;
+      }
+      this.#cold++;
+    }
   }
 
   #push(b: StoredBatch): void {
     this.#batches.push(b);
+    if (b.bytes !== undefined) this.#hot += b.length;
     this.#nextOffset = b.baseOffset + BigInt(b.count);
     if (b.timestamp > this.#lastTimestamp) this.#lastTimestamp = b.timestamp;
     this.#sizeBytes += BigInt(messageBytes(b, 0, b.count));
@@ -99,6 +125,7 @@ export class PartitionLog {
     this.#writer?.append(batch);
     this.#lastTimestamp = timestamp;
     this.#push(batch);
+    this.#trim();
     return batch;
   }
 
@@ -110,11 +137,14 @@ export class PartitionLog {
       if (b.timestamp >= cutoff) break;
       this.#sizeBytes -= BigInt(messageBytes(b, 0, b.count));
       this.#messages -= BigInt(b.count);
+      if (b.bytes !== undefined) this.#hot -= b.length;
+      b.bytes = undefined;
       this.#head++;
     }
     if (this.#head !== head) this.#writer?.expireBefore(this.firstOffset);
     if (this.#head > 64 && this.#head * 2 > this.#batches.length) {
       this.#batches = this.#batches.slice(this.#head);
+      this.#cold = Math.max(0, this.#cold - this.#head);
       this.#head = 0;
     }
   }
@@ -124,6 +154,8 @@ export class PartitionLog {
     this.#writer?.purge();
     this.#batches = [];
     this.#head = 0;
+    this.#cold = 0;
+    this.#hot = 0;
     this.#nextOffset = 0n;
     this.#sizeBytes = 0n;
     this.#messages = 0n;

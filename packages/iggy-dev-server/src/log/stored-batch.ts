@@ -21,8 +21,15 @@ export interface StoredBatch {
   readonly count: number;
   /** The broker timestamp of every message of the batch, µs. */
   readonly timestamp: bigint;
-  /** The stamped batch record. */
-  readonly bytes: Uint8Array;
+  /**
+   * The stamped batch record, while it is held in memory. On disk storage older batches drop it
+   * and are read back through `load` (see {@link bytesOf}).
+   */
+  bytes: Uint8Array | undefined;
+  /** Reads the record back from storage (disk only). */
+  load?: (() => Uint8Array) | undefined;
+  /** Length of the record in bytes. */
+  readonly length: number;
   /** Start of each frame inside `bytes`, plus the end of the last one (`count + 1` entries). */
   readonly frames: Uint32Array;
   /** Classic message checksums, computed on the first classic poll (they never change). */
@@ -56,14 +63,21 @@ export function stampBatch(bytes: Uint8Array, count: number, partitionId: number
   view.setBigUint64(8, baseOffset, true);
   view.setBigUint64(16, timestamp, true);
   view.setBigUint64(40, computeBatchChecksum(bytes, count), true);
-  return { baseOffset, count, timestamp, bytes, frames: framePositions(bytes, count) };
+  return { baseOffset, count, timestamp, bytes, length: bytes.length, frames: framePositions(bytes, count) };
+}
+
+/** The record bytes of a batch, from memory or read back from storage. */
+export function bytesOf(batch: StoredBatch): Uint8Array {
+  if (batch.bytes !== undefined) return batch.bytes;
+  if (batch.load === undefined) throw new Error('a stored batch has neither bytes nor a loader');
+  return batch.load();
 }
 
 /** Wraps a batch read back from storage (already stamped). */
 export function storedBatchOf(bytes: Uint8Array): StoredBatch {
   const view = viewOf(bytes);
   const count = view.getUint32(48, true);
-  return { baseOffset: view.getBigUint64(8, true), count, timestamp: view.getBigUint64(16, true), bytes, frames: framePositions(bytes, count) };
+  return { baseOffset: view.getBigUint64(8, true), count, timestamp: view.getBigUint64(16, true), bytes, length: bytes.length, frames: framePositions(bytes, count) };
 }
 
 const U32_MAX = 0xffff_ffffn;
@@ -123,12 +137,13 @@ export function batchFromClassic(messages: readonly PolledMessage[]): Uint8Array
  * their original offset deltas, like Iggy's sliced poll records.
  */
 export function sliceRecord(batch: StoredBatch, from: number, to: number): Uint8Array {
-  if (from === 0 && to === batch.count) return batch.bytes;
+  const bytes = bytesOf(batch);
+  if (from === 0 && to === batch.count) return bytes;
   const start = batch.frames[from] as number;
   const end = batch.frames[to] as number;
   const out = new Uint8Array(BATCH_HEADER_SIZE + end - start);
-  out.set(batch.bytes.subarray(0, BATCH_HEADER_SIZE), 0);
-  out.set(batch.bytes.subarray(start, end), BATCH_HEADER_SIZE);
+  out.set(bytes.subarray(0, BATCH_HEADER_SIZE), 0);
+  out.set(bytes.subarray(start, end), BATCH_HEADER_SIZE);
   const view = viewOf(out);
   view.setBigUint64(32, BigInt(out.length), true);
   view.setUint32(48, to - from, true);

@@ -22,6 +22,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   readdirSync,
   renameSync,
   rmSync,
@@ -33,7 +34,7 @@ import { IggyError, decodeOptions } from '@agdx/iggy-protocol';
 import { DevServerError } from '../errors.js';
 import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
-import { storedBatchOf } from '../log/stored-batch.js';
+import { bytesOf, storedBatchOf } from '../log/stored-batch.js';
 import type { MetadataSnapshot } from './metadata.js';
 import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
 import type { OpenedPartition, Storage } from './storage.js';
@@ -51,6 +52,8 @@ export interface DiskStorageOptions {
   readonly fsyncIntervalMs?: number;
   /** A new segment starts once the current one reaches this many bytes (default 64 MiB). */
   readonly segmentBytes?: number;
+  /** Record bytes kept in memory per partition; older ones are read back from the segments (default 16 MiB). */
+  readonly cacheBytesPerPartition?: number;
 }
 
 const METADATA = 'metadata.json';
@@ -108,6 +111,44 @@ class SegmentWriter implements PartitionWriter {
 
   /** Bases of the sealed segments, ascending (the active one is `#base`). */
   readonly #sealed: bigint[];
+  /** Read-only descriptors per segment base, opened on the first read. */
+  readonly #readers = new Map<bigint, number>();
+
+  get cacheBytes(): number {
+    return this.#storage.cacheBytesPerPartition;
+  }
+
+  /** Reads `length` bytes at `position` of segment `base`. */
+  read(base: bigint, position: number, length: number): Uint8Array {
+    try {
+      let fd = this.#readers.get(base);
+      if (fd === undefined) {
+        fd = openSync(join(this.#dir, `${segmentName(base)}.log`), 'r');
+        this.#readers.set(base, fd);
+      }
+      const out = new Uint8Array(length);
+      let done = 0;
+      while (done < length) {
+        const n = readSync(fd, out, done, length - done, position + done);
+        if (n === 0) throw new Error('unexpected end of segment');
+        done += n;
+      }
+      return out;
+    } catch (cause) {
+      throw new IggyError(1, `cannot read segment ${segmentName(base)} of ${this.#dir}`, { cause });
+    }
+  }
+
+  /** A loader for the record at `position` (its header included) of segment `base`. */
+  loader(base: bigint, position: number, length: number): () => Uint8Array {
+    return () => this.read(base, position + RECORD_HEADER_SIZE, length);
+  }
+
+  #closeReader(base: bigint): void {
+    const fd = this.#readers.get(base);
+    if (fd !== undefined) closeSync(fd);
+    this.#readers.delete(base);
+  }
 
   constructor(dir: string, storage: DiskStorage, base: bigint, size: number, sealed: readonly bigint[]) {
     this.#dir = dir;
@@ -122,6 +163,7 @@ class SegmentWriter implements PartitionWriter {
       const next = this.#sealed[1] ?? this.#base;
       if (next > offset) break;
       const base = this.#sealed.shift() as bigint;
+      this.#closeReader(base);
       rmSync(join(this.#dir, `${segmentName(base)}.log`), { force: true });
       rmSync(join(this.#dir, `${segmentName(base)}.index`), { force: true });
     }
@@ -139,14 +181,15 @@ class SegmentWriter implements PartitionWriter {
 
   append(batch: StoredBatch): void {
     if (this.#size >= this.#storage.segmentBytes) {
-      this.close();
+      this.#closeAppend();
       this.#sealed.push(this.#base);
       this.#open(batch.baseOffset, 0);
     }
-    const header = recordHeader(batch.bytes);
-    const record = new Uint8Array(RECORD_HEADER_SIZE + batch.bytes.length);
+    const bytes = bytesOf(batch);
+    const header = recordHeader(bytes);
+    const record = new Uint8Array(RECORD_HEADER_SIZE + bytes.length);
     record.set(header, 0);
-    record.set(batch.bytes, RECORD_HEADER_SIZE);
+    record.set(bytes, RECORD_HEADER_SIZE);
     const entry = new Uint8Array(16);
     const view = new DataView(entry.buffer);
     view.setUint32(0, Number(batch.baseOffset - this.#base), true);
@@ -167,6 +210,7 @@ class SegmentWriter implements PartitionWriter {
       }
       throw new IggyError(1, `cannot append to ${this.#dir}`, { cause });
     }
+    batch.load = this.loader(this.#base, this.#size, batch.length);
     this.#size += record.length;
     this.#indexSize += entry.length;
     if (this.#storage.fsync !== 'always') this.dirty = true;
@@ -186,6 +230,11 @@ class SegmentWriter implements PartitionWriter {
   }
 
   close(): void {
+    for (const base of [...this.#readers.keys()]) this.#closeReader(base);
+    this.#closeAppend();
+  }
+
+  #closeAppend(): void {
     if (this.#log >= 0) {
       if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(this.#log);
       closeSync(this.#log);
@@ -204,6 +253,8 @@ export class DiskStorage implements Storage {
   readonly fsync: FsyncPolicy;
   /** Segment size limit. */
   readonly segmentBytes: number;
+  /** Record bytes kept in memory per partition. */
+  readonly cacheBytesPerPartition: number;
   readonly #dir: string;
   readonly #writers = new Map<string, SegmentWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -213,6 +264,7 @@ export class DiskStorage implements Storage {
     this.#dir = options.dir;
     this.fsync = options.fsync ?? 'always';
     this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
+    this.cacheBytesPerPartition = options.cacheBytesPerPartition ?? 16 * 1024 * 1024;
     try {
       mkdirSync(join(this.#dir, 'streams'), { recursive: true });
     } catch (cause) {
@@ -294,6 +346,7 @@ export class DiskStorage implements Storage {
       .map((f) => BigInt(f.slice(0, 20)))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const batches: StoredBatch[] = [];
+    const located: Array<{ batch: StoredBatch; base: bigint; position: number }> = [];
     let expected: bigint | undefined;
     let lastBase = 0n;
     let lastSize = 0;
@@ -329,6 +382,7 @@ export class DiskStorage implements Storage {
       scan.records.forEach((r, i) => {
         const b = storedBatchOf(r.batch.slice());
         batches.push(b);
+        located.push({ batch: b, base, position: r.position });
         view.setUint32(i * 16, Number(b.baseOffset - base), true);
         view.setUint32(i * 16 + 4, r.position, true);
         view.setBigUint64(i * 16 + 8, b.timestamp, true);
@@ -341,6 +395,7 @@ export class DiskStorage implements Storage {
     const kept = segments.filter((b) => b <= lastBase);
     const writer = new SegmentWriter(dir, this, kept.length === 0 ? 0n : lastBase, lastSize, kept.slice(0, -1));
     this.#writers.set(key, writer);
+    for (const l of located) l.batch.load = writer.loader(l.base, l.position, l.batch.length);
     return { writer, batches, startOffset: kept.length === 0 ? 0n : lastBase };
   }
 
