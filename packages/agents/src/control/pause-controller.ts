@@ -66,8 +66,6 @@ export class PauseController {
   readonly #options: PauseControllerOptions;
   readonly #sessions = new Map<string, SessionControlState>();
   readonly #gates = new Map<string, Promise<unknown>>();
-  /** Records already applied, so a re-read of the control topic applies nothing twice. */
-  readonly #applied = new Set<string>();
 
   /** A controller with no control history. */
   constructor(options: PauseControllerOptions) {
@@ -101,9 +99,6 @@ export class PauseController {
    * the drain) finished.
    */
   async applyControl(envelope: AgentEnvelope, address: RecordAddress): Promise<void> {
-    const key = addressKey(address);
-    if (this.#applied.has(key)) return;
-    this.#applied.add(key);
     const me = this.#options.me.value;
     if (envelope.target !== undefined && envelope.target.value !== me) return;
     const action = controlAction(envelope);
