@@ -85,7 +85,7 @@ function toRequest(request: NodeRequestLike, body: Uint8Array<ArrayBuffer> | und
   return new Request(url, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
 }
 
-async function writeResponse(response: Response, target: NodeResponseLike): Promise<void> {
+async function writeResponse(response: Response, target: NodeResponseLike, closed: AbortSignal): Promise<void> {
   target.statusCode = response.status;
   response.headers.forEach((value, name) => {
     target.setHeader(name, value);
@@ -101,21 +101,25 @@ async function writeResponse(response: Response, target: NodeResponseLike): Prom
   }
   target.flushHeaders?.();
   const reader = response.body.getReader();
+  // A client that goes away cancels the body, so its producer (a reply wait) stops too.
+  const stop = (): void => void reader.cancel().catch(() => undefined);
+  closed.addEventListener('abort', stop, { once: true });
   try {
     for (;;) {
+      if (closed.aborted) break;
       const { done, value } = await reader.read();
-      if (done) break;
-      if (target.writableEnded === true) break;
-      if (!target.write(value) && target.once !== undefined) {
+      if (done || closed.aborted) break;
+      if (!target.write(value) && target.once !== undefined && !closed.aborted) {
         await new Promise<void>((resolve) => {
           target.once?.('drain', resolve);
-          target.once?.('close', resolve);
+          closed.addEventListener('abort', () => resolve(), { once: true });
         });
       }
     }
   } finally {
+    closed.removeEventListener('abort', stop);
     await reader.cancel().catch(() => undefined);
-    if (target.writableEnded !== true) target.end();
+    if (target.writableEnded !== true && !closed.aborted) target.end();
   }
 }
 
@@ -134,7 +138,7 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
         const method = (request.method ?? 'GET').toUpperCase();
         const body = method === 'GET' || method === 'HEAD' ? undefined : await collect(request);
         const answer = await handler(toRequest(request, body, controller.signal, fallbackOrigin));
-        await writeResponse(answer, response);
+        await writeResponse(answer, response, controller.signal);
       } catch {
         if (response.writableEnded !== true) {
           try {
