@@ -91,20 +91,26 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
   } catch (error) {
     return jsonResponse(200, rpcError(id, publicErrorMessage(error)));
   }
+  let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      controller.enqueue(sseFrame(id, { result: { task: taskToJson(watched.task) } }));
+      // After the client went away (cancel) nothing may be enqueued any more.
+      const send = (frame: Uint8Array): void => {
+        if (!cancelled) controller.enqueue(frame);
+      };
+      send(sseFrame(id, { result: { task: taskToJson(watched.task) } }));
       try {
         const final = await watched.final;
-        for (const update of artifactUpdates(final)) controller.enqueue(sseFrame(id, { result: update }));
+        for (const update of artifactUpdates(final)) send(sseFrame(id, { result: update }));
         // A reply without a terminal state (for example InputRequired) still ends this stream.
-        controller.enqueue(sseFrame(id, { result: statusUpdate(final) }));
+        send(sseFrame(id, { result: statusUpdate(final) }));
       } catch (error) {
-        controller.enqueue(sseFrame(id, { error: { code: -32000, message: publicErrorMessage(error) } }));
+        send(sseFrame(id, { error: { code: -32000, message: publicErrorMessage(error) } }));
       }
-      controller.close();
+      if (!cancelled) controller.close();
     },
     cancel() {
+      cancelled = true;
       watched.cancel();
     },
   });

@@ -60,6 +60,30 @@ describe('SendStreamingMessage', () => {
     expect(payloads[2]!.value['taskId']).toBe(payloads[0]!.value['id']);
   });
 
+  it('survives a streaming client going away mid-stream (no late enqueue, no unhandled error)', async () => {
+    const { laser } = await memoryClient();
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const server = await serve(createA2aHttpHandler(bridge, { streamTimeoutMs: 60_000 }));
+    cleanups.push(() => server.close());
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { parts: [{ text: 'never answered' }] } } }),
+    });
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('TASK_STATE_SUBMITTED');
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Closing the client rejects any wait still pending; with the stream cancelled none is left
+    // to enqueue into a closed stream (vitest fails the run on an unhandled error).
+    await laser.close();
+    const still = await createA2aHttpHandler(bridge)(new Request('http://h/.well-known/agent-card.json'));
+    expect(still.status).toBe(200);
+  });
+
   it('ends the stream with an error event when no reply comes in time', async () => {
     const { laser } = await memoryClient();
     const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
