@@ -2,14 +2,17 @@
  * `agdx tail` shows records another process writes over the dev server: `agdx dev` on an
  * ephemeral port, `agdx demo --iggy` as the writer, `agdx tail --json` as the reader.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+
+type DevProcess = ChildProcessByStdio<null, Readable, Readable>;
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, NODE_SOURCE_ARGS, REPO_ROOT, runAgdx } from './support.js';
 
-let dev: ChildProcessWithoutNullStreams | undefined;
+let dev: DevProcess | undefined;
 let url = '';
 
-function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+function waitForLine(child: DevProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${buffer}`)), timeoutMs);
@@ -25,7 +28,7 @@ function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp, tim
 }
 
 beforeAll(async () => {
-  dev = spawn(process.execPath, [...NODE_SOURCE_ARGS, BIN, 'dev', '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams;
+  dev = spawn(process.execPath, [...NODE_SOURCE_ARGS, BIN, 'dev', '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   url = (await waitForLine(dev, /iggy:\/\/\S+/, 30_000))[0];
 }, 40_000);
 
