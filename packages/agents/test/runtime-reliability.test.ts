@@ -270,4 +270,44 @@ describe('reliable consumer', () => {
     await eventually(() => bodies.every((b) => seen.has(b)), 10_000, 'every record despite the failures');
     expect(agent.errors.length).toBeGreaterThan(0);
   });
+
+  it('loses nothing while members join, leave and crash during a steady flow', async () => {
+    const h = await harness(4);
+    const seen = new Set<string>();
+    const spawn = (): AgentHandle =>
+      Agent.builder()
+        .id('churn')
+        .listenOn(AgentTopic.Sessions)
+        .concurrency({ kind: 'serial-per-partition', maxPartitions: 4 })
+        .pollInterval(10)
+        .handler(async (m) => {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
+          seen.add(new TextDecoder().decode(m.envelope?.body));
+        })
+        .spawn(h.connect());
+    const members: AgentHandle[] = [spawn(), spawn()];
+    await Promise.all(members.map((m) => m.ready()));
+    const bodies = Array.from({ length: 200 }, (_, i) => `c-${i}`);
+    for (const [i, body] of bodies.entries()) {
+      await h.laser.publish(AgentTopic.Sessions, command(body), ContentType.raw);
+      if (i % 25 === 10) {
+        const leaving = members.shift()!;
+        await (i % 50 === 10 ? leaving.abort() : leaving.shutdown());
+        const joining = spawn();
+        members.push(joining);
+        await joining.ready();
+      }
+      if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const committedToEnd = async (): Promise<boolean> => {
+      const description = await h.log.describeTopic({ stream: STREAM, topic: AgentTopic.Sessions });
+      for (const p of description.partitions) {
+        const stored = await h.log.getOffset({ stream: STREAM, topic: AgentTopic.Sessions, partition: p.partition, consumer: { kind: 'group', name: 'churn' } });
+        if (p.nextOffset > 0n && stored !== p.nextOffset - 1n) return false;
+      }
+      return true;
+    };
+    await eventually(async () => bodies.every((b) => seen.has(b)) && (await committedToEnd()), 15_000, 'every record through the churn');
+    await stopAll(...members);
+  });
 });
