@@ -1,5 +1,5 @@
 import { authorizeEdge, edgeDenialChallenge, type EdgeClaims } from '@agdx/agents';
-import { PublicErrorMessage, rpcError, type JsonRpcId, type JsonRpcResponse } from './json-rpc.js';
+import { PublicErrorMessage, rpcError, type JsonRpcId } from './json-rpc.js';
 
 /** Default cap on a request body (1 MiB); a larger body gets 413 before it is parsed. */
 export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
@@ -110,9 +110,4 @@ export async function authorizeRequest(
   const challenge = edgeDenialChallenge(denial);
   if (challenge === undefined) return rpcErrorResponse(401, id, PublicErrorMessage.Unauthenticated);
   return rpcErrorResponse(403, id, PublicErrorMessage.StepUpRequired, { 'www-authenticate': challenge });
-}
-
-/** The HTTP status a JSON-RPC answer travels with: 400 for a malformed request, else 200. */
-export function statusOf(response: JsonRpcResponse, malformed: boolean): number {
-  return malformed && 'error' in response ? 400 : 200;
 }

@@ -8,7 +8,6 @@ import {
   jsonResponse,
   readJsonBody,
   rpcErrorResponse,
-  statusOf,
   type EdgeAuthorization,
 } from './http-common.js';
 import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcId } from './json-rpc.js';
@@ -151,7 +150,7 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
       const answer = await bridge.handleRpc(body.value);
-      return jsonResponse(statusOf(answer, false), answer);
+      return jsonResponse(200, answer);
     } catch (error) {
       return jsonResponse(500, rpcError(null, publicErrorMessage(error)));
     }
