@@ -310,4 +310,25 @@ describe('reliable consumer', () => {
     await eventually(async () => bodies.every((b) => seen.has(b)) && (await committedToEnd()), 15_000, 'every record through the churn');
     await stopAll(...members);
   });
+
+  it('in serial mode a busy partition does not starve another one', async () => {
+    const h = await harness(2);
+    const byPartition = new Map<number, ConversationId>();
+    while (byPartition.size < 2) {
+      const conversation = ConversationId.new();
+      const at = await h.laser.publish(AgentTopic.Sessions, command('probe', conversation), ContentType.raw);
+      byPartition.set(at.partition, conversation);
+    }
+    for (let i = 0; i < 400; i++) await h.laser.publish(AgentTopic.Sessions, command(`busy-${i}`, byPartition.get(0)), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('quiet', byPartition.get(1)), ContentType.raw);
+    const order: string[] = [];
+    await using agent = Agent.builder()
+      .id('fair')
+      .listenOn(AgentTopic.Sessions)
+      .handler((m) => void order.push(new TextDecoder().decode(m.envelope?.body)))
+      .spawn(h.laser);
+    await agent.ready();
+    await eventually(() => order.includes('quiet') && order.includes('busy-399'), 10_000, 'both partitions');
+    expect(order.indexOf('quiet')).toBeLessThan(order.indexOf('busy-399'));
+  });
 });

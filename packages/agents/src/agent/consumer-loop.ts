@@ -55,6 +55,7 @@ interface Lane {
 
 const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
+const LANE_QUANTUM = 64;
 
 /** One consumer-group member's read / consume / commit loop. */
 export class ConsumerLoop {
@@ -216,6 +217,7 @@ export class ConsumerLoop {
     this.#active++;
     const generation = lane.generation;
     let sinceCommit = 0;
+    let handled = 0;
     try {
       while (lane.queue.length > 0 && !this.#stopping && lane.generation === generation) {
         const record = lane.queue.shift() as LogRecord;
@@ -240,15 +242,18 @@ export class ConsumerLoop {
           await this.#commit(lane, generation);
         }
         if (refill) this.#wake?.();
+        // With every slot taken and other partitions waiting, a busy partition yields after a
+        // quantum so it cannot starve them (serial mode has a single slot).
+        if (++handled >= LANE_QUANTUM && this.#ready.length > 0) break;
       }
       await this.#commit(lane, generation);
     } finally {
       lane.running = false;
       this.#active--;
-      // Records the reader queued while the lane was committing found it still running and were
-      // not scheduled; pick them up now.
-      if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
       this.#next();
+      // Records queued while the lane was committing (or left by a yield) found it running and
+      // were not scheduled; queue it again, behind the lanes that were waiting.
+      if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
       this.#wake?.();
     }
   }
