@@ -1,5 +1,5 @@
 import { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse, type EdgeAuthorization } from './http-common.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError } from './json-rpc.js';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult } from './json-rpc.js';
 import { MCP_SUPPORTED_PROTOCOL_VERSIONS, type McpBridge } from './mcp-bridge.js';
 
 /** The header carrying the negotiated protocol version on every request after initialize. */
@@ -24,7 +24,8 @@ function isClientResponse(message: unknown): boolean {
 /**
  * A web-standard `(Request) => Promise<Response>` handler serving the MCP Streamable HTTP
  * endpoint on every path: POST answers a request with one `application/json` JSON-RPC response
- * and a notification (or a client's response) with 202; GET and DELETE get 405 (no server
+ * (`ping` with an empty result, as MCP requires of every server) and a notification (or a
+ * client's response) with 202; GET and DELETE get 405 (no server
  * stream, no sessions). A body that is not JSON, a batch array, or an unsupported
  * `MCP-Protocol-Version` header gets a 4xx before the bridge runs.
  */
@@ -46,6 +47,8 @@ export function createMcpHttpHandler(bridge: McpBridge, options: McpHttpHandlerO
       const denied = await authorizeRequest(options.authorize, request, parsed.method, parsed.id);
       if (denied !== undefined) return denied;
       if (isNotification(message)) return new Response(null, { status: 202 });
+      // MCP requires every server to answer ping; handleRpc keeps seed 002's seven methods only.
+      if (parsed.method === 'ping') return jsonResponse(200, rpcResult(parsed.id, {}));
       return jsonResponse(200, await bridge.handleRpc(message));
     } catch (error) {
       return jsonResponse(500, rpcError(null, publicErrorMessage(error)));

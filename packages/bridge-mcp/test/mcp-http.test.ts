@@ -53,6 +53,7 @@ describe('MCP over Hono', () => {
     const client = new Client({ name: 'hono-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     cleanups.push(() => client.close());
+    await client.ping();
     const result = await client.callTool({ name: 'ask', arguments: { question: 'via hono' } });
     expect(result.content).toEqual([{ type: 'text', text: 'echo: {"name":"ask","arguments":{"question":"via hono"}}' }]);
   });
@@ -71,6 +72,7 @@ describe('Streamable HTTP endpoint', () => {
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toBe('application/json');
     expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(1);
+    expect(await (await handler(rpc({ jsonrpc: '2.0', id: 'p', method: 'ping' }))).json()).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
   });
 
   it('negotiates the protocol version from the client and refuses an unsupported version header', async () => {
@@ -135,7 +137,7 @@ describe('Streamable HTTP endpoint', () => {
       { body: '{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":5}}' },
       { body: '{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{}}' },
       { body: '{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":7}}' },
-      { body: '{"jsonrpc":"2.0","id":6,"method":"ping"}' },
+      { body: '{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"debug"}}' },
       { body: '{"jsonrpc":"2.0","id":{},"method":"tools/list"}' },
       { body: 'y'.repeat(6000) },
       { body: '{}', type: 'text/plain' },
