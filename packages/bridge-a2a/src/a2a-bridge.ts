@@ -83,8 +83,9 @@ function taskIdOf(id: string | ConversationId): ConversationId {
 
 /**
  * Serves an AGDX agent to A2A v1.0 clients. A task is an AGDX command on the request topic whose
- * conversation and correlation are the task id; its state is read back from the first response
- * or error with that correlation on the reply topic. The bridge keeps no state of its own.
+ * conversation and correlation are the task id; its state is read back from the correlated
+ * responses and errors on the reply topic (the first terminal one wins). The bridge keeps no
+ * state of its own.
  */
 export class A2aBridge {
   #client: AgdxClient;
