@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 /** The agdx command: wires process streams and signals to the dispatcher. */
 
+import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
+
+// The Iggy transport parks one abort listener per concurrent wait on its own signals; a demo or a
+// tail over many partitions holds more than Node's default of 10, which is not a leak.
+setMaxListeners(256);
 
 const stop = new AbortController();
 let interrupts = 0;
