@@ -19,9 +19,12 @@ import {
   ConversationId,
   CorrelationId,
   enterBridge,
+  HeaderName,
   InvalidError,
+  readConversationHeader,
   TaskState,
   type AgentEnvelope,
+  type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
 import { jsonBody } from './body.js';
@@ -72,6 +75,18 @@ export interface WatchedTask {
   readonly final: Promise<A2aTask>;
   /** Stops waiting. */
   cancel(): void;
+}
+
+// The header names each record's conversation: records of other sessions are skipped without
+// decoding them, which keeps a scan of a busy reply topic cheap.
+function inOtherConversation(headers: RecordHeaders, task: ConversationId): boolean {
+  const value = headers.get(HeaderName.ConversationId);
+  if (value === undefined) return false;
+  try {
+    return !readConversationHeader(value, HeaderName.ConversationId).equals(task);
+  } catch {
+    return false;
+  }
 }
 
 function taskIdOf(id: string | ConversationId): ConversationId {
@@ -330,6 +345,7 @@ export class A2aBridge {
         const last = records[records.length - 1];
         if (last !== undefined) cursor.offset = last.offset + 1n;
         for (const record of records) {
+          if (inOtherConversation(record.headers, task)) continue;
           let envelope: AgentEnvelope | undefined;
           try {
             envelope = readAgentMessage(record, { stream, topic }).envelope;

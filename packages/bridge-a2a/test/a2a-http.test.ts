@@ -231,6 +231,24 @@ describe('child sessions and targets', () => {
     expect(done.artifacts).toEqual([{ text: 'done' }]);
   });
 
+  it('GetTask finds its reply behind many replies of other sessions, and ignores a same-correlation reply in another session', async () => {
+    const { laser } = await memoryClient(2);
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const task = await bridge.submit({ message: { parts: [] } });
+    const conversation = ConversationId.parse(task.id);
+    const correlation = CorrelationId.fromBytes(conversation.toBytes());
+    for (let i = 0; i < 300; i++) {
+      const other = ConversationId.new();
+      await laser.agdx(AgentTopic.Responses, 'worker', other).respond(CorrelationId.fromBytes(other.toBytes()), text.encode('noise')).send();
+    }
+    await laser.agdx(AgentTopic.Responses, 'worker', ConversationId.new()).respond(correlation, text.encode('wrong session')).withTaskState('Failed').send();
+    expect(taskToJson(await bridge.task(task.id)).status.state).toBe('TASK_STATE_WORKING');
+    await laser.agdx(AgentTopic.Responses, 'worker', conversation).respond(correlation, text.encode('mine')).send();
+    const done = await bridge.task(task.id);
+    expect(taskToJson(done).status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.artifacts).toEqual([{ text: 'mine' }]);
+  });
+
   it('cancel publishes a signed Canceled error when a signing key is set; unknown tasks read Working', async () => {
     const { log, laser } = await memoryClient(1);
     const key = SigningKey.generate();
