@@ -52,7 +52,7 @@ describe('decodeRecord', () => {
     const headerKinds = fc.constantFrom('raw', 'string', 'uint8', 'uint32', 'uint64', 'bool') as fc.Arbitrary<string>;
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.boolean(), fc.uint8Array({ minLength: 0, maxLength: 9 }), headerKinds, (payload, enveloped, headerBytes, kind) => {
-        const headers: RecordHeaders = new Map();
+        const headers = new Map<string, unknown>();
         if (enveloped) headers.set('agdx.av', { kind: 'uint32', value: Uint8Array.of(1, 0, 0, 0) } as never);
         headers.set('agdx.ct', { kind, value: headerBytes } as never);
         const decoded = decodeRecord('agent.sessions', record(payload, headers));
