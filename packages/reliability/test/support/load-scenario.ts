@@ -10,6 +10,7 @@ import { MemoryLog, type LogTransport } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { MemorySampler, type MemoryReport } from './memory-sampler.js';
+import { kill, startChild } from './processes.js';
 
 /** Settings of a run. */
 export interface LoadRunOptions {
@@ -20,6 +21,11 @@ export interface LoadRunOptions {
   readonly durationMs: number;
   readonly partitions: number;
   readonly sampleEveryMs: number;
+  /**
+   * Run the dev server in a child process (`iggy` only), so the sampled heap is the clients' and
+   * agents' alone; in process the server's in-memory log grows with every record.
+   */
+  readonly serverInChild?: boolean | undefined;
 }
 
 /** Figures of a run. */
@@ -39,25 +45,28 @@ export interface LoadRunReport {
 const STREAM = 'load';
 const enc = new TextEncoder();
 
-async function openTransport(kind: LoadRunOptions['transport'], server: DevServer | undefined, shared: MemoryLog): Promise<LogTransport> {
-  if (kind === 'memory' || server === undefined) return shared.connect();
-  return IggyTransport.connect(server.url, { requestTimeoutMs: 10_000 });
+async function openTransport(kind: LoadRunOptions['transport'], url: string | undefined, shared: MemoryLog): Promise<LogTransport> {
+  if (kind === 'memory' || url === undefined) return shared.connect();
+  return IggyTransport.connect(url, { requestTimeoutMs: 10_000 });
 }
 
 /** Runs the scenario; everything it started is stopped at the end. */
 export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
   const started = performance.now();
-  const server = options.transport === 'iggy' ? await startDevServer() : undefined;
+  const iggy = options.transport === 'iggy';
+  const child = iggy && options.serverInChild === true ? (await startChild('./server-main.ts', ['0', '-'], 'URL ')) : undefined;
+  const server: DevServer | undefined = iggy && child === undefined ? await startDevServer() : undefined;
+  const url = child?.line ?? server?.url;
   const memory = new MemoryLog();
   const transports: LogTransport[] = [];
   const handles: AgentHandle[] = [];
   try {
-    const requesterTransport = await openTransport(options.transport, server, memory);
+    const requesterTransport = await openTransport(options.transport, url, memory);
     transports.push(requesterTransport);
     const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
     await requester.bootstrap(options.partitions);
     for (let a = 0; a < options.agents; a++) {
-      const t = await openTransport(options.transport, server, memory);
+      const t = await openTransport(options.transport, url, memory);
       transports.push(t);
       const handle = Agent.builder()
         .id(`agent-${a}`)
@@ -92,6 +101,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
           const builder = requester.agdx(AgentTopic.Commands, 'load-client', conversation).command(MintUlid.mint(CorrelationId), enc.encode('go')).withTarget(target);
           await requester.request(builder, { replyTopic: AgentTopic.Responses, timeoutMs: 30_000, verifier: null });
           latencies.push(performance.now() - t0);
+          sampler.maybeSample();
         } catch (error) {
           errors += 1;
           if (errorSamples.length < 5) errorSamples.push(String(error));
@@ -120,5 +130,6 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     await Promise.all(handles.map((h) => h.abort().catch(() => undefined)));
     await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
     await server?.close();
+    if (child !== undefined) await kill(child.process);
   }
 }

@@ -47,16 +47,28 @@ export class MemorySampler {
   readonly #series: MemorySample[] = [];
   readonly #start = performance.now();
   readonly #timer: ReturnType<typeof setInterval>;
+  readonly #everyMs: number;
+  #last = 0;
   #peakRss = 0;
   #peakHeap = 0;
 
   /** Starts sampling. */
   constructor(everyMs: number) {
+    this.#everyMs = everyMs;
     this.#timer = setInterval(() => this.sample(), everyMs);
     this.sample();
   }
 
+  /**
+   * Samples now when the period has passed. Call it from busy loops too: a run that keeps the
+   * microtask queue full can starve the interval timer.
+   */
+  maybeSample(): void {
+    if (performance.now() - this.#last >= this.#everyMs) this.sample();
+  }
+
   private sample(): void {
+    this.#last = performance.now();
     // Peak figures are read before the collection; the series after it.
     const raw = process.memoryUsage();
     this.#peakRss = Math.max(this.#peakRss, raw.rss);
