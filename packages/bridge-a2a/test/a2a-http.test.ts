@@ -39,6 +39,11 @@ describe('A2A over Hono', () => {
       return task.status?.state === 3 ? task : undefined;
     });
     expect(done.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: expect.stringContaining('via hono') });
+    const streamed: string[] = [];
+    for await (const event of client.sendMessageStream({ message: { messageId: 'h2', role: 1, parts: [{ content: { $case: 'text', value: 'hono stream' } }] } } as never)) {
+      streamed.push((event as { payload: { $case: string } }).payload.$case);
+    }
+    expect(streamed).toEqual(['task', 'artifactUpdate', 'statusUpdate']);
   });
 });
 
