@@ -55,7 +55,7 @@ describe('decodeRecord', () => {
         const headers = new Map<string, unknown>();
         if (enveloped) headers.set('agdx.av', { kind: 'uint32', value: Uint8Array.of(1, 0, 0, 0) } as never);
         headers.set('agdx.ct', { kind, value: headerBytes } as never);
-        const decoded = decodeRecord('agent.sessions', record(payload, headers));
+        const decoded = decodeRecord('agent.sessions', record(payload, headers as unknown as RecordHeaders));
         expect(['plain', 'undecodable', 'command', 'response', 'event', 'status', 'error', 'chunk']).toContain(decoded.kind);
         expect(typeof formatRecord(decoded, true)).toBe('string');
         JSON.stringify(decoded);
