@@ -31,3 +31,39 @@ describe('agdx demo', () => {
     expect(out).toMatch(/demo finished in \d+ ms/);
   }, 70_000);
 });
+
+describe('agdx demo --serve', () => {
+  it('keeps the bridges and the AG-UI page up until SIGINT, then exits 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN, NODE_SOURCE_ARGS, REPO_ROOT } = await import('./support.js');
+    const child = spawn(process.execPath, [...NODE_SOURCE_ARGS, BIN, 'demo', '--serve'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const page = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URLs within 60 s: ${out}`)), 60_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        const match = out.match(/AG-UI live page\s+(http:\/\/127\.0\.0\.1:\d+)\/\?threadId=(\w+)/);
+        if (match !== null && out.includes('MCP ')) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    try {
+      expect(out).toMatch(/Worker through the A2A bridge — SendMessage then GetTask, over loopback HTTP/);
+      const card = (await (await fetch(`${page}/a2a/.well-known/agent-card.json`)).json()) as { name: string; supportedInterfaces: { url: string }[] };
+      expect(card.name).toBe('a2a-gateway');
+      expect(card.supportedInterfaces[0]?.url).toBe(`${page}/a2a/`);
+      const html = await (await fetch(`${page}/`)).text();
+      expect(html).toContain('AG-UI live conversation');
+      const tools = (await (
+        await fetch(`${page}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+      ).json()) as { result: { tools: { name: string }[] } };
+      expect(tools.result.tools.map((t) => t.name)).toEqual(['ask']);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    }
+  }, 80_000);
+});
