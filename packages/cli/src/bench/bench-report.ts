@@ -38,7 +38,7 @@ function leaves(value: unknown, path: string, out: [string, number][], depth: nu
 export function ratiosOf(bench: string, result: unknown): RatioRow[] {
   const all: [string, number][] = [];
   leaves(result, '', all);
-  return all.filter(([path]) => /ratio|(^|\.)vs[A-Z]|Vs[A-Z]/.test(path)).map(([metric, ratio]) => ({ bench, metric, ratio }));
+  return all.filter(([path]) => /ratio/i.test(path) || /(^|\.)vs[A-Z]|Vs[A-Z]/.test(path)).map(([metric, ratio]) => ({ bench, metric, ratio }));
 }
 
 /**
@@ -63,7 +63,7 @@ export function figuresOf(bench: string, result: unknown): FigureRow[] {
     const numeric = entries.filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]));
     if (numeric.some(([key]) => /baseline/i.test(key))) {
       for (const [key, number] of numeric) {
-        if (/ratio|(^|\.)vs[A-Z]|Vs[A-Z]/.test(key)) continue;
+        if (/ratio/i.test(key) || /(^|\.)vs[A-Z]|Vs[A-Z]/.test(key)) continue;
         rows.push({ bench, side: /baseline/i.test(key) ? 'baseline' : 'ours', metric: path === '' ? key : `${path}.${key}`, value: number });
       }
     }

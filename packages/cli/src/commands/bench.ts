@@ -1,7 +1,7 @@
 /** `agdx bench`: runs bench/*.bench.ts with a progress indicator, tabulates and charts the results. */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,8 @@ Options:
   --out DIR        where results go (default: <dir>/results)
   --timeout S      stop a benchmark after S seconds (default 300)
   --list           list the benchmarks and exit
+  --report         do not run: rebuild the tables, summary.json and ratios.svg from the JSON
+                   files already in the results folder
   --json           print the summary as JSON instead of tables
   -h, --help       this help
 
@@ -106,7 +108,7 @@ export const benchCommand: Command = {
   summary: 'run the benchmarks, print ours beside the baselines, write JSON and an SVG chart',
   help: HELP,
   async run(argv, io) {
-    const args = parseCommandArgs(argv, { dir: { type: 'string' }, out: { type: 'string' }, timeout: { type: 'string' }, list: { type: 'boolean' }, json: { type: 'boolean' } }, true);
+    const args = parseCommandArgs(argv, { dir: { type: 'string' }, out: { type: 'string' }, timeout: { type: 'string' }, list: { type: 'boolean' }, report: { type: 'boolean' }, json: { type: 'boolean' } }, true);
     if (flag(args, 'help')) return line(io.out, HELP);
     const dir = benchDir(stringOption(args, 'dir'));
     if (!existsSync(dir)) throw new UsageError(`no benchmark folder at ${dir}`);
@@ -125,6 +127,13 @@ export const benchCommand: Command = {
     const runs: BenchRun[] = [];
     for (const [index, file] of files.entries()) {
       if (io.signal.aborted) break;
+      if (flag(args, 'report')) {
+        const name = basename(file, '.bench.ts');
+        const saved = join(out, `${name}.json`);
+        if (existsSync(saved)) runs.push({ name, seconds: 0, result: JSON.parse(readFileSync(saved, 'utf8')) as unknown });
+        else runs.push({ name, seconds: 0, error: `no saved result at ${saved}` });
+        continue;
+      }
       const name = basename(file, '.bench.ts');
       const started = performance.now();
       if (!io.isTty) line(io.err, `bench ${index + 1}/${files.length} ${name} ...`);
