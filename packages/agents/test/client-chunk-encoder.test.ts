@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkEncoder } from '@agdx/agents';
 import { toHex } from './support-client/fixtures.js';
-import { AgdxError, AgentEnvelope, AgentId, ChannelId, ConversationId, CorrelationId, encodeEnvelope, validateEnvelope } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, AgentId, ChannelId, ConversationId, CorrelationId, encodeEnvelope, LogPosition, RecordId, validateEnvelope } from '@agdx/wire';
 
 const U64_MAX = (1n << 64n) - 1n;
 const id16 = fc.uint8Array({ minLength: 16, maxLength: 16 });
@@ -30,11 +30,13 @@ function verdict(fn: () => Uint8Array): { ok: true; bytes: string } | { ok: fals
 describe('ChunkEncoder', () => {
   it('matches wire byte for byte and rule for rule', () => {
     fc.assert(
-      fc.property(id16, id16, id16, agentText, fc.option(agentText, { nil: undefined }), sequence, bodyLength, (c, k, ch, source, target, seq, len) => {
+      fc.property(id16, id16, id16, agentText, fc.option(agentText, { nil: undefined }), fc.option(id16, { nil: undefined }), fc.boolean(), sequence, bodyLength, (c, k, ch, source, target, cause, withAt, seq, len) => {
         const fields = {
           conversation: ConversationId.fromBytes(c),
           source: AgentId.new(source),
           target: target === undefined ? undefined : AgentId.new(target),
+          cause: cause === undefined ? undefined : RecordId.fromBytes(cause),
+          causeAt: cause !== undefined && withAt ? LogPosition.fromBytes(new Uint8Array(20).fill(7)) : undefined,
           correlation: CorrelationId.fromBytes(k),
           channel: ChannelId.fromBytes(ch),
         };

@@ -101,7 +101,7 @@ describe('seed 000: chunk writers, as an agent answer', () => {
         if (envelope.last) break;
       }
     })();
-    await laser.agdx(AgentTopic.Commands, AgentId.new('planner'), conversation).command(correlation, text.encode('summarize')).send();
+    const request = await laser.agdx(AgentTopic.Commands, AgentId.new('planner'), conversation).command(correlation, text.encode('summarize')).send();
     await reading;
     stop.abort();
     const channel = chunks[0]!.channel!;
@@ -110,6 +110,9 @@ describe('seed 000: chunk writers, as an agent answer', () => {
     expect(result.finished).toBe(true);
     expect(chunks.every((c) => c.target?.value === 'planner')).toBe(true);
     expect(chunks[0]!.operation).toBe('chat');
+    // Like every other answer, the stream names the request it answers and where it lies.
+    expect(chunks.every((c) => request !== undefined && c.cause?.equals(request))).toBe(true);
+    expect(chunks.every((c) => c.causeAt?.topicId !== undefined)).toBe(true);
   });
 });
 

@@ -164,13 +164,15 @@ export class AgentCtx {
 
   /**
    * Opens a chunk stream answering the handled request on `respondOn`, addressed to the
-   * requester. Chunk writers never sign.
+   * requester and naming the request as its cause. Chunk writers never sign.
    */
   stream(purpose: string): AgdxChunkWriter {
     const topic = this.#respondTopic('stream()');
     const writer = this.#init.client.agdx(topic, this.agent, this.conversation).stream(this.#correlation('stream()'), purpose);
     const requester = this.#requester();
     if (requester !== undefined) writer.withTarget(requester);
+    const record = this.#init.message.envelope?.record;
+    if (record !== undefined) writer.withCause(record, this.#causeAt());
     return writer;
   }
 

@@ -7,6 +7,8 @@ import {
   type ChannelId,
   type ConversationId,
   type CorrelationId,
+  type LogPosition,
+  type RecordId,
 } from '@agdx/wire';
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -25,6 +27,10 @@ export interface ChunkStreamFields {
   readonly source: AgentId;
   /** Addressee, when set. */
   readonly target?: AgentId | undefined;
+  /** The answered record, when set. */
+  readonly cause?: RecordId | undefined;
+  /** The answered record's log position, when set. */
+  readonly causeAt?: LogPosition | undefined;
   /** Correlation. */
   readonly correlation: CorrelationId;
   /** Channel. */
@@ -90,6 +96,8 @@ export class ChunkEncoder {
       conversation: fields.conversation,
       source: fields.source,
       target: fields.target,
+      cause: fields.cause,
+      causeAt: fields.causeAt,
       correlation: fields.correlation,
       channel: fields.channel,
       sequence: 1n,

@@ -12,6 +12,7 @@ import {
   type AgentErrorBody,
   type AgentId,
   type ConversationId,
+  type LogPosition,
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
@@ -19,7 +20,7 @@ import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder } from './chunk-encoder.js';
-import { checkBytes, checkErrorBody, checkInstance, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 
 /** The largest chunk body: 64 KiB. */
 export const MAX_CHUNK_BODY_BYTES = 65_536;
@@ -54,6 +55,8 @@ export class AgdxChunkWriter {
   #contentType: number = ContentType.raw;
   #deadline: bigint | undefined;
   #tool: string | undefined;
+  #cause: RecordId | undefined;
+  #causeAt: LogPosition | undefined;
   #maxChunks = 1;
   #lingerMicros = 0n;
   #buffered = false;
@@ -123,6 +126,18 @@ export class AgdxChunkWriter {
   /** Sets the content type of the chunk bodies. */
   contentType(contentType: ContentTypeLike): this {
     this.#contentType = toContentType(contentType);
+    return this;
+  }
+
+  /**
+   * Names the record this stream answers (and, optionally, its log position) on every chunk and on
+   * a closing error, as every other answer does. Set it before the first chunk is written.
+   */
+  withCause(cause: RecordId, causeAt?: LogPosition): this {
+    if (this.#next > 0n) throw new InvalidError('withCause() must be called before the first chunk is written');
+    this.#cause = checkInstance(cause, RecordId, 'cause');
+    this.#causeAt = causeAt === undefined ? undefined : checkLogPosition(causeAt);
+    this.#encoder = undefined;
     return this;
   }
 
@@ -216,6 +231,8 @@ export class AgdxChunkWriter {
       conversation: this.#conversation,
       source: this.#source,
       target: this.#target,
+      cause: this.#cause,
+      causeAt: this.#causeAt,
       correlation: this.#correlation,
       channel: this.#channel,
       sequence: this.#next++,
@@ -233,6 +250,8 @@ export class AgdxChunkWriter {
       conversation: this.#conversation,
       source: this.#source,
       target: this.#target,
+      cause: this.#cause,
+      causeAt: this.#causeAt,
       correlation: this.#correlation,
       channel: this.#channel,
       deadlineMicros: opening ? this.#deadline : undefined,
@@ -272,6 +291,8 @@ export class AgdxChunkWriter {
           conversation: this.#conversation,
           source: this.#source,
           target: this.#target,
+          cause: this.#cause,
+          causeAt: this.#causeAt,
           correlation: this.#correlation,
           channel: this.#channel,
         }) ?? null;
