@@ -12,7 +12,7 @@ function escapeXml(text: string): string {
  */
 export function ratioChartSvg(rows: readonly RatioRow[], title: string): string {
   const positive = rows.filter((row) => row.ratio > 0);
-  const labelWidth = 430;
+  const labelWidth = 580;
   const plotWidth = 420;
   const rowHeight = 22;
   const top = 48;
@@ -38,7 +38,7 @@ export function ratioChartSvg(rows: readonly RatioRow[], title: string): string 
     const from = x(1);
     const to = x(row.ratio);
     const label = `${row.bench} · ${row.metric}`;
-    parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(label.length > 70 ? `${label.slice(0, 69)}…` : label)}</text>`);
+    parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(label.length > 84 ? `${label.slice(0, 83)}…` : label)}</text>`);
     parts.push(`<rect x="${Math.min(from, to)}" y="${y + 4}" width="${Math.max(1, Math.abs(to - from))}" height="${rowHeight - 8}" fill="${row.ratio >= 1 ? '#5b8def' : '#f0a35b'}"/>`);
     parts.push(`<text x="${Math.max(from, to) + 6}" y="${y + 15}" fill="#1d2330">${escapeXml(Number(row.ratio.toPrecision(3)).toString())}</text>`);
   });

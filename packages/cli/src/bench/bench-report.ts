@@ -29,7 +29,8 @@ export interface FigureRow {
 function leaves(value: unknown, path: string, out: [string, number][], depth: number = 0): void {
   if (depth > 8) return;
   if (typeof value === 'number' && Number.isFinite(value)) out.push([path, value]);
-  else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  else if (Array.isArray(value)) value.forEach((inner, index) => leaves(inner, path === '' ? String(index) : `${path}.${index}`, out, depth + 1));
+  else if (typeof value === 'object' && value !== null) {
     for (const [key, inner] of Object.entries(value)) leaves(inner, path === '' ? key : `${path}.${key}`, out, depth + 1);
   }
 }
@@ -57,7 +58,11 @@ export function figuresOf(bench: string, result: unknown): FigureRow[] {
     for (const [metric, number] of found) rows.push({ bench, side, metric, value: number });
   }
   const visit = (value: unknown, path: string, depth: number): void => {
-    if (depth > 8 || typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    if (depth > 8 || typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      value.forEach((inner, index) => visit(inner, path === '' ? String(index) : `${path}.${index}`, depth + 1));
+      return;
+    }
     if (depth > 0 && (path === 'ours' || path === 'baseline' || path === 'baselines')) return;
     const entries = Object.entries(value);
     const numeric = entries.filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]));
