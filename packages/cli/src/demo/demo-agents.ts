@@ -63,13 +63,15 @@ async function summarize(message: AgentMessage, ctx: AgentCtx, events: WorkerEve
 
   // The tool call: its arguments stream as tool_args chunks under the call's own correlation, the
   // tool runs, and its result is a response naming the tool (AG-UI shows TOOL_CALL_* events).
-  const call = MintUlid.mint(CorrelationId);
   const args = JSON.stringify({ incident: 42 });
-  const toolArgs = client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).stream(call, 'tool_args');
+  const toolArgs = client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).stream(MintUlid.mint(CorrelationId), 'tool_args');
   await toolArgs.write(text.encode(args));
   await toolArgs.finish('stop');
   await session.append('tool.call', text.encode(`${DEMO_TOOL}(${args})`));
   const result = searchIncidents({ incident: 42 });
+  // AG-UI names a tool call by the argument stream's channel and a tool result by its
+  // correlation, so the result is correlated by the channel id: both events then share one id.
+  const call = CorrelationId.fromBytes(toolArgs.channel.toBytes());
   await client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).respond(call, text.encode(result)).withTool(DEMO_TOOL).send();
   await session.append('tool.result', text.encode(result));
   events.toolCall?.({ correlation: call, args, result });
