@@ -70,12 +70,12 @@ describe('the bin', () => {
     const help = await runAgdx(['sessions', '--help'], 30_000);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: agdx sessions list');
-  });
+  }, 70_000);
 
   it('exits 1 with one typed line when the server is unreachable', async () => {
     const result = await runAgdx(['sessions', 'list', '--iggy', 'iggy://iggy:iggy@127.0.0.1:1'], 30_000);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(/^agdx: transport: .+$/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  }, 40_000);
 });
