@@ -81,7 +81,8 @@ async function summarize(message: AgentMessage, ctx: AgentCtx, events: WorkerEve
   const decision = await client
     .agdx(AgentTopic.HumanInput, ctx.agentId, conversation)
     .requestInput(AgentTopic.HumanInput, text.encode(prompt), WAIT_MS, { target: DemoAgents.approver });
-  await session.append('human.input', decision);
+  // The prompt and the decision live on agent.human_input, so the session already reads both as
+  // human.input turns.
   events.approval?.(prompt, decode(decision));
 
   const patch: JsonPatchOperation[] = [

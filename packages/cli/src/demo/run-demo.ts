@@ -245,7 +245,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
 
     const info = await sessions(laser).get(conversation);
     const timeline = await sessions(laser).events(conversation, { limit: 100 });
+    const turns = await session.context();
     t.step('Session timeline', `status ${info?.status ?? 'unknown'}, ${timeline.items.length} events on the session lane`);
+    t.fact('turns', `${turns.length}: ${runs(turns.map((turn) => turn.kind)).map(([kind, n]) => (n > 1 ? `${kind} ×${n}` : kind)).join(', ')}`);
     for (const [row, count] of runs(timeline.items.map((event) => `${event.display.padEnd(18)} ${(event.agent ?? '-').padEnd(10)} ${clip(event.summary, 60)}`))) {
       t.note(count > 1 ? `${row} ×${count}` : row);
     }
