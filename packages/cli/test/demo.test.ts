@@ -28,6 +28,7 @@ describe('agdx demo', () => {
     expect(out).toMatch(/isError\s+false/);
     expect(out).toMatch(/REASONING_MESSAGE_START.*TOOL_CALL_START.*TOOL_CALL_RESULT.*STATE_DELTA.*TEXT_MESSAGE_START/);
     expect(out).toContain('Session timeline — status completed');
+    expect(out).toMatch(/turns\s+6: instruction, tool.call, tool.result, human.input ×2, model.response/);
     expect(out).toMatch(/demo finished in \d+ ms/);
   }, 70_000);
 });
