@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runNetworkFaults } from './support/network-scenario.js';
+import { replyHubAfterReaderFailure, runRequestFaults } from './support/request-faults.js';
 
 describe('network faults between client and dev server', () => {
   for (const [index, protocol] of (['vsr', 'classic'] as const).entries()) {
@@ -20,4 +21,34 @@ describe('network faults between client and dev server', () => {
       expect(report.reconnects).toBeGreaterThan(0);
     });
   }
+});
+
+describe('correlated requests through network faults', () => {
+  it('every request settles within its timeout (plus the send bound), answers are right, and requests work again afterwards', async () => {
+    // The 600 ms pause before recovery lets the reply hub idle out (see the known bug below).
+    const report = await runRequestFaults(0x7e9, 24, 4, 800, 600);
+    expect(report.untypedErrors).toEqual([]);
+    expect(report.overBound).toBe(0);
+    expect(report.wrongAnswers).toBe(0);
+    expect(report.answered).toBeGreaterThan(0);
+    expect(Object.keys(report.failed).length).toBeGreaterThan(0);
+    expect(report.recovered, report.trace.join(' ')).toBe(true);
+  });
+
+  // KNOWN BUG (reported to the lead): when a reader of @agdx/agents' ReplyHub fails (a transport
+  // error, here a silent network), `#pump` rejects the pending waits and returns, but leaves
+  // `#run` set, so `#ensureRunning` never starts the readers again: every later wait on that
+  // client times out until no wait is pending for IDLE_GRACE_MS (200 ms) and the idle stop
+  // clears the run. Fix: in the pump's catch, when `this.#run === run`, abort the run and set
+  // `this.#run = undefined`, so the next registration seeds again.
+  it('a reply hub whose readers failed: the pending wait fails typed (holds today)', async () => {
+    const report = await replyHubAfterReaderFailure();
+    expect(report.before).toBe('ok');
+    expect(['timeout', 'transport']).toContain(report.during);
+  });
+
+  it.fails('a request sent right after the network is back gets its reply (fails today: the hub readers stay dead)', async () => {
+    const report = await replyHubAfterReaderFailure();
+    expect(report.after).toBe('ok');
+  });
 });
