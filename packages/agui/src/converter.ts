@@ -79,6 +79,9 @@ export interface ConvertedState {
  */
 export class AguiConverter {
   readonly #channels = new Map<string, ChannelState>();
+  // Correlation → channel id of the tool-argument stream it carried, so the tool's result reuses
+  // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
+  readonly #toolCalls = new Map<string, string>();
   readonly #appliedOps = new Set<string>();
   #document: JsonValue | undefined;
   #revision = 0n;
@@ -88,7 +91,8 @@ export class AguiConverter {
     if (envelope.kind === AgentKind.Chunk) return this.#chunk(envelope);
     const state = stateBodyOf(envelope);
     if (state !== undefined) return this.#fold(state) ? [stateEvent(state)] : [];
-    return envelopeToAgUi(envelope) ?? [];
+    const events = envelopeToAgUi(envelope) ?? [];
+    return events.map((event) => this.#linkToolResult(event));
   }
 
   /** END events for every message, reasoning message and tool call still open, closing them. */
@@ -118,6 +122,10 @@ export class AguiConverter {
     if (channel === undefined) {
       channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8') };
       this.#channels.set(id, channel);
+      const correlation = envelope.correlation?.toString();
+      if (channel.purpose === 'tool_args' && correlation !== undefined && !this.#toolCalls.has(correlation)) {
+        this.#toolCalls.set(correlation, id);
+      }
       events.push(startEvent(channel, envelope));
     } else if (!channel.open) {
       return [];
@@ -135,6 +143,16 @@ export class AguiConverter {
       channel.decoder = undefined;
     }
     return events;
+  }
+
+  /**
+   * A tool result carries its call's correlation; when that correlation opened a tool-argument
+   * stream earlier in the conversation, the result takes that stream's toolCallId instead.
+   */
+  #linkToolResult(event: AguiEvent): AguiEvent {
+    if (event.type !== 'TOOL_CALL_RESULT') return event;
+    const channel = this.#toolCalls.get(event.toolCallId);
+    return channel === undefined ? event : { ...event, toolCallId: channel };
   }
 
   /** Applies a state body to the fold; true when readers apply it (so it renders). */

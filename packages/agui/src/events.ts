@@ -112,7 +112,7 @@ export interface ToolCallEndEvent {
   readonly type: 'TOOL_CALL_END';
   readonly toolCallId: string;
 }
-/** `TOOL_CALL_RESULT`: a response or error that names a tool (toolCallId = correlation). */
+/** `TOOL_CALL_RESULT`: a response or error that names a tool (toolCallId = the tool-argument stream its correlation opened, else the correlation). */
 export interface ToolCallResultEvent {
   readonly type: 'TOOL_CALL_RESULT';
   readonly messageId: string;

@@ -78,7 +78,8 @@ describe('AguiBridge.aguiEvents', () => {
     expect(events.filter((e) => e.type === 'REASONING_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('The user wants the weather.');
     expect(events[6]).toEqual({ type: 'TOOL_CALL_START', toolCallId: toolCall.toString(), toolCallName: 'weather' });
     expect(events.filter((e) => e.type === 'TOOL_CALL_ARGS').map((e) => e.delta).join('')).toBe('{"city":"Oslo"}');
-    expect(events[10]).toMatchObject({ type: 'TOOL_CALL_RESULT', toolCallId: correlation.toString(), content: '{"temp":21}' });
+    // The result pairs with the call's argument stream, as AG-UI clients match them by toolCallId.
+    expect(events[10]).toMatchObject({ type: 'TOOL_CALL_RESULT', toolCallId: toolCall.toString(), content: '{"temp":21}' });
     expect(events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('It is 21 °C in Oslo.');
     expect(events.at(-1)).toEqual({ type: 'RUN_FINISHED', threadId: conversation.toString(), runId: correlation.toString() });
     // The default topic is agent.sessions.
@@ -128,6 +129,27 @@ describe('AguiConverter', () => {
     const events = envelopesToAgUi(chunks);
     expect(events.map((e) => e.type)).toEqual(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END']);
     expect(events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('é🤖');
+  });
+
+  it('pairs a tool result with the tool-argument stream its correlation opened', () => {
+    const call = MintUlid.mint(CorrelationId);
+    const channel = MintUlid.mint(ChannelId);
+    const records = [
+      AgentEnvelope.chunk(conversation, source, call, channel, 0, text.encode('{"q":"x"}')).withOperation('tool_args').withTool('search'),
+      AgentEnvelope.chunk(conversation, source, call, channel, 1, new Uint8Array(0)).with({ last: true }),
+      AgentEnvelope.response(MintUlid.mint(RecordId), conversation, AgentId.new('tools'), call, text.encode('{"hits":1}')).withTool('search'),
+      // A result whose call never streamed arguments keeps its correlation as the id.
+      AgentEnvelope.response(MintUlid.mint(RecordId), conversation, AgentId.new('tools'), correlation, text.encode('{}')).withTool('clock'),
+    ];
+    const events = envelopesToAgUi(records);
+    expect(events.map((e) => [e.type, 'toolCallId' in e ? e.toolCallId : undefined])).toEqual([
+      ['TOOL_CALL_START', channel.toString()],
+      ['TOOL_CALL_ARGS', channel.toString()],
+      ['TOOL_CALL_END', channel.toString()],
+      ['TOOL_CALL_RESULT', channel.toString()],
+      ['TOOL_CALL_RESULT', correlation.toString()],
+    ]);
+    for (const event of events) expect(EventSchema.safeParse(event).success).toBe(true);
   });
 
   it('renders only the state records the session fold applies', async () => {

@@ -44,7 +44,8 @@ describe('official @ag-ui/client HttpAgent against the live endpoint', () => {
     const withCall = messages.find((m): m is AssistantMessage => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
     expect(withCall?.toolCalls?.[0]).toMatchObject({ id: toolCall.toString(), function: { name: 'weather', arguments: '{"city":"Oslo"}' } });
     const tool = messages.find((m) => m.role === 'tool');
-    expect(tool).toMatchObject({ toolCallId: correlation.toString(), content: '{"temp":21}' });
+    // HttpAgent links the tool message to the assistant's tool call by id.
+    expect(tool).toMatchObject({ toolCallId: toolCall.toString(), content: '{"temp":21}' });
     const answer = messages.find((m) => m.role === 'assistant' && m.content === 'It is 21 °C in Oslo.');
     expect(answer).toBeDefined();
     expect(messages.indexOf(reasoning!)).toBeLessThan(messages.indexOf(answer!));
