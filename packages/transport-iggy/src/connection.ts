@@ -79,6 +79,13 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
+// Between connection attempts there is no socket to keep the process alive, yet a caller is
+// waiting (connect() itself, or queued calls): the pause must hold the event loop open, or a
+// script awaiting the connection would end silently mid-wait. The policy bounds the attempts.
+function backoff(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 function isFatalLoginFailure(error: unknown): boolean {
   if (error instanceof IggyEvictionError) return FATAL_EVICTIONS.has(error.reason);
   return error instanceof IggyError && FATAL_LOGIN_CODES.has(error.code);
@@ -292,7 +299,7 @@ export class IggyConnection {
       }
       if (attempt < maxAttempts) {
         // Up to 20 % jitter, so clients cut off together do not return in lockstep.
-        await sleep(Math.round(delay * (0.8 + Math.random() * 0.2)));
+        await backoff(Math.round(delay * (0.8 + Math.random() * 0.2)));
         delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
       }
     }

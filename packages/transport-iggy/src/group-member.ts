@@ -6,6 +6,7 @@
  * member's connection logs in again and re-joins before anything else is sent.
  */
 
+import { setMaxListeners } from 'node:events';
 import { ClosedError, ConflictError } from '@agdx/transport';
 import type { CallOptions, GroupMember, GroupPollOptions, GroupPollResult } from '@agdx/transport';
 import { CommandCode, decodeClientDetails, decodeConsumerGroupDetails, RESYNC_REQUIRED_PARTITION } from '@agdx/iggy-protocol';
@@ -44,6 +45,8 @@ export class IggyGroupMember implements GroupMember {
   #classicClientId: number | undefined;
 
   private constructor(connection: IggyConnection, target: GroupTarget, memberId: string, onLeave: (member: IggyGroupMember) => void) {
+    // Every concurrent waitFor listens on this signal; many waiters are normal, not a leak.
+    setMaxListeners(0, this.#stop.signal);
     this.#connection = connection;
     this.#target = target;
     this.group = target.group;

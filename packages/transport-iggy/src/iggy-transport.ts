@@ -4,6 +4,7 @@
  * names are the Iggy names; partition ids are Iggy's 0-based ids.
  */
 
+import { setMaxListeners } from 'node:events';
 import {
   ClosedError,
   ConflictError,
@@ -81,6 +82,8 @@ export class IggyTransport implements LogTransport {
   #closed = false;
 
   private constructor(connections: readonly IggyConnection[], options: ResolvedIggyOptions) {
+    // Every concurrent waitFor listens on this signal; many waiters are normal, not a leak.
+    setMaxListeners(0, this.#stop.signal);
     this.#connections = connections;
     this.#options = options;
   }

@@ -265,6 +265,26 @@ describe('connecting', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('a script awaiting connect() stays alive through the back-off and ends with the typed error', async () => {
+    const probe = await startFakeServer();
+    const port = probe.port;
+    await probe.close();
+    // Nothing else keeps this child's event loop open: only the pending connect() does.
+    const script = [
+      "import { IggyTransport } from '@agdx/transport-iggy';",
+      `try { await IggyTransport.connect({ port: ${port}, reconnect: { maxAttempts: 3, initialDelayMs: 200 } }); console.log('connected'); }`,
+      "catch (e) { console.log('error:' + e.kind); }",
+    ].join('\n');
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@agdx/source', '--input-type=module', '-e', script], {
+      cwd: new URL('..', import.meta.url),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.stdout.trim()).toBe('error:transport');
+    expect(run.status).toBe(0);
+  });
+
   it('speaks the packed protocol version the VSR servers accept', () => {
     expect(IGGY_PROTOCOL_VERSION).toBe(11264);
   });
