@@ -27,9 +27,9 @@ import {
   type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
-import { jsonBody } from './body.js';
+import { jsonBody } from '@agdx/bridge-kit';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
-import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from './json-rpc.js';
+import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */

@@ -9,8 +9,8 @@ import {
   readJsonBody,
   rpcErrorResponse,
   type EdgeAuthorization,
-} from './http-common.js';
-import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcId } from './json-rpc.js';
+} from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
 import { taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
 /** Default wait for the terminal reply of a streamed task (30 s). */

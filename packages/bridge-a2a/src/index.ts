@@ -2,6 +2,7 @@
  * Expose AGDX agents to A2A v1.0 clients: JSON-RPC handler, web-standard HTTP handler, signed Agent Cards.
  * @module
  */
+import { BRIDGE_APP_ERROR_CODE } from '@agdx/bridge-kit';
 export { A2aBridge, A2aMethod, CANCEL_MESSAGE, TASK_SCAN_LIMITS } from './a2a-bridge.js';
 export type { SubmitOptions, WatchedTask, WatchOptions } from './a2a-bridge.js';
 export {
@@ -16,11 +17,13 @@ export {
 export type { A2aAgentCard, A2aAgentInterface, A2aAgentSkill } from './card.js';
 export { a2aTaskState, isTerminalA2aState, pendingTask, taskFromEnvelope, taskStateToJson, taskToJson } from './task.js';
 export type { A2aArtifact, A2aTask, A2aTaskJson, A2aTaskState, A2aTaskStateJson } from './task.js';
-export { A2A_APP_ERROR_CODE, PublicErrorMessage, publicErrorMessage } from './json-rpc.js';
-export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from './json-rpc.js';
+export { PublicErrorMessage, publicErrorMessage } from '@agdx/bridge-kit';
+/** The JSON-RPC error code of every failed bridge call (application error, -32000). */
+export const A2A_APP_ERROR_CODE: -32000 = BRIDGE_APP_ERROR_CODE;
+export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from '@agdx/bridge-kit';
 export { createA2aHttpHandler, DEFAULT_STREAM_TIMEOUT_MS } from './http-handler.js';
 export type { A2aHttpHandlerOptions } from './http-handler.js';
-export { DEFAULT_MAX_BODY_BYTES } from './http-common.js';
-export type { EdgeAuthorization } from './http-common.js';
+export { DEFAULT_MAX_BODY_BYTES } from '@agdx/bridge-kit';
+export type { EdgeAuthorization } from '@agdx/bridge-kit';
 export { verifyCard, verifyCardSync, signedCard, canonicalCardJson, cardSigningInput, CARD_PROTECTED_HEADER } from '@agdx/sign';
 export type { CardSignature, SignedCard } from '@agdx/sign';

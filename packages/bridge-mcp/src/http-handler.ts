@@ -1,5 +1,5 @@
-import { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse, type EdgeAuthorization } from './http-common.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult } from './json-rpc.js';
+import { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse, type EdgeAuthorization } from '@agdx/bridge-kit';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult } from '@agdx/bridge-kit';
 import { MCP_SUPPORTED_PROTOCOL_VERSIONS, type McpBridge } from './mcp-bridge.js';
 
 /** The header carrying the negotiated protocol version on every request after initialize. */

@@ -2,6 +2,7 @@
  * Expose AGDX agents to MCP clients: tools, resources and prompts over JSON-RPC and Streamable HTTP.
  * @module
  */
+import { BRIDGE_APP_ERROR_CODE } from '@agdx/bridge-kit';
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
   MCP_DEFAULT_PROTOCOL_VERSION,
@@ -22,9 +23,11 @@ export type {
 } from './catalog.js';
 export { toolResultFromEnvelope, toolResultToJson } from './tool-result.js';
 export type { McpTextContent, McpToolResult, McpToolResultJson } from './tool-result.js';
-export { MCP_APP_ERROR_CODE, PublicErrorMessage, publicErrorMessage } from './json-rpc.js';
-export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from './json-rpc.js';
+export { PublicErrorMessage, publicErrorMessage } from '@agdx/bridge-kit';
+/** The JSON-RPC error code of every failed bridge call (application error, -32000). */
+export const MCP_APP_ERROR_CODE: -32000 = BRIDGE_APP_ERROR_CODE;
+export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from '@agdx/bridge-kit';
 export { createMcpHttpHandler, MCP_PROTOCOL_VERSION_HEADER } from './http-handler.js';
 export type { McpHttpHandlerOptions } from './http-handler.js';
-export { DEFAULT_MAX_BODY_BYTES } from './http-common.js';
-export type { EdgeAuthorization } from './http-common.js';
+export { DEFAULT_MAX_BODY_BYTES } from '@agdx/bridge-kit';
+export type { EdgeAuthorization } from '@agdx/bridge-kit';

@@ -19,7 +19,7 @@ import {
   InvalidError,
   TaskState,
 } from '@agdx/wire';
-import { jsonBody } from './body.js';
+import { jsonBody } from '@agdx/bridge-kit';
 import {
   MEMORY_TOOLS,
   promptToJson,
@@ -31,7 +31,7 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from './json-rpc.js';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 
 /** The protocol version the bridge answers when the client asks for none (or for one it does not speak). */

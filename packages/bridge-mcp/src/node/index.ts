@@ -1,7 +1,8 @@
 /**
- * The node:http adapter of the bridge's web-standard handler. It is written against structural
- * request/response types, so it imports nothing from node:*.
+ * The node:http adapter of the bridge's web-standard handler (shared with the other bridges
+ * through `@agdx/bridge-kit/node`). It is written against structural request/response types, so
+ * it imports nothing from node:*.
  * @module
  */
-export { toNodeListener } from './node-adapter.js';
-export type { FetchHandler, NodeListenerOptions, NodeRequestLike, NodeResponseLike } from './node-adapter.js';
+export { toNodeListener } from '@agdx/bridge-kit/node';
+export type { FetchHandler, NodeListenerOptions, NodeRequestLike, NodeResponseLike } from '@agdx/bridge-kit/node';

@@ -5,7 +5,7 @@ export type JsonRpcId = string | number | null;
 
 /** The error member of a JSON-RPC failure. */
 export interface JsonRpcErrorObject {
-  /** Always {@link MCP_APP_ERROR_CODE}. */
+  /** Always {@link BRIDGE_APP_ERROR_CODE}. */
   readonly code: number;
   /** One of the fixed public messages ({@link PublicErrorMessage}). */
   readonly message: string;
@@ -17,7 +17,7 @@ export type JsonRpcResponse =
   | { readonly jsonrpc: '2.0'; readonly id: JsonRpcId; readonly error: JsonRpcErrorObject };
 
 /** The application error code of every bridge failure (seed 002). */
-export const MCP_APP_ERROR_CODE: -32000 = -32000;
+export const BRIDGE_APP_ERROR_CODE: -32000 = -32000;
 
 /** The fixed public error messages (seed 002 "Errors"); nothing else ever reaches a client. */
 export const PublicErrorMessage: {
@@ -100,7 +100,7 @@ export function rpcResult(id: JsonRpcId, result: unknown): JsonRpcResponse {
 
 /** A failure response with the fixed public message. */
 export function rpcError(id: JsonRpcId, message: PublicErrorMessage): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error: { code: MCP_APP_ERROR_CODE, message } };
+  return { jsonrpc: '2.0', id, error: { code: BRIDGE_APP_ERROR_CODE, message } };
 }
 
 /** A request that passed the envelope checks: a "2.0" object with a string method and object params. */

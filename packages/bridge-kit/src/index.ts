@@ -1,0 +1,23 @@
+/**
+ * Shared plumbing of the AGDX edge bridges (`@agdx/bridge-a2a`, `@agdx/bridge-mcp`): JSON-RPC 2.0
+ * envelopes with the fixed public error messages, JSON request bodies with a size cap, the
+ * optional edge-authorization hook, and JSON body encoding for envelopes. Runtime-neutral; the
+ * node:http adapter lives in `@agdx/bridge-kit/node`.
+ * @module
+ */
+
+export {
+  BRIDGE_APP_ERROR_CODE,
+  isJsonObject,
+  parseRpcRequest,
+  PublicErrorMessage,
+  publicErrorMessage,
+  requestIdOf,
+  rpcError,
+  rpcResult,
+  safeRequestId,
+} from './json-rpc.js';
+export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest } from './json-rpc.js';
+export { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
+export type { EdgeAuthorization, JsonBody } from './http-common.js';
+export { jsonBody } from './body.js';
