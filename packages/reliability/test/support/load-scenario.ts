@@ -26,6 +26,8 @@ export interface LoadRunOptions {
    * agents' alone; in process the server's in-memory log grows with every record.
    */
   readonly serverInChild?: boolean | undefined;
+  /** Force a full collection before each memory sample (default true). */
+  readonly forceGc?: boolean | undefined;
 }
 
 /** Figures of a run. */
@@ -39,6 +41,11 @@ export interface LoadRunReport {
   readonly chunksPerSecond: number;
   readonly latencyMs: SampleSummary;
   readonly memory: MemoryReport;
+  /**
+   * Event-loop responsiveness: a 100 ms interval timer, how often it fired against how often it
+   * should have, and its worst lateness. Timeouts and linger timers wait as long.
+   */
+  readonly timer: { readonly expectedTicks: number; readonly ticks: number; readonly maxLagMs: number };
   readonly elapsedMs: number;
 }
 
@@ -87,7 +94,16 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     }
     await Promise.all(handles.map((h) => h.ready()));
 
-    const sampler = new MemorySampler(options.sampleEveryMs);
+    const sampler = new MemorySampler(options.sampleEveryMs, options.forceGc ?? true);
+    let ticks = 0;
+    let maxLagMs = 0;
+    let lastTick = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      ticks += 1;
+      maxLagMs = Math.max(maxLagMs, now - lastTick - 100);
+      lastTick = now;
+    }, 100);
     const latencies: number[] = [];
     const errorSamples: string[] = [];
     let errors = 0;
@@ -112,6 +128,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     for (let a = 0; a < options.agents; a++) for (let s = 0; s < options.sessionsPerAgent; s++) lanes.push(session(a, s));
     await Promise.all(lanes);
     const loadMs = performance.now() - loadStart;
+    clearInterval(ticker);
+    maxLagMs = Math.max(maxLagMs, performance.now() - lastTick - 100);
     const memoryReport = sampler.stop();
     await requester.close();
     return {
@@ -124,6 +142,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
       chunksPerSecond: Math.round(((latencies.length * (options.chunksPerAnswer + 1)) / loadMs) * 1000),
       latencyMs: summarize(latencies),
       memory: memoryReport,
+      timer: { expectedTicks: Math.floor(loadMs / 100), ticks, maxLagMs: Math.round(maxLagMs) },
       elapsedMs: performance.now() - started,
     };
   } finally {
