@@ -19,7 +19,7 @@ describe('network faults between client and dev server', () => {
       // The schedule really injected faults and the clients really reconnected.
       expect(Object.values(report.failed).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
       expect(report.reconnects).toBeGreaterThan(0);
-    });
+    }, 60_000);
   }
 });
 
@@ -33,7 +33,7 @@ describe('correlated requests through network faults', () => {
     expect(report.answered).toBeGreaterThan(0);
     expect(Object.keys(report.failed).length).toBeGreaterThan(0);
     expect(report.recovered, report.trace.join(' ')).toBe(true);
-  });
+  }, 90_000);
 
   // KNOWN BUG (reported to the lead): when a reader of @agdx/agents' ReplyHub fails (a transport
   // error, here a silent network), `#pump` rejects the pending waits and returns, but leaves
