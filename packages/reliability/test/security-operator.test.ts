@@ -78,12 +78,9 @@ describe('operator facts need an operator signature when a verifier is set', () 
     await laser.close();
   });
 
-  // KNOWN BUG (reported to the lead): the control follower of @agdx/agents checks that a control
-  // record verifies, but not that the key is an operator key (KeyKind.Operator, which @agdx/sign
-  // documents as required for control records), so any enrolled agent can pause any agent.
-  // `it.fails` keeps the default run green until the fix: agent-handle.ts should refuse a
-  // control record whose `verifyAt(...).kind` is not 'operator'.
-  it.fails('ignores a pause signed by an enrolled agent key (not an operator key)', async () => {
+  // With a verifier, a control record counts only when an operator key signed it: any enrolled
+  // agent key verifies, but an agent must not be able to pause its peers.
+  it('ignores a pause signed by an enrolled agent key (not an operator key)', async () => {
     const { operator, agentKey, laser, agent, publish, paused } = await setup();
     const byAgent = ConversationId.new();
     const genuine = ConversationId.new();

@@ -341,7 +341,12 @@ export class AgentHandle {
           const dispatch = classifyEnvelope(envelope, AGENT_CONTROL_TOPIC, me.value, config.serves);
           const forceCancel = envelope.kind === 'status' && envelope.taskState === TaskState.Canceled;
           if (dispatch !== DispatchClass.Control && !forceCancel) return;
-          if (config.verifier !== undefined) await config.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+          if (config.verifier !== undefined) {
+            // Control steers other agents' sessions: with a verifier, only an operator key counts,
+            // not merely any enrolled key (an agent must not pause or cancel its peers).
+            const signer = await config.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+            if (signer.kind !== 'operator') return;
+          }
           await pause.applyControl(envelope, address);
         },
       });

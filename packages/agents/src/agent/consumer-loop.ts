@@ -5,6 +5,7 @@
  * offset only after its records were consumed. Order inside a partition is always kept; lanes of
  * different partitions run in parallel up to the configured parallelism.
  */
+import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { AgdxError } from '@agdx/wire';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
 
@@ -94,7 +95,9 @@ export class ConsumerLoop {
     const member = this.#member;
     if (member === undefined) throw new Error('ConsumerLoop.run() before start()');
     const o = this.#o;
+    const turn = new CooperativeYield();
     while (!this.#stopping) {
+      await turn.maybeYield();
       let owned: readonly number[];
       try {
         owned = await member.assignment();
@@ -218,8 +221,11 @@ export class ConsumerLoop {
     const generation = lane.generation;
     let sinceCommit = 0;
     let handled = 0;
+    const turn = new CooperativeYield();
     try {
       while (lane.queue.length > 0 && !this.#stopping && lane.generation === generation) {
+        await turn.maybeYield();
+        if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) break;
         const record = lane.queue.shift() as LogRecord;
         // A full lane makes the reader wait; wake it at half, not after every record.
         const refill = lane.queue.length === this.#lowWater;

@@ -1,4 +1,5 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type RecordId } from '@agdx/wire';
+import { CooperativeYield } from '../clock/cooperative-yield.js';
 import type { LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
@@ -239,8 +240,10 @@ export class ReplyHub {
     const transport = this.#core.transport;
     const signal = run.controller.signal;
     const address = { stream: this.stream, topic: this.topic, partition };
+    const turn = new CooperativeYield();
     try {
       while (!signal.aborted) {
+        await turn.maybeYield();
         const offset = run.cursors[partition] as bigint;
         const records = await transport.read({ ...address, offset, maxCount: READ_BATCH, signal });
         if (records.length === 0) {
@@ -255,8 +258,12 @@ export class ReplyHub {
       }
     } catch (error) {
       if (signal.aborted || AgdxError.is(error, 'cancelled')) return;
-      // The log failed under us: fail the waits rather than leave them hanging until their timeout.
+      // The log failed under us: fail the waits rather than leave them hanging until their timeout,
+      // and retire this run (its other readers too) so the next wait seeds fresh readers instead
+      // of registering with dead ones.
       if (this.#run === run) {
+        this.#run = undefined;
+        run.controller.abort();
         for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(error);
       }
     }

@@ -1,0 +1,25 @@
+/**
+ * Keeps a busy agent from starving the event loop. On an in-process log every read and append
+ * settles as a microtask, so an agent with a steady stream of work would never let timers run:
+ * reply timeouts, heartbeats and linger flushes would all stall. Loops call {@link maybeYield}
+ * after each unit of work; once a time slice is used up it waits for one macrotask turn.
+ */
+
+const SLICE_MS = 10;
+
+const macrotask: () => Promise<void> =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
+    ? () => new Promise((resolve) => (globalThis as unknown as { setImmediate(fn: () => void): unknown }).setImmediate(resolve))
+    : () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Time-sliced yielding for one loop. */
+export class CooperativeYield {
+  #sliceStart: number = performance.now();
+
+  /** Resolves at once while the slice lasts; after it, once the event loop has turned. */
+  async maybeYield(): Promise<void> {
+    if (performance.now() - this.#sliceStart < SLICE_MS) return;
+    await macrotask();
+    this.#sliceStart = performance.now();
+  }
+}
