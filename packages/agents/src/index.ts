@@ -102,3 +102,7 @@ export { CONTROL_HISTORY_LIMIT } from './control/control-follower.js';
 export { PauseController } from './control/pause-controller.js';
 export type { Admission, PauseControllerOptions, PendingControl } from './control/pause-controller.js';
 export type { ControlRequest, HeldRecord } from './control/session-control-state.js';
+
+// --- registry facts ---
+export { QuarantineOperation, quarantine, readQuarantine, unquarantine } from './registry/quarantine.js';
+export type { QuarantineFactOptions, QuarantineView, ReadQuarantineOptions } from './registry/quarantine.js';
