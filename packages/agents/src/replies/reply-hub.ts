@@ -1,4 +1,4 @@
-import { AgdxError, ConversationId, CorrelationId, InvalidError, type RecordId } from '@agdx/wire';
+import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import type { LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
@@ -252,7 +252,9 @@ export class ReplyHub {
         }
         for (const record of records) {
           if (signal.aborted) return;
-          await this.#dispatch(record);
+          // Only a verified wait needs to await; plain replies settle synchronously.
+          const verifying = this.#dispatch(record);
+          if (verifying !== undefined) await verifying;
           run.cursors[partition] = record.offset + 1n;
         }
       }
@@ -269,28 +271,32 @@ export class ReplyHub {
     }
   }
 
-  async #dispatch(record: LogRecord): Promise<void> {
-    if (this.#count === 0) return;
+  #dispatch(record: LogRecord): Promise<void> | undefined {
+    if (this.#count === 0) return undefined;
     let message: AgentMessage;
     try {
       message = readAgentMessage(record, { stream: this.stream, topic: this.topic });
     } catch {
-      return; // an undecodable record answers nothing
+      return undefined; // an undecodable record answers nothing
     }
     const envelope = message.envelope;
-    if (envelope === undefined || envelope.correlation === undefined) return;
-    if (envelope.kind !== 'response' && envelope.kind !== 'error') return;
+    if (envelope === undefined || envelope.correlation === undefined) return undefined;
+    if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
     const set = this.#waiters.get(envelope.correlation.toString());
-    if (set === undefined) return;
+    if (set === undefined) return undefined;
+    let verified: Waiter[] | undefined;
     for (const waiter of [...set]) {
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
-      if (waiter.verifier === undefined) {
-        waiter.resolve(message);
-        continue;
-      }
-      if (envelope.signature === undefined) continue;
+      if (waiter.verifier === undefined) waiter.resolve(message);
+      else if (envelope.signature !== undefined) (verified ??= []).push(waiter);
+    }
+    return verified === undefined ? undefined : this.#dispatchVerified(record, message, envelope, verified);
+  }
+
+  async #dispatchVerified(record: LogRecord, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {
+    for (const waiter of waiters) {
       try {
-        const principal = await waiter.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+        const principal = await (waiter.verifier as Verifier).verifyAt(envelope, record.timestampMicros, record.headers);
         if (waiter.expectedSigner !== undefined && principal.principal !== waiter.expectedSigner) continue;
         waiter.resolve({ ...message, verifiedPrincipal: principal });
       } catch {
