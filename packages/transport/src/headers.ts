@@ -332,15 +332,25 @@ export function copyRecordHeaders(headers: RecordHeaders): RecordHeaders {
   if (typeof headers !== 'object' || headers === null || typeof headers.entries !== 'function') {
     throw invalid('headers must be a Map of string keys to header values');
   }
-  const copy = new Map<string, HeaderValue>();
   let total = 0;
+  let valueBytes = 0;
   for (const [key, header] of headers.entries()) {
     checkHeaderValue(header);
     total += PAIR_FRAMING_BYTES + keyByteLength(key) + header.value.length;
-    copy.set(key, { kind: header.kind, value: copyBytes(header.value) });
+    valueBytes += header.value.length;
   }
   if (total > MAX_HEADER_BLOCK_BYTES) {
     throw invalid(`headers encode to ${total} bytes, above the ${MAX_HEADER_BLOCK_BYTES}-byte limit`, { total });
+  }
+  // One allocation holds every value (views into it), instead of one small array per header.
+  const store = new Uint8Array(valueBytes);
+  const copy = new Map<string, HeaderValue>();
+  let at = 0;
+  for (const [key, header] of headers.entries()) {
+    const value = header.value;
+    store.set(value, at);
+    copy.set(key, { kind: header.kind, value: store.subarray(at, at + value.length) });
+    at += value.length;
   }
   return copy;
 }

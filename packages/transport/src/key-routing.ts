@@ -69,3 +69,27 @@ export function partitionForKeySync(bytes: Uint8Array, partitionCount: number): 
   }
   return digest(hasher, bytes) % partitionCount;
 }
+
+// Agents key every record by its conversation, so the same few keys recur on every append: their
+// hashes are remembered (bounded) to spare the UTF-8 encoding and the hashing.
+const STRING_HASH_CACHE_LIMIT = 4096;
+const stringHashes = new Map<string, number>();
+
+/**
+ * {@link partitionForKeySync} for a string key, remembering each key's hash. `undefined` before
+ * the hasher has started.
+ * @throws InvalidArgumentError for a key outside 1..255 UTF-8 bytes.
+ */
+export function partitionForStringKeySync(key: string, partitionCount: number): number | undefined {
+  const known = stringHashes.get(key);
+  if (known !== undefined) return known % partitionCount;
+  const bytes = keyBytes(key);
+  if (hasher === undefined) {
+    void loadHasher();
+    return undefined;
+  }
+  const hash = digest(hasher, bytes);
+  if (stringHashes.size >= STRING_HASH_CACHE_LIMIT) stringHashes.clear();
+  stringHashes.set(key, hash);
+  return hash % partitionCount;
+}

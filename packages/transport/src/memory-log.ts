@@ -14,7 +14,7 @@ import {
   TransportError,
 } from './errors.js';
 import { copyBytes, copyRecordHeaders } from './headers.js';
-import { keyBytes, partitionForKey, partitionForKeySync } from './key-routing.js';
+import { keyBytes, partitionForKey, partitionForKeySync, partitionForStringKeySync } from './key-routing.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -236,10 +236,12 @@ export class MemoryLog implements LogTransport {
     } else if ('partition' in routing) {
       partition = this.#partition(topic, routing.partition);
     } else if ('key' in routing) {
-      const bytes = keyBytes(routing.key);
-      let id = partitionForKeySync(bytes, count);
+      const key = routing.key;
+      let id = typeof key === 'string' ? partitionForStringKeySync(key, count) : undefined;
+      const bytes = id === undefined ? keyBytes(key) : undefined;
+      if (bytes !== undefined) id = partitionForKeySync(bytes, count);
       if (id === undefined) {
-        id = await partitionForKey(bytes, count);
+        id = await partitionForKey(bytes ?? keyBytes(key), count);
         this.#open(request.signal);
       }
       partition = topic.partitions[id] as PartitionState;
