@@ -15,7 +15,8 @@ import { iggyCodeOf, kindOfIggyCode, toTransportError } from './error-mapping.js
 import * as cmd from './commands.js';
 import type { IggyConnection } from './connection.js';
 import { sleepUnlessStopped } from './sleep.js';
-import { checkMaxCount, checkOffset, checkPartitionId, checkSignal, checkTimeout } from './validation.js';
+import { checkMaxCount, checkOffset, checkSignal, checkTimeout } from '@agdx/transport';
+import { checkPartitionId } from './validation.js';
 
 /** Where a member belongs. */
 export interface GroupTarget {

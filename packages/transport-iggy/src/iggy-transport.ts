@@ -41,18 +41,8 @@ import { nextMessageId } from './message-ids.js';
 import { resolveOptions } from './options.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
-import {
-  checkExpiry,
-  checkMaxCount,
-  checkName,
-  checkOffset,
-  checkPartitionCount,
-  checkPartitionId,
-  checkPayload,
-  checkSignal,
-  checkTimeout,
-  routingKeyBytes,
-} from './validation.js';
+import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
+import { checkPartitionId, checkPayload } from './validation.js';
 
 /** A consumer id no offset is ever stored for: plain reads poll as this consumer, without commits. */
 const READER: Consumer = { kind: 'consumer', id: 0 };

@@ -29,7 +29,7 @@ export {
   MAX_HEADER_PART_BYTES,
   readHeaderValue,
 } from './headers.js';
-export { MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
+export { keyBytes as routingKeyBytes, MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
 export type {
   AppendRecord,
   AppendRequest,
@@ -56,7 +56,17 @@ export type {
 } from './log-transport.js';
 export type { MemoryLogOptions } from './memory-log.js';
 export { MemoryLog } from './memory-log.js';
+// Argument checks every transport applies the same way, so a mistake gives the same typed error
+// whichever log is underneath.
 export {
+  checkExpiry,
+  checkMaxCount,
+  checkName,
+  checkOffset,
+  checkPartitionCount,
+  checkPartitionId,
+  checkSignal,
+  checkTimeout,
   DEFAULT_READ_COUNT,
   MAX_NAME_BYTES,
   MAX_PARTITIONS,
