@@ -23,11 +23,8 @@ export interface MessagePosition {
   readonly offset: bigint;
 }
 
-/** An agent id as provenance carries it: a wire `AgentId` that also answers the seed's `asStr()`. */
-export type ProvenanceAgent = AgentId & {
-  /** The id as text (the seed's accessor name). */
-  asStr(): string;
-};
+/** An agent id as provenance carries it: a wire `AgentId` (which answers the seed's `asStr()`). */
+export type ProvenanceAgent = AgentId;
 
 /** Advisory token usage on a received message; every count is optional. */
 export interface LlmUsage {
@@ -99,16 +96,9 @@ export interface ReadAgentMessageOptions {
   readonly understoodFeatures?: bigint | undefined;
 }
 
-function asStr(this: AgentId): string {
-  return this.value;
-}
-
 function asProvenanceAgent(text: string | undefined): ProvenanceAgent | undefined {
   if (text === undefined) return undefined;
-  const id = AgentId.tryParse(text);
-  if (id === undefined) return undefined;
-  Object.defineProperty(id, 'asStr', { value: asStr });
-  return id as ProvenanceAgent;
+  return AgentId.tryParse(text);
 }
 
 type WireProvenance = ReturnType<typeof readEnvelopeRecord>['provenance'];
