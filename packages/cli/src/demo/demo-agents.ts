@@ -64,14 +64,14 @@ async function summarize(message: AgentMessage, ctx: AgentCtx, events: WorkerEve
   // The tool call: its arguments stream as tool_args chunks under the call's own correlation, the
   // tool runs, and its result is a response naming the tool (AG-UI shows TOOL_CALL_* events).
   const args = JSON.stringify({ incident: 42 });
-  const toolArgs = client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).stream(MintUlid.mint(CorrelationId), 'tool_args');
+  const call = MintUlid.mint(CorrelationId);
+  const toolArgs = client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).stream(call, 'tool_args').withTool(DEMO_TOOL);
   await toolArgs.write(text.encode(args));
   await toolArgs.finish('stop');
   await session.append('tool.call', text.encode(`${DEMO_TOOL}(${args})`));
   const result = searchIncidents({ incident: 42 });
-  // AG-UI names a tool call by the argument stream's channel and a tool result by its
-  // correlation, so the result is correlated by the channel id: both events then share one id.
-  const call = CorrelationId.fromBytes(toolArgs.channel.toBytes());
+  // The result answers the call's correlation; AG-UI pairs it with the argument stream that
+  // correlation opened, so TOOL_CALL_RESULT names the same tool call as TOOL_CALL_START.
   await client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).respond(call, text.encode(result)).withTool(DEMO_TOOL).send();
   await session.append('tool.result', text.encode(result));
   events.toolCall?.({ correlation: call, args, result });
