@@ -1,7 +1,7 @@
 import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { AguiBridge } from '@agdx/agui';
 import { MemoryLog } from '@agdx/transport';
-import { AgentEnvelope, AgentId, ChannelId, ContentType, ConversationId, CorrelationId, MintUlid, TaskState } from '@agdx/wire';
+import { AgentId, ContentType, ConversationId, CorrelationId, MintUlid, TaskState, type ChannelId } from '@agdx/wire';
 
 const text = new TextEncoder();
 
@@ -22,8 +22,7 @@ export interface Answer {
 
 /**
  * A streamed answer with reasoning, a tool call and its result, state changes and a chat reply,
- * written with the agents send builders (the tool call's chunks are published directly: the
- * chunk writer has no `withTool`). `between` runs after every record, to interleave a reader.
+ * written with the agents send builders. `between` runs after every record, to interleave a reader.
  */
 export async function writeAnswer(
   laser: AgdxClient,
@@ -45,15 +44,14 @@ export async function writeAnswer(
   await reasoning.write(text.encode('the weather.'));
   await reasoning.finish('stop');
   await between();
-  const toolCall = MintUlid.mint(ChannelId);
-  const args = ['{"city":', '"Oslo"}'];
-  for (const [i, part] of args.entries()) {
-    let chunk = AgentEnvelope.chunk(conversation, assistant, correlation, toolCall, i, text.encode(part));
-    if (i === 0) chunk = chunk.withOperation('tool_args').withTool('weather');
-    if (i === args.length - 1) chunk = chunk.with({ last: true, finishReason: 'stop' });
-    await laser.publish(AgentTopic.Sessions, chunk, ContentType.json);
+  const tool = send.stream(correlation, 'tool_args').withTool('weather').contentType(ContentType.json);
+  for (const part of ['{"city":', '"Oslo"}']) {
+    await tool.write(text.encode(part));
     await between();
   }
+  await tool.finish('stop');
+  const toolCall = tool.channel;
+  await between();
   await send.respond(correlation, text.encode('{"temp":21}')).withTool('weather').send();
   await between();
   await bridge.publishStateDelta('assistant', conversation, [
