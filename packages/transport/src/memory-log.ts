@@ -13,9 +13,10 @@ import {
   NotFoundError,
   TransportError,
 } from './errors.js';
-import { copyBytes, copyRecordHeaders } from './headers.js';
+import { copyRecordHeaders, type RecordHeaders } from './headers.js';
 import { keyBytes, partitionForKey, partitionForKeySync, partitionForStringKeySync } from './key-routing.js';
 import type {
+  AppendRecord,
   AppendRequest,
   AppendResult,
   CallOptions,
@@ -260,6 +261,11 @@ export class MemoryLog implements LogTransport {
     const base = partition.next;
     const id = partition.id;
     try {
+      // Validate everything first, then copy: one allocation holds every payload of the batch
+      // and a header map repeated across the batch (a chunk stream's) is copied once, so a
+      // 64-record batch costs a few allocations instead of a few hundred.
+      let payloadBytes = 0;
+      const inputs = new Array<Uint8Array>(records.length);
       for (let i = 0; i < records.length; i++) {
         const record = records[i];
         if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('record must be an object');
@@ -269,8 +275,32 @@ export class MemoryLog implements LogTransport {
             context: { index: i },
           });
         }
-        const headers = record.headers === undefined ? NO_HEADERS : copyRecordHeaders(record.headers);
-        stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers, payload: copyBytes(payload) });
+        inputs[i] = payload;
+        payloadBytes += payload.length;
+      }
+      const payloads = new Uint8Array(payloadBytes);
+      let at = 0;
+      let lastInput: RecordHeaders | undefined;
+      let lastCopy: RecordHeaders = NO_HEADERS;
+      for (let i = 0; i < records.length; i++) {
+        const input = (records[i] as AppendRecord).headers;
+        let headers: RecordHeaders;
+        if (input === undefined) headers = NO_HEADERS;
+        else if (input === lastInput) headers = lastCopy;
+        else {
+          headers = lastCopy = copyRecordHeaders(input);
+          lastInput = input;
+        }
+        const payload = inputs[i] as Uint8Array;
+        payloads.set(payload, at);
+        stored.push({
+          partition: id,
+          offset: BigInt(base + i),
+          timestampMicros: timestamp,
+          headers,
+          payload: payloads.subarray(at, at + payload.length),
+        });
+        at += payload.length;
       }
     } catch (error) {
       stored.length = before;

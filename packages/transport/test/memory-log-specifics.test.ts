@@ -58,6 +58,45 @@ describe('MemoryLog copies', () => {
     expect(new TextDecoder().decode(record?.payload)).toBe('original');
     expect([...(record?.headers.get('r')?.value ?? [])]).toEqual([1, 2, 3]);
   });
+
+  it('a batch that repeats one header map and payload stores independent copies of each record', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const shared = new Map([['h', { kind: 'string' as const, value: payload('one') }]]);
+    const body = payload('same');
+    const other = new Map([['h', { kind: 'string' as const, value: payload('two') }]]);
+    await log.append({
+      ...at,
+      records: [
+        { payload: body, headers: shared },
+        { payload: body, headers: shared },
+        { payload: payload('x'), headers: other },
+        { payload: body, headers: shared },
+      ],
+    });
+    shared.set('h', { kind: 'string', value: payload('changed') });
+    body.fill(0);
+    // A second append of the now-changed map must see the change: no copy outlives its batch.
+    await log.append({ ...at, records: [{ payload: body, headers: shared }] });
+    const records = await log.read({ ...at, partition: 0, offset: 0n });
+    const decode = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
+    expect(records.map((r) => decode(r.headers.get('h')?.value))).toEqual(['one', 'one', 'two', 'one', 'changed']);
+    expect(records.slice(0, 4).map((r) => decode(r.payload))).toEqual(['same', 'same', 'x', 'same']);
+    expect([...(records[4]?.payload ?? [])]).toEqual([0, 0, 0, 0]);
+    // Writing through one returned payload view never reaches its neighbours in the batch.
+    expect(records[0]?.payload.byteLength).toBe(4);
+    expect(records[1]?.payload.byteLength).toBe(4);
+  });
+
+  it('a batch whose second record is invalid stores nothing', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const bad = { payload: payload('a'), headers: new Map([['', { kind: 'string' as const, value: payload('v') }]]) };
+    expect(await kindOf(() => log.append({ ...at, records: [{ payload: payload('ok') }, bad] }))).toBe('invalid');
+    expect(await log.read({ ...at, partition: 0, offset: 0n })).toEqual([]);
+    const next = await log.append({ ...at, records: [{ payload: payload('b') }] });
+    expect(next.baseOffset).toBe(0n);
+  });
 });
 
 describe('MemoryLog routing', () => {
