@@ -9,6 +9,7 @@ import {
   ClosedError,
   ConflictError,
   copyRecordHeaders,
+  isSealedHeaders,
   InvalidArgumentError,
   NotFoundError,
 } from '@agdx/transport';
@@ -199,7 +200,8 @@ export class IggyTransport implements LogTransport {
       // Classic servers mint an id for id 0 (slowly, per message); VSR ids come from the encoder.
       const id = classic ? nextMessageId() : undefined;
       if (record.headers === undefined) return { id, payload };
-      const headers = copyRecordHeaders(record.headers);
+      // A sealed block cannot change under us; any other map is copied before the await below.
+      const headers = isSealedHeaders(record.headers) ? record.headers : copyRecordHeaders(record.headers);
       return headers.size === 0 ? { id, payload } : { id, payload, headers };
     });
     const routing = request.routing ?? { balanced: true };

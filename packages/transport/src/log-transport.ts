@@ -82,6 +82,12 @@ export interface AppendRequest extends TopicAddress, CallOptions {
   readonly records: readonly AppendRecord[];
   /** Partition choice; balanced when omitted. */
   readonly routing?: Routing | undefined;
+  /**
+   * The caller's promise that it will never change the batch's payload arrays after this call
+   * (it may still read them, and may retry with them after a failure). A transport may then keep
+   * the arrays rather than copy them. Leave it unset when a payload is a reused buffer.
+   */
+  readonly payloadsImmutable?: boolean | undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   TransportError,
 } from './errors.js';
 import { copyRecordHeaders, type RecordHeaders } from './headers.js';
+import { EMPTY_HEADERS, isSealedHeaders } from './sealed-headers.js';
 import { keyBytes, partitionForKey, partitionForKeySync, partitionForStringKeySync } from './key-routing.js';
 import type {
   AppendRecord,
@@ -38,8 +39,9 @@ import type {
 } from './log-transport.js';
 import {
   dropExpired,
+  newLogState,
   newPartition,
-  NO_HEADERS,
+  payloadStorage,
   rebalance,
   type GroupState,
   type LogState,
@@ -112,7 +114,7 @@ export class MemoryLog implements LogTransport {
 
   /** Creates an empty log and returns the first connection to it. */
   constructor(options: MemoryLogOptions = {}) {
-    this.#state = { streams: new Map(), clock: options.clock ?? systemLogClock };
+    this.#state = newLogState(options.clock ?? systemLogClock);
     // Start the keyed-routing hasher now so that the first keyed append needs no extra await.
     partitionForKeySync(Uint8Array.of(0), 1);
   }
@@ -278,29 +280,31 @@ export class MemoryLog implements LogTransport {
         inputs[i] = payload;
         payloadBytes += payload.length;
       }
-      const payloads = new Uint8Array(payloadBytes);
+      // Immutable payloads are kept as they are; others are copied, into one allocation per batch.
+      const keep = request.payloadsImmutable === true;
+      const payloads = keep ? undefined : payloadStorage(this.#state, payloadBytes);
       let at = 0;
       let lastInput: RecordHeaders | undefined;
-      let lastCopy: RecordHeaders = NO_HEADERS;
+      let lastCopy: RecordHeaders = EMPTY_HEADERS;
       for (let i = 0; i < records.length; i++) {
         const input = (records[i] as AppendRecord).headers;
         let headers: RecordHeaders;
-        if (input === undefined) headers = NO_HEADERS;
+        if (input === undefined) headers = EMPTY_HEADERS;
         else if (input === lastInput) headers = lastCopy;
+        else if (isSealedHeaders(input)) headers = input;
         else {
           headers = lastCopy = copyRecordHeaders(input);
           lastInput = input;
         }
-        const payload = inputs[i] as Uint8Array;
-        payloads.set(payload, at);
-        stored.push({
-          partition: id,
-          offset: BigInt(base + i),
-          timestampMicros: timestamp,
-          headers,
-          payload: payloads.subarray(at, at + payload.length),
-        });
-        at += payload.length;
+        let payload = inputs[i] as Uint8Array;
+        if (payloads !== undefined) {
+          payloads.set(payload, at);
+          payload = payloads.subarray(at, at + payload.length);
+          at += payload.length;
+        } else if (payload.constructor !== Uint8Array) {
+          payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.length); // a Buffer: store a plain view
+        }
+        stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers, payload });
       }
     } catch (error) {
       stored.length = before;

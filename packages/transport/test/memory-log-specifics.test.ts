@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   follow,
   followGroup,
+  isSealedHeaders,
   ManualLogClock,
   MemoryLog,
   partitionForKey,
+  sealHeaders,
   TransportError,
   xxh32,
   type LogClock,
@@ -280,5 +282,46 @@ describe('hostile input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('MemoryLog without copies', () => {
+  it('keeps immutable payloads as they are and stores a Buffer as a plain Uint8Array view', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const kept = payload('kept');
+    const buffer = Buffer.from('buffer');
+    await log.append({ ...at, payloadsImmutable: true, records: [{ payload: kept }, { payload: buffer }] });
+    const [first, second] = await log.read({ ...at, partition: 0, offset: 0n });
+    expect(first?.payload).toBe(kept);
+    expect(second?.payload.constructor).toBe(Uint8Array);
+    expect(new TextDecoder().decode(second?.payload)).toBe('buffer');
+  });
+
+  it('stores a sealed header map itself, and a sealed map refuses changes', async () => {
+    const log = new MemoryLog();
+    const at = await topicOf(log, 1);
+    const source = new Map([['h', { kind: 'string' as const, value: payload('v') }]]);
+    const sealed = sealHeaders(source);
+    expect(isSealedHeaders(sealed)).toBe(true);
+    expect(isSealedHeaders(source)).toBe(false);
+    expect(sealHeaders(sealed)).toBe(sealed);
+    source.get('h')!.value.fill(0x41);
+    expect(new TextDecoder().decode(sealed.get('h')?.value)).toBe('v');
+    const map = sealed as Map<string, unknown>;
+    expect(await kindOf(async () => map.set('x', 1))).toBe('invalid');
+    expect(await kindOf(async () => map.delete('h'))).toBe('invalid');
+    expect(await kindOf(async () => map.clear())).toBe('invalid');
+    expect(Object.isFrozen(sealed.get('h'))).toBe(true);
+    await log.append({ ...at, records: [{ payload: payload('a'), headers: sealed }, { payload: payload('b') }] });
+    const [record, bare] = await log.read({ ...at, partition: 0, offset: 0n });
+    expect(record?.headers).toBe(sealed);
+    expect(bare?.headers.size).toBe(0);
+    expect(await kindOf(async () => (bare?.headers as Map<string, unknown>).set('x', 1))).toBe('invalid');
+  });
+
+  it('sealing validates like an append', async () => {
+    expect(await kindOf(async () => sealHeaders(new Map([['', { kind: 'raw' as const, value: payload('v') }]])))).toBe('invalid');
+    expect(await kindOf(async () => sealHeaders(new Map([['k', { kind: 'uint8' as const, value: payload('vv') }]])))).toBe('invalid');
   });
 });

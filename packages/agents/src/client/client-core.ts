@@ -11,7 +11,7 @@ import {
   type RecordHeaders,
   type UlidGenerator,
 } from '@agdx/wire';
-import type { AppendRecord, AppendResult, LogTransport } from '@agdx/transport';
+import { sealHeaders, type AppendRecord, type AppendResult, type LogTransport } from '@agdx/transport';
 import type { Clock } from '../clock/clock.js';
 import { NoStreamError, PolicyBlockedError, PublishFailedError } from '../errors.js';
 import type { ActionGovernor, GovernedAction } from '../governor/action-governor.js';
@@ -113,7 +113,8 @@ export class ClientCore {
     const cache = this.shared.headerBlocks;
     let headers = cache.get(key);
     if (headers === undefined) {
-      headers = encodeHeaderBlock(envelope, contentType, { topic });
+      // Sealed once here, so no append has to copy it again.
+      headers = sealHeaders(encodeHeaderBlock(envelope, contentType, { topic }));
       if (cache.size >= HEADER_CACHE_LIMIT) cache.clear();
       cache.set(key, headers);
     }
@@ -173,6 +174,8 @@ export class ClientCore {
   /**
    * Appends one batch (one transport call) routed by the layout. On-first-use topics
    * (`agent.control`, `agent.registry`) are created when the first append finds them missing.
+   * Every payload must be a fresh encoding nobody else holds: they are handed to the transport
+   * as immutable, so an embedded log keeps them without a copy.
    * @throws PublishFailedError wrapping the transport's error.
    */
   async append(
@@ -187,7 +190,7 @@ export class ClientCore {
     const route = routeRecord(this.layout, topic, kind, target?.value, conversationKey);
     let result: AppendResult;
     try {
-      result = await this.transport.append({ stream, topic: route.topic, records, routing: route.routing, signal });
+      result = await this.transport.append({ stream, topic: route.topic, records, routing: route.routing, signal, payloadsImmutable: true });
     } catch (error) {
       if (AgdxError.is(error, 'not-found') && ON_FIRST_USE_TOPICS.includes(route.topic) && !this.shared.ensured.has(`${stream}\u0000${route.topic}`)) {
         await this.ensureOnFirstUse(stream, route.topic, signal);

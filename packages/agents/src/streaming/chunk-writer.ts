@@ -16,7 +16,7 @@ import {
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
-import type { AppendRecord } from '@agdx/transport';
+import { sealHeaders, type AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder } from './chunk-encoder.js';
@@ -321,10 +321,8 @@ export class AgdxChunkWriter {
   // Every record of one stream shares its header block (same author, session, addressee, topic).
   #headersOf(contentType: number): RecordHeaders {
     if (this.#headers !== undefined && this.#headersFor === contentType) return this.#headers;
-    const headers = encodeHeaderBlock(
-      { conversation: this.#conversation, source: this.#source, target: this.#target },
-      contentType,
-      { topic: this.#topic },
+    const headers = sealHeaders(
+      encodeHeaderBlock({ conversation: this.#conversation, source: this.#source, target: this.#target }, contentType, { topic: this.#topic }),
     );
     if (contentType === this.#contentType) {
       this.#headers = headers;

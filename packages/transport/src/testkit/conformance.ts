@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { HEADER_KINDS, headerValue, readHeaderValue, type HeaderValue, type RecordHeaders } from '../headers.js';
 import { xxh32 } from '../key-routing.js';
+import { sealHeaders } from '../sealed-headers.js';
 import type { LogRecord, LogTransport } from '../log-transport.js';
 import {
   cpuMicros,
@@ -266,6 +267,20 @@ export function describeLogTransportConformance(name: string, factory: Conforman
         expect(untext(record?.payload ?? new Uint8Array())).toBe('original');
         expect([...(record?.headers.keys() ?? [])]).toEqual(['k']);
         expect(readHeaderValue(record?.headers.get('k') as HeaderValue)).toBe('before');
+      });
+
+      it('stores sealed header maps and immutable payloads exactly, repeated across a batch', async () => {
+        const { transport: t } = await subject();
+        const { stream, topic } = await freshTopic(t, 1);
+        const sealed = sealHeaders(new Map(HEADER_SAMPLES.map(([key, value]) => [key, value])));
+        const records = ['a', 'b', 'c'].map((s) => ({ headers: sealed, payload: text(s) }));
+        await t.append({ stream, topic, routing: { partition: 0 }, payloadsImmutable: true, records });
+        const read = await t.read({ stream, topic, partition: 0, offset: 0n });
+        expect(payloads(read)).toEqual(['a', 'b', 'c']);
+        for (const record of read) {
+          expect(record.headers.size).toBe(HEADER_SAMPLES.length);
+          for (const [key, , value] of HEADER_SAMPLES) expect(readHeaderValue(record.headers.get(key) as HeaderValue), key).toEqual(value);
+        }
       });
     });
 
