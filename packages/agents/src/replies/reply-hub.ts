@@ -239,17 +239,20 @@ export class ReplyHub {
   async #pump(run: Run, partition: number): Promise<void> {
     const transport = this.#core.transport;
     const signal = run.controller.signal;
-    const address = { stream: this.stream, topic: this.topic, partition };
+    const stream = this.stream;
+    const topic = this.topic;
     const turn = new CooperativeYield();
+    // After a short read the partition was drained, so the next read would come back empty:
+    // wait first (a wait returns at once when records arrived meanwhile).
+    let drained = false;
     try {
       while (!signal.aborted) {
         await turn.maybeYield();
         const offset = run.cursors[partition] as bigint;
-        const records = await transport.read({ ...address, offset, maxCount: READ_BATCH, signal });
-        if (records.length === 0) {
-          await transport.waitFor({ ...address, offset, timeoutMs: PUMP_WAIT_MS, signal });
-          continue;
-        }
+        if (drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+        const records = await transport.read({ stream, topic, partition, offset, maxCount: READ_BATCH, signal });
+        drained = records.length < READ_BATCH;
+        if (records.length === 0) continue;
         for (const record of records) {
           if (signal.aborted) return;
           // Only a verified wait needs to await; plain replies settle synchronously.
