@@ -7,7 +7,9 @@
 // MemoryLog without any AGDX encoding, dispatch or correlation. Prints one JSON object.
 import { availableParallelism, loadavg } from 'node:os';
 import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
-import { follow, MemoryLog, type AppendRecord } from '@agdx/transport';
+import { startDevServer } from './support/dev-server.js';
+import { follow, MemoryLog, type AppendRecord, type LogTransport } from '@agdx/transport';
+import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
 
 const STREAM = 'bench';
@@ -16,6 +18,11 @@ const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
 const BODY = new TextEncoder().encode('summarize incident 42');
+// Over the dev server every leg is a TCP exchange and a wait is a polling loop (Iggy has no
+// blocking poll), so fewer round trips are timed; the poll pause starts at 1 ms.
+const DEV_SERIAL_ROUND_TRIPS = 300;
+const DEV_CONCURRENT_ROUND_TRIPS = 3_000;
+const DEV_OPTIONS = { protocol: 'vsr', heartbeatIntervalMs: 0, waitPollMs: { min: 1, max: 5 }, connections: 4 } as const;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -60,10 +67,18 @@ async function drive(count: number, inFlight: number, once: () => Promise<void>)
   };
 }
 
+type Setup = () => Promise<{ once: () => Promise<void>; stop: () => Promise<void> }>;
+
 async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
   const log = new MemoryLog();
-  const laser = AgdxClient.from(log, { stream: STREAM });
+  return agdxOn(log, log, async () => undefined);
+}
+
+/** The requester works through `requester`, the echo agent through `responder` (two connections to one log). */
+async function agdxOn(requester: LogTransport, responder: LogTransport, close: () => Promise<void>): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
+  const laser = AgdxClient.from(requester, { stream: STREAM });
   await laser.bootstrap(1);
+  const agentClient = responder === requester ? laser : AgdxClient.from(responder, { stream: STREAM });
   const agent = Agent.builder()
     .id('echo')
     .listenOn(AgentTopic.Commands)
@@ -71,7 +86,7 @@ async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Pro
     .followControl(false)
     .heartbeats(false)
     .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
-    .spawn(laser);
+    .spawn(agentClient);
   await agent.ready();
   const planner = AgentId.new('planner');
   const conversation = ConversationId.new();
@@ -84,7 +99,21 @@ async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Pro
     stop: async () => {
       await agent.shutdown();
       await laser.close();
+      if (agentClient !== laser) await agentClient.close();
+      await close();
     },
+  };
+}
+
+/** The same exchange over the Iggy dev server in another process, requester and agent on their own connections. */
+function devServerSetup(port: number): Setup {
+  return async () => {
+    const requester = await IggyTransport.connect({ port, ...DEV_OPTIONS });
+    const responder = await IggyTransport.connect({ port, ...DEV_OPTIONS });
+    return agdxOn(requester, responder, async () => {
+      await requester.close();
+      await responder.close();
+    });
   };
 }
 
@@ -136,7 +165,7 @@ async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Prom
   };
 }
 
-async function measure(setup: () => Promise<{ once: () => Promise<void>; stop: () => Promise<void> }>, count: number, inFlight: number): Promise<Figures> {
+async function measure(setup: Setup, count: number, inFlight: number): Promise<Figures> {
   const runs: Figures[] = [];
   for (let run = 0; run <= RUNS; run++) {
     const { once, stop } = await setup();
@@ -263,16 +292,31 @@ for (const [label, count, inFlight] of [
   };
 }
 
+// Over the dev server: the same round trips with the server in a child process (in memory).
+const server = await startDevServer();
+try {
+  const overDevServer: Record<string, Figures> = {};
+  for (const [label, count, inFlight] of [
+    ['inFlight1', DEV_SERIAL_ROUND_TRIPS, 1],
+    [`inFlight${IN_FLIGHT}`, DEV_CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
+  ] as const) {
+    overDevServer[label] = await measure(devServerSetup(server.port), count, inFlight);
+  }
+  results.devServer = { ...overDevServer, transport: DEV_OPTIONS };
+} finally {
+  await server.stop();
+}
+
 process.stdout.write(
   `${JSON.stringify(
     {
       name: 'agents-roundtrip',
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: availableParallelism(), loadAverage1m: Number(loadavg()[0]?.toFixed(2)) },
-      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
-      targets: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 },
+      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
+      targets: { inMemory: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 } },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage1m); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage1m); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections; transport gives the IggyTransport options (waits poll, so latency follows waitPollMs). The targets apply to the in-memory figures.',
     },
     null,
     2,

@@ -4,13 +4,11 @@
 // agdx-iggy-dev command in a child process; the client (@agdx/transport-iggy) runs here, over
 // loopback. The baseline is the in-memory server measured in the same run: the disk figures
 // carry their ratio to it. Prints one JSON object.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { IggyTransport } from '@agdx/transport-iggy';
+import { startDevServer } from './support/dev-server.js';
 
 const RECORD_BYTES = 100;
 const BATCHES = [1, 100, 1000] as const;
@@ -24,8 +22,6 @@ const MESSAGES: Record<Mode, Record<(typeof BATCHES)[number], number>> = {
 };
 const RUNS = 3;
 
-const root = fileURLToPath(new URL('../', import.meta.url));
-const cli = fileURLToPath(new URL('../packages/iggy-dev-server/src/cli.ts', import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,23 +31,11 @@ function median(values: number[]): number {
 
 async function startServer(mode: Mode): Promise<{ port: number; stop: () => Promise<void> }> {
   const data = mode === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'agdx-iggy-bench-'));
-  const args = ['--port', '0', ...(data === undefined ? [] : ['--data', data, '--fsync', mode === 'disk-fsync-always' ? 'always' : 'never'])];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--conditions=@agdx/source', cli, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /@[^\s]+:(\d+)/.exec(out);
-      if (m !== null) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${String(code)}`)));
-  });
+  const server = await startDevServer(data === undefined ? [] : ['--data', data, '--fsync', mode === 'disk-fsync-always' ? 'always' : 'never']);
   return {
-    port,
+    port: server.port,
     stop: async () => {
-      const exit = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exit;
+      await server.stop();
       if (data !== undefined) rmSync(data, { recursive: true, force: true });
     },
   };
