@@ -10,6 +10,7 @@ import {
   type LogPosition,
   type RecordId,
 } from '@agdx/wire';
+import { payloadBytes } from './payload-slab.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 const PROBE_BODY = Uint8Array.of(0);
@@ -110,7 +111,8 @@ export class ChunkEncoder {
   }
 
   /**
-   * The canonical CBOR of the chunk with this sequence and body.
+   * The canonical CBOR of the chunk with this sequence and body (a view into a shared slab that
+   * is never written again).
    * @throws InvalidError for sequence 0 (the opening chunk carries the purpose), a sequence beyond
    * u64, or an empty body (only the terminal chunk may be empty).
    */
@@ -121,7 +123,7 @@ export class ChunkEncoder {
     if (body.length === 0) throw new InvalidError('chunk requires `body`', { context: { field: 'body' } });
     const prefix = this.#prefix;
     const seq = sequence < 0x100000000n ? Number(sequence) : sequence;
-    const out = new Uint8Array(prefix.length + headLength(seq) + BODY_KEY.length + headLength(body.length) + body.length);
+    const out = payloadBytes(prefix.length + headLength(seq) + BODY_KEY.length + headLength(body.length) + body.length);
     out.set(prefix, 0);
     let at = writeHead(out, prefix.length, 0x00, seq);
     out.set(BODY_KEY, at);
