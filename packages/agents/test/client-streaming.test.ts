@@ -144,3 +144,30 @@ describe('tool argument streams', () => {
     await expect(async () => w.withTool('late')).rejects.toThrow(InvalidError);
   });
 });
+
+describe('stored payloads stay intact', () => {
+  it('interleaved streams and sends across many pooled slabs read back byte for byte', async () => {
+    const { laser } = await setup();
+    const conversation = ConversationId.new();
+    const writers = [0, 1, 2].map(() => laser.agdx(AgentTopic.Streams, AgentId.new('writer'), conversation).stream(MintUlid.mint(CorrelationId), 'chat').buffered(7, 1e9));
+    const sent: string[][] = [[], [], []];
+    // Bodies from 1 byte to past the pooling limit, so small and large payloads interleave over
+    // far more than one slab's worth of records.
+    for (let i = 0; i < 600; i++) {
+      const text = `${i}:`.padEnd(1 + ((i * 37) % 1500), String.fromCharCode(97 + (i % 26)));
+      sent[i % 3]!.push(text);
+      await writers[i % 3]!.write(enc.encode(text));
+      if (i % 50 === 0) await laser.agdx(AgentTopic.Sessions, AgentId.new('planner'), conversation).command(MintUlid.mint(CorrelationId), enc.encode(text)).send();
+    }
+    for (const w of writers) await w.finish('stop');
+    const records = await readAll(laser.transport, 'demo', AgentTopic.Streams);
+    const byChannel = new Map<string, string[]>();
+    for (const r of records) {
+      const envelope = readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Streams }).envelope!;
+      if (envelope.body.length === 0) continue;
+      const key = envelope.channel!.toString();
+      byChannel.set(key, [...(byChannel.get(key) ?? []), dec(envelope.body)]);
+    }
+    expect([...byChannel.values()].sort((a, b) => a[0]!.localeCompare(b[0]!))).toEqual(sent);
+  });
+});

@@ -67,6 +67,7 @@ export type {
   SessionTransition,
 } from './envelope/session-bodies.js';
 export { decodeEnvelope } from './codec/envelope-decoder.js';
+export type { EncodeEnvelopeOptions } from './codec/envelope-encoder.js';
 export { encodeEnvelope, encodeEnvelopeUnsigned, encodeSignatureContext } from './codec/envelope-encoder.js';
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---

@@ -120,3 +120,41 @@ describe('encodeSignatureContext', () => {
     expect(toHex(encodeSignatureContext({ agentVersion: 70000 }))).toBe(toHex(cborEncode(new Map([['agent_version', 70000]]))));
   });
 });
+
+describe('encodeEnvelope with a caller-supplied output', () => {
+  const envelope = AgentEnvelope.event(rec, conv, src, new Uint8Array([1, 2, 3]));
+
+  it('writes the same canonical bytes into the array allocate returns, every byte of it', () => {
+    const pool = new Uint8Array(512).fill(0xee);
+    let asked = -1;
+    const out = encodeEnvelope(envelope, {
+      allocate: (n) => {
+        asked = n;
+        return pool.subarray(7, 7 + n);
+      },
+    });
+    expect(asked).toBe(encodeEnvelope(envelope).length);
+    expect(out.buffer).toBe(pool.buffer);
+    expect(toHex(out)).toBe(toHex(encodeEnvelope(envelope)));
+    expect(pool[6]).toBe(0xee);
+    expect(pool[7 + asked]).toBe(0xee);
+  });
+
+  it('rejects an allocation of the wrong size or type, or one that throws, with InvalidError', () => {
+    const kindOf = (allocate: (n: number) => Uint8Array): string | undefined => {
+      try {
+        encodeEnvelope(envelope, { allocate });
+      } catch (e) {
+        return AgdxError.is(e) ? e.kind : 'untyped';
+      }
+      return undefined;
+    };
+    expect(kindOf((n) => new Uint8Array(n + 1))).toBe('invalid');
+    expect(kindOf(() => [] as unknown as Uint8Array)).toBe('invalid');
+    expect(
+      kindOf(() => {
+        throw new RangeError('out of pool');
+      }),
+    ).toBe('invalid');
+  });
+});

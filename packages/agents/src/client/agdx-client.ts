@@ -26,6 +26,7 @@ import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
+import { POOLED } from './payload-slab.js';
 
 /** Options of {@link AgdxClient.from}. */
 export interface AgdxClientOptions {
@@ -256,7 +257,7 @@ export class AgdxClient {
       envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
-    const payload = encodeEnvelope(envelope);
+    const payload = encodeEnvelope(envelope, POOLED);
     const headers = core.headersFor(envelope, ct, topic);
     const at = await core.append(stream, topic, envelope.kind, envelope.target, envelope.conversation.toString(), [{ headers, payload }], options.signal);
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };

@@ -40,6 +40,7 @@ import {
   type TaskStateLike,
 } from './refinements.js';
 import type { Signer } from './signer.js';
+import { POOLED } from '../client/payload-slab.js';
 
 /** What a completed send reports. */
 export interface SendReceipt {
@@ -365,7 +366,7 @@ export class AgdxSendBuilder {
     }
     // The published form is always validated, once more after any change above.
     validateEnvelope(envelope);
-    const payload = encodeEnvelope(envelope);
+    const payload = encodeEnvelope(envelope, POOLED);
     const headers = core.headersFor(envelope, contentType, to.topic);
     const conversationKey = envelope.conversation.toString();
     const at = await core.append(to.stream, to.topic, envelope.kind, envelope.target, conversationKey, [{ headers, payload }], options.signal);

@@ -10,7 +10,7 @@ import {
   type LogPosition,
   type RecordId,
 } from '@agdx/wire';
-import { payloadBytes } from './payload-slab.js';
+import { payloadBytes } from '../client/payload-slab.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 const PROBE_BODY = Uint8Array.of(0);

@@ -21,6 +21,7 @@ import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder } from './chunk-encoder.js';
 import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { POOLED } from '../client/payload-slab.js';
 
 /** The largest chunk body: 64 KiB. */
 export const MAX_CHUNK_BODY_BYTES = 65_536;
@@ -279,7 +280,7 @@ export class AgdxChunkWriter {
       if (envelope.kind === 'chunk') this.#next--;
       throw error;
     }
-    this.#push(encodeEnvelope(envelope), contentType);
+    this.#push(encodeEnvelope(envelope, POOLED), contentType);
   }
 
   // The hot path: a later chunk through the stream's ChunkEncoder (validated once, spliced after).
@@ -305,7 +306,7 @@ export class AgdxChunkWriter {
         this.#next--;
         throw error;
       }
-      this.#push(encodeEnvelope(envelope), this.#contentType);
+      this.#push(encodeEnvelope(envelope, POOLED), this.#contentType);
       return;
     }
     const payload = encoder.encode(this.#next, body);

@@ -247,14 +247,25 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
   }
 }
 
+/** Options of {@link encodeEnvelope}. */
+export interface EncodeEnvelopeOptions {
+  /**
+   * Supplies the output array for the exact encoded size (for example a view into a pool the
+   * caller manages); it must return a Uint8Array of exactly `byteLength` bytes. By default each
+   * encoding gets a fresh array.
+   */
+  readonly allocate?: ((byteLength: number) => Uint8Array) | undefined;
+}
+
 /**
  * Canonical CBOR bytes of an envelope, without validation: fixed key order (seed fields `parent`
  * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, one exact-size
  * allocation.
- * @throws InvalidError only when a numeric field is outside its wire range.
+ * @throws InvalidError when a numeric field is outside its wire range, or `allocate` returns
+ * something other than a Uint8Array of the requested length.
  */
-export function encodeEnvelope(envelope: AgentEnvelope): Uint8Array {
-  return encodeWith((w) => writeEnvelope(w, envelope));
+export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelopeOptions): Uint8Array {
+  return encodeWith((w) => writeEnvelope(w, envelope), options?.allocate);
 }
 
 /**

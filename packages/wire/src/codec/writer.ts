@@ -170,12 +170,26 @@ export class ByteWriter {
   }
 }
 
-/** Runs `write` twice (measure, then fill) and returns the exact-size result. @internal */
-export function encodeWith(write: (w: ByteWriter) => void): Uint8Array {
+/**
+ * Runs `write` twice (measure, then fill) and returns the exact-size result, in a fresh array or
+ * in what `allocate` returns for the size. @internal
+ */
+export function encodeWith(write: (w: ByteWriter) => void, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
+  let out: Uint8Array;
   try {
     const measure = new ByteWriter(null);
     write(measure);
-    const out = new Uint8Array(measure.pos);
+    if (allocate === undefined) out = new Uint8Array(measure.pos);
+    else {
+      try {
+        out = allocate(measure.pos);
+      } catch (error) {
+        throw new InvalidError(`allocate(${measure.pos}) failed`, { context: { field: 'allocate' }, cause: error });
+      }
+      if (!(out instanceof Uint8Array) || out.length !== measure.pos) {
+        throw new InvalidError(`allocate(${measure.pos}) must return a Uint8Array of exactly that length`, { context: { field: 'allocate' } });
+      }
+    }
     const w = new ByteWriter(out);
     write(w);
     return out;

@@ -24,3 +24,6 @@ export function payloadBytes(size: number): Uint8Array {
   used += size;
   return slab.subarray(start, used);
 }
+
+/** Encoder options that place the output in a slab (for payloads handed to a transport as immutable). */
+export const POOLED: { readonly allocate: (byteLength: number) => Uint8Array } = Object.freeze({ allocate: payloadBytes });
