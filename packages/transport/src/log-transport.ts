@@ -60,7 +60,11 @@ export interface TopicDescription extends TopicAddress {
 export interface AppendRecord {
   /** Typed user headers (keys 1..255 UTF-8 bytes, block at most 100,000 bytes encoded). */
   readonly headers?: RecordHeaders | undefined;
-  /** The payload, 1..64,000,000 bytes. The log keeps its own copy. */
+  /**
+   * The payload, 1..64,000,000 bytes. The log keeps its own copy (unless the request says
+   * `payloadsImmutable`). It may be a view into a buffer other records share: a transport never
+   * transfers or detaches a payload's buffer.
+   */
   readonly payload: Uint8Array;
 }
 

@@ -16,7 +16,8 @@ let used = 0;
 /** A zero-filled Uint8Array of `size` bytes that nothing else will ever write to. */
 export function payloadBytes(size: number): Uint8Array {
   if (size > CARVE_LIMIT) return new Uint8Array(size);
-  if (used + size > SLAB_BYTES) {
+  // A detached slab (a transport transferred a payload's buffer despite the contract) is dropped.
+  if (used + size > SLAB_BYTES || slab.byteLength === 0) {
     slab = new Uint8Array(SLAB_BYTES);
     used = 0;
   }
