@@ -1,127 +1,16 @@
-import { AgdxClient, Agent, AgentTopic, type AgentHandle, type AgentMessage, type DeadLetterSink } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
 import { TransportFailureError, type MemoryLog } from '@agdx/transport';
-import {
-  AgentEnvelope,
-  AgentId,
-  ContentType,
-  ConversationId,
-  CorrelationId,
-  DeadLetterReason,
-  decodeProvenanceHeaders,
-  envelopeRecord,
-  MintUlid,
-  RecordId,
-  stringHeader,
-  uint32Header,
-  type AgentDeadLetter,
-} from '@agdx/wire';
+import { ContentType, ConversationId, DeadLetterReason, decodeProvenanceHeaders, envelopeRecord, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
-import { deadLetters, eventually, harness, readAll, STREAM, stopAll, text } from './support-runtime/harness.js';
-
-const planner = AgentId.new('planner');
-
-function command(body: string, conversation: ConversationId = ConversationId.new()): AgentEnvelope {
-  return AgentEnvelope.command(MintUlid.mint(RecordId), conversation, planner, MintUlid.mint(CorrelationId), text.encode(body)).withOperation('work');
-}
+import { memoryEnv } from './support-runtime/env.js';
+import { deadLetters, eventually, harness, readAll, STREAM, stopAll } from './support-runtime/harness.js';
+import { command, crashRedeliversAndLosesNothing, poisonRecordIsDeadLettered } from './support-runtime/scenarios.js';
 
 describe('reliable consumer', () => {
-  it('redelivers a record handled but not committed when the agent dies, and a second member of the group loses none', async () => {
-    const h = await harness(4);
-    const handledBy = new Map<string, string[]>();
-    const note = (who: string, message: AgentMessage): void => {
-      const key = new TextDecoder().decode(message.envelope?.body ?? new Uint8Array());
-      handledBy.set(key, [...(handledBy.get(key) ?? []), who]);
-    };
-    let firstHandled = 0;
-    let crashed: string | undefined;
-    let first: AgentHandle | undefined;
-    const spawn = (who: string, laser = h.connect()): AgentHandle =>
-      Agent.builder()
-        .id('worker')
-        .listenOn(AgentTopic.Sessions)
-        .concurrency({ kind: 'serial-per-partition', maxPartitions: 4 })
-        .pollInterval(20)
-        .handler(async (message) => {
-          note(who, message);
-          const body = new TextDecoder().decode(message.envelope?.body ?? new Uint8Array());
-          if (who === 'first' && ++firstHandled === 3) {
-            crashed = body;
-            // The effect happened; the process dies before the offset is committed.
-            await first?.abort();
-          }
-        })
-        .spawn(laser);
-    first = spawn('first');
-    const second = spawn('second');
-    await Promise.all([first.ready(), second.ready()]);
-    const bodies = Array.from({ length: 40 }, (_, i) => `r-${i}`);
-    for (const body of bodies) await h.laser.publish(AgentTopic.Sessions, command(body), ContentType.raw);
-    const restarted = spawn('restarted');
-    await restarted.ready();
-    const committedToEnd = async (): Promise<boolean> => {
-      const description = await h.log.describeTopic({ stream: STREAM, topic: AgentTopic.Sessions });
-      for (const p of description.partitions) {
-        const stored = await h.log.getOffset({ stream: STREAM, topic: AgentTopic.Sessions, partition: p.partition, consumer: { kind: 'group', name: 'worker' } });
-        if (p.nextOffset > 0n && stored !== p.nextOffset - 1n) return false;
-      }
-      return true;
-    };
-    await eventually(async () => bodies.every((b) => handledBy.has(b)) && (await committedToEnd()), 10_000, 'every record handled and committed');
-    // The crashed record was handled by the dead process and again after it (at least once).
-    expect(crashed).toBeDefined();
-    const handlers = handledBy.get(crashed ?? '') ?? [];
-    expect(handlers[0]).toBe('first');
-    expect(handlers.length).toBeGreaterThanOrEqual(2);
-    // The first agent handled nothing after it died.
-    expect([...handledBy.values()].flat().filter((w) => w === 'first')).toHaveLength(3);
-    await stopAll(second, restarted);
-    // After a clean shutdown nothing is left uncommitted: a fresh member of the group gets nothing.
-    const late: string[] = [];
-    const probe = Agent.builder().id('worker').listenOn(AgentTopic.Sessions).handler((m) => void late.push(m.envelope?.record?.toString() ?? '')).spawn(h.connect());
-    await probe.ready();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await probe.shutdown();
-    expect(late).toEqual([]);
-  });
+  it('redelivers a record handled but not committed when the agent dies, and a second member of the group loses none', () =>
+    crashRedeliversAndLosesNothing(memoryEnv));
 
-  it('dead-letters a poison record after the configured attempts with its bytes intact', async () => {
-    const h = await harness();
-    let attempts = 0;
-    const sunk: AgentDeadLetter[] = [];
-    const sink: DeadLetterSink = { onDeadLetter: (_m, capsule) => void sunk.push(capsule) };
-    await using agent = Agent.builder()
-      .id('fragile')
-      .listenOn(AgentTopic.Sessions)
-      .retry({ maxAttempts: 3, baseDelayMs: 1 })
-      .deadLetterSink(sink)
-      .handler(() => {
-        attempts++;
-        throw new Error('poison');
-      })
-      .spawn(h.laser);
-    await agent.ready();
-    const conversation = ConversationId.new();
-    const at = await h.laser.publish(AgentTopic.Sessions, command('poison', conversation), ContentType.raw);
-    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a dead letter');
-    const [original] = await h.log.read({ stream: STREAM, topic: AgentTopic.Sessions, partition: at.partition, offset: at.offset, maxCount: 1 });
-    const [letter] = await deadLetters(h.log);
-    expect(attempts).toBe(3);
-    expect(letter?.reason).toBe(DeadLetterReason.RetryExhausted);
-    expect(letter?.attempts).toBe(3);
-    expect(letter?.detail).toContain('poison');
-    expect(letter?.payload).toEqual(original?.payload);
-    expect(letter?.source.partitionId).toBe(at.partition);
-    expect(letter?.source.offset).toBe(at.offset);
-    expect(sunk).toHaveLength(1);
-    // The letter keeps the record's conversation and names its source position as cause.
-    const [dlq] = await readAll(h.log, 'agent.dlq');
-    const provenance = decodeProvenanceHeaders(dlq!.headers);
-    expect(provenance.conversation.equals(conversation)).toBe(true);
-    expect(provenance.cause).toBe(`${at.partition}:${at.offset}`);
-    // Committed: the poison record is not handled again.
-    await agent.shutdown();
-    expect(attempts).toBe(3);
-  });
+  it('dead-letters a poison record after the configured attempts with its bytes intact', () => poisonRecordIsDeadLettered(memoryEnv));
 
   it('dead-letters an undecodable record (DecodeFailed) with its original bytes, and keeps consuming', async () => {
     const h = await harness();

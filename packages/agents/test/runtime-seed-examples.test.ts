@@ -13,37 +13,13 @@ import {
   type ChannelRecord,
 } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
+import { memoryEnv } from './support-runtime/env.js';
 import { harness, STREAM } from './support-runtime/harness.js';
+import { seedAssistantAnswersRequest } from './support-runtime/scenarios.js';
 
 describe('seed 002: put a worker behind a bridge', () => {
-  it('the assistant answers with a typed response that carries the correlation and is addressed to the requester', async () => {
-    const { laser } = await harness();
-    const text = new TextEncoder();
-    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-
-    await using assistant = Agent.builder()
-      .id(AgentId.new('assistant'))
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Sessions)
-      .handler({
-        handle: (message, ctx) => ctx.respond(text.encode(`handled: ${decode(agentMessageBody(message))}`)),
-      })
-      .build()
-      .spawn(laser);
-    await assistant.ready();
-
-    const conversation = ConversationId.new();
-    const correlation = MintUlid.mint(CorrelationId);
-    const request = laser.agdx(AgentTopic.Sessions, AgentId.new('a2a-gateway'), conversation).command(correlation, text.encode('summarize'));
-    const reply = await laser.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: 5_000 });
-    expect(decode(agentMessageBody(reply))).toBe('handled: summarize');
-    expect(reply.envelope?.kind).toBe('response');
-    expect(reply.envelope?.correlation?.equals(correlation)).toBe(true);
-    expect(reply.envelope?.target?.value).toBe('a2a-gateway');
-    expect(reply.envelope?.source.value).toBe('assistant');
-    expect(reply.envelope?.cause?.equals(request.recordId)).toBe(true);
-    expect(reply.envelope?.causeAt).toBeDefined();
-  });
+  it('the assistant answers with a typed response that carries the correlation and is addressed to the requester', () =>
+    seedAssistantAnswersRequest(memoryEnv));
 });
 
 describe('seed 000: read an agent message', () => {

@@ -1,58 +1,15 @@
-import { AgdxClient, Agent, AgentTopic, agentMessageBody, type AgentMessage } from '@agdx/agents';
+import { Agent, AgentTopic } from '@agdx/agents';
 import { KeyKind, KeyRegistry, SigningKey } from '@agdx/sign';
-import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, DeadLetterReason, MintUlid, RecordId } from '@agdx/wire';
+import { AgentId, ConversationId, CorrelationId, DeadLetterReason, MintUlid } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
-import { deadLetters, eventually, harness, STREAM } from './support-runtime/harness.js';
+import { memoryEnv } from './support-runtime/env.js';
+import { deadLetters, eventually, harness } from './support-runtime/harness.js';
+import { forgedReplyNeverResolvesVerifiedWait } from './support-runtime/scenarios.js';
 
 const text = new TextEncoder();
-const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
 describe('signatures end to end', () => {
-  it('a forged reply never resolves a verified wait; the signed answer of the agent does', async () => {
-    const { log, laser } = await harness();
-    const assistantKey = SigningKey.fromBytes(new Uint8Array(32).fill(7));
-    const malloryKey = SigningKey.fromBytes(new Uint8Array(32).fill(9));
-    const registry = new KeyRegistry();
-    registry.enroll('assistant', assistantKey, KeyKind.Agent);
-    registry.enroll('mallory', malloryKey, KeyKind.Agent);
-
-    let forged!: () => void;
-    const forgeriesWritten = new Promise<void>((resolve) => (forged = resolve));
-    await using assistant = Agent.builder()
-      .id('assistant')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Sessions)
-      .signingKey(assistantKey)
-      .handler(async (message, ctx) => {
-        await forgeriesWritten;
-        await ctx.respond(text.encode(`genuine: ${decode(agentMessageBody(message))}`));
-      })
-      .spawn(laser);
-    await assistant.ready();
-
-    const requester = AgdxClient.from(log.connect(), { stream: STREAM, verifier: registry });
-    const conversation = ConversationId.new();
-    const correlation = MintUlid.mint(CorrelationId);
-    const request = requester.agdx(AgentTopic.Sessions, AgentId.new('planner'), conversation).command(correlation, text.encode('hello')).withTarget('assistant');
-    const waiting = requester.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: 5_000 });
-
-    await eventually(async () => (await log.describeTopic({ stream: STREAM, topic: AgentTopic.Sessions })).partitions[0]!.nextOffset > 0n, 5_000, 'the request');
-    const forgery = (body: string): AgentEnvelope =>
-      AgentEnvelope.response(MintUlid.mint(RecordId), conversation, AgentId.new('assistant'), correlation, text.encode(body)).withTarget(AgentId.new('planner'));
-    // Unsigned, claiming to be the assistant.
-    await laser.publish(AgentTopic.Sessions, forgery('forged: unsigned'), ContentType.raw);
-    // Signed by an enrolled key, but not the expected signer's.
-    await laser.publish(AgentTopic.Sessions, forgery('forged: wrong signer'), ContentType.raw, { signer: malloryKey });
-    // Signed by an unknown key.
-    await laser.publish(AgentTopic.Sessions, forgery('forged: unknown key'), ContentType.raw, { signer: SigningKey.fromBytes(new Uint8Array(32).fill(3)) });
-    forged();
-
-    const reply: AgentMessage = await waiting;
-    expect(decode(agentMessageBody(reply))).toBe('genuine: hello');
-    expect(reply.envelope?.signature).toBeDefined();
-    expect((await registry.verifyAt(reply.envelope!, reply.timestampMicros, reply.headers)).principal).toBe('assistant');
-    await requester.close();
-  });
+  it('a forged reply never resolves a verified wait; the signed answer of the agent does', () => forgedReplyNeverResolvesVerifiedWait(memoryEnv));
 
   it('an agent with a verifier handles signed work and dead-letters unsigned work as Rejected', async () => {
     const { log, laser } = await harness();

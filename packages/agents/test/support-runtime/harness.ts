@@ -1,5 +1,5 @@
 import { AgdxClient, type AgdxClientOptions, type AgentHandle } from '@agdx/agents';
-import { MemoryLog, type LogRecord } from '@agdx/transport';
+import { MemoryLog, type LogRecord, type LogTransport } from '@agdx/transport';
 import { decodeAgentDeadLetter, type AgentDeadLetter } from '@agdx/wire';
 
 /** The stream every runtime test uses. */
@@ -26,17 +26,17 @@ export async function harness(partitions = 1, options: AgdxClientOptions = {}): 
   };
 }
 
-/** Every record of a topic, partition by partition. */
-export async function readAll(log: MemoryLog, topic: string): Promise<LogRecord[]> {
-  const description = await log.describeTopic({ stream: STREAM, topic });
+/** Every record of a topic of `stream` (default {@link STREAM}), partition by partition. */
+export async function readAll(log: LogTransport, topic: string, stream: string = STREAM): Promise<LogRecord[]> {
+  const description = await log.describeTopic({ stream, topic });
   const out: LogRecord[] = [];
-  for (const p of description.partitions) out.push(...(await log.read({ stream: STREAM, topic, partition: p.partition, offset: 0n, maxCount: 100_000 })));
+  for (const p of description.partitions) out.push(...(await log.read({ stream, topic, partition: p.partition, offset: 0n, maxCount: 100_000 })));
   return out;
 }
 
-/** The decoded dead letters on agent.dlq. */
-export async function deadLetters(log: MemoryLog): Promise<AgentDeadLetter[]> {
-  return (await readAll(log, 'agent.dlq')).map((r) => decodeAgentDeadLetter(r.payload));
+/** The decoded dead letters on agent.dlq of `stream` (default {@link STREAM}). */
+export async function deadLetters(log: LogTransport, stream: string = STREAM): Promise<AgentDeadLetter[]> {
+  return (await readAll(log, 'agent.dlq', stream)).map((r) => decodeAgentDeadLetter(r.payload));
 }
 
 /** Polls `check` (every 5 ms, up to `timeoutMs`) until it returns true. */
