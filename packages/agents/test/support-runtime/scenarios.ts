@@ -251,7 +251,7 @@ export function forgedReplyNeverResolvesVerifiedWait(open: RuntimeEnvFactory): P
  * work is parked while another session's is handled, and after the resume the held work runs
  * oldest first before new work of the session, each unparked, all in lane order.
  */
-export function pauseParkResumeUnparkInOrder(open: RuntimeEnvFactory): Promise<void> {
+export function pauseParkResumeUnparkInOrder(open: RuntimeEnvFactory, options: { readonly resumeMayTrailWork?: boolean } = {}): Promise<void> {
   return within(open, 2, async (env) => {
     const worker = AgentId.new('worker');
     const handled: string[] = [];
@@ -295,10 +295,10 @@ export function pauseParkResumeUnparkInOrder(open: RuntimeEnvFactory): Promise<v
     expect(handled.slice(2)).toEqual(['p1', 'p2', 'p3', 'p4']);
     // p4 is published right after the resume. The consumer and the control follower read different
     // topics, so p4 may reach the consumer before the follower applied the resume (on an in-process
-    // log it practically never does; over a network it can): then it is parked too, and unparked
-    // after p1..p3. Either way it is handled last and the lane keeps the protocol's order.
+    // log it does not; over a network it can): then it is parked too, and unparked after p1..p3.
+    // Either way it is handled last and the lane keeps the protocol's order.
     const held = agent.stats.parked;
-    expect([3, 4]).toContain(held);
+    expect(options.resumeMayTrailWork === true ? [3, 4] : [3]).toContain(held);
     const events = await lane(env.transport, paused, env.stream);
     expect(describeLane(events)).toEqual([
       'ack:paused',
