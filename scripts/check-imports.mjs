@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 
-const NODE_ALLOWED = new Set(['transport-iggy', 'iggy-dev-server', 'cli']);
+const NODE_ALLOWED = new Set(['transport-iggy', 'iggy-dev-server', 'cli', 'bridge-testing']);
 const root = resolve(import.meta.dirname, '..');
 const packagesDir = join(root, 'packages');
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));

@@ -4,7 +4,8 @@ import { A2aBridge, createA2aHttpHandler, PublicErrorMessage, taskToJson, verify
 import { SigningKey } from '@agdx/sign';
 import { AgdxError, ConversationId, CorrelationId, readBridgeHops, TaskState } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoWorker, eventually, memoryClient, serve, serveHono, STREAM, text, worker } from './support/harness.js';
+import { echoWorker, eventually, memoryClient, serveHono, STREAM, text, worker } from '@agdx/bridge-testing';
+import { serve } from './support/serve.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,7 +2,8 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { AgentTopic } from '@agdx/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoWorker, eventually, memoryClient, serve } from './support/harness.js';
+import { echoWorker, eventually, memoryClient } from '@agdx/bridge-testing';
+import { serve } from './support/serve.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -14,13 +14,11 @@ import {
 import { SigningKey } from '@agdx/sign';
 import { AgdxError, ContentType, readBridgeHops, taskStateDisplay, type AgentEnvelope, type CapabilityDescriptor, type ContentRef } from '@agdx/wire';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Divergences } from './support/expectations.js';
-import { memoryClient, oracle, STREAM } from './support/harness.js';
-import { contentTypeOf, envelopeOf, hex, publishedEnvelopes, type LogicalEnvelope, type PublishedBatch } from './support/logical.js';
+import { contentTypeOf, Divergences, envelopeOf, hex, memoryClient, oracle, publishedEnvelopes, STREAM, type LogicalEnvelope, type PublishedBatch } from '@agdx/bridge-testing';
 
 type Case = Record<string, unknown> & { readonly id: string };
 const a2a = oracle<{ sections: Record<string, Case[]> }>('a2a.json');
-const divergences = new Divergences('a2a.json');
+const divergences = new Divergences(new URL('./expectations/a2a.json', import.meta.url));
 const handled = new Set(['cards', 'card_signatures', 'card_verify', 'content_ref_modes', 'tasks', 'rpc']);
 const allIds = new Set(Object.values(a2a.sections).flatMap((cases) => cases.map((c) => c.id)));
 

@@ -4,7 +4,7 @@ import { AgentTopic, agentMessageBody, readAgentMessage } from '@agdx/agents';
 import { createMcpHttpHandler, McpBridge, MEMORY_TOOLS, PublicErrorMessage } from '@agdx/bridge-mcp';
 import { AgdxError, AgentErrorCode, ConversationId, decodeSessionEnd, readBridgeHops, TaskState, type AgentEnvelope } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decode, memoryClient, serveHono, STREAM, text, worker } from './support/harness.js';
+import { decode, memoryClient, serveHono, STREAM, text, worker } from '@agdx/bridge-testing';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

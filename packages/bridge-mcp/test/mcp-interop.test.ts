@@ -4,7 +4,8 @@ import { agentMessageBody, AgentTopic } from '@agdx/agents';
 import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { AgentErrorCode } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decode, memoryClient, serve, text, worker } from './support/harness.js';
+import { decode, memoryClient, text, worker } from '@agdx/bridge-testing';
+import { serve } from './support/serve.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

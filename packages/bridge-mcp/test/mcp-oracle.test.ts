@@ -2,9 +2,7 @@ import { AgentTopic, agentMessageBody, readAgentMessage, type AgentHandle } from
 import { McpBridge, toolResultFromEnvelope, toolResultToJson, type McpPrompt, type McpRole } from '@agdx/bridge-mcp';
 import { AgentErrorCode, readBridgeHops, type AgentEnvelope } from '@agdx/wire';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Divergences } from './support/expectations.js';
-import { memoryClient, oracle, STREAM, text, worker } from './support/harness.js';
-import { envelopeOf, publishedEnvelopes, type LogicalEnvelope, type PublishedBatch } from './support/logical.js';
+import { Divergences, envelopeOf, memoryClient, oracle, publishedEnvelopes, STREAM, text, worker, type LogicalEnvelope, type PublishedBatch } from '@agdx/bridge-testing';
 
 type Case = Record<string, unknown> & { readonly id: string };
 interface RpcCase extends Case {
@@ -15,7 +13,7 @@ interface RpcCase extends Case {
 }
 const mcp = oracle<{ sections: Record<string, Case[]> }>('mcp.json');
 const rpcCases = (mcp.sections['rpc'] ?? []) as RpcCase[];
-const divergences = new Divergences('mcp.json');
+const divergences = new Divergences(new URL('./expectations/mcp.json', import.meta.url));
 const handled = new Set(['rpc', 'tool_results']);
 const allIds = new Set(Object.values(mcp.sections).flatMap((cases) => cases.map((c) => c.id)));
 const MEMORY = new Set(['remember', 'recall']);

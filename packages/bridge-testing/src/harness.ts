@@ -1,16 +1,15 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { AgdxClient, Agent, agentMessageBody, type AgentHandle, type AgentCtx, type AgentMessage } from '@agdx/agents';
 import { MemoryLog } from '@agdx/transport';
 import { AgentId } from '@agdx/wire';
-import { toNodeListener } from '@agdx/bridge-a2a/node';
 
 /** The stream every bridge test uses. */
 export const STREAM = 'bridge-test';
 
-/** The shared fixtures folder (read in place). */
-export const FIXTURES: URL = new URL('../../../../../shared/fixtures/', import.meta.url);
+/** The shared fixtures folder (read in place; the same folder from src/ and dist/). */
+export const FIXTURES: URL = new URL('../../../../shared/fixtures/', import.meta.url);
 
 /** A parsed oracle fixture file. */
 export function oracle<T = Record<string, unknown>>(name: string): T {
@@ -26,7 +25,7 @@ export async function memoryClient(partitions = 2): Promise<{ log: MemoryLog; la
 }
 
 /** UTF-8 helpers. */
-export const text = new TextEncoder();
+export const text: TextEncoder = new TextEncoder();
 /** UTF-8 decoding. */
 export const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
@@ -48,18 +47,33 @@ export function echoWorker(laser: AgdxClient, listen: string, respond: string): 
   return worker(laser, listen, respond, (message, ctx) => ctx.respond(text.encode(`handled: ${decode(agentMessageBody(message))}`)));
 }
 
-/** A node:http server on 127.0.0.1 with an ephemeral port, serving a fetch-style handler. */
-export async function serve(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+/** A fetch-style request handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** A loopback server a test started; `close` drops open connections and stops listening. */
+export interface TestServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A `serve` function that runs a fetch-style handler on a node:http server on 127.0.0.1 with an
+ * ephemeral port, adapted by `toNodeListener` (each bridge passes the adapter of its own `/node`
+ * entry, so its suite exercises that entry).
+ */
+export function serveWith(toNodeListener: (handler: FetchHandler) => RequestListener): (handler: FetchHandler) => Promise<TestServer> {
+  return async (handler) => {
+    const server: Server = createServer(toNodeListener(handler));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
   };
 }
 
@@ -75,7 +89,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 /** Serves a Hono app (mounting a handler with `app.all('/*', c => handler(c.req.raw))`) on 127.0.0.1. */
-export async function serveHono(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveHono(handler: FetchHandler): Promise<TestServer> {
   const { Hono } = await import('hono');
   const { serve: honoServe } = await import('@hono/node-server');
   const app = new Hono();

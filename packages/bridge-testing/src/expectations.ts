@@ -10,13 +10,14 @@ export interface Divergence {
   readonly patch?: readonly unknown[];
 }
 
-/** The divergences recorded in test/expectations/<file>, and the ids a run exercised. */
+/** The divergences recorded in a bridge's expectations file (test/expectations/<file>), and the ids a run exercised. */
 export class Divergences {
   readonly table: ReadonlyMap<string, Divergence>;
   readonly used: Set<string> = new Set();
 
-  constructor(file: string) {
-    const raw = JSON.parse(readFileSync(new URL(`../expectations/${file}`, import.meta.url), 'utf8')) as Record<string, Divergence>;
+  /** `file`: the bridge's expectations file, e.g. `new URL('./expectations/a2a.json', import.meta.url)` in its test folder. */
+  constructor(file: URL) {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Divergence>;
     this.table = new Map(Object.entries(raw).filter(([id]) => !id.startsWith('$')));
     for (const [id, entry] of this.table) expect(entry.reason.length, `${id} needs a reason`).toBeGreaterThan(0);
   }
