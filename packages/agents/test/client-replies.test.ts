@@ -126,6 +126,39 @@ describe('correlated waits, unverified', () => {
     const bodies = await Promise.all(waits.map(async (w) => dec(agentMessageBody(await w.reply))));
     expect(bodies).toEqual(corrs.map((_, i) => String(i)));
   });
+
+  it('one signal shared by many waits cancels them all, without a listener per wait', async () => {
+    const { laser } = await setup();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      const conversation = ConversationId.new();
+      const hub = laser.replies(AgentTopic.Sessions);
+      const waits = await Promise.all(
+        Array.from({ length: 40 }, () => hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 60_000, signal: controller.signal })),
+      );
+      for (const w of waits) w.reply.catch(() => undefined);
+      controller.abort();
+      for (const w of waits) await expect(w.reply).rejects.toBeInstanceOf(CancelledError);
+      expect(hub.pending).toBe(0);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a signal that fires while the hub is still starting cancels the wait (it is not missed)', async () => {
+    const { laser } = await setup();
+    const controller = new AbortController();
+    // The hub seeds itself (an await) before it watches the signal; abort in that window.
+    const expecting = laser.replies(AgentTopic.Responses).expect({ correlation: MintUlid.mint(CorrelationId), conversation: ConversationId.new(), timeoutMs: 60_000, signal: controller.signal });
+    controller.abort();
+    const pending = await expecting;
+    await expect(pending.reply).rejects.toBeInstanceOf(CancelledError);
+  });
 });
 
 describe('correlated waits with a verifier', () => {

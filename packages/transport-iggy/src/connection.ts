@@ -11,7 +11,7 @@
 
 import net from 'node:net';
 import tls from 'node:tls';
-import { CancelledError, ClosedError, TimeoutError, TransportFailureError } from '@agdx/transport';
+import { CancelledError, ClosedError, TimeoutError, TransportFailureError, watchAbort } from '@agdx/transport';
 import type { TransportError } from '@agdx/transport';
 import {
   ClassicClientSession,
@@ -184,7 +184,7 @@ export class IggyConnection {
     const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
     return new Promise<Uint8Array>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false);
+      let unwatch: (() => void) | undefined;
       const call: Call = {
         code,
         body,
@@ -199,11 +199,12 @@ export class IggyConnection {
         reject,
         cleanup: () => {
           if (timer !== undefined) clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          unwatch?.();
         },
       };
       timer = setTimeout(() => this.#abandon(call, new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs } }), true), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // Many concurrent calls often share one signal: one listener per signal, not per call.
+      unwatch = watchAbort(signal, () => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false));
       this.#queue.push(call);
       this.#pump();
       if (this.#state === 'down') this.#startReconnect();

@@ -1,6 +1,6 @@
 /** An abortable pause for the polling loops behind `waitFor`. */
 
-import { CancelledError, ClosedError } from '@agdx/transport';
+import { CancelledError, ClosedError, watchAbort } from '@agdx/transport';
 
 /**
  * Resolves after `ms`; rejects with `CancelledError` when `signal` fires and with `ClosedError`
@@ -12,8 +12,8 @@ export function sleepUnlessStopped(ms: number, signal: AbortSignal | undefined, 
     if (signal?.aborted === true) return reject(new CancelledError('the operation was aborted', { cause: signal.reason }));
     const done = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      stop.removeEventListener('abort', onStop);
+      unwatchSignal();
+      unwatchStop();
     };
     const onAbort = (): void => {
       done();
@@ -27,7 +27,7 @@ export function sleepUnlessStopped(ms: number, signal: AbortSignal | undefined, 
       done();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    stop.addEventListener('abort', onStop, { once: true });
+    const unwatchSignal = watchAbort(signal, onAbort);
+    const unwatchStop = watchAbort(stop, onStop);
   });
 }

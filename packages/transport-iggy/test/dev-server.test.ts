@@ -42,5 +42,30 @@ describe('against the dev server (separate process)', () => {
         await full.close();
       }
     });
+
+    it(`${protocol}: many concurrent calls and waits sharing one signal end together without a listener-leak warning`, async () => {
+      const t = await IggyTransport.connect({ port: server.port, protocol, waitPollMs: { min: 2, max: 10 } });
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning);
+      process.on('warning', onWarning);
+      try {
+        const stream = `sig-${protocol}-${Date.now().toString(36)}`;
+        await t.ensureStream(stream);
+        await t.ensureTopic({ stream, topic: 't' }, { partitions: 1 });
+        const controller = new AbortController();
+        const signal = controller.signal;
+        const reads = Array.from({ length: 20 }, () => t.read({ stream, topic: 't', partition: 0, offset: 0n, signal }));
+        const waits = Array.from({ length: 20 }, () => t.waitFor({ stream, topic: 't', partition: 0, offset: 5n, timeoutMs: 30_000, signal }));
+        for (const w of waits) w.catch(() => undefined);
+        expect((await Promise.all(reads)).every((r) => r.length === 0)).toBe(true);
+        controller.abort();
+        for (const w of waits) await expect(w).rejects.toMatchObject({ kind: 'cancelled' });
+        await new Promise((r) => setTimeout(r, 10));
+        expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+        await t.close();
+      }
+    });
   }
 });

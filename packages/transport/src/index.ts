@@ -29,6 +29,7 @@ export {
   MAX_HEADER_PART_BYTES,
   readHeaderValue,
 } from './headers.js';
+export { watchAbort } from './abort-watch.js';
 export { isSealedHeaders, sealHeaders } from './sealed-headers.js';
 export { keyBytes as routingKeyBytes, MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
 export type {

@@ -4,6 +4,7 @@
  * and the waiter re-checks its condition. No timer runs except the single timeout.
  */
 
+import { watchAbort } from './abort-watch.js';
 import { CancelledError, type TransportError } from './errors.js';
 
 /** One pending wait. */
@@ -36,7 +37,7 @@ export function waitUntil(
   if (timeoutMs === 0) return Promise.resolve(false);
   return new Promise<boolean>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = (): void => waiter.settle(new CancelledError('the wait was aborted', { cause: signal?.reason }));
+    let unwatch: (() => void) | undefined;
     const waiter: Waiter = {
       ready,
       settle(outcome) {
@@ -45,7 +46,7 @@ export function waitUntil(
         timer = undefined;
         for (const set of sets) set.delete(waiter);
         owned.delete(waiter);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (typeof outcome === 'boolean') resolve(outcome);
         else reject(outcome);
       },
@@ -53,6 +54,6 @@ export function waitUntil(
     timer = setTimeout(() => waiter.settle(ready()), timeoutMs);
     for (const set of sets) set.add(waiter);
     owned.add(waiter);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    unwatch = watchAbort(signal, () => waiter.settle(new CancelledError('the wait was aborted', { cause: signal?.reason })));
   });
 }

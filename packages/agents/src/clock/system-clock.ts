@@ -1,4 +1,5 @@
 import { InvalidError } from '@agdx/wire';
+import { watchAbort } from '@agdx/transport';
 import { CancelledError } from '../errors.js';
 import type { Clock } from './clock.js';
 
@@ -50,20 +51,20 @@ export class SystemClock implements Clock {
     return new Promise<void>((resolve, reject) => {
       let remaining = ms;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => {
-        if (timer !== undefined) clearTimeout(timer);
-        reject(new CancelledError('sleep aborted', { cause: signal?.reason }));
-      };
+      let unwatch: (() => void) | undefined;
       const arm = (): void => {
         const step = Math.min(remaining, MAX_TIMER_MS);
         remaining -= step;
         timer = setTimeout(() => {
           if (remaining > 0) return arm();
-          signal?.removeEventListener('abort', onAbort);
+          unwatch?.();
           resolve();
         }, step);
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      unwatch = watchAbort(signal, () => {
+        if (timer !== undefined) clearTimeout(timer);
+        reject(new CancelledError('sleep aborted', { cause: signal?.reason }));
+      });
       arm();
     });
   }

@@ -1,6 +1,6 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import type { LogRecord } from '@agdx/transport';
+import { watchAbort, type LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
 import { CancelledError, TimeoutError } from '../errors.js';
@@ -126,6 +126,7 @@ export class ReplyHub {
     };
     const key = options.correlation.toString();
     let cancelTimer: (() => void) | undefined;
+    let unwatch: (() => void) | undefined;
     let waiter!: Waiter;
     const reply = new Promise<AgentMessage>((resolve, reject) => {
       waiter = {
@@ -137,12 +138,11 @@ export class ReplyHub {
         reject: (error) => settle(() => reject(error)),
       };
     });
-    const onAbort = (): void => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason }));
     const settle = (fn: () => void): void => {
       if (waiter.settled) return;
       waiter.settled = true;
       cancelTimer?.();
-      signal?.removeEventListener('abort', onAbort);
+      unwatch?.();
       this.#remove(key, waiter);
       fn();
     };
@@ -155,7 +155,9 @@ export class ReplyHub {
       waiter.reject(error);
       throw error;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // One listener per signal however many waits share it; a signal that fired while the hub
+    // was starting still cancels the wait.
+    unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
     if (!waiter.settled) {
       cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
         waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
