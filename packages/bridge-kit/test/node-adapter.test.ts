@@ -1,22 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveWith } from '@agdx/bridge-testing';
 import { toNodeListener } from '@agdx/bridge-kit/node';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /** Serves a fetch-style handler through the adapter on 127.0.0.1, on an ephemeral port. */
-async function serve(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const serve = serveWith(toNodeListener);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
