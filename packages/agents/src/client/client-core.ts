@@ -6,6 +6,7 @@ import {
   MintUlid,
   type AgentEnvelope,
   type BlobStore,
+  type HeaderBlockFields,
   type MachineId,
   type MachineIdClass,
   type RecordHeaders,
@@ -102,11 +103,12 @@ export class ClientCore {
   }
 
   /**
-   * The seed header block of an envelope, written by wire's shared encoder and memoised: the block
-   * is a pure function of the content type, the topic, the author, the session, the addressee and
-   * the ancestry, so a cached block is byte-identical to a fresh one. Blocks are shared read-only.
+   * The seed header block of an envelope (or of a chunk stream's shared fields), written by wire's
+   * shared encoder, sealed and memoised: the block is a pure function of the content type, the
+   * topic, the author, the session, the addressee and the ancestry, so a cached block is
+   * byte-identical to a fresh one. Blocks are sealed, so appends share them without copying.
    */
-  headersFor(envelope: AgentEnvelope, contentType: number, topic: string): RecordHeaders {
+  headersFor(envelope: HeaderBlockFields, contentType: number, topic: string): RecordHeaders {
     // Agent ids hold no control characters and ids are Crockford text, so only the topic could
     // contain the separator, and it is the one field not followed by another free-form one.
     const key = `${contentType}\u0000${topic}\u0000${envelope.source.value}\u0000${envelope.conversation.toString()}\u0000${envelope.target?.value ?? ''}\u0000${envelope.parent?.toString() ?? ''}\u0000${envelope.root?.toString() ?? ''}`;

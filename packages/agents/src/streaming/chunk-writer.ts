@@ -5,7 +5,6 @@ import {
   CorrelationId,
   encodeAgentErrorBody,
   encodeEnvelope,
-  encodeHeaderBlock,
   InvalidError,
   RecordId,
   validateEnvelope,
@@ -16,10 +15,10 @@ import {
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
-import { sealHeaders, type AppendRecord } from '@agdx/transport';
+import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
-import { ChunkEncoder } from './chunk-encoder.js';
+import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
 import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 import { POOLED } from '../client/payload-slab.js';
 
@@ -226,9 +225,14 @@ export class AgdxChunkWriter {
     if (this.#terminal) throw new InvalidError(TERMINAL);
     const body = encodeAgentErrorBody(checkErrorBody(error));
     this.#terminal = true;
-    const envelope = AgentEnvelope.fromFields({
-      kind: 'error',
-      record: this.#core.mint(RecordId),
+    const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
+    await this.#enqueue(envelope, ContentType.cbor);
+    await this.flush(options);
+  }
+
+  /** What every record of the stream carries: the terminal error, every chunk, the encoder's probe. */
+  #streamFields(): ChunkStreamFields {
+    return {
       conversation: this.#conversation,
       source: this.#source,
       target: this.#target,
@@ -236,11 +240,7 @@ export class AgdxChunkWriter {
       causeAt: this.#causeAt,
       correlation: this.#correlation,
       channel: this.#channel,
-      sequence: this.#next++,
-      body,
-    });
-    await this.#enqueue(envelope, ContentType.cbor);
-    await this.flush(options);
+    };
   }
 
   #chunk(body: Uint8Array, last: boolean, finishReason: string | undefined, usage: TokenUsage | undefined): AgentEnvelope {
@@ -248,13 +248,7 @@ export class AgdxChunkWriter {
     const opening = sequence === 0n;
     return AgentEnvelope.fromFields({
       kind: 'chunk',
-      conversation: this.#conversation,
-      source: this.#source,
-      target: this.#target,
-      cause: this.#cause,
-      causeAt: this.#causeAt,
-      correlation: this.#correlation,
-      channel: this.#channel,
+      ...this.#streamFields(),
       deadlineMicros: opening ? this.#deadline : undefined,
       sequence,
       last,
@@ -287,16 +281,7 @@ export class AgdxChunkWriter {
   #enqueueLater(body: Uint8Array): void {
     let encoder = this.#encoder;
     if (encoder === undefined) {
-      encoder = this.#encoder =
-        ChunkEncoder.for({
-          conversation: this.#conversation,
-          source: this.#source,
-          target: this.#target,
-          cause: this.#cause,
-          causeAt: this.#causeAt,
-          correlation: this.#correlation,
-          channel: this.#channel,
-        }) ?? null;
+      encoder = this.#encoder = ChunkEncoder.for(this.#streamFields()) ?? null;
     }
     if (encoder === null) {
       const envelope = this.#chunk(body, false, undefined, undefined);
@@ -322,9 +307,7 @@ export class AgdxChunkWriter {
   // Every record of one stream shares its header block (same author, session, addressee, topic).
   #headersOf(contentType: number): RecordHeaders {
     if (this.#headers !== undefined && this.#headersFor === contentType) return this.#headers;
-    const headers = sealHeaders(
-      encodeHeaderBlock({ conversation: this.#conversation, source: this.#source, target: this.#target }, contentType, { topic: this.#topic }),
-    );
+    const headers = this.#core.headersFor(this.#streamFields(), contentType, this.#topic);
     if (contentType === this.#contentType) {
       this.#headers = headers;
       this.#headersFor = contentType;
