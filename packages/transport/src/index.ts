@@ -30,6 +30,7 @@ export {
   readHeaderValue,
 } from './headers.js';
 export { watchAbort } from './abort-watch.js';
+export { ByteSlab } from './byte-slab.js';
 export { isSealedHeaders, sealHeaders } from './sealed-headers.js';
 export { keyBytes as routingKeyBytes, MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
 export type {

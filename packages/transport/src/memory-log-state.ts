@@ -5,6 +5,7 @@
  * from many agents never observe a half-applied change.
  */
 
+import { ByteSlab } from './byte-slab.js';
 import type { LogClock } from './clock.js';
 import type { LogRecord } from './log-transport.js';
 import type { Waiter } from './waiter.js';
@@ -75,34 +76,16 @@ export interface LogState {
   readonly streams: Map<string, Map<string, TopicState>>;
   /** Where broker timestamps come from. */
   readonly clock: LogClock;
-  /** Storage that small batches' payload copies are carved from (see {@link payloadStorage}). */
-  slab: Uint8Array;
-  /** First free byte of {@link LogState.slab}. */
-  slabUsed: number;
+  /**
+   * Where a batch's payload copies go: a small batch is carved from a shared 64 KiB slab, a batch
+   * over 4 KiB gets its own allocation. A record holds its slab no longer than the log holds it.
+   */
+  readonly payloads: ByteSlab;
 }
-
-const SLAB_BYTES = 64 * 1024;
-const SLAB_BATCH_LIMIT = 4 * 1024;
 
 /** A fresh log state. */
 export function newLogState(clock: LogClock): LogState {
-  return { streams: new Map(), clock, slab: new Uint8Array(SLAB_BYTES), slabUsed: 0 };
-}
-
-/**
- * Room for a batch's payload copies. A small batch is carved from the log's shared slab: creating
- * an ArrayBuffer costs far more than a view, and a record holds its slab no longer than the log
- * holds the record. Larger batches get their own allocation.
- */
-export function payloadStorage(state: LogState, bytes: number): Uint8Array {
-  if (bytes > SLAB_BATCH_LIMIT) return new Uint8Array(bytes);
-  if (state.slabUsed + bytes > state.slab.length) {
-    state.slab = new Uint8Array(SLAB_BYTES);
-    state.slabUsed = 0;
-  }
-  const start = state.slabUsed;
-  state.slabUsed = start + bytes;
-  return state.slab.subarray(start, start + bytes);
+  return { streams: new Map(), clock, payloads: new ByteSlab(64 * 1024, 4 * 1024) };
 }
 
 /** Creates a partition with no records. */

@@ -41,7 +41,6 @@ import {
   dropExpired,
   newLogState,
   newPartition,
-  payloadStorage,
   rebalance,
   type GroupState,
   type LogState,
@@ -282,7 +281,7 @@ export class MemoryLog implements LogTransport {
       }
       // Immutable payloads are kept as they are; others are copied, into one allocation per batch.
       const keep = request.payloadsImmutable === true;
-      const payloads = keep ? undefined : payloadStorage(this.#state, payloadBytes);
+      const payloads = keep ? undefined : this.#state.payloads.take(payloadBytes);
       let at = 0;
       let lastInput: RecordHeaders | undefined;
       let lastCopy: RecordHeaders = EMPTY_HEADERS;
