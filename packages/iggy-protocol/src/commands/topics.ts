@@ -133,6 +133,29 @@ function writeName(w: ByteWriter, name: string): void {
   w.u8(b.length).bytes(b);
 }
 
+/** The tail CreateTopic and UpdateTopic share. Classic: `[settings][name]`; VSR: `[name][options]`. */
+function writeNamedSettings(w: ByteWriter, req: TopicSettings & { readonly name: string }, protocol: IggyProtocol): void {
+  if (protocol === 'classic') {
+    writeClassicSettings(w, req);
+    writeName(w, req.name);
+  } else {
+    writeName(w, req.name);
+    w.bytes(settingsToOptions(req));
+  }
+}
+
+/** Reads the tail {@link writeNamedSettings} writes, to the end of the payload. */
+function readNamedSettings(r: ByteReader, protocol: IggyProtocol): TopicSettings & { readonly name: string } {
+  if (protocol === 'classic') {
+    const settings = readClassicSettings(r);
+    const name = r.wireName('name');
+    r.end();
+    return { name, ...settings };
+  }
+  const name = r.wireName('name');
+  return { name, ...optionsToSettings(r.rest()) };
+}
+
 /**
  * Encodes CreateTopic. Classic: `[stream][partitions u32][compression u8][expiry u64][max_size u64][rf u8][name]`.
  * VSR: `[stream][partitions u32][name][options]`, with only the settings that were given.
@@ -141,13 +164,7 @@ export function encodeCreateTopicRequest(req: CreateTopicRequest, protocol: Iggy
   const w = new ByteWriter(64);
   writeIdentifier(w, req.stream, 'stream');
   w.u32(checkU32(req.partitionsCount, 'partitionsCount'));
-  if (protocol === 'classic') {
-    writeClassicSettings(w, req);
-    writeName(w, req.name);
-  } else {
-    writeName(w, req.name);
-    w.bytes(settingsToOptions(req));
-  }
+  writeNamedSettings(w, req, protocol);
   return w.finish().slice();
 }
 
@@ -156,14 +173,7 @@ export function decodeCreateTopicRequest(payload: Uint8Array, protocol: IggyProt
   const r = new ByteReader(payload, 'CreateTopic');
   const stream = readIdentifier(r, 'stream');
   const partitionsCount = r.u32('partitionsCount');
-  if (protocol === 'classic') {
-    const settings = readClassicSettings(r);
-    const name = r.wireName('name');
-    r.end();
-    return { stream, partitionsCount, name, ...settings };
-  }
-  const name = r.wireName('name');
-  return { stream, partitionsCount, name, ...optionsToSettings(r.rest()) };
+  return { stream, partitionsCount, ...readNamedSettings(r, protocol) };
 }
 
 /**
@@ -174,13 +184,7 @@ export function encodeUpdateTopicRequest(req: UpdateTopicRequest, protocol: Iggy
   const w = new ByteWriter(64);
   writeIdentifier(w, req.stream, 'stream');
   writeIdentifier(w, req.topic, 'topic');
-  if (protocol === 'classic') {
-    writeClassicSettings(w, req);
-    writeName(w, req.name);
-  } else {
-    writeName(w, req.name);
-    w.bytes(settingsToOptions(req));
-  }
+  writeNamedSettings(w, req, protocol);
   return w.finish().slice();
 }
 
@@ -189,14 +193,7 @@ export function decodeUpdateTopicRequest(payload: Uint8Array, protocol: IggyProt
   const r = new ByteReader(payload, 'UpdateTopic');
   const stream = readIdentifier(r, 'stream');
   const topic = readIdentifier(r, 'topic');
-  if (protocol === 'classic') {
-    const settings = readClassicSettings(r);
-    const name = r.wireName('name');
-    r.end();
-    return { stream, topic, name, ...settings };
-  }
-  const name = r.wireName('name');
-  return { stream, topic, name, ...optionsToSettings(r.rest()) };
+  return { stream, topic, ...readNamedSettings(r, protocol) };
 }
 
 /** A partition as the server describes it (40 bytes). */
