@@ -27,19 +27,19 @@ export interface RequestFaultReport {
 }
 
 const STREAM = 'reqfaults';
-const enc = new TextEncoder();
-const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 
-/**
- * Runs `requests` sequential requests with a fault phase change every `perPhase` requests, then
- * cleans the network, waits `pauseBeforeRecoveryMs` and checks that requests succeed again.
- */
-export async function runRequestFaults(seed: number, requests: number, perPhase: number, timeoutMs: number, pauseBeforeRecoveryMs: number): Promise<RequestFaultReport> {
-  await using server = await startDevServer();
+/** An echo agent on the dev server, and a requester whose connection runs through the fault proxy. */
+interface EchoBehindProxy extends AsyncDisposable {
+  readonly proxy: FaultProxy;
+  readonly requester: AgdxClient;
+}
+
+async function echoBehindProxy(partitions: number): Promise<EchoBehindProxy> {
+  const server = await startDevServer();
   const proxy = await FaultProxy.start(() => ({ host: server.host, port: server.port }));
   const agentTransport = await IggyTransport.connect(server.url);
   const agentClient = AgdxClient.from(agentTransport, { stream: STREAM });
-  await agentClient.bootstrap(2);
+  await agentClient.bootstrap(partitions);
   const agent = Agent.builder()
     .id('echo')
     .listenOn(AgentTopic.Commands)
@@ -59,6 +59,30 @@ export async function runRequestFaults(seed: number, requests: number, perPhase:
     reconnect: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 50 },
   });
   const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
+  return {
+    proxy,
+    requester,
+    async [Symbol.asyncDispose]() {
+      await requester.close();
+      await agent.shutdown();
+      await agentClient.close();
+      await requesterTransport.close();
+      await agentTransport.close();
+      await proxy.close();
+      await server.close();
+    },
+  };
+}
+const enc = new TextEncoder();
+const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+/**
+ * Runs `requests` sequential requests with a fault phase change every `perPhase` requests, then
+ * cleans the network, waits `pauseBeforeRecoveryMs` and checks that requests succeed again.
+ */
+export async function runRequestFaults(seed: number, requests: number, perPhase: number, timeoutMs: number, pauseBeforeRecoveryMs: number): Promise<RequestFaultReport> {
+  await using env = await echoBehindProxy(2);
+  const { proxy, requester } = env;
   const random = new SeededRandom(seed);
   const conversation = ConversationId.derive('request-faults');
   // The send itself is bounded by the transport (request + connect timeout) before the wait starts.
@@ -122,12 +146,6 @@ export async function runRequestFaults(seed: number, requests: number, perPhase:
   await new Promise((r) => setTimeout(r, pauseBeforeRecoveryMs));
   let recovered = false;
   for (let attempt = 0; attempt < 3 && !recovered; attempt++) recovered = await ask(requests + attempt);
-  await requester.close();
-  await agent.shutdown();
-  await agentClient.close();
-  await requesterTransport.close();
-  await agentTransport.close();
-  await proxy.close();
   return { requests, answered, failed, untypedErrors: untyped, overBound, boundMs, requestMs: summarize(durations), wrongAnswers: wrong, recovered, trace };
 }
 
@@ -146,30 +164,8 @@ export interface ReaderFailureReport {
  * the network comes back and a new request is sent at once (within the hub's 200 ms idle grace).
  */
 export async function replyHubAfterReaderFailure(): Promise<ReaderFailureReport> {
-  await using server = await startDevServer();
-  const proxy = await FaultProxy.start(() => ({ host: server.host, port: server.port }));
-  const agentTransport = await IggyTransport.connect(server.url);
-  const agentClient = AgdxClient.from(agentTransport, { stream: STREAM });
-  await agentClient.bootstrap(1);
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .heartbeats(false)
-    .followControl(false)
-    .pollInterval(20)
-    .handler((message, ctx) => ctx.respond(enc.encode(`echo:${dec(agentMessageBody(message))}`)))
-    .spawn(agentClient);
-  await agent.ready();
-  const requesterTransport = await IggyTransport.connect({
-    host: '127.0.0.1',
-    port: proxy.port,
-    requestTimeoutMs: 300,
-    connectTimeoutMs: 300,
-    heartbeatIntervalMs: 0,
-    reconnect: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 50 },
-  });
-  const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
+  await using env = await echoBehindProxy(1);
+  const { proxy, requester } = env;
   const conversation = ConversationId.derive('reader-failure');
   const outcome = async (p: Promise<unknown>): Promise<string> => {
     try {
@@ -185,22 +181,13 @@ export async function replyHubAfterReaderFailure(): Promise<ReaderFailureReport>
       timeoutMs: 2_000,
       verifier: null,
     });
-  try {
-    const before = await outcome(request('before'));
+  const before = await outcome(request('before'));
     // A wait that no request answers keeps the readers polling while the network goes silent.
-    const pending = await requester.replies(AgentTopic.Responses).expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 5_000 });
-    proxy.silent = true;
-    const during = await outcome(pending.reply);
-    proxy.silent = false;
-    proxy.cut();
-    const after = await outcome(request('after'));
-    return { before, during, after };
-  } finally {
-    await requester.close();
-    await agent.shutdown();
-    await agentClient.close();
-    await requesterTransport.close();
-    await agentTransport.close();
-    await proxy.close();
-  }
+  const pending = await requester.replies(AgentTopic.Responses).expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 5_000 });
+  proxy.silent = true;
+  const during = await outcome(pending.reply);
+  proxy.silent = false;
+  proxy.cut();
+  const after = await outcome(request('after'));
+  return { before, during, after };
 }
