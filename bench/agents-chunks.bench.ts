@@ -10,6 +10,7 @@
 import { AgdxClient, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { MemoryLog, type AppendRecord, type AppendRequest, type LogTransport } from '@agdx/transport';
 import { AgentEnvelope, AgentId, ChannelId, ChunkAssembler, ConversationId, CorrelationId, encodeEnvelope, encodeHeaderBlock, MintUlid } from '@agdx/wire';
+import { median } from './support/stats.js';
 
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
 const CHUNKS = Number(process.env.AGDX_BENCH_CHUNKS ?? 50_000);
@@ -20,11 +21,6 @@ function loadAverage(): number | undefined {
   // Present on Node; the figures are wall-clock, so a busy machine lowers them.
   const os = (globalThis as { process?: { getBuiltinModule?: (id: string) => { loadavg(): number[] } } }).process?.getBuiltinModule?.('node:os');
   return os === undefined ? undefined : Number(os.loadavg()[0]!.toFixed(2));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function setup(): Promise<{ log: MemoryLog; laser: AgdxClient }> {

@@ -11,6 +11,7 @@ import { startDevServer } from './support/dev-server.js';
 import { follow, MemoryLog, type AppendRecord, type LogTransport } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
+import { median, percentile } from './support/stats.js';
 
 const STREAM = 'bench';
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
@@ -23,15 +24,6 @@ const BODY = new TextEncoder().encode('summarize incident 42');
 const DEV_SERIAL_ROUND_TRIPS = 300;
 const DEV_CONCURRENT_ROUND_TRIPS = 3_000;
 const DEV_OPTIONS = { protocol: 'vsr', heartbeatIntervalMs: 0, waitPollMs: { min: 1, max: 5 }, connections: 4 } as const;
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
-function median(values: readonly number[]): number {
-  return percentile(values, 50);
-}
 
 interface Figures {
   readonly p50Micros: number;

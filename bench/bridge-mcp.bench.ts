@@ -13,15 +13,11 @@ import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { toNodeListener } from '@agdx/bridge-mcp/node';
 import { MemoryLog } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { median } from './support/stats.js';
 
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
 const CALLS = Number(process.env.AGDX_BENCH_CALLS ?? 300);
 const WARMUP = 50;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 interface Figures {
   readonly callsPerSecond: number;

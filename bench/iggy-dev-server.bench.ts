@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { startDevServer } from './support/dev-server.js';
+import { batchesOf, sendThenPoll } from './support/send-and-poll.js';
+import { median } from './support/stats.js';
 
 const RECORD_BYTES = 100;
 const BATCHES = [1, 100, 1000] as const;
@@ -22,13 +24,6 @@ const MESSAGES: Record<Mode, Record<(typeof BATCHES)[number], number>> = {
 };
 const RUNS = 3;
 
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
 async function startServer(mode: Mode): Promise<{ port: number; stop: () => Promise<void> }> {
   const data = mode === 'memory' ? undefined : mkdtempSync(join(tmpdir(), 'agdx-iggy-bench-'));
   const server = await startDevServer(data === undefined ? [] : ['--data', data, '--fsync', mode === 'disk-fsync-always' ? 'always' : 'never']);
@@ -41,17 +36,6 @@ async function startServer(mode: Mode): Promise<{ port: number; stop: () => Prom
   };
 }
 
-function batchesOf(size: number, messages: number): { payload: Uint8Array }[][] {
-  return Array.from({ length: messages / size }, (_, b) =>
-    Array.from({ length: size }, (_, i) => {
-      const payload = new Uint8Array(RECORD_BYTES);
-      payload[0] = i & 0xff;
-      payload[1] = b & 0xff;
-      return { payload };
-    }),
-  );
-}
-
 async function measure(port: number, protocol: 'vsr' | 'classic', mode: Mode): Promise<Record<string, { messages: number; sentPerSecond: number; polledPerSecond: number }>> {
   const t = await IggyTransport.connect({ port, protocol, heartbeatIntervalMs: 0 });
   const out: Record<string, { messages: number; sentPerSecond: number; polledPerSecond: number }> = {};
@@ -60,23 +44,13 @@ async function measure(port: number, protocol: 'vsr' | 'classic', mode: Mode): P
     await t.ensureStream(stream);
     for (const size of BATCHES) {
       const messages = MESSAGES[mode][size];
-      const batches = batchesOf(size, messages);
+      const batches = batchesOf(size, messages, RECORD_BYTES);
       const sends: number[] = [];
       const polls: number[] = [];
       for (let run = 0; run <= RUNS; run++) {
         const topic = `b${size}-${run}`;
         await t.ensureTopic({ stream, topic }, { partitions: 1 });
-        let start = performance.now();
-        for (const records of batches) await t.append({ stream, topic, routing: { partition: 0 }, records });
-        const sendRate = messages / ((performance.now() - start) / 1000);
-        start = performance.now();
-        let offset = 0n;
-        while (offset < BigInt(messages)) {
-          const got = await t.read({ stream, topic, partition: 0, offset, maxCount: size });
-          if (got.length === 0) throw new Error('poll ran dry');
-          offset += BigInt(got.length);
-        }
-        const pollRate = messages / ((performance.now() - start) / 1000);
+        const { sendRate, pollRate } = await sendThenPoll(t, stream, topic, batches, size);
         if (run === 0) continue; // warm-up
         sends.push(sendRate);
         polls.push(pollRate);

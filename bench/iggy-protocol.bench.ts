@@ -15,15 +15,11 @@ import {
   stampMessageBatch,
 } from '@agdx/iggy-protocol';
 import type { IggyProtocol, OutgoingMessage } from '@agdx/iggy-protocol';
+import { median } from './support/stats.js';
 
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SIZES = [1, 100, 1000];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
 
 /** Messages per second, median over RUNS windows. */
 function measure(messagesPerOp: number, op: () => unknown): number {

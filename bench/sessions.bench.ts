@@ -11,6 +11,7 @@ import { AgdxClient, readAgentMessage } from '@agdx/agents';
 import { CONTEXT_READ_WINDOW, DEFAULT_SESSION_TOPICS, sessions, type Session } from '@agdx/sessions';
 import { MemoryLog, type AppendRecord } from '@agdx/transport';
 import { ConversationId, encodeProvenanceHeaders } from '@agdx/wire';
+import { median } from './support/stats.js';
 
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 5);
 const APPENDS = Number(process.env.AGDX_BENCH_APPENDS ?? 20_000);
@@ -25,11 +26,6 @@ const payload = new TextEncoder().encode('the model said something moderately lo
 function cpuSeconds(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function client(partitions: number): Promise<{ log: MemoryLog; laser: AgdxClient }> {

@@ -4,6 +4,7 @@
 import { AgentEnvelope, AgentId, ConversationId, CorrelationId, RecordId } from '@agdx/wire';
 import { KeyRegistry, pkcs8FromSeed, SigningKey, signingInput } from '@agdx/sign';
 import type { Ed25519BackendName } from '@agdx/sign';
+import { median } from './support/stats.js';
 
 const BASELINE = { package: '@laserdata/laser-sdk@0.1.1', signPerSec: 3400, verifyPerSec: 835, source: 'quoted in issue 3, same machine' };
 // The proxy below measured on the idle machine (before the other packages' work started): the
@@ -21,11 +22,6 @@ function envelope(i: number): AgentEnvelope {
     CorrelationId.fromBigInt(BigInt(i) + 7n),
     new TextEncoder().encode(`{"ask":"plan the trip","n":${i}}`),
   ).withTarget(AgentId.new('travel-agent'));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 // CPU time (all threads of this process, user + system) per operation of the last `rate` call:

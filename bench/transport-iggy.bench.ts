@@ -8,6 +8,8 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { IggyTransport } from '@agdx/transport-iggy';
+import { batchesOf, sendThenPoll } from './support/send-and-poll.js';
+import { median, percentile } from './support/stats.js';
 
 const RECORD_BYTES = 100;
 const BATCHES = [1, 100, 1000] as const;
@@ -20,17 +22,6 @@ interface ServerInfo {
   readonly port: number;
   readonly sinkPort: number;
   readonly server: string;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,17 +102,6 @@ async function rawPush(sinkPort: number, total: number, chunk: number): Promise<
   return total / (ms / 1000);
 }
 
-function batchesOf(size: number, messages: number): { payload: Uint8Array }[][] {
-  return Array.from({ length: messages / size }, (_, b) =>
-    Array.from({ length: size }, (_, i) => {
-      const payload = new Uint8Array(RECORD_BYTES);
-      payload[0] = i & 0xff;
-      payload[1] = b & 0xff;
-      return { payload };
-    }),
-  );
-}
-
 async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<Record<string, unknown>> {
   const t = await IggyTransport.connect({ port: info.port, protocol, heartbeatIntervalMs: 0 });
   const out: Record<string, unknown> = {};
@@ -130,7 +110,7 @@ async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<R
     await t.ensureStream(stream);
     for (const size of BATCHES) {
       const messages = MESSAGES[size];
-      const batches = batchesOf(size, messages);
+      const batches = batchesOf(size, messages, RECORD_BYTES);
       const sends: number[] = [];
       const polls: number[] = [];
       const raws: number[] = [];
@@ -139,17 +119,7 @@ async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<R
         const topic = `b${size}-${run}`;
         await t.ensureTopic({ stream, topic }, { partitions: 1 });
         const raw = await rawPush(info.sinkPort, messages * RECORD_BYTES, size * RECORD_BYTES);
-        let start = performance.now();
-        for (const records of batches) await t.append({ stream, topic, routing: { partition: 0 }, records });
-        const sendRate = messages / ((performance.now() - start) / 1000);
-        start = performance.now();
-        let offset = 0n;
-        while (offset < BigInt(messages)) {
-          const got = await t.read({ stream, topic, partition: 0, offset, maxCount: size });
-          if (got.length === 0) throw new Error('poll ran dry');
-          offset += BigInt(got.length);
-        }
-        const pollRate = messages / ((performance.now() - start) / 1000);
+        const { sendRate, pollRate } = await sendThenPoll(t, stream, topic, batches, size);
         if (run === 0) continue; // warm-up
         sends.push(sendRate);
         polls.push(pollRate);

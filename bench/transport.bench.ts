@@ -2,6 +2,7 @@
 // 1,000, against a plain array push of the same records (copying the bytes) measured in the same
 // run, plus the wake-up latency of a waiting reader. Prints one JSON object.
 import { MemoryLog, type AppendRecord } from '@agdx/transport';
+import { median, percentile } from './support/stats.js';
 
 const RECORD_BYTES = 100;
 const RECORDS_PER_RUN = 200_000;
@@ -10,17 +11,6 @@ const BATCHES = [1, 100, 1000] as const;
 const WAKEUPS = 2000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 
 function makeBatches(size: number): AppendRecord[][] {
   const batches: AppendRecord[][] = [];

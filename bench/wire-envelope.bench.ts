@@ -14,6 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { AgentEnvelope, AgentId, ChannelId, ConversationId, CorrelationId, decodeEnvelope, encodeEnvelope, RecordId } from '@agdx/wire';
 import type { MetadataValue } from '@agdx/wire';
 import * as cbor2 from 'cbor2';
+import { median } from './support/stats.js';
 const { decode: cborDecode, encode: cborEncode } = cbor2;
 
 const RUNS = 7;
@@ -79,11 +80,6 @@ function cborValue(e: AgentEnvelope): Map<string, unknown> {
   if (e.metadata) m.set('metadata', new Map<string, MetadataValue>(e.metadata));
   if (e.body.length) m.set('body', e.body);
   return m;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 let sink = 0;

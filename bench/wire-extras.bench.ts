@@ -10,13 +10,9 @@ import {
   encodeHeaderBlock,
   type AgentCard,
 } from '@agdx/wire';
+import { median } from './support/stats.js';
 
 const RUNS = 7;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 function opsPerSec(count: number, fn: () => void): number {
   const start = performance.now();
