@@ -26,6 +26,7 @@ import { executeCommand, SERVER_VERSION } from './commands.js';
 import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
+import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 
 /** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
 const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
@@ -85,6 +86,12 @@ export class VsrHandler implements FrameHandler {
   }
 
   #register(header: VsrRequestHeader, body: Uint8Array): void {
+    const admission = this.#conn.logins.admit();
+    if (admission.action === 'refuse') {
+      // Iggy's transient login refusal: clients send the identical Register again later.
+      const refusal = this.#session.reply(header, { results: [{ index: 0, code: LOGIN_REFUSED_STATUS }] });
+      return this.#conn.hold(admission.delayMs, () => this.#conn.send(refusal));
+    }
     let request;
     try {
       request = decodeRegisterRequest(body);
@@ -110,17 +117,24 @@ export class VsrHandler implements FrameHandler {
     }
     const session = this.#ctx.nextSession();
     const reply = encodeRegisterReply({ userId, session, serverProtocolVersion: IGGY_PROTOCOL_VERSION, serverVersion: SERVER_VERSION });
+    this.#conn.setAuthenticated(true);
     this.#conn.send(this.#session.bind(header, userId, session, reply));
   }
 
+  /** A failed login: counted by the login guard, and the eviction goes out after its delay. */
   #evict(header: VsrRequestHeader, reason: number): void {
-    this.#conn.send(this.#session.evict(header.client, reason));
-    this.#conn.end();
+    const eviction = this.#session.evict(header.client, reason);
+    const failure = this.#conn.logins.failed();
+    this.#conn.hold(failure.delayMs, () => {
+      this.#conn.send(eviction);
+      this.#conn.end();
+    });
   }
 
   #execute(header: VsrRequestHeader, body: Uint8Array, code: number): void {
     if (code === CommandCode.LogoutUser) {
       this.#ctx.connectionClosed(this.#conn.clientId);
+      this.#conn.setAuthenticated(false);
       this.#conn.send(this.#session.reply(header));
       return;
     }
