@@ -15,6 +15,7 @@ import {
   VsrServerSession,
   decodeRegisterRequest,
   decodeVsrRequestFrame,
+  encodeResultSection,
   encodeRegisterReply,
   isMetadataOperation,
   isPartitionOperation,
@@ -88,8 +89,9 @@ export class VsrHandler implements FrameHandler {
   #register(header: VsrRequestHeader, body: Uint8Array): void {
     const admission = this.#conn.logins.admit();
     if (admission.action === 'refuse') {
-      // Iggy's transient login refusal: clients send the identical Register again later.
-      const refusal = this.#session.reply(header, { results: [{ index: 0, code: LOGIN_REFUSED_STATUS }] });
+      // Iggy's transient login refusal (a status-0 Register reply whose body is a result section
+      // with the code): clients send the identical Register again later.
+      const refusal = this.#session.reply(header, { payload: encodeResultSection([{ index: 0, code: LOGIN_REFUSED_STATUS }]) });
       return this.#conn.hold(admission.delayMs, () => this.#conn.send(refusal));
     }
     let request;
