@@ -6,6 +6,7 @@
  * A second phase measures the memory 12 partial-frame sockets cost the server.
  */
 import { connect } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { startDevServer } from '@agdx/iggy-dev-server';
 import type { DevServer, DevServerOptions } from '@agdx/iggy-dev-server';
@@ -64,6 +65,13 @@ export interface LockoutReport {
   /** Connections the server shed to make room. */
   readonly shed: number;
   readonly rounds: readonly GoodRound[];
+  /** How long the filling took (until 95% of the hostile sockets were open), ms. */
+  readonly fillMs: number;
+  /**
+   * The longest event-loop stall of this process while the rounds ran, ms. The server and the
+   * attackers share it, so a stall here delays the good client without being the server's doing.
+   */
+  readonly maxEventLoopDelayMs: number;
   /** Over the successful rounds. */
   readonly connectMs: SampleSummary;
   readonly totalMs: SampleSummary;
@@ -123,8 +131,11 @@ class HostileLane {
     this.#port = port;
   }
 
+  /** Hostile sockets connected and not yet closed. */
   get open(): number {
-    return this.#sockets.size;
+    let n = 0;
+    for (const s of this.#sockets) if (!s.connecting && !s.destroyed) n++;
+    return n;
   }
 
   /** Runs one socket slot of `kind`: open, misbehave, and reopen after the server drops it. */
@@ -236,13 +247,19 @@ export async function runLockout(options: LockoutOptions): Promise<LockoutReport
   const slots: Promise<void>[] = [];
   for (let i = 0; i < options.hostile; i++) slots.push(lane.slot(KINDS[i % KINDS.length] as HostileKind, Math.floor(i / KINDS.length)));
   const rounds: GoodRound[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const fillStarted = performance.now();
+  let fillMs = 0;
   try {
     const deadline = Date.now() + (options.fillTimeoutMs ?? 30_000);
     while (lane.open < options.hostile * 0.95 && Date.now() < deadline) await sleep(50);
+    fillMs = performance.now() - fillStarted;
+    loop.enable();
     for (let r = 0; r < options.rounds; r++) {
       for (const protocol of ['vsr', 'classic'] as const) rounds.push(await goodRound(server, protocol, r, lane.open));
     }
   } finally {
+    loop.disable();
     lane.stop();
     await Promise.all(slots);
   }
@@ -255,6 +272,8 @@ export async function runLockout(options: LockoutOptions): Promise<LockoutReport
     lockedOutAnswers: lane.lockedOutAnswers,
     shed: server.shedCount(),
     rounds,
+    fillMs: Math.round(fillMs),
+    maxEventLoopDelayMs: Math.round(loop.max / 1e6),
     connectMs: summarize(rounds.filter((r) => r.error === undefined).map((r) => r.connectMs)),
     totalMs: summarize(rounds.filter((r) => r.error === undefined).map((r) => r.totalMs)),
   };
@@ -319,4 +338,60 @@ export async function measurePartialFrames(sockets: number, server?: DevServerOp
     clearInterval(sample);
     clearTimeout(stopTimer);
   }
+}
+
+/** Figures of the brute-force phase. */
+export interface BruteForce {
+  readonly durationMs: number;
+  /** Connections the attacker opened (each closed by the server after its failure limit). */
+  readonly connections: number;
+  /** Answers by status: 42 = a password was checked and was wrong, 58 = refused unchecked (locked out). */
+  readonly checked: number;
+  readonly refused: number;
+}
+
+/**
+ * One attacker address guesses classic passwords back to back for `durationMs`, one
+ * connection at a time, reconnecting whenever the server closes it.
+ */
+export async function measureBruteForce(durationMs: number, server?: DevServerOptions): Promise<BruteForce> {
+  await using dev = await startDevServer(server);
+  const started = performance.now();
+  let connections = 0;
+  let checked = 0;
+  let refused = 0;
+  let n = 0;
+  // Bounded by the duration: every pass is one connection.
+  while (performance.now() - started < durationMs) {
+    connections++;
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: dev.port, localAddress: ATTACKER_HOST });
+      const guess = (): void => {
+        if (performance.now() - started >= durationMs) {
+          socket.destroy();
+          return;
+        }
+        socket.write(encodeClassicRequest(CommandCode.LoginUser, encodeLoginUserRequest({ username: 'iggy', password: `guess-${n++}` })));
+      };
+      let pending = new Uint8Array(0);
+      socket.on('data', (chunk: Buffer) => {
+        const joined = new Uint8Array(pending.length + chunk.length);
+        joined.set(pending);
+        joined.set(chunk, pending.length);
+        let at = 0;
+        // Failure answers are 8 bytes each ([status][length 0]).
+        for (; at + 8 <= joined.length; at += 8) {
+          const status = new DataView(joined.buffer, at, 8).getUint32(0, true);
+          if (status === 58) refused++;
+          else checked++;
+          guess();
+        }
+        pending = joined.slice(at);
+      });
+      socket.on('error', () => undefined);
+      socket.once('close', () => resolve());
+      socket.once('connect', guess);
+    });
+  }
+  return { durationMs, connections, checked, refused };
 }
