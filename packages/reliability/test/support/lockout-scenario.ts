@@ -34,6 +34,11 @@ export interface LockoutOptions {
   readonly server?: DevServerOptions;
   /** Give up waiting for the hostile sockets to be open after this long, ms. */
   readonly fillTimeoutMs?: number;
+  /**
+   * Pause between rounds, ms (default 0). Spread over more than the pre-login timeout, the
+   * rounds also meet the waves of hostile sockets the server closes and the attacker reopens.
+   */
+  readonly spacingMs?: number;
 }
 
 /** One good-client round. */
@@ -257,6 +262,7 @@ export async function runLockout(options: LockoutOptions): Promise<LockoutReport
     loop.enable();
     for (let r = 0; r < options.rounds; r++) {
       for (const protocol of ['vsr', 'classic'] as const) rounds.push(await goodRound(server, protocol, r, lane.open));
+      if (options.spacingMs !== undefined && options.spacingMs > 0) await sleep(options.spacingMs);
     }
   } finally {
     loop.disable();
