@@ -2,16 +2,16 @@
  * Long run of lockout resistance: --hostile sockets (default 1,000: 8-byte senders, slow
  * senders, partial frames, wrong passwords) fill the dev server to its connection limit while
  * the real client of each protocol connects, appends and reads back --rounds times (default 60,
- * --spacing-ms 500 apart, so the run outlasts the 10 s pre-login timeout twice); then
- * --partial sockets (default 12) each push a 64 MiB frame before login; then one address guesses
+ * --spacing-ms 500 apart, so the run outlasts the 10 s pre-login timeout twice). The attackers
+ * run in a child process, the server and the good client in this one. Then --partial sockets (default 12) each push a 64 MiB frame before login; then one address guesses
  * passwords back to back for --guess-ms (default 30,000). Writes
  * results/lockout.json; exits 1 when a round failed or a connect took longer than 1 s at the
  * median (the issue's target).
  */
-import { measureBruteForce, measurePartialFrames, runLockout } from '../test/support/lockout-scenario.js';
+import { measureBruteForce, measurePartialFrames, runLockout, startAttackInChild } from '../test/support/lockout-scenario.js';
 import { numberArg, writeResult } from '../test/support/results.js';
 
-const lockout = await runLockout({ hostile: numberArg('hostile', 1_000), rounds: numberArg('rounds', 60), spacingMs: numberArg('spacing-ms', 500), fillTimeoutMs: 60_000 });
+const lockout = await runLockout({ hostile: numberArg('hostile', 1_000), rounds: numberArg('rounds', 60), spacingMs: numberArg('spacing-ms', 500), fillTimeoutMs: 60_000, attack: startAttackInChild });
 const failed = lockout.rounds.filter((r) => r.error !== undefined || !r.readBack);
 process.stdout.write(
   `${lockout.hostile} hostile sockets (${lockout.rounds[0]?.hostileOpen ?? 0} open at the first round, ${Object.values(lockout.opened).reduce((a, b) => a + b, 0)} opened in all), ${lockout.rounds.length} good rounds, ${failed.length} failed; connect median ${lockout.connectMs.p50.toFixed(0)} ms, p99 ${lockout.connectMs.p99.toFixed(0)} ms, max ${lockout.connectMs.max.toFixed(0)} ms; longest event-loop stall ${lockout.maxEventLoopDelayMs} ms; shed ${lockout.shed}; wrong passwords ${lockout.wrongPasswords}, locked-out answers ${lockout.lockedOutAnswers}\n`,

@@ -15,6 +15,7 @@ import type { IggyProtocol } from '@agdx/iggy-protocol';
 import { summarize } from '@agdx/reliability';
 import type { SampleSummary } from '@agdx/reliability';
 import { IggyTransport } from '@agdx/transport-iggy';
+import { exited, kill, startChild } from './processes.js';
 
 /** The kinds of hostile socket. */
 export type HostileKind = 'eight-bytes' | 'slow-sender' | 'partial-frame' | 'wrong-password';
@@ -34,6 +35,11 @@ export interface LockoutOptions {
   readonly server?: DevServerOptions;
   /** Give up waiting for the hostile sockets to be open after this long, ms. */
   readonly fillTimeoutMs?: number;
+  /**
+   * Starts the attack (default: {@link startAttack} in this process). The long run passes one
+   * in a child process, so the attackers' event loop does not stall the server's.
+   */
+  readonly attack?: (port: number, count: number) => Promise<Attack> | Attack;
   /**
    * Pause between rounds, ms (default 0). Spread over more than the pre-login timeout, the
    * rounds also meet the waves of hostile sockets the server closes and the attacker reopens.
@@ -122,7 +128,38 @@ async function pushPartial(socket: Socket, prefix: Uint8Array, limit: number, st
   return written;
 }
 
-/** The hostile side: keeps `count` sockets of `kind` open until stopped. */
+/** What an attack reports when it stops. */
+export interface AttackStats {
+  readonly opened: Readonly<Record<HostileKind, number>>;
+  readonly closedByServer: Readonly<Record<HostileKind, number>>;
+  readonly wrongPasswords: number;
+  readonly lockedOutAnswers: number;
+}
+
+/** A running attack, in this process or in a child. */
+export interface Attack {
+  /** Hostile sockets connected and not yet closed (the latest figure). */
+  open(): number;
+  /** Stops it, closes its sockets and returns its figures. */
+  stop(): Promise<AttackStats>;
+}
+
+/** Starts `count` hostile sockets against `port` in this process, split evenly over the kinds. */
+export function startAttack(port: number, count: number): Attack {
+  const lane = new HostileLane(port);
+  const slots: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) slots.push(lane.slot(KINDS[i % KINDS.length] as HostileKind, Math.floor(i / KINDS.length)));
+  return {
+    open: () => lane.open,
+    stop: async () => {
+      lane.stop();
+      await Promise.all(slots);
+      return { opened: lane.opened, closedByServer: lane.closedByServer, wrongPasswords: lane.wrongPasswords, lockedOutAnswers: lane.lockedOutAnswers };
+    },
+  };
+}
+
+/** The hostile side: keeps sockets of each kind open until stopped. */
 class HostileLane {
   readonly opened = zeroCounts();
   readonly closedByServer = zeroCounts();
@@ -248,34 +285,29 @@ async function goodRound(server: DevServer, protocol: IggyProtocol, round: numbe
 export async function runLockout(options: LockoutOptions): Promise<LockoutReport> {
   const maxConnections = options.server?.maxConnections ?? options.hostile;
   await using server = await startDevServer({ ...options.server, maxConnections });
-  const lane = new HostileLane(server.port);
-  const slots: Promise<void>[] = [];
-  for (let i = 0; i < options.hostile; i++) slots.push(lane.slot(KINDS[i % KINDS.length] as HostileKind, Math.floor(i / KINDS.length)));
+  const attack = await (options.attack ?? startAttack)(server.port, options.hostile);
+  let stats: AttackStats | undefined;
   const rounds: GoodRound[] = [];
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const fillStarted = performance.now();
   let fillMs = 0;
   try {
     const deadline = Date.now() + (options.fillTimeoutMs ?? 30_000);
-    while (lane.open < options.hostile * 0.95 && Date.now() < deadline) await sleep(50);
+    while (attack.open() < options.hostile * 0.95 && Date.now() < deadline) await sleep(50);
     fillMs = performance.now() - fillStarted;
     loop.enable();
     for (let r = 0; r < options.rounds; r++) {
-      for (const protocol of ['vsr', 'classic'] as const) rounds.push(await goodRound(server, protocol, r, lane.open));
+      for (const protocol of ['vsr', 'classic'] as const) rounds.push(await goodRound(server, protocol, r, attack.open()));
       if (options.spacingMs !== undefined && options.spacingMs > 0) await sleep(options.spacingMs);
     }
   } finally {
     loop.disable();
-    lane.stop();
-    await Promise.all(slots);
+    stats = await attack.stop();
   }
   return {
     hostile: options.hostile,
     maxConnections,
-    opened: lane.opened,
-    closedByServer: lane.closedByServer,
-    wrongPasswords: lane.wrongPasswords,
-    lockedOutAnswers: lane.lockedOutAnswers,
+    ...stats,
     shed: server.shedCount(),
     rounds,
     fillMs: Math.round(fillMs),
@@ -400,4 +432,36 @@ export async function measureBruteForce(durationMs: number, server?: DevServerOp
     });
   }
   return { durationMs, connections, checked, refused };
+}
+
+/**
+ * Starts the attack in a child process (`attack-main.ts`), so only the server and the good
+ * client share this process's event loop.
+ */
+export async function startAttackInChild(port: number, count: number): Promise<Attack> {
+  const child = await startChild('attack-main.ts', [String(port), String(count)], 'STARTED');
+  let open = 0;
+  let stats: AttackStats | undefined;
+  let buffered = '';
+  child.process.stdout?.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('OPEN ')) open = Number(line.slice(5));
+      else if (line.startsWith('STATS ')) stats = JSON.parse(line.slice(6)) as AttackStats;
+    }
+  });
+  return {
+    open: () => open,
+    stop: async () => {
+      child.process.kill('SIGTERM');
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const gone = await Promise.race([exited(child.process).then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 30_000)))]);
+      clearTimeout(timer);
+      if (!gone) await kill(child.process);
+      if (stats === undefined) throw new Error('the attack process exited without its figures');
+      return stats;
+    },
+  };
 }
