@@ -41,6 +41,7 @@ describe('usage errors exit 2 with one line', () => {
     ['demo', 'extra'],
     ['dev', '--fsync', 'sometimes'],
     ['dev', '--port', '70000'],
+    ['dev', '--idle-timeout', 'soon'],
     ['tail', '--from', 'middle'],
     ['tail', '--conversation', 'not-an-id'],
     ['tail', '--limit'],

@@ -1,6 +1,7 @@
 /** Parsing of the `agdx-iggy-dev` command line. */
 
 import { parseArgs } from 'node:util';
+import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags } from './limit-flags.js';
 import type { DevServerOptions } from './options.js';
 
 /** The command's usage text. */
@@ -18,6 +19,9 @@ Options:
   --password <pw>     root password (default iggy)
   --token <pat>       accept this personal access token (repeatable)
   -h, --help          show this help
+
+Connection and login limits:
+${limitFlagsHelp()}
 `;
 
 /** What the command line asks for. */
@@ -40,6 +44,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
+        ...limitFlagSpecs(),
       },
     }));
   } catch (error) {
@@ -50,9 +55,12 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: 'error', message: `--port must be 0..65535, got ${values.port ?? ''}` };
   const fsync = values.fsync;
   if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') return { kind: 'error', message: `--fsync must be always, interval or never, got ${fsync}` };
+  const limits = limitOptionsFromFlags(values);
+  if ('error' in limits) return { kind: 'error', message: limits.error };
   return {
     kind: 'start',
     options: {
+      ...limits.options,
       port,
       host: values.host,
       data: values.data,

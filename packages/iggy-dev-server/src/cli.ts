@@ -19,6 +19,7 @@ async function main(): Promise<number> {
     server = await startDevServer({
       ...command.options,
       onInternalError: (error) => process.stderr.write(`agdx-iggy-dev: internal error (connection dropped): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      onStorageError: (error) => process.stderr.write(`agdx-iggy-dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}\n`),
     });
   } catch (error) {
     process.stderr.write(`agdx-iggy-dev: ${error instanceof Error ? error.message : String(error)}\n`);

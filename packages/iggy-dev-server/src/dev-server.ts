@@ -13,7 +13,9 @@ import { Broker } from './log/broker.js';
 import type { DevServerOptions } from './options.js';
 import { resolveOptions } from './options.js';
 import { Connection } from './server/connection.js';
+import { ConnectionRegistry } from './server/connection-registry.js';
 import type { ServerContext } from './server/context.js';
+import { LoginGuard } from './server/login-guard.js';
 import { DiskStorage } from './storage/disk-storage.js';
 import { MemoryStorage } from './storage/storage.js';
 import type { Storage } from './storage/storage.js';
@@ -30,6 +32,8 @@ export interface DevServer extends AsyncDisposable {
   readonly storage: 'memory' | 'disk';
   /** Open connections. */
   connectionCount(): number;
+  /** Connections dropped so far, before they logged in, to make room for newer ones. */
+  shedCount(): number;
   /**
    * Moves the broker clock forward (broker timestamps and message expiry), so tests need not
    * sleep. It never moves back.
@@ -38,6 +42,9 @@ export interface DevServer extends AsyncDisposable {
   /** Stops listening, drops every connection and closes the storage. Idempotent. */
   close(): Promise<void>;
 }
+
+/** Remote addresses the login guard remembers at most (a few hundred bytes each). */
+const MAX_TRACKED_ADDRESSES = 10_000;
 
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -50,7 +57,17 @@ function formatHost(host: string): string {
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const o = resolveOptions(options);
   await initChecksums();
-  const storage: Storage = o.data === undefined ? new MemoryStorage() : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition });
+  const onStorageError = (error: DevServerError): void => {
+    try {
+      o.onStorageError(error);
+    } catch {
+      // A failing reporter must not stop the periodic syncs.
+    }
+  };
+  const storage: Storage =
+    o.data === undefined
+      ? new MemoryStorage()
+      : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition, onError: onStorageError });
   const clock = new ServerClock();
   let broker: Broker;
   try {
@@ -60,7 +77,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (DevServerError.is(cause)) throw cause;
     throw new DevServerError('storage', `cannot recover the data folder ${o.data ?? ''}`, { cause });
   }
-  const connections = new Set<Connection>();
+  const connections = new ConnectionRegistry<Connection>(o.maxConnections);
   let clientIds = 0;
   let sessions = 0n;
   const ctx: ServerContext = {
@@ -68,7 +85,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     startedAt: clock.now(),
     users: new Map([[o.user, { password: o.password, id: 0 }]]),
     tokens: new Map(o.tokens.map((t) => [t, 0])),
-    limits: { maxFrameSize: o.maxFrameSize, maxPendingBytes: o.maxPendingBytes, maxInFlight: o.maxInFlight },
+    limits: {
+      maxFrameSize: o.maxFrameSize,
+      maxPendingBytes: o.maxPendingBytes,
+      maxInFlight: o.maxInFlight,
+      preLoginTimeoutMs: o.preLoginTimeoutMs,
+      idleTimeoutMs: o.idleTimeoutMs,
+      preLoginBufferBytes: o.preLoginBufferBytes,
+    },
+    loginGuard: new LoginGuard({
+      perConnection: o.loginFailuresPerConnection,
+      perAddress: o.loginFailuresPerAddress,
+      lockoutMs: o.loginLockoutMs,
+      failureDelayMs: o.loginFailureDelayMs,
+      maxAddresses: MAX_TRACKED_ADDRESSES,
+    }),
     clientsCount: () => connections.size,
     nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
     nextSession: () => ++sessions,
@@ -83,11 +114,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   };
 
   const server: Server = createServer((socket: Socket) => {
-    if (connections.size >= o.maxConnections) {
+    if (!connections.makeRoom()) {
       socket.destroy();
       return;
     }
-    const conn = new Connection(socket, ctx);
+    const conn = new Connection(socket, ctx, (c, authenticated) => connections.setAuthenticated(c, authenticated));
     connections.add(conn);
     socket.on('close', () => connections.delete(conn));
   });
@@ -107,7 +138,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const limit = o.heartbeatIntervalMs * 1.2;
     heartbeat = setInterval(() => {
       const now = Date.now();
-      for (const c of connections) {
+      for (const c of connections.values()) {
         if (now - c.lastActivity > limit && broker.membershipsOf(c.clientId).length > 0) c.releaseStale();
       }
     }, Math.max(10, Math.min(5000, Math.floor(o.heartbeatIntervalMs / 4))));
@@ -120,7 +151,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     (closing ??= new Promise<void>((resolve) => {
       if (heartbeat !== undefined) clearInterval(heartbeat);
       server.close(() => resolve());
-      for (const c of connections) c.destroy();
+      for (const c of [...connections.values()]) c.destroy();
     }).then(() => storage.close()));
   return {
     port,
@@ -128,6 +159,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     url: `iggy://${encodeURIComponent(o.user)}:${encodeURIComponent(o.password)}@${formatHost(o.host)}:${port}`,
     storage: storage.kind,
     connectionCount: () => connections.size,
+    shedCount: () => connections.shed,
     advanceTime: (micros) => clock.advance(micros),
     close,
     [Symbol.asyncDispose]: close,

@@ -11,3 +11,5 @@ export type { DevServerOptions } from './options.js';
 export type { FsyncPolicy } from './storage/disk-storage.js';
 export type { DevServerErrorKind } from './errors.js';
 export { DevServerError } from './errors.js';
+export type { LimitFlag, LimitOption } from './limit-flags.js';
+export { LIMIT_FLAGS, limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags } from './limit-flags.js';

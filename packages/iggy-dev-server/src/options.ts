@@ -34,8 +34,40 @@ export interface DevServerOptions {
   readonly maxPendingBytes?: number | undefined;
   /** Reading pauses while a connection has this many requests waiting (default 256). */
   readonly maxInFlight?: number | undefined;
-  /** New connections beyond this are refused (default 1024). */
+  /**
+   * Open connections at most (default 1024). When full, the oldest connection that has not
+   * logged in is dropped to make room; a new connection is refused only when every slot is
+   * held by a logged-in client.
+   */
   readonly maxConnections?: number | undefined;
+  /** A connection that has not logged in after this long is closed, ms (default 10,000). */
+  readonly preLoginTimeoutMs?: number | undefined;
+  /**
+   * A logged-in connection that sends no complete request for this long is closed, ms
+   * (default 300,000; 0 = never). Clients that heartbeat (every Iggy SDK) are never idle.
+   */
+  readonly idleTimeoutMs?: number | undefined;
+  /**
+   * Before login, a connection holding more than this many bytes of frames or partial frames
+   * is closed (default 4 KiB; a login request is a few hundred bytes). After login the limit
+   * is `maxFrameSize`.
+   */
+  readonly preLoginBufferBytes?: number | undefined;
+  /** Failed logins after which a connection is closed (default 3). */
+  readonly loginFailuresPerConnection?: number | undefined;
+  /**
+   * Failed logins from one remote address within `loginLockoutMs` after which that address is
+   * refused (status 58, "send it again later") without a credential check, until the window
+   * passes (default 10).
+   */
+  readonly loginFailuresPerAddress?: number | undefined;
+  /** How long login failures are remembered and a lockout lasts, ms (default 60,000). */
+  readonly loginLockoutMs?: number | undefined;
+  /**
+   * The answer to a failed login is held back this long, doubling with each recent failure
+   * from the same address up to 16× (default 100 ms; 0 = answer at once).
+   */
+  readonly loginFailureDelayMs?: number | undefined;
   /** A cooperative partition hand-over is forced after this long, ms (default 30,000, as Iggy). */
   readonly rebalancingTimeoutMs?: number | undefined;
   /**
@@ -49,6 +81,12 @@ export interface DevServerOptions {
    * connection is dropped and the server goes on. Default: ignore.
    */
   readonly onInternalError?: ((error: unknown) => void) | undefined;
+  /**
+   * Called with a `DevServerError` of kind `storage` when a background write fails (with fsync
+   * `interval`, a periodic sync that failed; it is retried on the next tick and at close).
+   * Default: ignore.
+   */
+  readonly onStorageError?: ((error: DevServerError) => void) | undefined;
 }
 
 /** The options with every default applied. */
@@ -67,9 +105,17 @@ export interface ResolvedOptions {
   readonly maxPendingBytes: number;
   readonly maxInFlight: number;
   readonly maxConnections: number;
+  readonly preLoginTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly preLoginBufferBytes: number;
+  readonly loginFailuresPerConnection: number;
+  readonly loginFailuresPerAddress: number;
+  readonly loginLockoutMs: number;
+  readonly loginFailureDelayMs: number;
   readonly rebalancingTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
   readonly onInternalError: (error: unknown) => void;
+  readonly onStorageError: (error: DevServerError) => void;
 }
 
 const utf8 = new TextEncoder();
@@ -109,8 +155,16 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     maxPendingBytes: integer(options.maxPendingBytes, 8 * 1024 * 1024, 1024, 2 ** 40, 'maxPendingBytes'),
     maxInFlight: integer(options.maxInFlight, 256, 1, 1_000_000, 'maxInFlight'),
     maxConnections: integer(options.maxConnections, 1024, 1, 1_000_000, 'maxConnections'),
+    preLoginTimeoutMs: integer(options.preLoginTimeoutMs, 10_000, 1, 2_147_483_647, 'preLoginTimeoutMs'),
+    idleTimeoutMs: integer(options.idleTimeoutMs, 300_000, 0, 2_147_483_647, 'idleTimeoutMs'),
+    preLoginBufferBytes: integer(options.preLoginBufferBytes, 4096, 512, 1024 * 1024, 'preLoginBufferBytes'),
+    loginFailuresPerConnection: integer(options.loginFailuresPerConnection, 3, 1, 1_000_000, 'loginFailuresPerConnection'),
+    loginFailuresPerAddress: integer(options.loginFailuresPerAddress, 10, 1, 1_000_000, 'loginFailuresPerAddress'),
+    loginLockoutMs: integer(options.loginLockoutMs, 60_000, 1, 86_400_000, 'loginLockoutMs'),
+    loginFailureDelayMs: integer(options.loginFailureDelayMs, 100, 0, 60_000, 'loginFailureDelayMs'),
     rebalancingTimeoutMs: integer(options.rebalancingTimeoutMs, 30_000, 0, 2_147_483_647, 'rebalancingTimeoutMs'),
     heartbeatIntervalMs: integer(options.heartbeatIntervalMs, 30_000, 0, 86_400_000, 'heartbeatIntervalMs'),
     onInternalError: options.onInternalError ?? (() => undefined),
+    onStorageError: options.onStorageError ?? (() => undefined),
   };
 }

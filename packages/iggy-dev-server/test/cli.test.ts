@@ -26,12 +26,15 @@ describe('agdx-iggy-dev', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('--port');
     expect(r.stdout).toContain('production runs Apache Iggy');
+    expect(r.stdout).toContain('--pre-login-timeout <n>');
+    expect(r.stdout).toContain('--login-failures-per-address <n>');
   });
 
   it('refuses bad options with exit code 2', () => {
     expect(run(['--fsync', 'sometimes']).status).toBe(2);
     expect(run(['--port', '70000']).status).toBe(2);
     expect(run(['--nope']).status).toBe(2);
+    expect(run(['--pre-login-timeout', 'soon']).status).toBe(2);
   });
 
   it('prints one line with its URL, serves, and stops cleanly on SIGTERM and SIGINT', async () => {

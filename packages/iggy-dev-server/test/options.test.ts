@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { CommandCode, initChecksums } from '@agdx/iggy-protocol';
-import { DevServerError, startDevServer } from '@agdx/iggy-dev-server';
+import { DevServerError, LIMIT_FLAGS, limitOptionsFromFlags, startDevServer } from '@agdx/iggy-dev-server';
 import type { DevServerOptions } from '@agdx/iggy-dev-server';
 import { RawClient } from './helpers/raw-client.js';
 
@@ -16,6 +16,13 @@ describe('startDevServer options', () => {
     ['an empty data path', { data: '' }],
     ['a zero in-flight limit', { maxInFlight: 0 }],
     ['an empty token', { tokens: [''] }],
+    ['a zero pre-login timeout', { preLoginTimeoutMs: 0 }],
+    ['a negative idle timeout', { idleTimeoutMs: -1 }],
+    ['a pre-login buffer below 512 bytes', { preLoginBufferBytes: 100 }],
+    ['zero login failures per connection', { loginFailuresPerConnection: 0 }],
+    ['a fractional login failures per address', { loginFailuresPerAddress: 2.5 }],
+    ['a zero lockout', { loginLockoutMs: 0 }],
+    ['a negative failure delay', { loginFailureDelayMs: -5 }],
   ])('refuses %s with an invalid DevServerError', async (_, options) => {
     await expect(startDevServer(options)).rejects.toSatisfy((e: unknown) => DevServerError.is(e, 'invalid') && e instanceof DevServerError);
   });
@@ -70,5 +77,16 @@ describe('startDevServer options', () => {
   it('refuses to listen on a port in use', async () => {
     await using first = await startDevServer();
     await expect(startDevServer({ port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+
+  it('reads the limit flags shared by agdx-iggy-dev and agdx dev, and names a flag with a bad value', async () => {
+    expect(limitOptionsFromFlags({ 'max-connections': '10', 'idle-timeout': '0', 'login-lockout': '5000' })).toEqual({ options: { maxConnections: 10, idleTimeoutMs: 0, loginLockoutMs: 5000 } });
+    expect(limitOptionsFromFlags({ 'pre-login-buffer': '4k' })).toEqual({ error: '--pre-login-buffer must be a whole number, got 4k' });
+    expect(limitOptionsFromFlags({ 'login-failure-delay': '-1' })).toMatchObject({ error: expect.stringContaining('--login-failure-delay') });
+    // Every flag sets an option startDevServer checks.
+    const all = Object.fromEntries(LIMIT_FLAGS.map((f) => [f.flag, '0']));
+    const parsed = limitOptionsFromFlags(all);
+    expect('options' in parsed && Object.keys(parsed.options).sort()).toEqual(LIMIT_FLAGS.map((f) => f.option).sort());
+    await expect(startDevServer({ maxConnections: 0 })).rejects.toSatisfy((e: unknown) => DevServerError.is(e, 'invalid'));
   });
 });

@@ -1,6 +1,6 @@
 /** `agdx dev`: the Iggy dev server, with the options of `agdx-iggy-dev`. */
 
-import { startDevServer } from '@agdx/iggy-dev-server';
+import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevServer } from '@agdx/iggy-dev-server';
 import { intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { UsageError } from '../errors.js';
 import { line } from '../io.js';
@@ -22,6 +22,9 @@ Options:
   --token <pat>       accept this personal access token (repeatable)
   -h, --help          this help
 
+Connection and login limits:
+${limitFlagsHelp()}
+
 Exit codes: 0 stopped cleanly, 1 the server could not start, 2 a usage error.`;
 
 /** `agdx dev`. */
@@ -40,6 +43,7 @@ export const devCommand: Command = {
         user: { type: 'string' },
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
+        ...limitFlagSpecs(),
       },
       false,
     );
@@ -48,7 +52,10 @@ export const devCommand: Command = {
     if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') throw new UsageError(`--fsync must be always, interval or never, got "${fsync}"`);
     const data = stringOption(args, 'data');
     const tokens = listOption(args, 'token');
+    const limits = limitOptionsFromFlags(args.values);
+    if ('error' in limits) throw new UsageError(limits.error);
     const server = await startDevServer({
+      ...limits.options,
       port: intOption(args, 'port', 8090, 0, 65_535),
       host: stringOption(args, 'host'),
       data,
@@ -57,6 +64,7 @@ export const devCommand: Command = {
       password: stringOption(args, 'password'),
       tokens: tokens.length > 0 ? tokens : undefined,
       onInternalError: (error) => line(io.err, `agdx dev: internal error (connection dropped): ${error instanceof Error ? error.message : String(error)}`),
+      onStorageError: (error) => line(io.err, `agdx dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`),
     });
     line(io.out, `agdx dev listening on ${server.url} (${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);
     await new Promise<void>((resolve) => {

@@ -22,6 +22,7 @@ import { executeCommand } from './commands.js';
 import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
+import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 
 const utf8 = new TextEncoder();
 
@@ -52,11 +53,31 @@ export class ClassicHandler implements FrameHandler {
     if (code !== CommandCode.SendMessages && payload.length > CLASSIC_MAX_CONTROL_PAYLOAD) return this.#status(4, true);
     const admission = this.#session.admit(code);
     if (admission.action === 'deny') return this.#status(admission.status, code === CommandCode.SendMessages && admission.status === 40);
+    if (code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken) return this.#login(code, payload);
     try {
       this.#conn.send(encodeClassicResponse(0, this.#run(code, payload)));
     } catch (error) {
       this.#status(statusOf(error));
     }
+  }
+
+  /**
+   * A login goes through the login guard: refused outright while the address is locked out,
+   * and a failure is answered late (and closes the connection past its limit).
+   */
+  #login(code: number, payload: Uint8Array): void {
+    const admission = this.#conn.logins.admit();
+    if (admission.action === 'refuse') return this.#conn.hold(admission.delayMs, () => this.#status(LOGIN_REFUSED_STATUS));
+    let identity: Uint8Array;
+    try {
+      identity = this.#run(code, payload);
+    } catch (error) {
+      const status = statusOf(error);
+      const failure = this.#conn.logins.failed();
+      return this.#conn.hold(failure.delayMs, () => this.#status(status, failure.close));
+    }
+    this.#conn.setAuthenticated(true);
+    this.#conn.send(encodeClassicResponse(0, identity));
   }
 
   #run(code: number, payload: Uint8Array): Uint8Array {
@@ -81,6 +102,7 @@ export class ClassicHandler implements FrameHandler {
       }
       case CommandCode.LogoutUser:
         this.#session.logout();
+        this.#conn.setAuthenticated(false);
         this.#ctx.connectionClosed(this.#conn.clientId);
         return new Uint8Array(0);
       default:

@@ -2,7 +2,9 @@
  * One TCP connection: detects the protocol generation from the first bytes, splits frames,
  * runs them one at a time in arrival order, and applies back-pressure (reading pauses while
  * too many requests or reply bytes are waiting), so a connection's memory stays bounded by
- * one frame plus the limits.
+ * one frame plus the limits. Until it logs in, a connection is held to a short deadline and a
+ * small buffer, so sockets that never log in cost the server almost nothing; once logged in it
+ * is closed only when it stays silent past the idle timeout.
  */
 
 import type { Socket } from 'node:net';
@@ -10,6 +12,7 @@ import { detectProtocolGeneration, isKnownCommandCode } from '@agdx/iggy-protoco
 import type { FrameSplitter } from '@agdx/iggy-protocol';
 import { ClassicHandler } from './classic-handler.js';
 import type { ServerContext } from './context.js';
+import type { LoginAttempts } from './login-guard.js';
 import { VsrHandler } from './vsr-handler.js';
 
 /** What a protocol handler may do with its connection. */
@@ -18,10 +21,20 @@ export interface ConnectionPort {
   readonly clientId: number;
   /** The peer address, `host:port`. */
   readonly address: string;
+  /** This connection's login-failure accounting. */
+  readonly logins: LoginAttempts;
   /** Writes bytes. */
   send(bytes: Uint8Array): void;
   /** Sends what is queued, then closes. */
   end(): void;
+  /**
+   * Stops running this connection's requests for `ms`, then calls `then` (unless the
+   * connection closed meanwhile) and goes on with the next request, so a delayed answer keeps
+   * its place in the reply order.
+   */
+  hold(ms: number, then: () => void): void;
+  /** The connection logged in (`true`) or out (`false`); switches between pre-login and idle limits. */
+  setAuthenticated(authenticated: boolean): void;
 }
 
 /** A protocol handler. */
@@ -48,8 +61,9 @@ function classicWithBadLength(first: Uint8Array): boolean {
 }
 
 const DETECT_BYTES = 64;
-/** A connection that has not shown which protocol it speaks after this long is dropped. */
-const DETECT_TIMEOUT_MS = 10_000;
+
+/** Called when a connection logs in or out (the registry sheds unauthenticated ones first). */
+export type AuthenticationListener = (conn: Connection, authenticated: boolean) => void;
 
 /** A live connection. */
 export class Connection implements ConnectionPort {
@@ -65,12 +79,23 @@ export class Connection implements ConnectionPort {
   #draining = false;
   #scheduled = false;
   #lastActivity = Date.now();
+  #authenticated = false;
+  #held = false;
+  /** Bytes of whole frames waiting in the queue (bounded before login). */
+  #queuedBytes = 0;
+  /** The pre-login deadline, then the idle timer; one at a time. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onAuthentication: AuthenticationListener;
+  readonly logins: LoginAttempts;
 
-  constructor(socket: Socket, ctx: ServerContext) {
+  constructor(socket: Socket, ctx: ServerContext, onAuthentication: AuthenticationListener = () => undefined) {
     this.#socket = socket;
     this.#ctx = ctx;
+    this.#onAuthentication = onAuthentication;
     this.clientId = ctx.nextClientId();
-    this.address = `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}`;
+    const host = socket.remoteAddress ?? 'unknown';
+    this.address = `${host}:${socket.remotePort ?? 0}`;
+    this.logins = ctx.loginGuard.forConnection(host);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
     socket.on('drain', () => {
@@ -79,16 +104,48 @@ export class Connection implements ConnectionPort {
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
-    const detection = setTimeout(() => {
-      if (this.#handler === undefined) socket.destroy();
-    }, DETECT_TIMEOUT_MS);
-    detection.unref();
-    socket.once('close', () => clearTimeout(detection));
+    this.#startTimer(ctx.limits.preLoginTimeoutMs);
   }
 
   /** True once the socket closed. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** True while the connection is logged in. */
+  get authenticated(): boolean {
+    return this.#authenticated;
+  }
+
+  setAuthenticated(authenticated: boolean): void {
+    if (this.#closed || authenticated === this.#authenticated) return;
+    this.#authenticated = authenticated;
+    this.#startTimer(authenticated ? this.#ctx.limits.idleTimeoutMs : this.#ctx.limits.preLoginTimeoutMs);
+    this.#onAuthentication(this, authenticated);
+  }
+
+  hold(ms: number, then: () => void): void {
+    if (ms <= 0) {
+      then();
+      return;
+    }
+    this.#held = true;
+    this.#socket.pause();
+    setTimeout(() => {
+      this.#held = false;
+      if (this.#closing || this.#closed) return;
+      then();
+      this.#pump();
+    }, ms).unref();
+  }
+
+  /** Replaces the running deadline; 0 means none. Both limits close the socket without a word. */
+  #startTimer(ms: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (ms <= 0) return;
+    this.#timer = setTimeout(() => this.#socket.destroy(), ms);
+    this.#timer.unref();
   }
 
   send(bytes: Uint8Array): void {
@@ -100,6 +157,7 @@ export class Connection implements ConnectionPort {
     if (this.#closing) return;
     this.#closing = true;
     this.#queue.length = 0;
+    this.#queuedBytes = 0;
     // The server is done with this client: its memberships end now, not when the peer hangs up.
     this.#ctx.connectionClosed(this.clientId);
     this.#socket.end();
@@ -159,15 +217,39 @@ export class Connection implements ConnectionPort {
       }
       return;
     }
-    for (const f of frames) this.#queue.push(f);
+    if (!this.#authenticated && !this.#withinPreLoginBuffer(frames)) {
+      this.#socket.destroy();
+      return;
+    }
+    for (const f of frames) {
+      this.#queue.push(f);
+      this.#queuedBytes += f.length;
+    }
+    // Only whole requests count as activity: a peer trickling bytes stays idle.
+    if (frames.length > 0 && this.#authenticated) this.#timer?.refresh();
     this.#pump();
+  }
+
+  /**
+   * Before login a connection may hold only a small amount: a partial frame, whole frames
+   * waiting to run, or a single frame, larger than `preLoginBufferBytes`, close it. Login
+   * requests are far smaller; every Iggy client logs in before sending anything large.
+   */
+  #withinPreLoginBuffer(frames: readonly Uint8Array[]): boolean {
+    const cap = this.#ctx.limits.preLoginBufferBytes;
+    let held = this.#queuedBytes + (this.#handler?.splitter.buffered ?? 0);
+    for (const f of frames) {
+      if (f.length > cap) return false;
+      held += f.length;
+    }
+    return held <= cap;
   }
 
   #pump(): void {
     const handler = this.#handler;
     if (handler === undefined) return;
     let ran = 0;
-    while (this.#queue.length > 0 && !this.#closing && !this.#closed) {
+    while (this.#queue.length > 0 && !this.#closing && !this.#closed && !this.#held) {
       if (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes) break;
       if (ran >= this.#ctx.limits.maxInFlight) {
         // Yield to other connections; the rest of the queue runs on the next turn.
@@ -181,6 +263,7 @@ export class Connection implements ConnectionPort {
         break;
       }
       const frame = this.#queue.shift() as Uint8Array;
+      this.#queuedBytes -= frame.length;
       ran++;
       try {
         handler.handle(frame);
@@ -192,14 +275,16 @@ export class Connection implements ConnectionPort {
       }
     }
     const backlog = this.#queue.length >= this.#ctx.limits.maxInFlight || (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes);
-    if (backlog) this.#socket.pause();
+    if (backlog || this.#held) this.#socket.pause();
     else if (this.#socket.isPaused() && !this.#closing) this.#socket.resume();
   }
 
   #onClose(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#queue.length = 0;
+    this.#queuedBytes = 0;
     this.#ctx.connectionClosed(this.clientId);
   }
 }

@@ -1,6 +1,7 @@
 /** What every connection shares: the broker, credentials, limits and id counters. */
 
 import type { CommandServer } from './commands.js';
+import type { LoginGuard } from './login-guard.js';
 
 /** Per-connection limits that bound memory. */
 export interface ConnectionLimits {
@@ -10,6 +11,12 @@ export interface ConnectionLimits {
   readonly maxPendingBytes: number;
   /** Reading pauses while this many decoded requests wait to run. */
   readonly maxInFlight: number;
+  /** A connection not logged in after this long is closed, ms. */
+  readonly preLoginTimeoutMs: number;
+  /** A logged-in connection that sends no complete request for this long is closed, ms (0 = never). */
+  readonly idleTimeoutMs: number;
+  /** Before login, a connection holding a frame or partial frame larger than this is closed, bytes. */
+  readonly preLoginBufferBytes: number;
 }
 
 /** Shared server state handed to each connection. */
@@ -20,6 +27,8 @@ export interface ServerContext extends CommandServer {
   readonly tokens: ReadonlyMap<string, number>;
   /** Limits. */
   readonly limits: ConnectionLimits;
+  /** Login-failure accounting shared by every connection. */
+  readonly loginGuard: LoginGuard;
   /** A fresh connection id (u32, from 1). */
   nextClientId(): number;
   /** A fresh VSR session number (non-zero, increasing). */

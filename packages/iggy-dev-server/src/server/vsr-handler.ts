@@ -15,6 +15,7 @@ import {
   VsrServerSession,
   decodeRegisterRequest,
   decodeVsrRequestFrame,
+  encodeResultSection,
   encodeRegisterReply,
   isMetadataOperation,
   isPartitionOperation,
@@ -26,6 +27,7 @@ import { executeCommand, SERVER_VERSION } from './commands.js';
 import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
+import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 
 /** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
 const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
@@ -85,6 +87,13 @@ export class VsrHandler implements FrameHandler {
   }
 
   #register(header: VsrRequestHeader, body: Uint8Array): void {
+    const admission = this.#conn.logins.admit();
+    if (admission.action === 'refuse') {
+      // Iggy's transient login refusal (a status-0 Register reply whose body is a result section
+      // with the code): clients send the identical Register again later.
+      const refusal = this.#session.reply(header, { payload: encodeResultSection([{ index: 0, code: LOGIN_REFUSED_STATUS }]) });
+      return this.#conn.hold(admission.delayMs, () => this.#conn.send(refusal));
+    }
     let request;
     try {
       request = decodeRegisterRequest(body);
@@ -110,17 +119,24 @@ export class VsrHandler implements FrameHandler {
     }
     const session = this.#ctx.nextSession();
     const reply = encodeRegisterReply({ userId, session, serverProtocolVersion: IGGY_PROTOCOL_VERSION, serverVersion: SERVER_VERSION });
+    this.#conn.setAuthenticated(true);
     this.#conn.send(this.#session.bind(header, userId, session, reply));
   }
 
+  /** A failed login: counted by the login guard, and the eviction goes out after its delay. */
   #evict(header: VsrRequestHeader, reason: number): void {
-    this.#conn.send(this.#session.evict(header.client, reason));
-    this.#conn.end();
+    const eviction = this.#session.evict(header.client, reason);
+    const failure = this.#conn.logins.failed();
+    this.#conn.hold(failure.delayMs, () => {
+      this.#conn.send(eviction);
+      this.#conn.end();
+    });
   }
 
   #execute(header: VsrRequestHeader, body: Uint8Array, code: number): void {
     if (code === CommandCode.LogoutUser) {
       this.#ctx.connectionClosed(this.#conn.clientId);
+      this.#conn.setAuthenticated(false);
       this.#conn.send(this.#session.reply(header));
       return;
     }

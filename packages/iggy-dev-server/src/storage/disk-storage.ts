@@ -54,6 +54,11 @@ export interface DiskStorageOptions {
   readonly segmentBytes?: number;
   /** Record bytes kept in memory per partition; older ones are read back from the segments (default 16 MiB). */
   readonly cacheBytesPerPartition?: number;
+  /**
+   * Called with a `storage` DevServerError when a background sync fails (fsync `interval`);
+   * nobody waits for those syncs, so this is the only place their failure shows.
+   */
+  readonly onError?: (error: DevServerError) => void;
 }
 
 const METADATA = 'metadata.json';
@@ -218,8 +223,14 @@ class SegmentWriter implements PartitionWriter {
 
   sync(): void {
     if (!this.dirty || this.#log < 0) return;
-    this.dirty = false;
+    // Clean only after the sync succeeded: a failed one is retried on the next tick.
     fdatasyncSync(this.#log);
+    this.dirty = false;
+  }
+
+  /** The partition folder (for error reports). */
+  get dir(): string {
+    return this.#dir;
   }
 
   purge(): void {
@@ -259,9 +270,11 @@ export class DiskStorage implements Storage {
   readonly #writers = new Map<string, SegmentWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #lock: string | undefined;
+  readonly #onError: (error: DevServerError) => void;
 
   constructor(options: DiskStorageOptions) {
     this.#dir = options.dir;
+    this.#onError = options.onError ?? (() => undefined);
     this.fsync = options.fsync ?? 'always';
     this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
     this.cacheBytesPerPartition = options.cacheBytesPerPartition ?? 16 * 1024 * 1024;
@@ -281,8 +294,9 @@ export class DiskStorage implements Storage {
     for (const w of this.#writers.values()) {
       try {
         w.sync();
-      } catch {
-        // A sync that fails here is retried on the next tick and at close.
+      } catch (cause) {
+        // Retried on the next tick and at close; the operator hears about every failure.
+        this.#onError(new DevServerError('storage', `periodic fsync of ${w.dir} failed`, { cause }));
       }
     }
   }

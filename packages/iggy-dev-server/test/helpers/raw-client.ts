@@ -49,10 +49,10 @@ export class RawClient {
     w?.();
   }
 
-  /** Connects to `127.0.0.1:port`. */
-  static connect(port: number, protocol: IggyProtocol): Promise<RawClient> {
+  /** Connects to `127.0.0.1:port`, from `localAddress` when given (another loopback address, say). */
+  static connect(port: number, protocol: IggyProtocol, localAddress?: string): Promise<RawClient> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port }, () => resolve(new RawClient(protocol, socket)));
+      const socket = connect({ host: '127.0.0.1', port, ...(localAddress === undefined ? {} : { localAddress }) }, () => resolve(new RawClient(protocol, socket)));
       socket.once('error', reject);
     });
   }
