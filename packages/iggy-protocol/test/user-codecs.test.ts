@@ -31,8 +31,8 @@ import {
   encodeUserTarget,
   globalPermissions,
   headerValue,
-} from '../src/index.js';
-import type { IggyProtocol, Permissions, UserDetails } from '../src/index.js';
+} from '@agdx/iggy-protocol';
+import type { IggyProtocol, Permissions, UserDetails } from '@agdx/iggy-protocol';
 import { hex, toHex } from './helpers.js';
 
 const PROTOCOLS: readonly IggyProtocol[] = ['classic', 'vsr'];
