@@ -32,8 +32,8 @@ export interface DevServer extends AsyncDisposable {
   /** Open connections. */
   connectionCount(): number;
   /**
-   * Moves the broker clock forward (broker timestamps and message expiry), so tests need not
-   * sleep. It never moves back.
+   * Moves the server clock forward (broker timestamps, message expiry and personal access token
+   * expiry), so tests need not sleep. It never moves back.
    */
   advanceTime(micros: bigint): void;
   /** Stops listening, drops every connection and closes the storage. Idempotent. */

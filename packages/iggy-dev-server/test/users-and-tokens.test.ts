@@ -1,7 +1,7 @@
 // Users, permissions and personal access tokens over TCP, in both protocol generations: user
 // administration, Iggy's permission rules with 41, logins of inactive users, token expiry and
 // revocation with each generation's answer, and persistence across a restart.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ import {
   globalPermissions,
 } from '@agdx/iggy-protocol';
 import type { IggyProtocol, Permissions } from '@agdx/iggy-protocol';
-import { startDevServer } from '@agdx/iggy-dev-server';
+import { DevServerError, startDevServer } from '@agdx/iggy-dev-server';
 import type { DevServer } from '@agdx/iggy-dev-server';
 import { createTopic, pollFrom, sendTexts } from './helpers/ops.js';
 import { PROTOCOLS, RawClient } from './helpers/raw-client.js';
@@ -271,6 +271,20 @@ describe('users on disk', () => {
       const viaToken = await RawClient.connect(s.port, protocol);
       expect((await viaToken.loginWithToken(raw)).ok).toBe(true);
       viaToken.close();
+    }
+  });
+
+  it('refuses to start on a damaged users.json, leaving it as it was', async () => {
+    const damaged = mkdtempSync(join(tmpdir(), 'agdx-iggy-users-bad-'));
+    try {
+      for (const text of ['{not json', JSON.stringify({ version: 1, users: [{ id: 1, username: 'x', passwordHash: 'h', status: 1, createdAt: '1', options: '', permissions: { global: 7 } }], tokens: [] }), JSON.stringify({ version: 1, users: [], tokens: [{ userId: 9, name: 't', hash: 'h' }] })]) {
+        writeFileSync(join(damaged, 'users.json'), text);
+        const error = await startDevServer({ port: 0, data: damaged }).catch((e: unknown) => e);
+        expect(DevServerError.is(error, 'storage')).toBe(true);
+        expect(readFileSync(join(damaged, 'users.json'), 'utf8')).toBe(text);
+      }
+    } finally {
+      rmSync(damaged, { recursive: true, force: true });
     }
   });
 });

@@ -9,7 +9,17 @@
  * for a failed login is decided by the caller from the typed outcome.
  */
 
-import { IggyError, TOKEN_EXPIRY_NEVER, TOKEN_EXPIRY_SERVER_DEFAULT, UserStatus, decodeOptions, encodeOptions, globalPermissions } from '@agdx/iggy-protocol';
+import {
+  IggyError,
+  TOKEN_EXPIRY_NEVER,
+  TOKEN_EXPIRY_SERVER_DEFAULT,
+  UserStatus,
+  decodeOptions,
+  decodeUpdatePermissionsRequest,
+  encodeOptions,
+  encodeUpdatePermissionsRequest,
+  globalPermissions,
+} from '@agdx/iggy-protocol';
 import type { HeaderValue, Identifier, Permissions, TokenInfo } from '@agdx/iggy-protocol';
 import { DevServerError } from '../errors.js';
 import type { UserSnapshot, UsersSnapshot } from '../storage/users.js';
@@ -93,6 +103,11 @@ export interface UserDirectoryOptions {
   readonly maxUsers?: number;
   /** Most tokens per user (Iggy's `max_tokens_per_user`); default 100. */
   readonly maxTokensPerUser?: number;
+}
+
+/** Saved permissions after a round trip through the wire codec, which checks their shape. */
+function checkedPermissions(p: Permissions | undefined): Permissions | undefined {
+  return p === undefined ? undefined : decodeUpdatePermissionsRequest(encodeUpdatePermissionsRequest({ user: 0, permissions: p })).permissions;
 }
 
 function fail(code: number): never {
@@ -327,7 +342,8 @@ export class UserDirectory {
       if (saved.version !== 1 || !Array.isArray(saved.users) || !Array.isArray(saved.tokens)) throw new Error('unknown users file version');
       for (const u of saved.users) {
         if (!Number.isInteger(u.id) || u.id < 0 || typeof u.username !== 'string' || typeof u.passwordHash !== 'string' || this.#users.has(u.id) || this.#byName.has(u.username)) throw new Error(`bad user entry ${String(u.id)}`);
-        const permissions = u.id === ROOT_USER_ID ? ROOT_PERMISSIONS : u.permissions;
+        if (u.status !== UserStatus.Active && u.status !== UserStatus.Inactive) throw new Error(`bad status of user ${u.id}`);
+        const permissions = u.id === ROOT_USER_ID ? ROOT_PERMISSIONS : checkedPermissions(u.permissions);
         this.#insert({ id: u.id, username: u.username, passwordHash: u.passwordHash, status: u.status, createdAt: BigInt(u.createdAt), permissions, compiled: compilePermissions(permissions), options: decodeOptions(Buffer.from(u.options, 'base64')) });
       }
       for (const t of saved.tokens) {
