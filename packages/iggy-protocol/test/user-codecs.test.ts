@@ -101,6 +101,12 @@ describe.each(PROTOCOLS)('users [%s]', (protocol) => {
     expect(decodeCreateUserRequest(bytes, protocol)).toMatchObject({ username: 'u', password: 'p', status: 0, permissions: undefined });
   });
 
+  it('CreateUser with all-false permissions matches the Node SDK serializer test', () => {
+    // foreign/node create-user.command.test.ts: base, then 1, u32 11, and eleven zero bytes.
+    const bytes = encodeCreateUserRequest({ username: 'test-user', password: 'test-pwd', status: 1, permissions: { global: globalPermissions(false), streams: [] } }, protocol);
+    expect(toHex(bytes)).toBe(toHex(hex(`09 746573742d75736572 08 746573742d707764 01 01 0b000000 ${'00'.repeat(11)}`)));
+  });
+
   it('CreateUser with permissions round-trips', () => {
     const req = { username: 'alice', password: 'secret', status: UserStatus.Inactive, permissions: SCOPED };
     const bytes = encodeCreateUserRequest(req, protocol);
