@@ -70,8 +70,11 @@ const FATAL_EVICTIONS: ReadonlySet<number> = new Set([
   EvictionReason.IncompatibleProtocol,
   EvictionReason.MalformedLogin,
 ]);
-/** Classic login statuses after which logging in again cannot help. */
-const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([41, 42, 43, 44, 47, 53, 54]);
+/**
+ * Classic login statuses after which logging in again cannot help. Iggy 0.8 answers an unknown
+ * or revoked token with 20 (ResourceNotFound) and an expired one with 54.
+ */
+const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([20, 41, 42, 43, 44, 47, 53, 54]);
 /** How long a VSR transient status (57/58) waits before the identical bytes go out again. */
 const TRANSIENT_RESEND_MS = 50;
 

@@ -1,4 +1,4 @@
-/** What every connection shares: the broker, credentials, limits and id counters. */
+/** What every connection shares: the broker, the users, limits and id counters. */
 
 import type { CommandServer } from './commands.js';
 import type { LoginGuard } from './login-guard.js';
@@ -21,10 +21,6 @@ export interface ConnectionLimits {
 
 /** Shared server state handed to each connection. */
 export interface ServerContext extends CommandServer {
-  /** Username → password and user id. */
-  readonly users: ReadonlyMap<string, { readonly password: string; readonly id: number }>;
-  /** Accepted personal access tokens → user id. */
-  readonly tokens: ReadonlyMap<string, number>;
   /** Limits. */
   readonly limits: ConnectionLimits;
   /** Login-failure accounting shared by every connection. */
