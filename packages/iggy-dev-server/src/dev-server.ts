@@ -70,6 +70,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     tokens: new Map(o.tokens.map((t) => [t, 0])),
     limits: { maxFrameSize: o.maxFrameSize, maxPendingBytes: o.maxPendingBytes, maxInFlight: o.maxInFlight },
     clientsCount: () => connections.size,
+    connectedClients: () => connections,
+    segmentBytes: o.segmentBytes,
     nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
     nextSession: () => ++sessions,
     connectionClosed: (clientId) => broker.disconnect(clientId),
