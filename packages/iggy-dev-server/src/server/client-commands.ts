@@ -16,6 +16,7 @@ import {
 } from '@agdx/iggy-protocol';
 import type { HeaderValue, IggyProtocol, OptionDescriptor } from '@agdx/iggy-protocol';
 import type { Broker } from '../log/broker.js';
+import { decodeGetClientRequest } from './request-decoders.js';
 
 /** A connection as GetClient and GetClients report it. */
 export interface ConnectedClient {
@@ -32,8 +33,18 @@ const TCP = 1;
 /** Iggy refuses GetClient for client id 0 (InvalidClientId). */
 const INVALID_CLIENT_ID = 101;
 
-/** GetClient: the client's details with its group memberships, an empty body when unknown. */
-export function getClient(broker: Broker, clients: Iterable<ConnectedClient>, clientId: number, protocol: IggyProtocol): Uint8Array {
+/**
+ * GetClient: the client's details with its group memberships, an empty body when unknown.
+ * Iggy 0.9 also answers an undecodable body with the empty "not found"; 0.8 refuses it.
+ */
+export function getClient(broker: Broker, clients: Iterable<ConnectedClient>, payload: Uint8Array, protocol: IggyProtocol): Uint8Array {
+  let clientId: number;
+  try {
+    clientId = decodeGetClientRequest(payload).clientId;
+  } catch (error) {
+    if (protocol === 'vsr') return new Uint8Array(0);
+    throw error;
+  }
   // 0.8 refuses id 0 outright; 0.9 just finds no such client.
   if (clientId === 0 && protocol === 'classic') throw new IggyError(INVALID_CLIENT_ID);
   for (const c of clients) {

@@ -40,7 +40,6 @@ import {
   decodeDeleteConsumerOffsetRequest,
   decodeDeleteSegmentsRequest,
   decodeDescribeOptionsRequest,
-  decodeGetClientRequest,
   decodeGetConsumerOffsetRequest,
   decodeGroupTarget,
   decodePartitionsRequest,
@@ -233,7 +232,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       });
     }
     case CommandCode.GetClient:
-      return getClient(broker, server.connectedClients(), decodeGetClientRequest(payload).clientId, protocol);
+      return getClient(broker, server.connectedClients(), payload, protocol);
     case CommandCode.GetClients:
       return getClients(broker, server.connectedClients());
     case CommandCode.DescribeOptions:
