@@ -114,6 +114,8 @@ export type { OptionDescriptor } from './commands/describe-options.js';
 export { OptionsScope, encodeDescribeOptionsRequest, decodeDescribeOptionsRequest, encodeOptionDescriptors, decodeOptionDescriptors } from './commands/describe-options.js';
 export type { DeleteSegmentsRequest } from './commands/segments.js';
 export { encodeDeleteSegmentsRequest, decodeDeleteSegmentsRequest } from './commands/segments.js';
+export type { FlushUnsavedBufferRequest } from './commands/flush.js';
+export { encodeFlushUnsavedBufferRequest, decodeFlushUnsavedBufferRequest } from './commands/flush.js';
 export { decodeIgnoringTrailingBytes, ignoringTrailingBytes } from './commands/trailing-bytes.js';
 export type { StreamTarget, TopicTarget, GroupTarget } from './commands/targets.js';
 export { encodeStreamTarget, decodeStreamTarget, encodeTopicTarget, decodeTopicTarget, encodeGroupTarget, decodeGroupTarget } from './commands/targets.js';

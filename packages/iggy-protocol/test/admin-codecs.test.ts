@@ -13,6 +13,7 @@ import {
   decodeClientList,
   decodeDeleteSegmentsRequest,
   decodeDescribeOptionsRequest,
+  decodeFlushUnsavedBufferRequest,
   decodeGetClientRequest,
   decodeIgnoringTrailingBytes,
   decodeOptionDescriptors,
@@ -22,6 +23,7 @@ import {
   encodeClientList,
   encodeDeleteSegmentsRequest,
   encodeDescribeOptionsRequest,
+  encodeFlushUnsavedBufferRequest,
   encodeGetClientRequest,
   encodeOptionDescriptors,
   encodeRegisterReply,
@@ -71,6 +73,19 @@ describe('DeleteSegments (503)', () => {
     expect(decodeDeleteSegmentsRequest(bytes)).toEqual(req);
     for (let cut = 0; cut < bytes.length; cut++) expect(() => decodeDeleteSegmentsRequest(bytes.subarray(0, cut))).toThrow(IggyCodecError);
     expect(() => encodeDeleteSegmentsRequest({ ...req, segmentsCount: -1 })).toThrow(IggyInvalidError);
+  });
+});
+
+describe('FlushUnsavedBuffer (102)', () => {
+  it('round-trips `[stream][topic][partition u32][fsync u8]`; any non-zero fsync byte is true', () => {
+    const req = { stream: 1, topic: 'events', partitionId: 2, fsync: true };
+    const bytes = encodeFlushUnsavedBufferRequest(req);
+    expect(bytes.at(-1)).toBe(1);
+    expect(decodeFlushUnsavedBufferRequest(bytes)).toEqual(req);
+    const seven = bytes.slice();
+    seven[seven.length - 1] = 7;
+    expect(decodeFlushUnsavedBufferRequest(seven).fsync).toBe(true);
+    expect(() => decodeFlushUnsavedBufferRequest(bytes.subarray(0, bytes.length - 1))).toThrow(IggyCodecError);
   });
 });
 

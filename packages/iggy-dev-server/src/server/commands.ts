@@ -40,6 +40,7 @@ import {
   decodeDeleteConsumerOffsetRequest,
   decodeDeleteSegmentsRequest,
   decodeDescribeOptionsRequest,
+  decodeFlushUnsavedBufferRequest,
   decodeGetConsumerOffsetRequest,
   decodeGroupTarget,
   decodePartitionsRequest,
@@ -328,6 +329,14 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         if (m.rawHeaders.length > MAX_USER_HEADERS_SIZE) throw new IggyError(4017);
       }
       broker.append(req.stream, req.topic, req.partitioning, batchFromClassic(req.messages), req.messages.length);
+      return EMPTY;
+    }
+    case CommandCode.FlushUnsavedBuffer: {
+      // Iggy 0.9 answers FeatureUnavailable; 0.8 flushes. Every acknowledged append is already
+      // written here, so after checking the target there is nothing left to flush.
+      if (protocol === 'vsr') throw new IggyError(Status.FeatureUnavailable);
+      const req = decodeFlushUnsavedBufferRequest(payload);
+      broker.partition(broker.topic(req.stream, req.topic), req.partitionId);
       return EMPTY;
     }
     case CommandCode.PollMessages: {

@@ -38,6 +38,8 @@ export const decodeUpdateTopicRequest = ignoringTrailingBytes(codecs.decodeUpdat
 export const decodePartitionsRequest = ignoringTrailingBytes(codecs.decodePartitionsRequest);
 /** Tolerant: DeleteSegments. */
 export const decodeDeleteSegmentsRequest = ignoringTrailingBytes(codecs.decodeDeleteSegmentsRequest);
+/** Tolerant: FlushUnsavedBuffer. */
+export const decodeFlushUnsavedBufferRequest = ignoringTrailingBytes(codecs.decodeFlushUnsavedBufferRequest);
 /** Tolerant: PollMessages. */
 export const decodePollMessagesRequest = ignoringTrailingBytes(codecs.decodePollMessagesRequest);
 /** Tolerant: GetConsumerOffset. */

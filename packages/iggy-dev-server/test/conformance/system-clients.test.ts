@@ -14,6 +14,7 @@ import {
   decodeServerStats,
   encodeCreateConsumerGroupRequest,
   encodeDescribeOptionsRequest,
+  encodeFlushUnsavedBufferRequest,
   encodeGetClientRequest,
   encodeGroupTarget,
   initChecksums,
@@ -91,5 +92,17 @@ describe('DescribeOptions (VSR only)', () => {
   it('is an unknown command to a classic (0.8) client: 3', async () => {
     const c = await node.client('classic');
     expect(await c.refused(CommandCode.DescribeOptions, encodeDescribeOptionsRequest(OptionsScope.Topic))).toBe(3);
+  });
+});
+
+describe('FlushUnsavedBuffer', () => {
+  it('classic (0.8 flushes): checks the target, then succeeds; VSR (0.9): FeatureUnavailable 5', async () => {
+    const classic = await node.client('classic');
+    const { stream, topic } = await createTopic(classic, 1);
+    await classic.ok(CommandCode.FlushUnsavedBuffer, encodeFlushUnsavedBufferRequest({ stream, topic, partitionId: 0, fsync: true }));
+    expect(await classic.refused(CommandCode.FlushUnsavedBuffer, encodeFlushUnsavedBufferRequest({ stream, topic, partitionId: 4, fsync: false }))).toBe(3007);
+    expect(await classic.refused(CommandCode.FlushUnsavedBuffer, encodeFlushUnsavedBufferRequest({ stream, topic: 'nope', partitionId: 0, fsync: false }))).toBe(2010);
+    const vsr = await node.client('vsr');
+    expect(await vsr.refused(CommandCode.FlushUnsavedBuffer, encodeFlushUnsavedBufferRequest({ stream, topic, partitionId: 0, fsync: true }))).toBe(5);
   });
 });
