@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import {
   CommandCode,
   decodePollMessagesResponse,
@@ -17,6 +18,7 @@ import {
   encodePollMessagesRequest,
   encodeSendMessagesRequest,
   encodeTopicTarget,
+  initChecksums,
   partitioning,
 } from '@agdx/iggy-protocol';
 import type { IggyProtocol, Identifier, PolledMessages, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
@@ -78,6 +80,20 @@ export class ConformanceServer {
     await this.stop();
     if (this.#dir !== undefined) rmSync(this.#dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A server for the enclosing suite (or `describe` block): checksums initialised and the server
+ * started before its cases, disposed after them.
+ */
+export function suiteServer(storage: StorageKind, options: DevServerOptions = {}): ConformanceServer {
+  const node = new ConformanceServer(storage, options);
+  beforeAll(async () => {
+    await initChecksums();
+    await node.start();
+  });
+  afterAll(() => node.dispose());
+  return node;
 }
 
 let counter = 0;

@@ -2,7 +2,7 @@
 // the Iggy sources: core/partitions poll_plan.rs (0.9 auto-commit upsert_offset_max), the 0.8.0
 // poll handler (auto-commit overwrites), core/server responses.rs (offset fences),
 // core/metadata stm/stream.rs (monotonic next_consumer_group_id).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CommandCode,
   decodeConsumerGroupAssignment,
@@ -16,19 +16,12 @@ import {
   encodeGroupTarget,
   encodeStoreConsumerOffsetRequest,
   encodeTopicTarget,
-  initChecksums,
 } from '@agdx/iggy-protocol';
 import type { IggyProtocol } from '@agdx/iggy-protocol';
-import { ConformanceServer, PROTOCOLS, createTopic, poll, send, texts } from './harness.js';
+import { suiteServer, PROTOCOLS, createTopic, poll, send, texts } from './harness.js';
 import type { RawClient } from './harness.js';
 
-beforeAll(async () => {
-  await initChecksums();
-});
-
-const node = new ConformanceServer('memory');
-beforeAll(() => node.start());
-afterAll(() => node.dispose());
+const node = suiteServer('memory');
 
 async function storedOffset(c: RawClient, stream: string, topic: string, consumer: { kind: 'consumer' | 'group'; id: number | string }): Promise<bigint | undefined> {
   return decodeConsumerOffsetInfo(await c.ok(CommandCode.GetConsumerOffset, encodeGetConsumerOffsetRequest({ consumer, stream, topic, partitionId: 0 })))?.storedOffset;
@@ -135,9 +128,7 @@ describe.each(PROTOCOLS)('messages and offsets (%s)', (protocol) => {
 });
 
 describe('group ids on disk', () => {
-  const disk = new ConformanceServer('disk');
-  beforeAll(() => disk.start());
-  afterAll(() => disk.dispose());
+  const disk = suiteServer('disk');
 
   it('stay monotonic across a restart, even when the newest group was deleted', async () => {
     const c = await disk.client('vsr');

@@ -1,7 +1,7 @@
 // Conformance: streams, topics, partitions and segments, both generations, in memory and on
 // disk. Rules from the Iggy sources: core/server (0.8.0 handlers, 0.9 dispatch.rs),
 // core/metadata (stm/stream.rs, stm/id_slab.rs) and core/binary_protocol (requests).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CommandCode,
   decodeStreamDetails,
@@ -17,18 +17,11 @@ import {
   encodeTopicTarget,
   encodeUpdateStreamRequest,
   encodeUpdateTopicRequest,
-  initChecksums,
 } from '@agdx/iggy-protocol';
-import { ConformanceServer, PROTOCOLS, STORAGES, createTopic, fresh, poll, send, texts, topicDetails, withTrailing } from './harness.js';
-
-beforeAll(async () => {
-  await initChecksums();
-});
+import { suiteServer, PROTOCOLS, STORAGES, createTopic, fresh, poll, send, texts, topicDetails, withTrailing } from './harness.js';
 
 describe.each(STORAGES)('streams and topics (%s)', (storage) => {
-  const node = new ConformanceServer(storage);
-  beforeAll(() => node.start());
-  afterAll(() => node.dispose());
+  const node = suiteServer(storage);
 
   describe.each(PROTOCOLS)('%s', (protocol) => {
     it('streams: create, get by id and name, list, rename, purge, delete; duplicate names are 1012', async () => {
@@ -121,9 +114,7 @@ describe.each(STORAGES)('streams and topics (%s)', (storage) => {
 });
 
 describe('on disk across restarts', () => {
-  const node = new ConformanceServer('disk', { segmentBytes: 4096 });
-  beforeAll(() => node.start());
-  afterAll(() => node.dispose());
+  const node = suiteServer('disk', { segmentBytes: 4096 });
 
   it('DeleteSegments deletes the oldest sealed segments and their messages, never the active one; offsets go on', async () => {
     const c = await node.client('vsr');

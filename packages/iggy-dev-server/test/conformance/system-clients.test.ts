@@ -2,7 +2,7 @@
 // core/server dispatch.rs (0.9 GetClient / GetClients / DescribeOptions, FlushUnsavedBuffer
 // answered FeatureUnavailable), the 0.8.0 get_client handler (id 0 → InvalidClientId 101) and
 // core/binary_protocol responses/clients and responses/system/describe_options.rs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CommandCode,
   HEADER_KIND_CODES,
@@ -17,17 +17,10 @@ import {
   encodeFlushUnsavedBufferRequest,
   encodeGetClientRequest,
   encodeGroupTarget,
-  initChecksums,
 } from '@agdx/iggy-protocol';
-import { ConformanceServer, PROTOCOLS, RawClient, createTopic, send } from './harness.js';
+import { suiteServer, PROTOCOLS, RawClient, createTopic, send } from './harness.js';
 
-beforeAll(async () => {
-  await initChecksums();
-});
-
-const node = new ConformanceServer('memory');
-beforeAll(() => node.start());
-afterAll(() => node.dispose());
+const node = suiteServer('memory');
 
 describe.each(PROTOCOLS)('system (%s)', (protocol) => {
   it('Ping answers empty, before and after login; GetStats counts what is stored', async () => {

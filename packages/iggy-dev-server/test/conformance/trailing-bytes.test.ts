@@ -4,7 +4,7 @@
 // exception (its batch is checked to the byte). VSR bodies whose options block runs to the end
 // (CreateStream, UpdateStream, CreateTopic, UpdateTopic) read extra bytes as options, so they
 // are only tolerant in classic. One case per command the official Node SDK sends.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CommandCode,
   OptionsScope,
@@ -30,20 +30,13 @@ import {
   encodeTopicTarget,
   encodeUpdateStreamRequest,
   encodeUpdateTopicRequest,
-  initChecksums,
   partitioning,
 } from '@agdx/iggy-protocol';
 import type { IggyProtocol } from '@agdx/iggy-protocol';
 import { STRICT_REQUESTS } from '../../src/server/request-decoders.js';
-import { ConformanceServer, PROTOCOLS, RawClient, createTopic, fresh, send, withTrailing } from './harness.js';
+import { suiteServer, PROTOCOLS, RawClient, createTopic, fresh, send, withTrailing } from './harness.js';
 
-beforeAll(async () => {
-  await initChecksums();
-});
-
-const node = new ConformanceServer('memory');
-beforeAll(() => node.start());
-afterAll(() => node.dispose());
+const node = suiteServer('memory');
 
 /** What a case works on: a stream with topic `t` (2 partitions, messages in 0), group `g` joined. */
 interface Fixture {
