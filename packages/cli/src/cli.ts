@@ -8,9 +8,11 @@ import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { tailCommand } from './commands/tail.js';
+import { tokensCommand } from './commands/tokens.js';
+import { usersCommand } from './commands/users.js';
 
 /** Every subcommand, in the order the overview lists them. */
-export const COMMANDS: readonly Command[] = [demoCommand, devCommand, tailCommand, sessionsCommand, benchCommand];
+export const COMMANDS: readonly Command[] = [demoCommand, devCommand, tailCommand, sessionsCommand, usersCommand, tokensCommand, benchCommand];
 
 /** The overview printed by `agdx --help`. */
 export function overview(): string {

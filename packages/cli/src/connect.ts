@@ -27,3 +27,13 @@ export async function openLog(iggyUrl: string | undefined, signal?: AbortSignal)
   const transport = await IggyTransport.connect(iggyUrl, {}, { signal });
   return { transport, description: `Iggy at ${redactUrl(iggyUrl)}`, close: () => transport.close() };
 }
+
+/** Connects to an Iggy server, runs `body` with the transport, and closes it whatever happens. */
+export async function withIggy<T>(iggyUrl: string, signal: AbortSignal, body: (transport: IggyTransport) => Promise<T>): Promise<T> {
+  const transport = await IggyTransport.connect(iggyUrl, {}, { signal });
+  try {
+    return await body(transport);
+  } finally {
+    await transport.close();
+  }
+}

@@ -1,17 +1,7 @@
 /** --help on every subcommand, usage errors (exit 2), runtime failures (exit 1), one-line errors. */
-import { COMMANDS, ExitCode, runCli, type CommandIo } from '@agdx/cli';
+import { COMMANDS, ExitCode, runCli } from '@agdx/cli';
 import { describe, expect, it } from 'vitest';
-import { runAgdx } from './support.js';
-
-function memoryIo(): { io: CommandIo; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, signal: new AbortController().signal, isTty: false },
-    out: () => out,
-    err: () => err,
-  };
-}
+import { memoryIo, runAgdx } from './support.js';
 
 describe('agdx --help', () => {
   it('lists every command and the exit codes', async () => {
@@ -49,6 +39,20 @@ describe('usage errors exit 2 with one line', () => {
     ['sessions', 'show'],
     ['sessions', 'list', '--status', 'sleepy'],
     ['bench', '--runs', '-3'],
+    ['users'],
+    ['users', 'rename'],
+    ['users', 'create', 'ann'],
+    ['users', 'update', 'ann'],
+    ['users', 'update', 'ann', '--status', 'asleep'],
+    ['users', 'permissions', 'ann'],
+    ['users', 'permissions', 'ann', '--global', 'fly'],
+    ['users', 'permissions', 'ann', '--stream', 'abc:read-stream'],
+    ['users', 'permissions', 'ann', '--topic', '1:read-topic'],
+    ['users', 'password', 'ann', '--current', 'x'],
+    ['tokens'],
+    ['tokens', 'create'],
+    ['tokens', 'create', 'ci', '--expiry', '5 minutes'],
+    ['tokens', 'delete', 'a', 'b'],
   ];
   for (const argv of cases) {
     it(`agdx ${argv.join(' ') || '(nothing)'}`, async () => {

@@ -1,7 +1,8 @@
-/** Paths and a child-process runner shared by the cli tests. */
+/** Paths, a child-process runner and an in-memory command io shared by the cli tests. */
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { CommandIo } from '@agdx/cli';
 
 /** The repository root. */
 export const REPO_ROOT: string = fileURLToPath(new URL('../../../', import.meta.url));
@@ -48,4 +49,15 @@ export function runNode(script: string, args: readonly string[], timeoutMs: numb
 /** Runs the agdx command from source. */
 export function runAgdx(args: readonly string[], timeoutMs: number): Promise<ChildResult> {
   return runNode(BIN, args, timeoutMs);
+}
+
+/** A command io writing into strings, for runCli in process. */
+export function memoryIo(): { io: CommandIo; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: { out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) }, signal: new AbortController().signal, isTty: false },
+    out: () => out,
+    err: () => err,
+  };
 }

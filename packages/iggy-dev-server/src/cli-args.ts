@@ -16,7 +16,7 @@ Options:
   --fsync <policy>    with --data: always | interval | never (default always)
   --user <name>       root user name (default iggy)
   --password <pw>     root password (default iggy)
-  --token <pat>       accept this personal access token (repeatable)
+  --token <pat>       a static token that logs in as the root user (repeatable)
   -h, --help          show this help
 `;
 

@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { initChecksums } from '@agdx/iggy-protocol';
+import { UserDirectory } from './auth/user-directory.js';
 import { ServerClock } from './clock.js';
 import { DevServerError } from './errors.js';
 import { Broker } from './log/broker.js';
@@ -60,14 +61,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (DevServerError.is(cause)) throw cause;
     throw new DevServerError('storage', `cannot recover the data folder ${o.data ?? ''}`, { cause });
   }
+  let users: UserDirectory;
+  try {
+    users = new UserDirectory({ root: { username: o.user, password: o.password }, staticTokens: o.tokens, now: () => clock.now(), saved: storage.loadUsers(), save: (s) => storage.saveUsers(s) });
+  } catch (cause) {
+    storage.close();
+    if (DevServerError.is(cause)) throw cause;
+    throw new DevServerError('storage', `cannot save the users in ${o.data ?? ''}`, { cause });
+  }
   const connections = new Set<Connection>();
   let clientIds = 0;
   let sessions = 0n;
   const ctx: ServerContext = {
     broker,
     startedAt: clock.now(),
-    users: new Map([[o.user, { password: o.password, id: 0 }]]),
-    tokens: new Map(o.tokens.map((t) => [t, 0])),
+    users,
     limits: { maxFrameSize: o.maxFrameSize, maxPendingBytes: o.maxPendingBytes, maxInFlight: o.maxInFlight },
     clientsCount: () => connections.size,
     connectedClients: () => connections,

@@ -26,7 +26,7 @@ export interface DevServerOptions {
    * read back from the segment files when polled.
    */
   readonly cacheBytesPerPartition?: number | undefined;
-  /** Personal access tokens accepted for the root user (default none). */
+  /** Static tokens that log in as the root user, never listed and never expiring (default none). */
   readonly tokens?: readonly string[] | undefined;
   /** Largest frame a connection may send, bytes (default 64 MiB, Iggy's limit). */
   readonly maxFrameSize?: number | undefined;

@@ -16,10 +16,13 @@ import { IggyError, IggyEvictionError, IggyProtocolError } from '@agdx/iggy-prot
 const NOT_FOUND_CODES: ReadonlySet<number> = new Set([20, 1009, 2010, 3007, 3008, 5000]);
 /** Iggy codes meaning "an argument broke a rule" (names, counts, sizes, offsets). */
 const INVALID_CODES: ReadonlySet<number> = new Set([
-  4, 6, 43, 44, 56, 1013, 2014, 2015, 2019, 4009, 4017, 4018, 4019, 4022, 4036, 4037, 4040, 4041, 4042, 4043, 4100, 5005,
+  4, 6, 43, 44, 45, 50, 56, 1013, 2014, 2015, 2019, 4009, 4017, 4018, 4019, 4022, 4036, 4037, 4040, 4041, 4042, 4043, 4100, 5005,
 ]);
-/** Iggy codes meaning "the request contradicts existing state". */
-const CONFLICT_CODES: ReadonlySet<number> = new Set([1012, 2013, 5004, 5006, 5009]);
+/**
+ * Iggy codes meaning "the request contradicts existing state" (including a taken username or
+ * token name, and the root user, which can be neither deleted nor have its permissions changed).
+ */
+const CONFLICT_CODES: ReadonlySet<number> = new Set([46, 48, 49, 51, 1012, 2013, 5004, 5006, 5009]);
 
 /** The transport error kind an Iggy error code maps to. */
 export type IggyCodeKind = 'not-found' | 'invalid' | 'conflict' | 'transport';

@@ -33,6 +33,7 @@ import type {
 } from '@agdx/transport';
 import { CommandCode, decodeTopicDetails, encodeTopicTarget, initChecksums, partitionForKey, partitioning } from '@agdx/iggy-protocol';
 import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
+import { IggyAdmin } from './admin.js';
 import * as cmd from './commands.js';
 import { IggyConnection } from './connection.js';
 import { parseConnectionString } from './connection-string.js';
@@ -71,6 +72,7 @@ export class IggyTransport implements LogTransport {
   /** Classic only: the client-side round-robin counter of balanced appends, per topic. */
   readonly #balanced = new Map<string, number>();
   #closed = false;
+  #admin: IggyAdmin | undefined;
 
   private constructor(connections: readonly IggyConnection[], options: ResolvedIggyOptions) {
     // Every concurrent waitFor listens on this signal; many waiters are normal, not a leak.
@@ -107,6 +109,22 @@ export class IggyTransport implements LogTransport {
   /** How many times the main connection was re-established after a loss. */
   get reconnects(): number {
     return this.#connections.reduce((n, c) => n + c.reconnects, 0);
+  }
+
+  /**
+   * User and personal-access-token administration over this transport's connections
+   * (`admin.users.create(...)`, `admin.tokens.create(...)`); what is allowed is up to the
+   * logged-in user's permissions on the server.
+   */
+  get admin(): IggyAdmin {
+    this.#checkOpen();
+    return (this.#admin ??= new IggyAdmin({
+      protocol: this.#options.protocol,
+      request: (code, body, options) => {
+        this.#checkOpen();
+        return this.#connection.request(code, body, options);
+      },
+    }));
   }
 
   /** The least busy shared connection. */

@@ -11,3 +11,6 @@ export { resolveOptions } from './options.js';
 export type { IggyCredentials, IggyTransportOptions, IggyWireProtocol, ReconnectPolicy, ResolvedIggyOptions } from './options.js';
 export { iggyCodeOf, kindOfIggyCode, toTransportError } from './error-mapping.js';
 export type { IggyCodeKind } from './error-mapping.js';
+export { IggyAdmin, IggyUsers, IggyTokens } from './admin.js';
+export type { AdminChannel, IggyUser, IggyUserDetails, IggyUserStatus, IggyToken, CreateUserInput, UpdateUserInput, CreateTokenInput } from './admin.js';
+export type { Permissions, GlobalPermissions, StreamPermissions, TopicPermissions } from '@agdx/iggy-protocol';

@@ -16,6 +16,7 @@ import {
   encodeIdentityResponse,
 } from '@agdx/iggy-protocol';
 import type { FrameSplitter } from '@agdx/iggy-protocol';
+import type { LoginOutcome } from '../auth/user-directory.js';
 import { executeCommand } from './commands.js';
 import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
@@ -23,6 +24,8 @@ import { statusOf } from './error-status.js';
 import { decodeLoginUserRequest, decodeLoginWithTokenRequest } from './request-decoders.js';
 
 const utf8 = new TextEncoder();
+
+const CLASSIC_LOGIN_FAILURES = { credentials: 42, inactive: 47, 'unknown-token': 20, 'expired-token': 54 } as const;
 
 /** Serves one classic connection. */
 export class ClassicHandler implements FrameHandler {
@@ -62,6 +65,13 @@ export class ClassicHandler implements FrameHandler {
     }
   }
 
+  /** Iggy 0.8's answers: 42 bad credentials, 47 inactive user, 20 unknown token, 54 expired token. */
+  #login(outcome: LoginOutcome): Uint8Array {
+    if (!outcome.ok) throw new IggyError(CLASSIC_LOGIN_FAILURES[outcome.reason]);
+    this.#session.login(outcome.userId);
+    return encodeIdentityResponse(outcome.userId);
+  }
+
   #run(code: number, payload: Uint8Array): Uint8Array {
     switch (code) {
       case CommandCode.LoginUser: {
@@ -70,18 +80,10 @@ export class ClassicHandler implements FrameHandler {
         const passwordLength = utf8.encode(req.password).length;
         if (userLength < 3 || userLength > 50) throw new IggyError(43);
         if (passwordLength < 3 || passwordLength > 100) throw new IggyError(44);
-        const user = this.#ctx.users.get(req.username);
-        if (user === undefined || user.password !== req.password) throw new IggyError(42);
-        this.#session.login(user.id);
-        return encodeIdentityResponse(user.id);
+        return this.#login(this.#ctx.users.login(req.username, req.password));
       }
-      case CommandCode.LoginWithPersonalAccessToken: {
-        const { token } = decodeLoginWithTokenRequest(payload);
-        const userId = this.#ctx.tokens.get(token);
-        if (userId === undefined) throw new IggyError(53);
-        this.#session.login(userId);
-        return encodeIdentityResponse(userId);
-      }
+      case CommandCode.LoginWithPersonalAccessToken:
+        return this.#login(this.#ctx.users.loginWithToken(decodeLoginWithTokenRequest(payload).token));
       case CommandCode.LogoutUser:
         this.#session.logout();
         this.#ctx.connectionClosed(this.#conn.clientId);

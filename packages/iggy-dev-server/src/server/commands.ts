@@ -29,6 +29,9 @@ import {
   packProtocolVersion,
 } from '@agdx/iggy-protocol';
 import type { Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
+import { authorizeCommand } from '../auth/authorize.js';
+import { USER_COMMAND_CODES, executeUserCommand } from '../auth/user-commands.js';
+import type { UserDirectory } from '../auth/user-directory.js';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
 import { POLL_RULES, Status } from '../log/broker.js';
 import type { ConnectedClient } from './client-commands.js';
@@ -73,6 +76,8 @@ export interface CommandConnection {
 export interface CommandServer {
   /** The broker. */
   readonly broker: Broker;
+  /** Users, permissions and personal access tokens. */
+  readonly users: UserDirectory;
   /** Start time, µs. */
   readonly startedAt: bigint;
   /** Connected clients. */
@@ -180,6 +185,8 @@ function vsrPollReply(outcome: PollOutcome): Uint8Array {
 export function executeCommand(server: CommandServer, conn: CommandConnection, code: number, payload: Uint8Array): Uint8Array {
   const broker = server.broker;
   const protocol = conn.protocol;
+  authorizeCommand(server.users, broker, conn.userId, code, payload);
+  if (USER_COMMAND_CODES.has(code)) return executeUserCommand(server.users, conn.userId, protocol, code, payload);
   switch (code) {
     case CommandCode.Ping:
       return EMPTY;

@@ -1,4 +1,4 @@
-/** What every connection shares: the broker, credentials, limits and id counters. */
+/** What every connection shares: the broker, the users, limits and id counters. */
 
 import type { CommandServer } from './commands.js';
 
@@ -14,10 +14,6 @@ export interface ConnectionLimits {
 
 /** Shared server state handed to each connection. */
 export interface ServerContext extends CommandServer {
-  /** Username → password and user id. */
-  readonly users: ReadonlyMap<string, { readonly password: string; readonly id: number }>;
-  /** Accepted personal access tokens → user id. */
-  readonly tokens: ReadonlyMap<string, number>;
   /** Limits. */
   readonly limits: ConnectionLimits;
   /** A fresh connection id (u32, from 1). */

@@ -8,7 +8,8 @@
  * body stays exact too (see {@link decodeRegisterRequest}).
  *
  * Every request decoder the command layer calls comes from this file; a new one belongs here,
- * wrapped or listed as strict.
+ * wrapped or listed as strict. The user and personal-access-token codecs (used by `auth/`)
+ * read a prefix by construction and need no wrapper.
  */
 
 import * as codecs from '@agdx/iggy-protocol';

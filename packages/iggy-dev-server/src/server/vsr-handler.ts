@@ -111,16 +111,11 @@ export class VsrHandler implements FrameHandler {
       return;
     }
     const c = request.credentials;
-    let userId: number | undefined;
-    if ('token' in c) {
-      userId = this.#ctx.tokens.get(c.token);
-      if (userId === undefined) return this.#evict(header, EvictionReason.InvalidToken);
-    } else {
-      const user = this.#ctx.users.get(c.username);
-      // Wrong user, wrong password and out-of-range lengths all look the same (reason 9).
-      if (user === undefined || user.password !== c.password) return this.#evict(header, EvictionReason.InvalidCredentials);
-      userId = user.id;
-    }
+    const outcome = 'token' in c ? this.#ctx.users.loginWithToken(c.token) : this.#ctx.users.login(c.username, c.password);
+    // Iggy 0.9 folds a password login's inactive user into InvalidCredentials so it reveals no
+    // account state; only a token login reports UserInactive.
+    if (!outcome.ok) return this.#evict(header, 'token' in c ? (outcome.reason === 'inactive' ? EvictionReason.UserInactive : EvictionReason.InvalidToken) : EvictionReason.InvalidCredentials);
+    const userId = outcome.userId;
     const session = this.#ctx.nextSession();
     const reply = encodeRegisterReply({ userId, session, serverProtocolVersion: IGGY_PROTOCOL_VERSION, serverVersion: SERVER_VERSION });
     this.#conn.send(this.#session.bind(header, userId, session, reply));

@@ -2,6 +2,7 @@
  * On-disk storage. Layout under the data folder:
  *
  * - `metadata.json`: streams, topics, groups and stored offsets (see `metadata.ts`);
+ * - `users.json`: users, permissions and personal access token digests (see `users.ts`);
  * - `streams/<stream id>/<topic id>/<partition id>/<base offset, 20 digits>.log`: append-only
  *   segment files of framed batch records (see `record-file.ts`);
  * - the same name with `.index`: 16 bytes per batch `[relative offset u32][position u32][timestamp u64]`,
@@ -36,6 +37,7 @@ import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
 import { bytesOf, storedBatchOf } from '../log/stored-batch.js';
 import type { MetadataSnapshot } from './metadata.js';
+import type { UsersSnapshot } from './users.js';
 import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
 import type { OpenedPartition, Storage } from './storage.js';
 
@@ -57,6 +59,7 @@ export interface DiskStorageOptions {
 }
 
 const METADATA = 'metadata.json';
+const USERS = 'users.json';
 const LOCK = 'server.lock';
 
 function processAlive(pid: number): boolean {
@@ -311,19 +314,38 @@ export class DiskStorage implements Storage {
   }
 
   saveMetadata(snapshot: MetadataSnapshot): void {
-    const file = join(this.#dir, METADATA);
+    this.#writeJson(METADATA, snapshot);
+  }
+
+  loadUsers(): UsersSnapshot | undefined {
+    const file = join(this.#dir, USERS);
+    if (!existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as UsersSnapshot;
+    } catch (cause) {
+      throw new DevServerError('storage', `cannot read ${file}`, { cause });
+    }
+  }
+
+  saveUsers(snapshot: UsersSnapshot): void {
+    this.#writeJson(USERS, snapshot);
+  }
+
+  /** Replaces a JSON file atomically: temporary file, fsync (unless `never`), rename. */
+  #writeJson(name: string, value: unknown): void {
+    const file = join(this.#dir, name);
     const tmp = `${file}.tmp`;
     try {
       const fd = openSync(tmp, 'w');
       try {
-        writeAll(fd, Buffer.from(JSON.stringify(snapshot)));
+        writeAll(fd, Buffer.from(JSON.stringify(value)));
         if (this.fsync !== 'never') fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
       renameSync(tmp, file);
     } catch (cause) {
-      // The previous metadata file stays intact (the rename is atomic); the client is told.
+      // The previous file stays intact (the rename is atomic); the client is told.
       throw new IggyError(1, `cannot save ${file}`, { cause });
     }
     if (this.fsync === 'always') this.#syncDir(this.#dir);

@@ -7,6 +7,7 @@
 import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
 import type { MetadataSnapshot } from './metadata.js';
+import type { UsersSnapshot } from './users.js';
 
 /** A partition as storage hands it back on startup. */
 export interface OpenedPartition {
@@ -26,6 +27,10 @@ export interface Storage {
   loadMetadata(): MetadataSnapshot | undefined;
   /** Replaces the saved metadata. */
   saveMetadata(snapshot: MetadataSnapshot): void;
+  /** The last saved users, permissions and tokens, if any. */
+  loadUsers(): UsersSnapshot | undefined;
+  /** Replaces the saved users, permissions and tokens. */
+  saveUsers(snapshot: UsersSnapshot): void;
   /** Opens (creating when missing) a partition's log and recovers its batches. */
   openPartition(streamId: number, topicId: number, partitionId: number): OpenedPartition;
   /** Deletes a partition's data. */
@@ -45,6 +50,10 @@ export class MemoryStorage implements Storage {
     return undefined;
   }
   saveMetadata(): void {}
+  loadUsers(): UsersSnapshot | undefined {
+    return undefined;
+  }
+  saveUsers(): void {}
   openPartition(): OpenedPartition {
     return { batches: [] };
   }

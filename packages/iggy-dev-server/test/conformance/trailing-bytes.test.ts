@@ -12,7 +12,17 @@ import {
   decodeClientDetails,
   encodeClassicRequest,
   encodeLoginUserRequest,
+  UserStatus,
+  decodeUserDetails,
+  encodeChangePasswordRequest,
   encodeCreateConsumerGroupRequest,
+  encodeCreateTokenRequest,
+  encodeCreateUserRequest,
+  encodeDeleteTokenRequest,
+  encodeUpdatePermissionsRequest,
+  encodeUpdateUserRequest,
+  encodeUserTarget,
+  globalPermissions,
   encodeCreateStreamRequest,
   encodeCreateTopicRequest,
   encodeDeleteConsumerOffsetRequest,
@@ -58,6 +68,19 @@ interface Case {
 
 const consumer = { kind: 'consumer' as const, id: 3 };
 
+/** Creates a user for a case that changes or deletes one; returns its id. */
+async function newUser(f: Fixture): Promise<number> {
+  const body = encodeCreateUserRequest({ username: fresh('u').slice(0, 40), password: 'secret1', status: UserStatus.Active }, f.protocol);
+  return decodeUserDetails(await f.c.ok(CommandCode.CreateUser, body), f.protocol)?.id as number;
+}
+
+/** Creates a personal access token for a case that deletes one; returns its name. */
+async function newToken(f: Fixture): Promise<string> {
+  const name = fresh('t').slice(0, 28);
+  await f.c.ok(CommandCode.CreatePersonalAccessToken, encodeCreateTokenRequest({ name, expiry: 0n }));
+  return name;
+}
+
 const CASES: readonly Case[] = [
   { name: 'Ping', code: CommandCode.Ping, body: () => new Uint8Array(0) },
   { name: 'GetStats', code: CommandCode.GetStats, body: () => new Uint8Array(0) },
@@ -65,6 +88,16 @@ const CASES: readonly Case[] = [
   { name: 'GetClients', code: CommandCode.GetClients, body: () => new Uint8Array(0) },
   { name: 'GetClient', code: CommandCode.GetClient, body: async (f) => encodeGetClientRequest(decodeClientDetails(await f.c.ok(CommandCode.GetMe)).clientId), read: true },
   { name: 'DescribeOptions', code: CommandCode.DescribeOptions, body: () => encodeDescribeOptionsRequest(OptionsScope.Topic), only: 'vsr', read: true },
+  { name: 'GetUsers', code: CommandCode.GetUsers, body: () => new Uint8Array(0), read: true },
+  { name: 'GetUser', code: CommandCode.GetUser, body: () => encodeUserTarget({ user: 0 }), read: true },
+  { name: 'CreateUser', code: CommandCode.CreateUser, body: (f) => encodeCreateUserRequest({ username: fresh('c').slice(0, 40), password: 'secret1', status: UserStatus.Active }, f.protocol), only: 'classic' },
+  { name: 'UpdateUser', code: CommandCode.UpdateUser, body: async (f) => encodeUpdateUserRequest({ user: await newUser(f), status: UserStatus.Inactive }, f.protocol), only: 'classic' },
+  { name: 'UpdatePermissions', code: CommandCode.UpdatePermissions, body: async (f) => encodeUpdatePermissionsRequest({ user: await newUser(f), permissions: { global: globalPermissions(true), streams: [] } }) },
+  { name: 'ChangePassword', code: CommandCode.ChangePassword, body: async (f) => encodeChangePasswordRequest({ user: await newUser(f), currentPassword: 'secret1', newPassword: 'secret2' }) },
+  { name: 'DeleteUser', code: CommandCode.DeleteUser, body: async (f) => encodeUserTarget({ user: await newUser(f) }) },
+  { name: 'GetPersonalAccessTokens', code: CommandCode.GetPersonalAccessTokens, body: () => new Uint8Array(0), read: true },
+  { name: 'CreatePersonalAccessToken', code: CommandCode.CreatePersonalAccessToken, body: () => encodeCreateTokenRequest({ name: fresh('t').slice(0, 28), expiry: 0n }) },
+  { name: 'DeletePersonalAccessToken', code: CommandCode.DeletePersonalAccessToken, body: async (f) => encodeDeleteTokenRequest({ name: await newToken(f) }) },
   { name: 'GetStreams', code: CommandCode.GetStreams, body: () => new Uint8Array(0) },
   { name: 'GetStream', code: CommandCode.GetStream, body: (f) => encodeStreamTarget({ stream: f.stream }), read: true },
   { name: 'CreateStream', code: CommandCode.CreateStream, body: (f) => encodeCreateStreamRequest({ name: fresh('x') }, f.protocol), only: 'classic' },

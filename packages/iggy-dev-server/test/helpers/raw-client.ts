@@ -110,6 +110,12 @@ export class RawClient {
     return this.#exchange(frame);
   }
 
+  /** Logs in with a personal access token (VSR Register code 45 or classic LoginWithPAT); evictions throw. */
+  loginWithToken(token: string): Promise<CallOutcome> {
+    const frame = this.protocol === 'vsr' ? this.vsr.register({ token }).frame : this.classic.login({ token }).frame;
+    return this.#exchange(frame);
+  }
+
   /** Sends a command and returns its outcome. */
   call(code: number, body: Uint8Array = new Uint8Array(0)): Promise<CallOutcome> {
     const frame = this.protocol === 'vsr' ? this.vsr.command(code, body).frame : this.classic.command(code, body).frame;
