@@ -4,11 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   CommandCode,
+  Operation,
   decodeStreamDetails,
   decodeStreamInfo,
   decodeStreamList,
   decodeTopicDetails,
   decodeTopicList,
+  decodeVsrServerFrame,
   encodeCreateStreamRequest,
   encodeCreateTopicRequest,
   encodeDeleteSegmentsRequest,
@@ -109,6 +111,32 @@ describe.each(STORAGES)('streams and topics (%s)', (storage) => {
       // One open segment and nothing sealed: Iggy commits a no-op truncate and answers success.
       await c.ok(CommandCode.DeleteSegments, req(stream, topic, 0));
       expect(texts(await poll(c, { stream, topic, partitionId: 0 }, { kind: 'first' }))).toEqual(['kept']);
+    });
+
+    it('DeleteSegments replies: under VSR as TruncatePartition (68), result-framed; an undecodable VSR body gets an empty reply under 138', async () => {
+      const c = await node.client(protocol);
+      const { stream, topic } = await createTopic(c, 1);
+      const garbage = Uint8Array.of(9, 9, 9);
+      if (protocol === 'classic') {
+        expect(await c.refused(CommandCode.DeleteSegments, garbage)).toBe(4);
+        return;
+      }
+      const replyOf = async (body: Uint8Array) => {
+        const request = c.vsr.command(CommandCode.DeleteSegments, body);
+        c.write(request.frame);
+        const frame = await c.nextFrame();
+        if (typeof frame === 'string') throw new Error(`no reply: ${frame}`);
+        return { decoded: decodeVsrServerFrame(frame), outcome: c.vsr.handleFrame(frame) };
+      };
+      const refused = await replyOf(encodeDeleteSegmentsRequest({ stream, topic: 'nope', partitionId: 0, segmentsCount: 1 }));
+      expect(refused.decoded).toMatchObject({ type: 'reply', header: { operation: Operation.TruncatePartition, status: 0 } });
+      expect(refused.outcome).toMatchObject({ ok: false, error: { code: 2010 } });
+      const done = await replyOf(encodeDeleteSegmentsRequest({ stream, topic, partitionId: 0, segmentsCount: 1 }));
+      expect(done.decoded).toMatchObject({ type: 'reply', header: { operation: Operation.TruncatePartition, status: 0 } });
+      expect(done.outcome).toMatchObject({ ok: true });
+      const undecodable = await replyOf(garbage);
+      expect(undecodable.decoded).toMatchObject({ type: 'reply', header: { operation: Operation.DeleteSegments, status: 0 }, body: new Uint8Array(0) });
+      expect(undecodable.outcome).toMatchObject({ ok: true });
     });
   });
 });
