@@ -109,6 +109,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       maxAddresses: MAX_TRACKED_ADDRESSES,
     }),
     clientsCount: () => connections.size,
+    connectedClients: () => connections.values(),
+    segmentBytes: o.segmentBytes,
     nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
     nextSession: () => ++sessions,
     connectionClosed: (clientId) => broker.disconnect(clientId),

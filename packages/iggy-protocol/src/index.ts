@@ -108,6 +108,13 @@ export {
 } from './commands/login.js';
 export type { ClientDetails, ClientGroupMembership, CacheMetric, ServerStats } from './commands/system.js';
 export { encodeClientDetails, decodeClientDetails, encodeServerStats, decodeServerStats } from './commands/system.js';
+export type { ClientInfo } from './commands/clients.js';
+export { NO_USER_ID, encodeGetClientRequest, decodeGetClientRequest, encodeClientList, decodeClientList } from './commands/clients.js';
+export type { OptionDescriptor } from './commands/describe-options.js';
+export { OptionsScope, encodeDescribeOptionsRequest, decodeDescribeOptionsRequest, encodeOptionDescriptors, decodeOptionDescriptors } from './commands/describe-options.js';
+export type { PartitionTarget, DeleteSegmentsRequest, FlushUnsavedBufferRequest } from './commands/partition-maintenance.js';
+export { encodeDeleteSegmentsRequest, decodeDeleteSegmentsRequest, encodeFlushUnsavedBufferRequest, decodeFlushUnsavedBufferRequest } from './commands/partition-maintenance.js';
+export { decodeIgnoringTrailingBytes, ignoringTrailingBytes } from './commands/trailing-bytes.js';
 export type { StreamTarget, TopicTarget, GroupTarget } from './commands/targets.js';
 export { encodeStreamTarget, decodeStreamTarget, encodeTopicTarget, decodeTopicTarget, encodeGroupTarget, decodeGroupTarget } from './commands/targets.js';
 export type { CreateStreamRequest, UpdateStreamRequest, StreamInfo, StreamDetails } from './commands/streams.js';

@@ -123,8 +123,6 @@ export class StreamState {
   readonly createdAt: bigint;
   /** Topics by id. */
   readonly topics: Map<number, TopicState> = new Map();
-  /** Next topic id. */
-  nextTopicId = 0;
 
   constructor(id: number, name: string, createdAt: bigint) {
     this.id = id;
@@ -157,6 +155,41 @@ function normalizeSize(v: bigint | undefined): bigint {
 
 function consumerKey(id: Identifier): string {
   return typeof id === 'number' ? `n${id}` : `s${id}`;
+}
+
+/**
+ * The id a new stream or topic gets: the lowest one not in use, as Iggy 0.9's id slab hands
+ * out, so a deleted id is taken again by the next create. It depends only on the ids present,
+ * so it is the same after a restart.
+ */
+export function lowestFreeId(used: ReadonlyMap<number, unknown>): number {
+  let id = 0;
+  while (used.has(id)) id++;
+  return id;
+}
+
+/**
+ * What a poll does that differs between the generations:
+ * - `groupSelection`: who picks a group member's partition when the poll names none (classic:
+ *   the server, round robin; VSR: the client, after SyncConsumerGroup);
+ * - `autoCommit`: Iggy 0.8 overwrites the stored offset with the last polled one, Iggy 0.9
+ *   only ever raises it (`upsert_offset_max`), so re-reading old messages never rewinds it.
+ */
+export interface PollRules {
+  /** Who picks a group member's partition. */
+  readonly groupSelection: 'server' | 'client';
+  /** How auto-commit stores the last polled offset. */
+  readonly autoCommit: 'overwrite' | 'raise';
+}
+
+/** The poll rules of each protocol generation. */
+export const POLL_RULES: Readonly<Record<'classic' | 'vsr', PollRules>> = Object.freeze({
+  classic: Object.freeze({ groupSelection: 'server', autoCommit: 'overwrite' }),
+  vsr: Object.freeze({ groupSelection: 'client', autoCommit: 'raise' }),
+});
+
+function committed(rule: PollRules['autoCommit'], stored: bigint | undefined, last: bigint): bigint {
+  return rule === 'raise' && stored !== undefined && stored > last ? stored : last;
 }
 
 function fail(code: number, message?: string): never {
@@ -207,8 +240,6 @@ export interface BrokerOptions {
 export class Broker {
   /** Streams by id. */
   readonly streams: Map<number, StreamState> = new Map();
-  /** Next stream id. */
-  nextStreamId = 0;
   readonly #storage: Storage;
   readonly #clock: ServerClock;
   readonly #timeoutMs: number;
@@ -276,7 +307,7 @@ export class Broker {
   /** Creates a stream (1012 when the name exists). */
   createStream(name: string): StreamState {
     if (this.findStream(name) !== undefined) fail(Status.StreamNameExists);
-    const s = new StreamState(this.nextStreamId++, name, this.now());
+    const s = new StreamState(lowestFreeId(this.streams), name, this.now());
     this.streams.set(s.id, s);
     this.#persist();
     return s;
@@ -314,7 +345,7 @@ export class Broker {
     if (settings.compression !== undefined && settings.compression !== 1 && settings.compression !== 2) fail(Status.InvalidCommand);
     this.#checkOptions(settings.options);
     if (this.findTopic(s, name) !== undefined) fail(Status.TopicNameExists);
-    const t = new TopicState(s.nextTopicId++, name, this.now(), settings);
+    const t = new TopicState(lowestFreeId(s.topics), name, this.now(), settings);
     s.topics.set(t.id, t);
     for (let i = 0; i < partitions; i++) t.partitions.push(this.#newPartition(s, t, i));
     this.#persist();
@@ -401,6 +432,16 @@ export class Broker {
     this.#persist();
   }
 
+  /**
+   * Deletes the oldest `count` sealed segments of a partition (DeleteSegments). Unknown targets
+   * raise 1009 / 2010 / 3007; a partition with nothing sealed (always so in memory) is left as
+   * it is and the call succeeds, as Iggy 0.9 commits a no-op truncate.
+   */
+  deleteSegments(streamId: Identifier, topicId: Identifier, partitionId: number, count: number): void {
+    const p = this.partition(this.topic(streamId, topicId), partitionId);
+    p.deleteSegments(count);
+  }
+
   // ---- messages
 
   /**
@@ -427,14 +468,18 @@ export class Broker {
   }
 
   /** A single-consumer or group poll of an explicit partition, with the strategy and auto-commit rules. */
-  poll(input: PollInput, clientId: number, groupSelection: 'server' | 'client'): PollOutcome {
+  poll(input: PollInput, clientId: number, rules: PollRules): PollOutcome {
+    const groupSelection = rules.groupSelection;
     const t = this.topic(input.stream, input.topic);
     const now = this.now();
     t.expire(now);
     if (input.consumer.kind === 'consumer') {
       const p = this.partition(t, input.partitionId ?? 0);
       const slices = this.#read(p, input, this.#consumerOffset(t, p.id, input.consumer.id));
-      if (input.autoCommit && slices.length > 0) this.#storeConsumer(t, p.id, input.consumer.id, lastOffset(slices));
+      if (input.autoCommit && slices.length > 0) {
+        const stored = this.#consumerOffset(t, p.id, input.consumer.id);
+        this.#storeConsumer(t, p.id, input.consumer.id, committed(rules.autoCommit, stored, lastOffset(slices)));
+      }
       return { partitionId: p.id, currentOffset: p.currentOffset, slices };
     }
     const g = this.group(t, input.consumer.id);
@@ -457,7 +502,7 @@ export class Broker {
       const last = lastOffset(slices);
       g.delivered.set(pid, last);
       if (input.autoCommit) {
-        g.offsets.set(pid, last);
+        g.offsets.set(pid, committed(rules.autoCommit, g.offsets.get(pid), last));
         g.settle(Number(now / 1000n));
         this.#persist();
       }
@@ -625,7 +670,7 @@ export class Broker {
       id: s.id,
       name: s.name,
       createdAt: s.createdAt.toString(),
-      nextTopicId: s.nextTopicId,
+      nextTopicId: lowestFreeId(s.topics),
       topics: [...s.topics.values()].map(
         (t): TopicSnapshot => ({
           id: t.id,
@@ -644,14 +689,12 @@ export class Broker {
         }),
       ),
     }));
-    return { version: 1, nextStreamId: this.nextStreamId, streams };
+    return { version: 1, nextStreamId: lowestFreeId(this.streams), streams };
   }
 
   #restore(saved: MetadataSnapshot): void {
-    this.nextStreamId = saved.nextStreamId;
     for (const ss of saved.streams) {
       const s = new StreamState(ss.id, ss.name, BigInt(ss.createdAt));
-      s.nextTopicId = ss.nextTopicId;
       this.streams.set(s.id, s);
       for (const ts of ss.topics) {
         const t = new TopicState(ts.id, ts.name, BigInt(ts.createdAt), {

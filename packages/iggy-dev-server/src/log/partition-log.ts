@@ -16,6 +16,13 @@ export interface PartitionWriter {
   /** Every offset below `offset` expired: whole segments below it may be deleted. */
   expireBefore(offset: bigint): void;
   /**
+   * Where the `count` oldest sealed segments end (the first offset after them), or undefined
+   * when none is sealed. The active segment never counts.
+   */
+  sealedSegmentsEnd?(count: number): bigint | undefined;
+  /** Segments on storage, the active one included. */
+  readonly segmentsCount?: number;
+  /**
    * Record bytes kept in memory per partition; older batches that storage can `load` back drop
    * theirs. Undefined = keep everything.
    */
@@ -131,10 +138,35 @@ export class PartitionLog {
 
   /** Drops batches whose timestamp is older than `cutoff` (µs); they form a prefix. */
   expire(cutoff: bigint): void {
+    this.#dropHead((b) => b.timestamp < cutoff);
+  }
+
+  /** Segments holding this partition (1 in memory, where the log is one open segment). */
+  get segmentsCount(): number {
+    return this.#writer?.segmentsCount ?? 1;
+  }
+
+  /**
+   * Deletes the `count` oldest sealed segments and their messages (DeleteSegments); the active
+   * segment is kept, so in memory nothing is deleted. Offsets never restart. Returns the number
+   * of messages removed.
+   */
+  deleteSegments(count: number): bigint {
+    if (count <= 0) return 0n;
+    const end = this.#writer?.sealedSegmentsEnd?.(count);
+    if (end === undefined) return 0n;
+    const before = this.#messages;
+    this.#dropHead((b) => b.baseOffset < end);
+    this.#writer?.expireBefore(end);
+    return before - this.#messages;
+  }
+
+  /** Drops the leading batches `gone` selects (a prefix) and lets storage delete their segments. */
+  #dropHead(gone: (b: StoredBatch) => boolean): void {
     const head = this.#head;
     while (this.#head < this.#batches.length) {
       const b = this.#batches[this.#head] as StoredBatch;
-      if (b.timestamp >= cutoff) break;
+      if (!gone(b)) break;
       this.#sizeBytes -= BigInt(messageBytes(b, 0, b.count));
       this.#messages -= BigInt(b.count);
       if (b.bytes !== undefined) this.#hot -= b.length;

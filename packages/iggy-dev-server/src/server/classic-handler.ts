@@ -12,8 +12,6 @@ import {
   CommandCode,
   IggyError,
   decodeClassicRequest,
-  decodeLoginUserRequest,
-  decodeLoginWithTokenRequest,
   encodeClassicResponse,
   encodeIdentityResponse,
 } from '@agdx/iggy-protocol';
@@ -24,6 +22,7 @@ import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
+import { decodeLoginUserRequest, decodeLoginWithTokenRequest } from './request-decoders.js';
 
 const utf8 = new TextEncoder();
 
@@ -40,6 +39,10 @@ export class ClassicHandler implements FrameHandler {
     this.#conn = conn;
     this.#ctx = ctx;
     this.splitter = new ClassicRequestSplitter({ maxFrameSize: ctx.limits.maxFrameSize });
+  }
+
+  get userId(): number | undefined {
+    return this.#session.userId;
   }
 
   framingError(): Uint8Array {

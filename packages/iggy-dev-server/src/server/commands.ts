@@ -11,20 +11,6 @@ import {
   MAX_PAYLOAD_SIZE,
   MAX_USER_HEADERS_SIZE,
   RESYNC_REQUIRED_PARTITION,
-  decodeCreateConsumerGroupRequest,
-  decodeCreateStreamRequest,
-  decodeCreateTopicRequest,
-  decodeDeleteConsumerOffsetRequest,
-  decodeGetConsumerOffsetRequest,
-  decodeGroupTarget,
-  decodePartitionsRequest,
-  decodePollMessagesRequest,
-  decodeSendMessagesRequest,
-  decodeStoreConsumerOffsetRequest,
-  decodeStreamTarget,
-  decodeTopicTarget,
-  decodeUpdateStreamRequest,
-  decodeUpdateTopicRequest,
   encodeClientDetails,
   encodeConsumerGroupAssignment,
   encodeConsumerGroupDetails,
@@ -47,7 +33,28 @@ import { authorizeCommand } from '../auth/authorize.js';
 import { USER_COMMAND_CODES, executeUserCommand } from '../auth/user-commands.js';
 import type { UserDirectory } from '../auth/user-directory.js';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
-import { Status } from '../log/broker.js';
+import { POLL_RULES, Status } from '../log/broker.js';
+import type { ConnectedClient } from './client-commands.js';
+import { describeOptions, getClient, getClients } from './client-commands.js';
+import {
+  decodeCreateConsumerGroupRequest,
+  decodeCreateStreamRequest,
+  decodeCreateTopicRequest,
+  decodeDeleteConsumerOffsetRequest,
+  decodeDeleteSegmentsRequest,
+  decodeDescribeOptionsRequest,
+  decodeFlushUnsavedBufferRequest,
+  decodeGetConsumerOffsetRequest,
+  decodeGroupTarget,
+  decodePartitionsRequest,
+  decodePollMessagesRequest,
+  decodeSendMessagesRequest,
+  decodeStoreConsumerOffsetRequest,
+  decodeStreamTarget,
+  decodeTopicTarget,
+  decodeUpdateStreamRequest,
+  decodeUpdateTopicRequest,
+} from './request-decoders.js';
 import type { ConsumerGroupState } from '../log/consumer-group.js';
 import { encodeClassicPoll } from '../log/classic-poll.js';
 import { liftTextOptions } from './topic-options.js';
@@ -75,6 +82,10 @@ export interface CommandServer {
   readonly startedAt: bigint;
   /** Connected clients. */
   clientsCount(): number;
+  /** Every open connection (GetClient, GetClients). */
+  connectedClients(): Iterable<ConnectedClient>;
+  /** The size at which a segment file is sealed (DescribeOptions reports it). */
+  readonly segmentBytes: number;
 }
 
 /** The server version string the dev server reports. */
@@ -127,7 +138,7 @@ function topicDetails(t: TopicState): TopicDetails {
     partitions: t.partitions.map((p) => ({
       id: p.id,
       createdAt: p.createdAt,
-      segmentsCount: 1,
+      segmentsCount: p.segmentsCount,
       currentOffset: p.currentOffset,
       sizeBytes: p.sizeBytes,
       messagesCount: p.messagesCount,
@@ -182,6 +193,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
     case CommandCode.GetStats: {
       let topics = 0;
       let partitions = 0;
+      let segments = 0;
       let groups = 0;
       let messages = 0n;
       let size = 0n;
@@ -189,6 +201,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         for (const t of s.topics.values()) {
           topics++;
           partitions += t.partitions.length;
+          for (const p of t.partitions) segments += p.segmentsCount;
           groups += t.groups.size;
           messages += t.messagesCount;
           size += t.sizeBytes;
@@ -210,7 +223,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         streamsCount: broker.streams.size,
         topicsCount: topics,
         partitionsCount: partitions,
-        segmentsCount: partitions,
+        segmentsCount: segments,
         messagesCount: messages,
         clientsCount: server.clientsCount(),
         consumerGroupsCount: groups,
@@ -226,6 +239,14 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         totalDiskSpace: 0n,
       });
     }
+    case CommandCode.GetClient:
+      return getClient(broker, server.connectedClients(), payload, protocol);
+    case CommandCode.GetClients:
+      return getClients(broker, server.connectedClients());
+    case CommandCode.DescribeOptions:
+      // Iggy 0.8 has no such command: classic answers InvalidCommand, as for any unknown code.
+      if (protocol === 'classic') throw new IggyError(Status.InvalidCommand);
+      return describeOptions(decodeDescribeOptionsRequest(payload).scope, server.segmentBytes);
     case CommandCode.GetMe:
       return encodeClientDetails({ clientId: conn.clientId, userId: conn.userId, transport: 1, address: conn.address, consumerGroups: broker.membershipsOf(conn.clientId) });
 
@@ -295,6 +316,12 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       return EMPTY;
     }
 
+    case CommandCode.DeleteSegments: {
+      const req = decodeDeleteSegmentsRequest(payload);
+      broker.deleteSegments(req.stream, req.topic, req.partitionId, req.segmentsCount);
+      return EMPTY;
+    }
+
     // messages
     case CommandCode.SendMessages: {
       const req = decodeSendMessagesRequest(payload, protocol, { verifyChecksums: protocol === 'vsr' });
@@ -311,6 +338,14 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       broker.append(req.stream, req.topic, req.partitioning, batchFromClassic(req.messages), req.messages.length);
       return EMPTY;
     }
+    case CommandCode.FlushUnsavedBuffer: {
+      // Iggy 0.9 answers FeatureUnavailable; 0.8 flushes. Every acknowledged append is already
+      // written here, so after checking the target there is nothing left to flush.
+      if (protocol === 'vsr') throw new IggyError(Status.FeatureUnavailable);
+      const req = decodeFlushUnsavedBufferRequest(payload);
+      broker.partition(broker.topic(req.stream, req.topic), req.partitionId);
+      return EMPTY;
+    }
     case CommandCode.PollMessages: {
       let req;
       try {
@@ -323,7 +358,7 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       const input = { ...req, consumer: owner(req.consumer) };
       let outcome: PollOutcome;
       try {
-        outcome = broker.poll(input, conn.clientId, protocol === 'vsr' ? 'client' : 'server');
+        outcome = broker.poll(input, conn.clientId, POLL_RULES[protocol]);
       } catch (e) {
         // The VSR group fence runs first: an unknown target or non-member gets the re-sync sentinel.
         if (protocol === 'vsr' && req.consumer.kind === 'group' && e instanceof IggyError) return encodeEmptyPollResponse(RESYNC_REQUIRED_PARTITION, 0n);

@@ -47,6 +47,8 @@ export interface FrameHandler {
   framingError?(): Uint8Array | undefined;
   /** What to send before releasing a silent group member, if anything. */
   stale?(): Uint8Array | undefined;
+  /** The logged-in user, undefined before login or after logout. */
+  readonly userId?: number | undefined;
 }
 
 /**
@@ -163,6 +165,11 @@ export class Connection implements ConnectionPort {
     this.#socket.end();
     // A peer that never reads must not keep the socket alive.
     setTimeout(() => this.#socket.destroy(), 5000).unref();
+  }
+
+  /** The logged-in user (GetClient, GetClients), undefined before login. */
+  get userId(): number | undefined {
+    return this.#handler?.userId;
   }
 
   /** When the peer last sent anything (ms since the epoch). */

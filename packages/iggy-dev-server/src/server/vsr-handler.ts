@@ -10,10 +10,10 @@ import {
   CommandCode,
   EvictionReason,
   IGGY_PROTOCOL_VERSION,
+  IggyError,
   Operation,
   VsrFrameSplitter,
   VsrServerSession,
-  decodeRegisterRequest,
   decodeVsrRequestFrame,
   encodeResultSection,
   encodeRegisterReply,
@@ -28,10 +28,19 @@ import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
+import { decodeRegisterRequest } from './request-decoders.js';
 
 /** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
 const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
 const RESOURCE_NOT_FOUND = 20;
+/**
+ * The operation a reply travels under when it differs from the request's: Iggy commits a
+ * DeleteSegments as a TruncatePartition and answers under that operation, result-framed.
+ */
+function committedAs(op: number): number | undefined {
+  return op === Operation.DeleteSegments ? Operation.TruncatePartition : undefined;
+}
+
 /** Frames whose command byte is above this are fatal to the connection (audit §1.4). */
 const MAX_COMMAND_BYTE = 29;
 
@@ -80,6 +89,10 @@ export class VsrHandler implements FrameHandler {
         this.#execute(header, body, admission.code);
         return;
     }
+  }
+
+  get userId(): number | undefined {
+    return this.#session.state === 'bound' ? this.#session.userId : undefined;
   }
 
   stale(): Uint8Array | undefined {
@@ -141,16 +154,21 @@ export class VsrHandler implements FrameHandler {
       payload = executeCommand(this.#ctx, { clientId: this.#conn.clientId, userId: this.#session.userId, address: this.#conn.address, protocol: 'vsr' }, code, body);
     } catch (error) {
       let status = statusOf(error);
+      if (op === Operation.DeleteSegments && !(error instanceof IggyError)) {
+        // Iggy acks an undecodable DeleteSegments empty and unframed, under its own operation.
+        this.#conn.send(this.#session.reply(header));
+        return;
+      }
       if (isPartitionOperation(op)) {
         if (ROUTING_FAILURES.has(status)) status = RESOURCE_NOT_FOUND;
         this.#conn.send(this.#session.reply(header, { status }));
       } else if (isMetadataOperation(op)) {
-        this.#conn.send(this.#session.reply(header, { results: [{ index: 0, code: status }] }));
+        this.#conn.send(this.#session.reply(header, { results: [{ index: 0, code: status }], operation: committedAs(op) }));
       } else {
         this.#conn.send(this.#session.reply(header, { status }));
       }
       return;
     }
-    this.#conn.send(this.#session.reply(header, { payload: op === Operation.StoreConsumerOffset || op === Operation.DeleteConsumerOffset ? new Uint8Array(0) : payload }));
+    this.#conn.send(this.#session.reply(header, { payload: op === Operation.StoreConsumerOffset || op === Operation.DeleteConsumerOffset ? new Uint8Array(0) : payload, operation: committedAs(op) }));
   }
 }

@@ -165,6 +165,16 @@ class SegmentWriter implements PartitionWriter {
     this.#open(base, size);
   }
 
+  sealedSegmentsEnd(count: number): bigint | undefined {
+    if (this.#sealed.length === 0) return undefined;
+    // A sealed segment ends where the next one (or the active one) starts.
+    return count >= this.#sealed.length ? this.#base : (this.#sealed[count] as bigint);
+  }
+
+  get segmentsCount(): number {
+    return this.#sealed.length + 1;
+  }
+
   expireBefore(offset: bigint): void {
     // A sealed segment ends where the next one starts; the active segment is never deleted.
     while (this.#sealed.length > 0) {

@@ -36,7 +36,7 @@ export interface TopicSnapshot {
   readonly options: string;
   /** Canonical settings given explicitly (absent in older files). */
   readonly explicit?: readonly string[];
-  /** Next group id. */
+  /** Next group id: group ids are never reused within a topic, across restarts too. */
   readonly nextGroupId: number;
   /** Groups. */
   readonly groups: readonly GroupSnapshot[];
@@ -52,7 +52,7 @@ export interface StreamSnapshot {
   readonly name: string;
   /** µs. */
   readonly createdAt: string;
-  /** Next topic id. */
+  /** The id the next topic gets (informational: ids are re-derived from the topics present). */
   readonly nextTopicId: number;
   /** Topics. */
   readonly topics: readonly TopicSnapshot[];
@@ -62,7 +62,7 @@ export interface StreamSnapshot {
 export interface MetadataSnapshot {
   /** Format version (1). */
   readonly version: 1;
-  /** Next stream id. */
+  /** The id the next stream gets (informational: ids are re-derived from the streams present). */
   readonly nextStreamId: number;
   /** Streams. */
   readonly streams: readonly StreamSnapshot[];

@@ -10,6 +10,8 @@ export const Operation = {
   Register: 1,
   NonReplicated: 2,
   Logout: 3,
+  /** Server-internal: the committed form of DeleteSegments, the operation byte of its reply. */
+  TruncatePartition: 68,
   CreateStream: 128,
   UpdateStream: 129,
   DeleteStream: 130,

@@ -155,15 +155,17 @@ export class VsrServerSession {
    * (empty = success, or the given `results`); a `status` denies before commit with an empty
    * body. Metadata replies are cached for deduplication; a Logout reply closes the session.
    */
-  reply(header: VsrRequestHeader, outcome: { readonly payload?: Uint8Array; readonly status?: number; readonly results?: readonly ResultEntry[] } = {}): Uint8Array {
-    const op = header.operation;
+  reply(header: VsrRequestHeader, outcome: { readonly payload?: Uint8Array; readonly status?: number; readonly results?: readonly ResultEntry[]; readonly operation?: number } = {}): Uint8Array {
+    // A reply may travel under another operation than its request (DeleteSegments commits as
+    // TruncatePartition, 68); framing follows the reply's byte, caching the request's.
+    const op = outcome.operation ?? header.operation;
     const status = outcome.status ?? 0;
     const payload = outcome.payload ?? new Uint8Array(0);
     let body: Uint8Array;
     if (status !== 0) body = new Uint8Array(0);
     else if (isResultFramedOperation(op)) body = outcome.results !== undefined && outcome.results.length > 0 ? encodeResultSection(outcome.results) : encodeResultSection([], payload);
     else body = payload;
-    const request = isPartitionOperation(op) && header.request < 1n ? 1n : header.request;
+    const request = isPartitionOperation(header.operation) && header.request < 1n ? 1n : header.request;
     const frame = encodeVsrReplyFrame(
       {
         client: header.client,
@@ -176,7 +178,7 @@ export class VsrServerSession {
       },
       body,
     );
-    if (status === 0 && isMetadataOperation(op) && this.#state === 'bound') {
+    if (status === 0 && isMetadataOperation(header.operation) && this.#state === 'bound') {
       if (header.request > this.#watermark) this.#watermark = header.request;
       this.#replies.set(header.request, frame);
       this.#checksums.set(header.request, header.requestChecksum);
