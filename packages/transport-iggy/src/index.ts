@@ -11,3 +11,5 @@ export { resolveOptions } from './options.js';
 export type { IggyCredentials, IggyTransportOptions, IggyWireProtocol, ReconnectPolicy, ResolvedIggyOptions } from './options.js';
 export { iggyCodeOf, kindOfIggyCode, toTransportError } from './error-mapping.js';
 export type { IggyCodeKind } from './error-mapping.js';
+export { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
+export type { ChecksumScope, UnexpectedReplyReason } from './integrity-errors.js';

@@ -1,0 +1,71 @@
+/**
+ * The two ways the client refuses what the server sent even though it decodes: bytes whose
+ * checksum does not match, and a reply that does not answer the request it was taken for. Both
+ * keep the `transport` kind (readers and retry policies already treat that kind as "try again",
+ * which is right: a re-poll over a fresh connection may get clean bytes) and add a class and a
+ * marker field so callers can tell them apart from a lost connection.
+ */
+
+import { TransportFailureError } from '@agdx/transport';
+import type { TransportErrorOptions } from '@agdx/transport';
+
+const BRAND = Symbol.for('agdx.error');
+
+function isBranded(value: unknown): value is Record<string | symbol, unknown> {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** Which checksum failed: a message's own (Iggy 4027) or a VSR batch's (Iggy 4039). */
+export type ChecksumScope = 'message' | 'batch';
+
+/**
+ * A polled message or VSR batch whose XXH3-64 checksum does not match its bytes. The poll fails
+ * as a whole, so no record of a corrupted reply reaches `read` or a group poll.
+ * `context.iggyCode` is 4027 (message) or 4039 (batch); `context.partition` names the partition.
+ */
+export class ChecksumMismatchError extends TransportFailureError {
+  /** Which checksum failed. */
+  readonly checksum: ChecksumScope;
+
+  /** Creates the error; `checksum` says which checksum did not match. */
+  constructor(message: string, checksum: ChecksumScope, options?: TransportErrorOptions) {
+    super(message, options);
+    this.checksum = checksum;
+  }
+
+  /** Brand, kind `transport` and the `checksum` field, across separately installed copies. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(value) && value['kind'] === 'transport' && (value['checksum'] === 'message' || value['checksum'] === 'batch');
+  }
+}
+
+/** Why a reply was refused as not answering its request. */
+export type UnexpectedReplyReason =
+  /** VSR: the echoed request number (or operation) is not the one in flight. */
+  | 'request-number'
+  /** A reply arrived while no request was waiting (for example a duplicated reply). */
+  | 'nothing-in-flight'
+  /** A poll reply names another partition, or holds records before the requested offset. */
+  | 'poll-mismatch';
+
+/**
+ * A reply that does not answer the request it would be matched to. The connection is reset (the
+ * reply stream can no longer be trusted) and reconnects: idempotent calls in flight are written
+ * again, others fail with a `transport` error whose outcome is unknown, as after any lost
+ * connection. `mismatch` says what did not match.
+ */
+export class UnexpectedReplyError extends TransportFailureError {
+  /** What did not match. */
+  readonly mismatch: UnexpectedReplyReason;
+
+  /** Creates the error; `mismatch` says what did not match. */
+  constructor(message: string, mismatch: UnexpectedReplyReason, options?: TransportErrorOptions) {
+    super(message, options);
+    this.mismatch = mismatch;
+  }
+
+  /** Brand, kind `transport` and a string `mismatch` field, across separately installed copies. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(value) && value['kind'] === 'transport' && typeof value['mismatch'] === 'string';
+  }
+}
