@@ -11,9 +11,18 @@ import type { TransportErrorOptions } from '@agdx/transport';
 
 const BRAND = Symbol.for('agdx.error');
 
-function isBranded(value: unknown): value is Record<string | symbol, unknown> {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+/**
+ * The `instanceof` test of both classes: the AGDX brand, kind `transport` and the class's own
+ * marker field among `accepted` values, so it holds across separately installed copies.
+ */
+function isTransportFailureWith(value: unknown, field: string, accepted: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const fields = value as Record<string | symbol, unknown>;
+  return fields[BRAND] === true && fields['kind'] === 'transport' && accepted.includes(fields[field] as string);
 }
+
+const CHECKSUM_SCOPES: readonly ChecksumScope[] = ['message', 'batch'];
+const MISMATCHES: readonly UnexpectedReplyReason[] = ['request-number', 'nothing-in-flight', 'poll-mismatch'];
 
 /** Which checksum failed: a message's own (Iggy 4027) or a VSR batch's (Iggy 4039). */
 export type ChecksumScope = 'message' | 'batch';
@@ -35,7 +44,7 @@ export class ChecksumMismatchError extends TransportFailureError {
 
   /** Brand, kind `transport` and the `checksum` field, across separately installed copies. */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return isBranded(value) && value['kind'] === 'transport' && (value['checksum'] === 'message' || value['checksum'] === 'batch');
+    return isTransportFailureWith(value, 'checksum', CHECKSUM_SCOPES);
   }
 }
 
@@ -66,6 +75,6 @@ export class UnexpectedReplyError extends TransportFailureError {
 
   /** Brand, kind `transport` and a string `mismatch` field, across separately installed copies. */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return isBranded(value) && value['kind'] === 'transport' && typeof value['mismatch'] === 'string';
+    return isTransportFailureWith(value, 'mismatch', MISMATCHES);
   }
 }
