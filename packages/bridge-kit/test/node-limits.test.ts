@@ -163,6 +163,13 @@ describe('toNodeListener limits', () => {
     expect(statusOf(reply)).toBe(408);
   });
 
+  it('applyServerLimits sets Node\'s own limits and refuses a limit that is not positive', () => {
+    const server = applyServerLimits(createServer(), { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000 });
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([2_000, 5_000]);
+    expect(() => applyServerLimits(createServer(), { headersTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => toNodeListener(async () => new Response(null), { maxBodyBytes: -1 })).toThrow(RangeError);
+  });
+
   it('with applyServerLimits, still serves a well-behaved client', async () => {
     const port = await serve(async (request) => new Response(await request.text()), {}, { headersTimeoutMs: 200 });
     const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'hello' });

@@ -51,16 +51,19 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 }
 
 /**
- * Applies the limits to `server` (a node:http Server) and returns it. Node checks its own two
- * limits only every `connectionsCheckingInterval` (30 s by default), so the first request head
- * of a connection is also timed here, exactly: a socket that has not delivered one within
- * `headersTimeoutMs` gets 408 and is closed.
+ * Applies the limits to `server` (a node:http or node:https Server) and returns it. Node checks
+ * its own two limits only every `connectionsCheckingInterval` (30 s by default), so on a plain
+ * HTTP server the first request head of a connection is also timed here, exactly: a socket that
+ * has not delivered one within `headersTimeoutMs` gets 408 and is closed.
  */
 export function applyServerLimits<S extends NodeServerLike>(server: S, limits: ServerLimits = {}): S {
   const headersMs = positive(limits.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS, 'headersTimeoutMs');
   const requestMs = Math.max(headersMs, positive(limits.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs'));
   server.requestTimeout = requestMs;
   server.headersTimeout = headersMs;
+  // An https server hands 'connection' the raw socket but 'request' the TLS socket wrapping it,
+  // so the two cannot be paired here: TLS servers keep Node's own (coarser) head check only.
+  if (typeof (server as { setSecureContext?: unknown }).setSecureContext === 'function') return server;
   const waiting = new WeakMap<object, ReturnType<typeof setTimeout>>();
   server.on('connection', ((socket: SocketLike) => {
     const timer = setTimeout(() => {
