@@ -47,18 +47,27 @@ import { headersOf } from './record-headers.js';
 const SEND_OPTIONS = { newId: nextMessageId } as const;
 
 /**
- * Runs a decoder over reply bytes; a malformed reply becomes a `transport` error. On classic a
- * reply that does not decode as the answer to its command most likely answers another request
- * (classic replies carry no request id), so the connection is reset before later replies are
- * taken for the wrong calls.
+ * Refuses a classic reply that is not shaped like the answer to its command. Classic replies
+ * carry no request id, so such a reply most likely answers another request (a duplicate or a
+ * stray frame): the connection is reset before later replies are taken for the wrong calls.
+ * Returns the error to throw.
+ */
+export function refuseClassicReply(c: IggyConnection, command: number, why: string, cause?: unknown): UnexpectedReplyError {
+  const error = new UnexpectedReplyError(`the Iggy server answered command ${command} with ${why}`, 'reply-shape', { cause, context: { command } });
+  c.discard(error);
+  return error;
+}
+
+/**
+ * Runs a decoder over reply bytes; a malformed reply becomes a `transport` error, on classic an
+ * {@link UnexpectedReplyError} that resets the connection (see {@link refuseClassicReply}).
  */
 function decoded<T>(c: IggyConnection, decode: () => T, command: number): T {
   try {
     return decode();
   } catch (error) {
-    const failure = toTransportError(error, { command });
-    if (c.protocol === 'classic') c.discard(failure);
-    throw failure;
+    if (c.protocol === 'classic') throw refuseClassicReply(c, command, 'a reply that does not decode as its answer', error);
+    throw toTransportError(error, { command });
   }
 }
 
@@ -118,7 +127,11 @@ export async function sendMessages(
 ): Promise<SendConfirmation[]> {
   const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
   const payload = await c.request(CommandCode.SendMessages, body, o);
-  if (c.protocol === 'classic') return [];
+  if (c.protocol === 'classic') {
+    // Classic answers SendMessages with an empty payload; anything else answered another call.
+    if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
+    return [];
+  }
   return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
 }
 

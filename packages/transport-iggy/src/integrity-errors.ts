@@ -22,7 +22,7 @@ function isTransportFailureWith(value: unknown, field: string, accepted: readonl
 }
 
 const CHECKSUM_SCOPES: readonly ChecksumScope[] = ['message', 'batch'];
-const MISMATCHES: readonly UnexpectedReplyReason[] = ['request-number', 'nothing-in-flight', 'poll-mismatch'];
+const MISMATCHES: readonly UnexpectedReplyReason[] = ['request-number', 'nothing-in-flight', 'poll-mismatch', 'reply-shape'];
 
 /** Which checksum failed: a message's own (Iggy 4027) or a VSR batch's (Iggy 4039). */
 export type ChecksumScope = 'message' | 'batch';
@@ -55,7 +55,9 @@ export type UnexpectedReplyReason =
   /** A reply arrived while no request was waiting (for example a duplicated reply). */
   | 'nothing-in-flight'
   /** A poll reply names another partition, or holds records before the requested offset. */
-  | 'poll-mismatch';
+  | 'poll-mismatch'
+  /** Classic: a reply that is not shaped like the answer to its command (likely another's). */
+  | 'reply-shape';
 
 /**
  * A reply that does not answer the request it would be matched to. The connection is reset (the

@@ -124,6 +124,32 @@ for (const protocol of ['vsr', 'classic'] as const) {
   });
 }
 
+describe('reply integrity (classic appends)', () => {
+  it('does not take a duplicated send reply for the offset read behind it: the append fails as unknown and is stored once', async () => {
+    const address = { stream: 'integrity-classic-append', topic: 't' };
+    const t = await IggyTransport.connect(server.url, { protocol: 'classic', requestTimeoutMs: 2_000, heartbeatIntervalMs: 0, reconnect: { maxAttempts: 5, initialDelayMs: 1 } });
+    try {
+      await t.ensureStream(address.stream);
+      await t.ensureTopic(address, { partitions: 1 });
+      await t.append({ ...address, records: [{ payload: encoder.encode('first') }], routing: { partition: 0 } });
+      once(CommandCode.SendMessages, { tamper: (frame) => [frame, frame] });
+      const error = await t.append({ ...address, records: [{ payload: encoder.encode('doubled') }], routing: { partition: 0 } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(UnexpectedReplyError);
+      expect((error as UnexpectedReplyError).mismatch).toBe('reply-shape');
+      const records = await t.read({ ...address, partition: 0, offset: 0n, maxCount: 10 });
+      expect(records.map((r) => decoder.decode(r.payload))).toEqual(['first', 'doubled']);
+      const after = await t.append({ ...address, records: [{ payload: encoder.encode('after') }], routing: { partition: 0 } });
+      expect(after.baseOffset).toBe(2n);
+    } finally {
+      intercept = undefined;
+      await t.close();
+    }
+  });
+});
+
 describe('reply integrity (vsr request numbers)', () => {
   const address = { stream: 'integrity-numbers', topic: 't' };
   const renumber = (frame: Uint8Array): Uint8Array => {
