@@ -38,7 +38,8 @@ export class BodyLimitError extends Error {
  * must be complete within `timeoutMs` of this call.
  */
 export function limitedBody(request: NodeRequestLike, maxBytes: number, timeoutMs: number): LimitedBody {
-  const iterator = request[Symbol.asyncIterator]();
+  // Created on the first pull: making a Node stream's iterator starts it reading.
+  let iterator: AsyncIterator<Uint8Array | string> | undefined;
   const encoder = new TextEncoder();
   let total = 0;
   let done = false;
@@ -69,6 +70,7 @@ export function limitedBody(request: NodeRequestLike, maxBytes: number, timeoutM
         if (done) return;
         let next: IteratorResult<Uint8Array | string>;
         try {
+          iterator ??= request[Symbol.asyncIterator]();
           next = await iterator.next();
         } catch (error) {
           done = true;
