@@ -3,6 +3,7 @@ import { AgdxError } from '@agdx/wire';
 import { A2aMethod, type A2aBridge } from './a2a-bridge.js';
 import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
+  authenticateRequest,
   authorizeRequest,
   DEFAULT_MAX_BODY_BYTES,
   jsonResponse,
@@ -137,6 +138,9 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
         return jsonResponse(200, { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: publicUrl })) });
       }
       if (method !== 'POST') return jsonResponse(405, rpcError(null, PublicErrorMessage.InvalidRequest), { allow: 'POST' });
+      // Who is calling is settled from the headers before a byte of the body is read.
+      const unauthenticated = await authenticateRequest(options.authorize, request);
+      if (unauthenticated !== undefined) return unauthenticated;
       const body = await readJsonBody(request, maxBodyBytes);
       if (!body.ok) return body.response;
       const parsed = parseRpcRequest(body.value);

@@ -291,12 +291,29 @@ describe('authorization hook', () => {
     const wrong = await call('wrong-audience');
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toBeNull();
-    expect(await wrong.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'unauthenticated' } });
+    // Refused from the headers, before the body (and so its id) was read: JSON-RPC's id null.
+    expect(await wrong.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'unauthenticated' } });
     const stepUp = await call('no-scope');
     expect(stepUp.status).toBe(403);
     expect(stepUp.headers.get('www-authenticate')).toBe('Bearer scope="a2a:call"');
     expect(await stepUp.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'step-up authorization required' } });
     expect((await call('good')).status).toBe(200);
+  });
+
+  it('refuses an unauthenticated caller without reading its body', async () => {
+    const { bridge } = await echoSetup();
+    const handler = createA2aHttpHandler(bridge, { authorize: { claims: () => undefined, audience: 'agents.example', scope: 'a2a:call' } });
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const response = await handler(new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(401);
+    // A ReadableStream pulls once to fill its queue; the handler itself never read from it.
+    expect(pulled).toBeLessThanOrEqual(1);
   });
 });
 

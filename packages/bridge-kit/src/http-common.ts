@@ -86,6 +86,40 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+// One claims lookup per request: the header check before the body and the scope check after
+// it share the hook's answer (a hook may verify a signature or call an introspection endpoint).
+const claimsOf = new WeakMap<Request, Promise<EdgeClaims | undefined>>();
+
+function claimsFor(authorization: EdgeAuthorization, request: Request): Promise<EdgeClaims | undefined> {
+  let claims = claimsOf.get(request);
+  if (claims === undefined) {
+    claims = (async () => {
+      try {
+        return await authorization.claims(request);
+      } catch {
+        return undefined;
+      }
+    })();
+    claimsOf.set(request, claims);
+  }
+  return claims;
+}
+
+/**
+ * The authorization checks that need only the request's headers, run before its body is read:
+ * 401 when the hook finds no claims or the audience is wrong, and, when `scope` is one fixed
+ * string, 403 (with the step-up challenge) when the claims lack it. Undefined when the request
+ * may go on; a scope chosen by JSON-RPC method is checked by {@link authorizeRequest} after the
+ * body is parsed. An unauthenticated caller therefore never gets a body read or parsed.
+ */
+export async function authenticateRequest(authorization: EdgeAuthorization | undefined, request: Request): Promise<Response | undefined> {
+  if (authorization === undefined) return undefined;
+  const claims = await claimsFor(authorization, request);
+  if (claims === undefined || !claims.audience.includes(authorization.audience)) return rpcErrorResponse(401, null, PublicErrorMessage.Unauthenticated);
+  if (typeof authorization.scope !== 'string') return undefined;
+  return authorizeRequest(authorization, request, '', null);
+}
+
 /**
  * Runs the authorization hook: undefined when the call may go on, else the 401 (no claims or a
  * wrong audience, no challenge) or 403 (missing scope, with the step-up challenge) answer.
@@ -97,12 +131,7 @@ export async function authorizeRequest(
   id: JsonRpcId,
 ): Promise<Response | undefined> {
   if (authorization === undefined) return undefined;
-  let claims: EdgeClaims | undefined;
-  try {
-    claims = await authorization.claims(request);
-  } catch {
-    claims = undefined;
-  }
+  const claims = await claimsFor(authorization, request);
   if (claims === undefined) return rpcErrorResponse(401, id, PublicErrorMessage.Unauthenticated);
   const scope = typeof authorization.scope === 'function' ? authorization.scope(method) : authorization.scope;
   const denial = authorizeEdge(claims, authorization.audience, scope);

@@ -18,6 +18,6 @@ export {
   safeRequestId,
 } from './json-rpc.js';
 export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest } from './json-rpc.js';
-export { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
+export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';

@@ -1,4 +1,4 @@
-import { authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse, type EdgeAuthorization } from '@agdx/bridge-kit';
+import { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse, type EdgeAuthorization } from '@agdx/bridge-kit';
 import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult } from '@agdx/bridge-kit';
 import { MCP_SUPPORTED_PROTOCOL_VERSIONS, type McpBridge } from './mcp-bridge.js';
 
@@ -38,6 +38,9 @@ export function createMcpHttpHandler(bridge: McpBridge, options: McpHttpHandlerO
       if (version !== null && !MCP_SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
         return rpcErrorResponse(400, null, PublicErrorMessage.InvalidRequest);
       }
+      // Who is calling is settled from the headers before a byte of the body is read.
+      const unauthenticated = await authenticateRequest(options.authorize, request);
+      if (unauthenticated !== undefined) return unauthenticated;
       const body = await readJsonBody(request, maxBodyBytes);
       if (!body.ok) return body.response;
       const message = body.value;

@@ -121,6 +121,35 @@ describe('Streamable HTTP endpoint', () => {
     expect((await handler(rpc(call, { 'x-aud': 'agents.example', 'x-scopes': 'tool:read tool:write' }))).status).toBe(200);
   });
 
+  it('refuses an unauthenticated caller from its headers without reading its body, and runs the claims hook once per request', async () => {
+    const { bridge } = await echoBridge();
+    let lookups = 0;
+    const handler = createMcpHttpHandler(bridge, {
+      authorize: {
+        claims: (r) => {
+          lookups++;
+          return r.headers.get('x-aud') === null ? undefined : { audience: ['agents.example'], scopes: ['tool:read'] };
+        },
+        audience: 'agents.example',
+        scope: () => 'tool:read',
+      },
+    });
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const refused = await handler(new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: endless, duplex: 'half' } as RequestInit));
+    expect(refused.status).toBe(401);
+    expect(pulled).toBeLessThanOrEqual(1);
+    lookups = 0;
+    const ok = await handler(rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'x-aud': 'agents.example' }));
+    expect(ok.status).toBe(200);
+    expect(lookups).toBe(1);
+  });
+
   it('answers 1,000 malformed requests with well-formed errors and keeps serving', async () => {
     const { bridge } = await echoBridge();
     bridge.withTimeout(2_000);

@@ -1,14 +1,16 @@
 /**
  * A loopback HTTP server for web-standard `(Request) => Promise<Response>` handlers, on
- * node:http, streaming response bodies (Server-Sent Events included) as they are produced.
+ * node:http through `@agdx/bridge-kit/node`, so the demo endpoints get the same checks as a
+ * bridge deployment: a 1 MiB body cap enforced while the body arrives (413), time limits for the
+ * request head and body (408), a per-client limit on open event streams (429), and response
+ * bodies (Server-Sent Events included) streamed as they are produced.
  */
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { applyServerLimits, toNodeListener, type FetchHandler, type NodeListenerOptions, type ServerLimits } from '@agdx/bridge-kit/node';
 
-/** A web-standard request handler. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+export type { FetchHandler };
 
 /** A running server. */
 export interface LoopbackServer {
@@ -20,50 +22,13 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const method = req.method ?? 'GET';
-  const abort = new AbortController();
-  req.socket.once('close', () => abort.abort());
-  if (method === 'GET' || method === 'HEAD') return new Request(new URL(req.url ?? '/', origin), { method, headers, signal: abort.signal });
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of req) chunks.push(chunk as Uint8Array);
-  return new Request(new URL(req.url ?? '/', origin), { method, headers, body: Buffer.concat(chunks), signal: abort.signal });
-}
+/** Limits of {@link serveLoopback}: the adapter's body and stream limits and the server's head limits. */
+export type LoopbackLimits = Omit<NodeListenerOptions, 'fallbackOrigin'> & ServerLimits;
 
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  res.flushHeaders();
-  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-  res.once('close', () => body.destroy());
-  for await (const chunk of body) res.write(chunk);
-  res.end();
-}
-
-/** Serves `handler` on 127.0.0.1 (port 0 = ephemeral). */
-export async function serveLoopback(handler: FetchHandler, port: number = 0): Promise<LoopbackServer> {
+/** Serves `handler` on 127.0.0.1 (port 0 = ephemeral) with `limits` (bridge-kit's defaults otherwise). */
+export async function serveLoopback(handler: FetchHandler, port: number = 0, limits: LoopbackLimits = {}): Promise<LoopbackServer> {
   let origin = 'http://127.0.0.1';
-  const server = createServer((req, res) => {
-    toRequest(req, origin)
-      .then((request) => handler(request))
-      .then((response) => send(res, response))
-      .catch((error: unknown) => {
-        if (!res.headersSent) {
-          res.statusCode = 500;
-          res.setHeader('content-type', 'text/plain');
-        }
-        res.end(res.headersSent ? undefined : `internal error: ${error instanceof Error ? error.message : String(error)}`);
-      });
-  });
+  const server = applyServerLimits(createServer(toNodeListener(handler, { ...limits, fallbackOrigin: origin })), limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());

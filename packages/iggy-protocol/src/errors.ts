@@ -133,3 +133,15 @@ export class IggyEvictionError extends IggyError {
     return isBranded(value) && value.kind === 'rejected' && typeof (value as { reason?: unknown }).reason === 'number';
   }
 }
+
+/**
+ * The `context.reason` values a client session puts on the `IggyCodecError` it throws for a
+ * reply that answers no request: a VSR reply whose echoed request number (or operation) is not
+ * in flight, and a reply of either protocol when nothing is in flight (a duplicated reply).
+ */
+export const UNMATCHED_REPLY = {
+  /** VSR: the echoed request number or operation matches no request in flight. */
+  requestNumber: 'unexpected-reply:request-number',
+  /** A reply arrived while no request was waiting for one. */
+  nothingInFlight: 'unexpected-reply:nothing-in-flight',
+} as const;

@@ -6,6 +6,7 @@ import {
   IggyEvictionError,
   IggyError,
   IggyInvalidError,
+  UNMATCHED_REPLY,
   VsrClientSession,
   decodeClassicRequest,
   decodeRegisterRequest,
@@ -127,6 +128,26 @@ describe('VsrClientSession', () => {
     expect(() => s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 2 }))).toThrow(IggyCodecError);
     s.command(CommandCode.GetStreams);
     expect(() => s.handleFrame(encodeVsrReplyFrame({ client: 1n, request: 1n, operation: 128 }, encodeResultSection()))).toThrow(IggyCodecError);
+  });
+
+  it('refuses a reply whose request number is not the one in flight, and says why', () => {
+    const s = registered();
+    const poll = s.command(CommandCode.PollMessages);
+    const h = decodeVsrRequestFrame(poll.frame).header;
+    const renumbered = encodeVsrReplyFrame({ client: 1n, request: h.request + 1n, operation: h.operation });
+    let thrown: unknown;
+    try {
+      s.handleFrame(renumbered);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(IggyCodecError);
+    expect((thrown as IggyCodecError).context?.['reason']).toBe(UNMATCHED_REPLY.requestNumber);
+    expect(s.inFlight).toEqual([poll]);
+    // The genuine reply still answers it; a second copy of it then answers nothing.
+    const genuine = encodeVsrReplyFrame({ client: 1n, request: h.request, operation: h.operation });
+    expect(s.handleFrame(genuine).request).toBe(poll);
+    expect(() => s.handleFrame(genuine)).toThrow(expect.objectContaining({ context: expect.objectContaining({ reason: UNMATCHED_REPLY.nothingInFlight }) }));
   });
 
   it('matches replies that overtake each other by operation and request number', () => {

@@ -10,7 +10,6 @@ import {
   decodeConsumerGroupAssignment,
   decodeConsumerGroupDetails,
   decodeConsumerOffsetInfo,
-  decodePollMessagesResponse,
   decodeSendMessagesResponse,
   decodeTopicDetails,
   encodeCreateConsumerGroupRequest,
@@ -37,19 +36,37 @@ import type {
   SendConfirmation,
   TopicDetails,
 } from '@agdx/iggy-protocol';
-import type { LogRecord } from '@agdx/transport';
+import type { LogRecord, TransportError } from '@agdx/transport';
 import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
 import { nextMessageId } from './message-ids.js';
+import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
+import { checkedPollReply } from './poll-reply.js';
 import { headersOf } from './record-headers.js';
 
 const SEND_OPTIONS = { newId: nextMessageId } as const;
 
-/** Runs a decoder over reply bytes; a malformed reply becomes a `transport` error. */
-function decoded<T>(decode: () => T, command: number): T {
+/**
+ * Refuses a classic reply that is not shaped like the answer to its command. Classic replies
+ * carry no request id, so such a reply most likely answers another request (a duplicate or a
+ * stray frame): the connection is reset before later replies are taken for the wrong calls.
+ * Returns the error to throw.
+ */
+export function refuseClassicReply(c: IggyConnection, command: number, why: string, cause?: unknown): UnexpectedReplyError {
+  const error = new UnexpectedReplyError(`the Iggy server answered command ${command} with ${why}`, 'reply-shape', { cause, context: { command } });
+  c.discard(error);
+  return error;
+}
+
+/**
+ * Runs a decoder over reply bytes; a malformed reply becomes a `transport` error, on classic an
+ * {@link UnexpectedReplyError} that resets the connection (see {@link refuseClassicReply}).
+ */
+function decoded<T>(c: IggyConnection, decode: () => T, command: number): T {
   try {
     return decode();
   } catch (error) {
+    if (c.protocol === 'classic') throw refuseClassicReply(c, command, 'a reply that does not decode as its answer', error);
     throw toTransportError(error, { command });
   }
 }
@@ -71,7 +88,7 @@ export async function createStream(c: IggyConnection, name: string, o: RequestOp
 /** GetTopic (300): `undefined` when the topic does not exist. */
 export async function getTopic(c: IggyConnection, stream: string, topic: string, o: RequestOptions): Promise<TopicDetails | undefined> {
   const payload = await c.request(CommandCode.GetTopic, encoded(() => encodeTopicTarget({ stream, topic })), { ...o, idempotent: true });
-  return decoded(() => decodeTopicDetails(payload, c.protocol), CommandCode.GetTopic);
+  return decoded(c, () => decodeTopicDetails(payload, c.protocol), CommandCode.GetTopic);
 }
 
 /** CreateTopic (302); `undefined` expiry is sent as Iggy's "never" (u64::MAX). */
@@ -86,7 +103,7 @@ export async function createTopic(
   const body = encoded(() => encodeCreateTopicRequest({ stream, name: topic, partitionsCount: partitions, messageExpiry: expiry ?? EXPIRY_NEVER }, c.protocol));
   const payload = await c.request(CommandCode.CreateTopic, body, o);
   if (payload.length === 0) return undefined;
-  return decoded(() => decodeTopicDetails(payload, c.protocol), CommandCode.CreateTopic);
+  return decoded(c, () => decodeTopicDetails(payload, c.protocol), CommandCode.CreateTopic);
 }
 
 /** The offset the next record of a partition gets (the server reports the highest offset). */
@@ -110,8 +127,12 @@ export async function sendMessages(
 ): Promise<SendConfirmation[]> {
   const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
   const payload = await c.request(CommandCode.SendMessages, body, o);
-  if (c.protocol === 'classic') return [];
-  return decoded(() => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
+  if (c.protocol === 'classic') {
+    // Classic answers SendMessages with an empty payload; anything else answered another call.
+    if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
+    return [];
+  }
+  return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
 }
 
 /** Builds the SendMessages body without sending it (classic appends pair it with a GetTopic). */
@@ -119,7 +140,11 @@ export function sendMessagesBody(c: IggyConnection, stream: string, topic: strin
   return encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
 }
 
-/** PollMessages (100). */
+/**
+ * PollMessages (100). The reply's checksums are verified and it must answer this poll (see
+ * `poll-reply.ts`). A reply that answers another poll resets the connection; a poll that
+ * changes nothing on the server is then sent once more over the fresh connection.
+ */
 export async function pollMessages(
   c: IggyConnection,
   request: {
@@ -136,23 +161,34 @@ export async function pollMessages(
   const { partitionId, ...rest } = request;
   const body = encoded(() => encodePollMessagesRequest(partitionId === undefined ? rest : { ...rest, partitionId }));
   // A poll that auto-commits changes state on the server: never replay it.
-  const payload = await c.request(CommandCode.PollMessages, body, { ...o, idempotent: !request.autoCommit });
-  return decoded(() => decodePollMessagesResponse(payload, c.protocol), CommandCode.PollMessages);
+  const idempotent = !request.autoCommit;
+  for (let attempt = 1; ; attempt++) {
+    const payload = await c.request(CommandCode.PollMessages, body, { ...o, idempotent });
+    try {
+      return checkedPollReply(payload, c.protocol, request, CommandCode.PollMessages);
+    } catch (error) {
+      // Replies and requests are out of step (or, on classic, may be): later replies on this
+      // connection cannot be trusted either.
+      const outOfStep = error instanceof UnexpectedReplyError || (c.protocol === 'classic' && !(error instanceof ChecksumMismatchError));
+      if (outOfStep) c.discard(error as TransportError);
+      if (!(error instanceof UnexpectedReplyError) || !idempotent || attempt >= 2) throw error;
+    }
+  }
 }
 
 /** Converts polled messages to transport records. */
 export function toRecords(partition: number, polled: PolledMessages): LogRecord[] {
-  return decoded(
-    () =>
-      polled.messages.map((m) => ({
-        partition,
-        offset: m.offset,
-        timestampMicros: m.timestamp,
-        headers: headersOf(m.rawHeaders),
-        payload: m.payload,
-      })),
-    CommandCode.PollMessages,
-  );
+  try {
+    return polled.messages.map((m) => ({
+      partition,
+      offset: m.offset,
+      timestampMicros: m.timestamp,
+      headers: headersOf(m.rawHeaders),
+      payload: m.payload,
+    }));
+  } catch (error) {
+    throw toTransportError(error, { command: CommandCode.PollMessages });
+  }
 }
 
 /** StoreConsumerOffset (121). */
@@ -164,7 +200,7 @@ export async function storeOffset(c: IggyConnection, consumer: Consumer, stream:
 /** GetConsumerOffset (120): `undefined` when nothing is stored. */
 export async function getOffset(c: IggyConnection, consumer: Consumer, stream: string, topic: string, partitionId: number, o: RequestOptions): Promise<ConsumerOffsetInfo | undefined> {
   const payload = await c.request(CommandCode.GetConsumerOffset, encoded(() => encodeGetConsumerOffsetRequest({ consumer, stream, topic, partitionId })), { ...o, idempotent: true });
-  return decoded(() => decodeConsumerOffsetInfo(payload), CommandCode.GetConsumerOffset);
+  return decoded(c, () => decodeConsumerOffsetInfo(payload), CommandCode.GetConsumerOffset);
 }
 
 /** DeleteConsumerOffset (122). */
@@ -181,7 +217,7 @@ export async function createGroup(c: IggyConnection, stream: string, topic: stri
 /** GetConsumerGroup (600): `undefined` when the group does not exist. */
 export async function getGroup(c: IggyConnection, stream: string, topic: string, group: string, o: RequestOptions): Promise<ConsumerGroupDetails | undefined> {
   const payload = await c.request(CommandCode.GetConsumerGroup, encoded(() => encodeGroupTarget({ stream, topic, group })), { ...o, idempotent: true });
-  return decoded(() => decodeConsumerGroupDetails(payload), CommandCode.GetConsumerGroup);
+  return decoded(c, () => decodeConsumerGroupDetails(payload), CommandCode.GetConsumerGroup);
 }
 
 /** The body of Join / Leave / Sync consumer group (all `[stream][topic][group]`). */
@@ -192,11 +228,11 @@ export function groupTargetBody(stream: string, topic: string, group: string): U
 /** SyncConsumerGroup (606, VSR only): the partitions the server assigned to this client. */
 export async function syncGroup(c: IggyConnection, stream: string, topic: string, group: string, o: RequestOptions): Promise<readonly number[]> {
   const payload = await c.request(CommandCode.SyncConsumerGroup, groupTargetBody(stream, topic, group), { ...o, idempotent: true });
-  return decoded(() => decodeConsumerGroupAssignment(payload), CommandCode.SyncConsumerGroup).partitions;
+  return decoded(c, () => decodeConsumerGroupAssignment(payload), CommandCode.SyncConsumerGroup).partitions;
 }
 
 /** GetMe (20): this connection's server-side client id. */
 export async function getMyClientId(c: IggyConnection, o: RequestOptions): Promise<number> {
   const payload = await c.request(CommandCode.GetMe, new Uint8Array(0), { ...o, idempotent: true });
-  return decoded(() => decodeClientDetails(payload), CommandCode.GetMe).clientId;
+  return decoded(c, () => decodeClientDetails(payload), CommandCode.GetMe).clientId;
 }

@@ -521,6 +521,15 @@ export class IggyConnection {
     return this.#enqueue(code, body, {}, true);
   }
 
+  /**
+   * Drops the connection because a reply it delivered cannot be trusted (it answered another
+   * request), then reconnects as after a lost socket: calls in flight are requeued or failed by
+   * the usual rules.
+   */
+  discard(error: TransportError): void {
+    this.#lose(error);
+  }
+
   /** The last connection-level failure, for diagnostics. */
   get lastError(): TransportError | undefined {
     return this.#lastError;

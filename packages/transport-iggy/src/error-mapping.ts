@@ -10,7 +10,8 @@ import {
   TransportError,
   TransportFailureError,
 } from '@agdx/transport';
-import { IggyError, IggyEvictionError, IggyProtocolError } from '@agdx/iggy-protocol';
+import { IggyError, IggyEvictionError, IggyProtocolError, UNMATCHED_REPLY } from '@agdx/iggy-protocol';
+import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
 
 /** Iggy codes meaning "the stream, topic, partition or group does not exist". */
 const NOT_FOUND_CODES: ReadonlySet<number> = new Set([20, 1009, 2010, 3007, 3008, 5000]);
@@ -49,8 +50,10 @@ export function iggyCodeOf(error: unknown): number | undefined {
 
 /**
  * Maps any failure to a {@link TransportError}. Errors that already carry a transport kind pass
- * through; Iggy statuses map by code (`context.iggyCode`, `context.iggyCodeName`); malformed
- * bytes, evictions and socket errors become `TransportFailureError` (kind `transport`).
+ * through; Iggy statuses map by code (`context.iggyCode`, `context.iggyCodeName`); a checksum
+ * mismatch becomes {@link ChecksumMismatchError}, a reply that answers no request
+ * {@link UnexpectedReplyError}; malformed bytes, evictions and socket errors become
+ * `TransportFailureError` (all of kind `transport`).
  */
 export function toTransportError(error: unknown, context: Readonly<Record<string, unknown>> = {}): TransportError {
   if (error instanceof IggyEvictionError) {
@@ -73,7 +76,19 @@ export function toTransportError(error: unknown, context: Readonly<Record<string
         return new TransportFailureError(message, { cause: error, context: ctx });
     }
   }
-  if (IggyProtocolError.is(error) && (error.kind === 'codec' || error.kind === 'integrity')) {
+  if (IggyProtocolError.is(error, 'integrity')) {
+    const scope = error.context?.['iggyCode'] === 4039 ? 'batch' : 'message';
+    return new ChecksumMismatchError(`corrupted data from the Iggy server: ${error.message}`, scope, { cause: error, context: { ...context, ...error.context } });
+  }
+  const reason = IggyProtocolError.is(error, 'codec') ? error.context?.['reason'] : undefined;
+  if (reason === UNMATCHED_REPLY.requestNumber || reason === UNMATCHED_REPLY.nothingInFlight) {
+    const mismatch = reason === UNMATCHED_REPLY.requestNumber ? 'request-number' : 'nothing-in-flight';
+    return new UnexpectedReplyError(`unexpected reply from the Iggy server: ${(error as Error).message}`, mismatch, {
+      cause: error,
+      context: { ...context, ...(error as IggyProtocolError).context },
+    });
+  }
+  if (IggyProtocolError.is(error) && error.kind === 'codec') {
     return new TransportFailureError(`malformed data from the Iggy server: ${error.message}`, {
       cause: error,
       context: { ...context, ...error.context },

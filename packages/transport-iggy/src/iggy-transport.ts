@@ -266,15 +266,19 @@ export class IggyTransport implements LogTransport {
     const topicBody = encodeTopicTarget({ stream, topic });
     const after = connection.request(CommandCode.GetTopic, topicBody, o);
     after.catch(() => undefined);
-    await sent;
+    const ack = await sent;
     const payload = await after;
+    // A non-empty send reply or no topic right after a successful send means the two replies
+    // answered other calls (a duplicated or stray frame): the offsets cannot be trusted.
+    if (ack.length !== 0) throw cmd.refuseClassicReply(connection, CommandCode.SendMessages, `${ack.length} bytes where an empty reply belongs`);
     let details: TopicDetails | undefined;
     try {
       details = decodeTopicDetails(payload, 'classic');
     } catch (error) {
-      throw toTransportError(error);
+      throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'a reply that does not decode as its answer', error);
     }
-    const info = details?.partitions.find((p) => p.id === partition);
+    if (details === undefined) throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'an empty reply for a topic just written to');
+    const info = details.partitions.find((p) => p.id === partition);
     if (info === undefined) throw new NotFoundError(`partition ${partition} of ${stream}/${topic} does not exist`);
     const baseOffset = cmd.nextOffsetOf(info) - BigInt(messages.length);
     return { partition, baseOffset: baseOffset < 0n ? 0n : baseOffset, count: messages.length };

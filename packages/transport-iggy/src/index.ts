@@ -14,3 +14,5 @@ export type { IggyCodeKind } from './error-mapping.js';
 export { IggyAdmin, IggyUsers, IggyTokens } from './admin.js';
 export type { AdminChannel, IggyUser, IggyUserDetails, IggyUserStatus, IggyToken, CreateUserInput, UpdateUserInput, CreateTokenInput } from './admin.js';
 export type { Permissions, GlobalPermissions, StreamPermissions, TopicPermissions } from '@agdx/iggy-protocol';
+export { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
+export type { ChecksumScope, UnexpectedReplyReason } from './integrity-errors.js';

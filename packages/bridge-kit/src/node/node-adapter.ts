@@ -1,47 +1,69 @@
 /**
- * The slice of node:http's IncomingMessage the adapter reads. Declared structurally so this file
- * never imports node:* and the package stays runtime-neutral.
+ * Adapts a web-standard `(Request) => Promise<Response>` handler to node:http, checking what it
+ * can before the handler runs and while the body arrives: a declared Content-Length over the
+ * cap gets 413 at once; the body reaches the handler as a stream read only as the handler pulls
+ * it, cut off with 413 at the cap and 408 past its time limit; a client with too many open
+ * event streams gets 429. An answer sent before the body was read in full closes the
+ * connection, so an unread body is never drained into memory.
  */
-export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
-  /** HTTP method. */
-  readonly method?: string | undefined;
-  /** Request target (path and query). */
-  readonly url?: string | undefined;
-  /** Lower-cased header map. */
-  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
-  /** The socket; a TLS socket has `encrypted: true`. */
-  readonly socket?: object | null | undefined;
-}
 
-/** The slice of node:http's ServerResponse the adapter writes. */
-export interface NodeResponseLike {
-  /** Status code to send. */
-  statusCode: number;
-  /** Sets one header. */
-  setHeader(name: string, value: string | readonly string[]): unknown;
-  /** Writes a body chunk; false asks the writer to wait for `drain`. */
-  write(chunk: Uint8Array): boolean;
-  /** Ends the response. */
-  end(chunk?: Uint8Array): unknown;
-  /** Sends the head now (used before a streamed body). */
-  flushHeaders?(): void;
-  /** True once the response is finished or the socket is gone. */
-  readonly writableEnded?: boolean;
-  /** Registers a listener (`close`, `drain`). */
-  once?(event: string, listener: () => void): unknown;
-}
+import { DEFAULT_MAX_BODY_BYTES } from '../http-common.js';
+import { limitedBody, type BodyLimit, type LimitedBody } from './body-stream.js';
+import type { FetchHandler, NodeRequestLike, NodeResponseLike } from './node-types.js';
+import { StreamSlots } from './stream-slots.js';
 
-/** A web-standard handler, as the bridges' HTTP handlers are. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+/** Default for {@link NodeListenerOptions.bodyTimeoutMs}. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+/** Default for {@link NodeListenerOptions.maxStreamsPerClient}. */
+export const DEFAULT_MAX_STREAMS_PER_CLIENT = 16;
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
   /** Origin used to build the request URL when the request has no Host header (default `http://localhost`). */
   readonly fallbackOrigin?: string | undefined;
+  /** Largest request body passed to the handler, bytes (default 1 MiB); more gets 413. */
+  readonly maxBodyBytes?: number | undefined;
+  /** The whole body must arrive within this time after the request head, ms (default 10 000); else 408. */
+  readonly bodyTimeoutMs?: number | undefined;
+  /** Concurrent event-stream responses one client may hold open (default 16); more gets 429. */
+  readonly maxStreamsPerClient?: number | undefined;
+  /**
+   * What identifies a client for `maxStreamsPerClient`. Default: the socket's remote address.
+   * Behind a proxy, or to count per authenticated principal, return that instead (for example a
+   * verified subject from your token middleware).
+   */
+  readonly clientKey?: ((request: NodeRequestLike) => string) | undefined;
+}
+
+interface Limits {
+  readonly fallbackOrigin: string;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly clientKey: (request: NodeRequestLike) => string;
+}
+
+const encoder = new TextEncoder();
+const ERROR_BODIES: Record<number, string> = {
+  400: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}',
+  408: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request timeout"}}',
+  413: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request body too large"}}',
+  429: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"too many open streams"}}',
+  500: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"internal error"}}',
+};
+
+function checkLimit(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer`);
+  return v;
 }
 
 function isEncrypted(socket: object | null | undefined): boolean {
   return typeof socket === 'object' && socket !== null && (socket as { readonly encrypted?: unknown }).encrypted === true;
+}
+
+function remoteAddress(request: NodeRequestLike): string {
+  const socket = request.socket as { readonly remoteAddress?: unknown } | null | undefined;
+  return typeof socket?.remoteAddress === 'string' ? socket.remoteAddress : 'unknown';
 }
 
 function headerValue(value: string | readonly string[] | undefined): string | undefined {
@@ -49,25 +71,18 @@ function headerValue(value: string | readonly string[] | undefined): string | un
   return typeof value === 'string' ? value : value.join(', ');
 }
 
-async function collect(request: NodeRequestLike): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const encoder = new TextEncoder();
-  for await (const chunk of request) {
-    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-    chunks.push(bytes);
-    total += bytes.byteLength;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+function acceptsEventStream(request: NodeRequestLike): boolean {
+  return (headerValue(request.headers['accept']) ?? '').toLowerCase().includes('text/event-stream');
 }
 
-function toRequest(request: NodeRequestLike, body: Uint8Array<ArrayBuffer> | undefined, signal: AbortSignal, fallbackOrigin: string): Request {
+/** The declared Content-Length: a number, undefined when absent, NaN when malformed. */
+function declaredLength(request: NodeRequestLike): number | undefined {
+  const text = headerValue(request.headers['content-length']);
+  if (text === undefined) return undefined;
+  return /^\d{1,15}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+}
+
+function toRequest(request: NodeRequestLike, body: LimitedBody | undefined, signal: AbortSignal, fallbackOrigin: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     const text = headerValue(value);
@@ -82,14 +97,31 @@ function toRequest(request: NodeRequestLike, body: Uint8Array<ArrayBuffer> | und
     url = new URL('/', fallbackOrigin);
   }
   const method = request.method ?? 'GET';
-  return new Request(url, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
+  // `duplex: 'half'` is how fetch-style runtimes accept a streamed request body.
+  const init = body === undefined ? { method, headers, signal } : { method, headers, signal, body: body.stream, duplex: 'half' };
+  return new Request(url, init as RequestInit);
 }
 
-async function writeResponse(response: Response, target: NodeResponseLike, closed: AbortSignal): Promise<void> {
+/** A fixed JSON error answer; `close` asks Node to close the connection after it. */
+function sendError(target: NodeResponseLike, status: number, close: boolean, extra: Record<string, string> = {}): void {
+  if (target.writableEnded === true || target.headersSent === true) return;
+  try {
+    target.statusCode = status;
+    target.setHeader('content-type', 'application/json');
+    if (close) target.setHeader('connection', 'close');
+    for (const [name, value] of Object.entries(extra)) target.setHeader(name, value);
+    target.end(encoder.encode(ERROR_BODIES[status] ?? ERROR_BODIES[500]));
+  } catch {
+    // the socket is gone; nothing left to answer
+  }
+}
+
+async function writeResponse(response: Response, target: NodeResponseLike, closed: AbortSignal, close: boolean): Promise<void> {
   target.statusCode = response.status;
   response.headers.forEach((value, name) => {
     target.setHeader(name, value);
   });
+  if (close) target.setHeader('connection', 'close');
   if (response.body === null) {
     target.end();
     return;
@@ -123,33 +155,66 @@ async function writeResponse(response: Response, target: NodeResponseLike, close
   }
 }
 
+const LIMIT_STATUS: Record<BodyLimit, number> = { 'too-large': 413, 'too-slow': 408 };
+
+async function serve(handler: FetchHandler, limits: Limits, slots: StreamSlots, request: NodeRequestLike, response: NodeResponseLike, controller: AbortController): Promise<void> {
+  const method = (request.method ?? 'GET').toUpperCase();
+  const declared = declaredLength(request);
+  const hasBody = method !== 'GET' && method !== 'HEAD' && declared !== 0;
+  if (hasBody && declared !== undefined) {
+    if (Number.isNaN(declared)) return sendError(response, 400, true);
+    if (declared > limits.maxBodyBytes) return sendError(response, 413, true);
+  }
+  const client = limits.clientKey(request);
+  // Refused before the handler runs, so a refused stream has started no work.
+  if (acceptsEventStream(request) && slots.full(client)) return sendError(response, 429, hasBody, { 'retry-after': '1' });
+  const body = hasBody ? limitedBody(request, limits.maxBodyBytes, limits.bodyTimeoutMs) : undefined;
+  try {
+    const handled = handler(toRequest(request, body, controller.signal, limits.fallbackOrigin));
+    const outcome = await (body === undefined ? handled : Promise.race([handled, body.limited]));
+    if (typeof outcome === 'string') {
+      handled.then((late) => late.body?.cancel().catch(() => undefined), () => undefined);
+      controller.abort();
+      return sendError(response, LIMIT_STATUS[outcome], true);
+    }
+    const close = body !== undefined && !body.complete();
+    if ((outcome.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      const release = slots.acquire(client);
+      if (release === undefined) {
+        await outcome.body?.cancel().catch(() => undefined);
+        return sendError(response, 429, close, { 'retry-after': '1' });
+      }
+      try {
+        await writeResponse(outcome, response, controller.signal, close);
+      } finally {
+        release();
+      }
+      return;
+    }
+    await writeResponse(outcome, response, controller.signal, close);
+  } finally {
+    body?.dispose();
+  }
+}
+
 /**
  * Adapts a web-standard `(Request) => Promise<Response>` handler to node:http's
  * `(req, res)` listener: `http.createServer(toNodeListener(handler))`. Streamed bodies (SSE) are
- * written as they arrive, and a closed connection aborts the request's signal.
+ * written as they arrive, and a closed connection aborts the request's signal. The body limits
+ * and the per-client stream limit are described on {@link NodeListenerOptions}; pair it with
+ * `applyServerLimits(server)` for the request-head time limit, which only the server can enforce.
  */
 export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): (request: NodeRequestLike, response: NodeResponseLike) => void {
-  const fallbackOrigin = options.fallbackOrigin ?? 'http://localhost';
+  const limits: Limits = {
+    fallbackOrigin: options.fallbackOrigin ?? 'http://localhost',
+    maxBodyBytes: checkLimit(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes'),
+    bodyTimeoutMs: checkLimit(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs'),
+    clientKey: options.clientKey ?? remoteAddress,
+  };
+  const slots = new StreamSlots(checkLimit(options.maxStreamsPerClient, DEFAULT_MAX_STREAMS_PER_CLIENT, 'maxStreamsPerClient'));
   return (request, response) => {
     const controller = new AbortController();
     response.once?.('close', () => controller.abort());
-    void (async () => {
-      try {
-        const method = (request.method ?? 'GET').toUpperCase();
-        const body = method === 'GET' || method === 'HEAD' ? undefined : await collect(request);
-        const answer = await handler(toRequest(request, body, controller.signal, fallbackOrigin));
-        await writeResponse(answer, response, controller.signal);
-      } catch {
-        if (response.writableEnded !== true) {
-          try {
-            response.statusCode = 500;
-            response.setHeader('content-type', 'application/json');
-            response.end(new TextEncoder().encode('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"internal error"}}'));
-          } catch {
-            // the socket is gone; nothing left to answer
-          }
-        }
-      }
-    })();
+    serve(handler, limits, slots, request, response, controller).catch(() => sendError(response, 500, true));
   };
 }

@@ -4,5 +4,5 @@
  * it imports nothing from node:*.
  * @module
  */
-export { toNodeListener } from '@agdx/bridge-kit/node';
-export type { FetchHandler, NodeListenerOptions, NodeRequestLike, NodeResponseLike } from '@agdx/bridge-kit/node';
+export { applyServerLimits, toNodeListener } from '@agdx/bridge-kit/node';
+export type { FetchHandler, NodeListenerOptions, NodeRequestLike, NodeResponseLike, NodeServerLike, ServerLimits } from '@agdx/bridge-kit/node';

@@ -8,7 +8,7 @@ import { CommandCode } from '../commands/command-codes.js';
 import type { ClassicLoginRequest, TokenCredentials } from '../commands/login.js';
 import { decodeIdentityResponse, encodeLoginUserRequest, encodeLoginWithTokenRequest } from '../commands/login.js';
 import { decodeClassicResponse, encodeClassicRequest } from '../framing/classic-frame.js';
-import { IggyCodecError, IggyError, IggyInvalidError } from '../errors.js';
+import { IggyCodecError, IggyError, IggyInvalidError, UNMATCHED_REPLY } from '../errors.js';
 
 /** Life cycle of a {@link ClassicClientSession}. */
 export type ClassicSessionState = 'anonymous' | 'authenticating' | 'authenticated' | 'closed';
@@ -108,12 +108,13 @@ export class ClassicClientSession {
   /**
    * Matches one response frame to the oldest request in flight. A non-zero status comes back as
    * an `ok: false` outcome with an {@link IggyError}; a malformed frame or one with nothing in
-   * flight throws `IggyCodecError` (the stream cannot be trusted any more).
+   * flight throws `IggyCodecError` (the stream cannot be trusted any more; for the latter
+   * `context.reason` is `unexpected-reply:nothing-in-flight`).
    */
   handleFrame(frame: Uint8Array): ClassicResponseOutcome {
     const { status, payload } = decodeClassicResponse(frame);
     const pending = this.#inFlight.shift();
-    if (pending === undefined) throw new IggyCodecError('response with no request in flight', { context: { status } });
+    if (pending === undefined) throw new IggyCodecError('response with no request in flight', { context: { status, reason: UNMATCHED_REPLY.nothingInFlight } });
     const isLogin = pending.code === CommandCode.LoginUser || pending.code === CommandCode.LoginWithPersonalAccessToken;
     if (status !== 0) {
       if (isLogin) this.#state = 'anonymous';

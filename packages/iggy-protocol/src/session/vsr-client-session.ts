@@ -13,7 +13,7 @@ import { CommandCode } from '../commands/command-codes.js';
 import type { Credentials, RegisterReply } from '../commands/login.js';
 import { decodeRegisterReply, encodeRegisterRequest } from '../commands/login.js';
 import { IGGY_PROTOCOL_VERSION } from '../commands/version.js';
-import { IggyCodecError, IggyError, IggyInvalidError } from '../errors.js';
+import { IggyCodecError, IggyError, IggyInvalidError, UNMATCHED_REPLY } from '../errors.js';
 import { checkU128 } from '../internal/checks.js';
 import { Operation, isMetadataOperation, isPartitionOperation, operationForCode } from '../framing/operations.js';
 import { evictionError, unwrapVsrReply } from '../framing/result-section.js';
@@ -196,7 +196,8 @@ export class VsrClientSession {
    * Matches one server frame to the request in flight it answers. A status or result code comes
    * back as an `ok: false` outcome carrying an {@link IggyError} for that request. Throws
    * `IggyEvictionError` for an eviction (the session closes and every request in flight fails
-   * with it) and `IggyCodecError` for a malformed frame or one that answers nothing in flight;
+   * with it) and `IggyCodecError` for a malformed frame or one that answers nothing in flight
+   * (`context.reason` is `unexpected-reply:request-number` or `unexpected-reply:nothing-in-flight`);
    * both end the connection.
    */
   handleFrame(frame: Uint8Array): VsrReplyOutcome {
@@ -208,8 +209,15 @@ export class VsrClientSession {
     }
     const index = this.#match(decoded.header.operation, decoded.header.request);
     if (index < 0) {
+      const expected = this.#inFlight.map((p) => String(p.request));
       throw new IggyCodecError(`reply (operation ${decoded.header.operation}, request ${decoded.header.request}) matches no request in flight`, {
-        context: { operation: decoded.header.operation, inFlight: this.#inFlight.length },
+        context: {
+          reason: this.#inFlight.length === 0 ? UNMATCHED_REPLY.nothingInFlight : UNMATCHED_REPLY.requestNumber,
+          operation: decoded.header.operation,
+          request: String(decoded.header.request),
+          expected,
+          inFlight: this.#inFlight.length,
+        },
       });
     }
     const pending = this.#inFlight[index] as VsrPendingRequest;
@@ -237,20 +245,21 @@ export class VsrClientSession {
   }
 
   /**
-   * The request a reply answers: the oldest in flight with the reply's operation (68 answers
-   * DeleteSegments), preferring one whose request number equals the echoed one. Metadata and
-   * partition replies can overtake each other, so this does not assume strict order.
+   * The request a reply answers: one in flight with the reply's operation (68 answers
+   * DeleteSegments) and the echoed request number, which the server copies from the request
+   * (raised to at least 1 on partition operations). Metadata and partition replies can overtake
+   * each other, so order is not assumed; a reply with another number answers nothing, so a
+   * replayed or forged reply is never taken for a later request.
    */
   #match(operation: number, request: bigint): number {
-    let first = -1;
     for (let i = 0; i < this.#inFlight.length; i++) {
       const p = this.#inFlight[i] as VsrPendingRequest;
       const same = p.operation === operation || (p.operation === Operation.DeleteSegments && operation === 68);
       if (!same) continue;
-      if (p.request === request || (isPartitionOperation(p.operation) && request === (p.request < 1n ? 1n : p.request))) return i;
-      if (first < 0) first = i;
+      const echoed = isPartitionOperation(p.operation) && p.request < 1n ? 1n : p.request;
+      if (request === echoed) return i;
     }
-    return first;
+    return -1;
   }
 
   /** Drops every request in flight and closes the session (for example after a transport error). */

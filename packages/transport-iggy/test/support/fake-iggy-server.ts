@@ -2,8 +2,8 @@
  * A small Iggy server for tests, speaking both protocols on one port. Commands run against a
  * `MemoryLog` (one MemoryLog connection per client connection, so group membership and offset
  * ownership follow the log's own rules). An `intercept` hook answers chosen requests with
- * faults instead: a status, silence, raw bytes, a truncated or oversized frame, an eviction or
- * a dropped socket.
+ * faults instead: a status, silence, raw bytes, a truncated or oversized frame, an eviction, a
+ * dropped socket, or the log's own reply tampered with (bytes flipped, duplicated, renumbered).
  */
 
 import net from 'node:net';
@@ -63,7 +63,9 @@ export type FakeAction =
   | { readonly silent: true }
   | { readonly raw: Uint8Array }
   | { readonly destroy: true }
-  | { readonly evict: number };
+  | { readonly evict: number }
+  /** The log answers, then `tamper` rewrites the reply frame; every frame it returns is written. */
+  | { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] };
 
 /** One request as the intercept hook sees it. */
 export interface FakeRequest {
@@ -253,6 +255,10 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       return;
     }
     const fault = faulted(admission.code, body, 'vsr');
+    if (fault !== undefined && 'tamper' in fault) {
+      writeTampered(fault, vsr.reply(header, { payload: await runCommand(ctx, 'vsr', admission.code, body) }));
+      return;
+    }
     if (fault !== undefined) return applyFault(fault, (status, payload) => vsr.reply(header, status !== 0 ? statusOutcome(header, status) : { payload }), header);
     if (admission.code === CommandCode.LogoutUser) {
       write(vsr.reply(header));
@@ -291,6 +297,10 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       return;
     }
     const fault = faulted(code, body, 'classic');
+    if (fault !== undefined && 'tamper' in fault) {
+      writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)));
+      return;
+    }
     if (fault !== undefined) return applyFault(fault, (status, payload) => encodeClassicResponse(status, status === 0 ? payload : new Uint8Array(0)));
     if (code === CommandCode.LogoutUser) {
       classic.logout();
@@ -304,6 +314,11 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
     }
   }
 
+  function writeTampered(fault: { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] }, frame: Uint8Array): void {
+    const out = fault.tamper(frame);
+    for (const f of out instanceof Uint8Array ? [out] : out) write(f);
+  }
+
   function applyFault(fault: FakeAction, reply: (status: number, payload: Uint8Array) => Uint8Array, header?: VsrRequestHeader): void {
     if ('silent' in fault) return;
     if ('destroy' in fault) {
@@ -314,6 +329,7 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(fault.raw);
       return;
     }
+    if ('tamper' in fault) return;
     if ('evict' in fault) {
       write(vsr.evict(header?.client ?? 1n, fault.evict));
       socket.end();

@@ -1,0 +1,178 @@
+/**
+ * The node adapter checks before it buffers: a declared or streamed body over the cap gets 413
+ * without being read past the cap, a slow body 408, a handler that answers from the headers
+ * never costs a body read, a client past its stream limit gets 429, and a server with
+ * `applyServerLimits` answers a trickled request head with 408.
+ */
+
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { applyServerLimits, toNodeListener, type FetchHandler, type NodeListenerOptions } from '@agdx/bridge-kit/node';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const servers: Server[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+async function serve(handler: FetchHandler, options: NodeListenerOptions = {}, limits?: Parameters<typeof applyServerLimits>[1]): Promise<number> {
+  const server = createServer(toNodeListener(handler, options));
+  if (limits !== undefined) applyServerLimits(server, limits);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Opens a raw socket and collects what the server sends until it closes. */
+function raw(port: number): { socket: Socket; received: Promise<string>; written: () => number } {
+  const socket = connect(port, '127.0.0.1');
+  sockets.push(socket);
+  let text = '';
+  socket.on('data', (d: Buffer) => {
+    text += d.toString('latin1');
+  });
+  socket.on('error', () => undefined);
+  const received = new Promise<string>((resolve) => socket.on('close', () => resolve(text)));
+  return { socket, received, written: () => socket.bytesWritten };
+}
+
+const statusOf = (reply: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 0);
+
+/** Reads the whole body the way the bridges do, reporting how many bytes it was handed. */
+function reading(seen: { bytes: number; called: number }): FetchHandler {
+  return async (request) => {
+    seen.called++;
+    try {
+      const reader = request.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        seen.bytes += value.byteLength;
+      }
+      return new Response('{}', { headers: { 'content-type': 'application/json' } });
+    } catch {
+      return new Response('{"error":"body"}', { status: 400, headers: { 'content-type': 'application/json' } });
+    }
+  };
+}
+
+describe('toNodeListener limits', () => {
+  it('answers 413 to a declared Content-Length over the cap without calling the handler', async () => {
+    const seen = { bytes: 0, called: 0 };
+    const port = await serve(reading(seen), { maxBodyBytes: 1024 });
+    const { socket, received } = raw(port);
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 104857600\r\n\r\n');
+    socket.write(Buffer.alloc(64 * 1024));
+    const reply = await received;
+    expect(statusOf(reply)).toBe(413);
+    expect(reply.toLowerCase()).toContain('connection: close');
+    expect(seen.called).toBe(0);
+  });
+
+  it('cuts a chunked body off at the cap with 413, never handing the handler more than the cap', async () => {
+    const seen = { bytes: 0, called: 0 };
+    const port = await serve(reading(seen), { maxBodyBytes: 4096 });
+    const { socket, received } = raw(port);
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+    for (let i = 0; i < 16; i++) socket.write(`400\r\n${'a'.repeat(1024)}\r\n`);
+    const reply = await received;
+    expect(statusOf(reply)).toBe(413);
+    expect(seen.bytes).toBeLessThanOrEqual(4096);
+  });
+
+  it('answers 408 to a body that does not arrive in time', async () => {
+    const seen = { bytes: 0, called: 0 };
+    const port = await serve(reading(seen), { bodyTimeoutMs: 200 });
+    const { socket, received } = raw(port);
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a"');
+    const started = performance.now();
+    const reply = await received;
+    expect(statusOf(reply)).toBe(408);
+    // Generous: the limit is 200 ms; the point is that it is not Node's 300 s default.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('never reads the body of a request the handler refuses from its headers, and closes the connection', async () => {
+    const port = await serve(async (request) =>
+      request.headers.get('authorization') === null ? new Response(null, { status: 401 }) : new Response(await request.text()),
+    );
+    const { socket, received } = raw(port);
+    // Chunked, so no declared length gives the body away before the handler runs.
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+    let sent = 0;
+    const chunk = Buffer.concat([Buffer.from('40000\r\n'), Buffer.alloc(256 * 1024, 0x61), Buffer.from('\r\n')]);
+    const pump = (): void => {
+      while (!socket.destroyed && sent < 100 * 1024 * 1024 && socket.write(chunk)) sent += chunk.length;
+    };
+    socket.on('drain', pump);
+    pump();
+    const reply = await received;
+    expect(statusOf(reply)).toBe(401);
+    expect(reply.toLowerCase()).toContain('connection: close');
+    // The server closed the socket long before the 100 MB were through.
+    expect(sent).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('answers 429 past the per-client stream limit, before the handler runs, and frees the slot when a stream ends', async () => {
+    let started = 0;
+    const port = await serve(
+      async () => {
+        started++;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('data: open\n\n'));
+          },
+        });
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+      },
+      { maxStreamsPerClient: 2 },
+    );
+    const open = async (): Promise<{ status: number; abort: AbortController }> => {
+      const abort = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+      if (response.status === 200) await response.body!.getReader().read();
+      return { status: response.status, abort };
+    };
+    const a = await open();
+    const b = await open();
+    const c = await open();
+    expect([a.status, b.status, c.status]).toEqual([200, 200, 429]);
+    expect(started).toBe(2);
+    a.abort.abort();
+    let again = 0;
+    for (let i = 0; i < 100 && again !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const d = await open();
+      again = d.status;
+      d.abort.abort();
+    }
+    expect(again).toBe(200);
+    b.abort.abort();
+  });
+
+  it('with applyServerLimits, answers 408 to a request head that does not arrive in time', async () => {
+    const port = await serve(async () => new Response('ok'), {}, { headersTimeoutMs: 200 });
+    const { socket, received } = raw(port);
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\n');
+    const reply = await received;
+    expect(statusOf(reply)).toBe(408);
+  });
+
+  it('applyServerLimits sets Node\'s own limits and refuses a limit that is not positive', () => {
+    const server = applyServerLimits(createServer(), { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000 });
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([2_000, 5_000]);
+    expect(() => applyServerLimits(createServer(), { headersTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => toNodeListener(async () => new Response(null), { maxBodyBytes: -1 })).toThrow(RangeError);
+  });
+
+  it('with applyServerLimits, still serves a well-behaved client', async () => {
+    const port = await serve(async (request) => new Response(await request.text()), {}, { headersTimeoutMs: 200 });
+    const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'hello' });
+    expect(await response.text()).toBe('hello');
+  });
+});
