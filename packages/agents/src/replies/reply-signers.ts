@@ -1,0 +1,54 @@
+/**
+ * Who may answer a verified wait. A signature only proves which key signed; the wait must also
+ * say whose answer it expects, or any enrolled agent (an insider) could complete someone else's
+ * request.
+ */
+import { InvalidError, type AgentEnvelope } from '@agdx/wire';
+import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import type { VerifiedPrincipal } from './verifier.js';
+
+/**
+ * The signers a verified wait accepts: one agent, a list of agents, or a predicate over the
+ * verified signer (and the reply). An agent id matches the principal its key is enrolled for.
+ * `() => true` accepts any enrolled key, and has to be written out on purpose.
+ */
+export type ReplySignerPolicy =
+  | AgentIdLike
+  | readonly AgentIdLike[]
+  | ((signer: VerifiedPrincipal, reply: AgentEnvelope) => boolean);
+
+/** A normalised {@link ReplySignerPolicy}. */
+export type SignerCheck = (signer: VerifiedPrincipal, reply: AgentEnvelope) => boolean;
+
+/**
+ * Normalises a policy into a check.
+ * @throws InvalidError for an empty list or an invalid agent id.
+ */
+export function signerCheck(policy: ReplySignerPolicy, field: string = 'expectFrom'): SignerCheck {
+  if (typeof policy === 'function') {
+    return (signer, reply) => {
+      try {
+        return policy(signer, reply) === true;
+      } catch {
+        // A policy that throws has not allowed anything.
+        return false;
+      }
+    };
+  }
+  if (Array.isArray(policy)) {
+    if (policy.length === 0) throw new InvalidError(`${field} must name at least one agent`, { context: { field } });
+    const allowed = new Set(policy.map((id: AgentIdLike) => toAgentId(id).value));
+    return (signer) => allowed.has(signer.principal);
+  }
+  const only = toAgentId(policy as AgentIdLike).value;
+  return (signer) => signer.principal === only;
+}
+
+/**
+ * True when the envelope speaks as the agent its key is enrolled for. A verified signature
+ * proves the key, not the `source` field; an agent's key must not sign records that claim to
+ * come from someone else.
+ */
+export function speaksAsSigner(envelope: AgentEnvelope, signer: VerifiedPrincipal): boolean {
+  return envelope.source.value === signer.principal;
+}
