@@ -199,7 +199,7 @@ describe('correlated waits with a verifier', () => {
     const { laser } = await setup(registry);
     const conversation = ConversationId.new();
     const correlation = MintUlid.mint(CorrelationId);
-    const pending = await laser.replies(AgentTopic.Sessions).expect({ correlation, conversation, timeoutMs: 5_000 });
+    const pending = await laser.replies(AgentTopic.Sessions).expect({ correlation, conversation, expectFrom: 'worker', timeoutMs: 5_000 });
     await laser.publish(AgentTopic.Sessions, await worker.sign(reply(conversation, correlation, 'worker', 'stale key'), ctx), ContentType.raw);
     expect(await settledSoon(pending.reply)).toBe(false);
     pending.cancel();
