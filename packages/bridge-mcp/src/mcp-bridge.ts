@@ -1,12 +1,15 @@
 import {
   defaultSessionStart,
   LIFECYCLE_CONTENT_TYPE,
+  PublishFailedError,
   SDK_VERSION,
   sessionEndEnvelope,
   sessionStartEnvelope,
   SESSIONS_TOPIC,
+  signerCheck,
   type AgdxClient,
   type AgentIdLike,
+  type ReplySignerPolicy,
 } from '@agdx/agents';
 import {
   AgdxError,
@@ -122,6 +125,9 @@ export class McpBridge {
   readonly #prompts: { prompt: McpPrompt; messages: readonly (readonly [McpRole, string])[] }[] = [];
   #timeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS;
   #hops: readonly string[];
+  #fronted: AgentId | undefined;
+  #replySigners: ReplySignerPolicy | undefined;
+  #onError: ((error: unknown) => void) | undefined;
 
   /**
    * A bridge publishing as `id` on `requestTopic`, reading answers on `replyTopic`, and
@@ -216,6 +222,44 @@ export class McpBridge {
     }
     if (this.#prompts.some((p) => p.prompt.name === prompt.name)) throw new InvalidError(`prompt ${prompt.name} is already configured`, { context: { field: 'name' } });
     this.#prompts.push({ prompt: structuredClone(prompt), messages: messages.map(([role, text]) => [role, text] as const) });
+    return this;
+  }
+
+  /**
+   * The agent this bridge fronts: tool calls without an explicit target are addressed to it, and
+   * with a verifier on the client only replies signed by its key (and speaking as it) count.
+   * @throws InvalidError for an invalid agent id.
+   */
+  forAgent(agent: AgentIdLike): this {
+    this.#fronted = typeof agent === 'string' ? AgentId.new(agent) : agent;
+    return this;
+  }
+
+  /** The agent this bridge fronts, when set. */
+  get frontedAgent(): AgentId | undefined {
+    return this.#fronted;
+  }
+
+  /**
+   * With a verifier on the client: whose signed replies answer a tool call, instead of the
+   * call's target or the fronted agent. Without it, and without a target or
+   * {@link McpBridge.forAgent}, a verified call fails (InvalidError) rather than trust any
+   * enrolled key.
+   * @throws InvalidError for an empty list or an invalid agent id.
+   */
+  withReplySigners(policy: ReplySignerPolicy): this {
+    signerCheck(policy, 'replySigners');
+    this.#replySigners = policy;
+    return this;
+  }
+
+  /**
+   * Told about failures the bridge survives without failing the call: a child session end (the
+   * `callToolIn` lifecycle record) that could not be published. Errors thrown here are ignored.
+   */
+  onError(hook: (error: unknown) => void): this {
+    if (typeof hook !== 'function') throw new InvalidError('onError must be a function', { context: { field: 'onError' } });
+    this.#onError = hook;
     return this;
   }
 
@@ -394,11 +438,13 @@ export class McpBridge {
       .withTool(plan.tool.name)
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    if (plan.target !== undefined) builder.withTarget(plan.target);
+    const target = plan.target ?? this.#fronted;
+    if (target !== undefined) builder.withTarget(target);
     if (ancestry !== undefined) builder.withParent(ancestry.parent, ancestry.root);
     let result: McpToolResult;
     try {
-      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal });
+      // The request's target (the call's, else the fronted agent) is the default signer.
+      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom: this.#replySigners });
       if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
       result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
     } catch (error) {
@@ -415,8 +461,19 @@ export class McpBridge {
     const end = sessionEndEnvelope(conversation, this.#id, state, error !== undefined ? { error } : {});
     try {
       await this.#client.publish(SESSIONS_TOPIC, end, LIFECYCLE_CONTENT_TYPE);
-    } catch {
-      // The call's own outcome is what the caller needs; a lost end leaves the child open, as a crash would.
+    } catch (error) {
+      // The call's own outcome is what the caller needs; a lost end leaves the child open, as a
+      // crash would, and the owner hears of it.
+      try {
+        this.#onError?.(
+          new PublishFailedError('the child session end could not be published; the child session stays open', {
+            cause: error,
+            context: { session: conversation.toString(), state },
+          }),
+        );
+      } catch {
+        // An observer's failure must not change the call's outcome.
+      }
     }
   }
 }
