@@ -39,7 +39,7 @@ export type {
   ReadAgentMessageOptions,
 } from './message/agent-message.js';
 export { ReplyHub } from './replies/reply-hub.js';
-export { signerCheck, speaksAsSigner } from './replies/reply-signers.js';
+export { FrontedReplies, signerCheck, speaksAsSigner } from './replies/reply-signers.js';
 export type { ReplySignerPolicy, SignerCheck } from './replies/reply-signers.js';
 export type { PendingReply, ReplyWaitOptions } from './replies/reply-hub.js';
 export { answersRequest } from './replies/reply-rules.js';

@@ -8,24 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { AgdxClient, AgentTopic, SkippedRecordError, agentMessageBody } from '@agdx/agents';
 import { KeyKind, KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog } from '@agdx/transport';
-import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, InvalidError, MintUlid, RecordId } from '@agdx/wire';
+import { reply } from './support-client/replies.js';
+import { AgentId, ContentType, ConversationId, CorrelationId, InvalidError, MintUlid, type AgentEnvelope } from '@agdx/wire';
 
 const enc = new TextEncoder();
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 const ctx = { contentType: ContentType.raw, agentVersion: 1 };
 const TOPIC = AgentTopic.Sessions;
-
-function reply(conversation: ConversationId, correlation: CorrelationId, from: string, body: string): AgentEnvelope {
-  return AgentEnvelope.fromFields({
-    kind: 'response',
-    record: MintUlid.mint(RecordId),
-    conversation,
-    source: AgentId.new(from),
-    target: AgentId.new('requester'),
-    correlation,
-    body: enc.encode(body),
-  });
-}
 
 async function setup() {
   const keys = {

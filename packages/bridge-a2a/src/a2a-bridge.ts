@@ -5,6 +5,7 @@ import {
   readAgentMessage,
   sessionStartEnvelope,
   SESSIONS_TOPIC,
+  FrontedReplies,
   signerCheck,
   speaksAsSigner,
   type AgdxClient,
@@ -129,8 +130,7 @@ export class A2aBridge {
   #hops: readonly string[];
   #capabilities: readonly CapabilityDescriptor[] = [];
   #signer: Signer | undefined;
-  #fronted: AgentId | undefined;
-  #replySigners: ReplySignerPolicy | undefined;
+  readonly #replies = new FrontedReplies();
   // task id → `partition:offset` of the unsigned cancel this bridge appended itself.
   readonly #ownCancels = new Map<string, string>();
 
@@ -182,13 +182,13 @@ export class A2aBridge {
    * @throws InvalidError for an invalid agent id.
    */
   forAgent(agent: AgentIdLike): this {
-    this.#fronted = typeof agent === 'string' ? AgentId.new(agent) : agent;
+    this.#replies.front(agent);
     return this;
   }
 
   /** The agent this bridge fronts, when set. */
   get frontedAgent(): AgentId | undefined {
-    return this.#fronted;
+    return this.#replies.fronted;
   }
 
   /**
@@ -199,8 +199,7 @@ export class A2aBridge {
    * @throws InvalidError for an empty list or an invalid agent id.
    */
   withReplySigners(policy: ReplySignerPolicy): this {
-    signerCheck(policy, 'replySigners');
-    this.#replySigners = policy;
+    this.#replies.trust(policy);
     return this;
   }
 
@@ -279,7 +278,7 @@ export class A2aBridge {
       correlation,
       conversation: task,
       requester: this.#id,
-      expectFrom: this.#replyPolicy(options.target),
+      expectFrom: this.#replies.policyFor(options.target),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       timeoutMessage: 'the A2A task reply',
@@ -376,15 +375,9 @@ export class A2aBridge {
       .withOperation('chat')
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    const target = options.target ?? this.#fronted;
+    const target = this.#replies.targetOf(options.target);
     if (target !== undefined) builder.withTarget(target);
     return builder;
-  }
-
-  // Explicit signers, else the call's target, else the fronted agent; undefined lets the reply
-  // hub refuse a verified wait that names nobody.
-  #replyPolicy(target: AgentIdLike | undefined): ReplySignerPolicy | undefined {
-    return this.#replySigners ?? target ?? this.#fronted;
   }
 
   #rememberOwnCancel(task: string, partition: number, offset: bigint): void {
@@ -424,7 +417,7 @@ export class A2aBridge {
     const cursors = description.partitions.map((p) => ({ partition: p.partition, offset: 0n, done: false }));
     let allowed: SignerCheck | undefined;
     if (this.#client.verifier !== undefined) {
-      const policy = this.#replyPolicy(undefined);
+      const policy = this.#replies.policyFor(undefined);
       if (policy === undefined) {
         throw new InvalidError('a verified GetTask needs the agent the bridge fronts (forAgent) or withReplySigners', { context: { field: 'replySigners' } });
       }

@@ -6,7 +6,7 @@ import {
   sessionEndEnvelope,
   sessionStartEnvelope,
   SESSIONS_TOPIC,
-  signerCheck,
+  FrontedReplies,
   type AgdxClient,
   type AgentIdLike,
   type ReplySignerPolicy,
@@ -125,8 +125,7 @@ export class McpBridge {
   readonly #prompts: { prompt: McpPrompt; messages: readonly (readonly [McpRole, string])[] }[] = [];
   #timeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS;
   #hops: readonly string[];
-  #fronted: AgentId | undefined;
-  #replySigners: ReplySignerPolicy | undefined;
+  readonly #replies = new FrontedReplies();
   #onError: ((error: unknown) => void) | undefined;
 
   /**
@@ -231,13 +230,13 @@ export class McpBridge {
    * @throws InvalidError for an invalid agent id.
    */
   forAgent(agent: AgentIdLike): this {
-    this.#fronted = typeof agent === 'string' ? AgentId.new(agent) : agent;
+    this.#replies.front(agent);
     return this;
   }
 
   /** The agent this bridge fronts, when set. */
   get frontedAgent(): AgentId | undefined {
-    return this.#fronted;
+    return this.#replies.fronted;
   }
 
   /**
@@ -248,8 +247,7 @@ export class McpBridge {
    * @throws InvalidError for an empty list or an invalid agent id.
    */
   withReplySigners(policy: ReplySignerPolicy): this {
-    signerCheck(policy, 'replySigners');
-    this.#replySigners = policy;
+    this.#replies.trust(policy);
     return this;
   }
 
@@ -438,13 +436,12 @@ export class McpBridge {
       .withTool(plan.tool.name)
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    const target = plan.target ?? this.#fronted;
+    const target = this.#replies.targetOf(plan.target);
     if (target !== undefined) builder.withTarget(target);
     if (ancestry !== undefined) builder.withParent(ancestry.parent, ancestry.root);
     let result: McpToolResult;
     try {
-      // The request's target (the call's, else the fronted agent) is the default signer.
-      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom: this.#replySigners });
+      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom: this.#replies.policyFor(target) });
       if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
       result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
     } catch (error) {

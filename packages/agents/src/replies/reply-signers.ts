@@ -3,7 +3,7 @@
  * say whose answer it expects, or any enrolled agent (an insider) could complete someone else's
  * request.
  */
-import { InvalidError, type AgentEnvelope } from '@agdx/wire';
+import { InvalidError, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import type { VerifiedPrincipal } from './verifier.js';
 
@@ -51,4 +51,48 @@ export function signerCheck(policy: ReplySignerPolicy, field: string = 'expectFr
  */
 export function speaksAsSigner(envelope: AgentEnvelope, signer: VerifiedPrincipal): boolean {
   return envelope.source.value === signer.principal;
+}
+
+/**
+ * Whom an edge bridge trusts to answer its calls: the agent it fronts and, optionally, explicit
+ * signers. Both bridges hold one, so their calls resolve targets and reply policies the same way.
+ */
+export class FrontedReplies {
+  #fronted: AgentId | undefined;
+  #signers: ReplySignerPolicy | undefined;
+
+  /**
+   * Sets the agent the bridge fronts.
+   * @throws InvalidError for an invalid agent id.
+   */
+  front(agent: AgentIdLike): void {
+    this.#fronted = toAgentId(agent);
+  }
+
+  /**
+   * Sets the signers whose replies count instead of the target or the fronted agent.
+   * @throws InvalidError for an empty list or an invalid agent id.
+   */
+  trust(policy: ReplySignerPolicy): void {
+    signerCheck(policy, 'replySigners');
+    this.#signers = policy;
+  }
+
+  /** The fronted agent, when set. */
+  get fronted(): AgentId | undefined {
+    return this.#fronted;
+  }
+
+  /** The addressee of a call: its explicit target, else the fronted agent. */
+  targetOf(explicit: AgentIdLike | undefined): AgentIdLike | undefined {
+    return explicit ?? this.#fronted;
+  }
+
+  /**
+   * The `expectFrom` of a call's wait: the explicit signers, else the call's target, else the
+   * fronted agent; undefined lets a verified wait be refused rather than trust every enrolled key.
+   */
+  policyFor(target: AgentIdLike | undefined): ReplySignerPolicy | undefined {
+    return this.#signers ?? target ?? this.#fronted;
+  }
 }
