@@ -35,6 +35,7 @@ import {
 } from '@agdx/wire';
 import { jsonBody } from '@agdx/bridge-kit';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
+import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
@@ -55,12 +56,6 @@ export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
 
 /** How far GetTask looks: passes over the reply topic, records per partition per pass (seed 002). */
 export const TASK_SCAN_LIMITS: { readonly passes: 32; readonly recordsPerPartition: 10_000 } = { passes: 32, recordsPerPartition: 10_000 };
-
-/**
- * How many of its own unsigned CancelTask records a bridge remembers (by position) so that GetTask
- * can trust them under a verifier; older ones, and those of other bridge instances, are not.
- */
-export const OWN_CANCEL_MEMORY = 10_000;
 
 /** The message of the error a CancelTask publishes. */
 export const CANCEL_MESSAGE: 'canceled by the A2A client' = 'canceled by the A2A client';
@@ -131,8 +126,8 @@ export class A2aBridge {
   #capabilities: readonly CapabilityDescriptor[] = [];
   #signer: Signer | undefined;
   readonly #replies = new FrontedReplies();
-  // task id → `partition:offset` of the unsigned cancel this bridge appended itself.
-  readonly #ownCancels = new Map<string, string>();
+  // task id → position of the unsigned cancel this bridge appended itself.
+  readonly #ownCancels = new OwnCancels();
 
   /**
    * A bridge publishing as `id` on `requestTopic` and reading answers on `replyTopic`.
@@ -327,7 +322,7 @@ export class A2aBridge {
       .withBridgeHops(this.#hops);
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
     const receipt = await builder.sendReceipt({ signal: options.signal });
-    if (this.#signer === undefined) this.#rememberOwnCancel(taskId.toString(), receipt.position.partition, receipt.position.offset);
+    if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
     return pendingTask(taskId.toString(), TaskState.Canceled);
   }
 
@@ -380,20 +375,11 @@ export class A2aBridge {
     return builder;
   }
 
-  #rememberOwnCancel(task: string, partition: number, offset: bigint): void {
-    this.#ownCancels.delete(task);
-    this.#ownCancels.set(task, `${partition}:${offset}`);
-    if (this.#ownCancels.size > OWN_CANCEL_MEMORY) {
-      const oldest = this.#ownCancels.keys().next().value;
-      if (oldest !== undefined) this.#ownCancels.delete(oldest);
-    }
-  }
-
   // Under a verifier: a signed reply from an accepted agent, or the bridge's own cancel (signed
   // by its key, or unsigned at the very position this instance appended it).
-  async #trusted(envelope: AgentEnvelope, record: LogRecordLike, task: string, allowed: SignerCheck): Promise<boolean> {
+  async #trusted(envelope: AgentEnvelope, record: LogRecordLike, at: { stream: string; topic: string }, task: string, allowed: SignerCheck): Promise<boolean> {
     const ownCancel = envelope.kind === 'error' && envelope.taskState === TaskState.Canceled && envelope.source.value === this.#id.value;
-    if (ownCancel && envelope.signature === undefined) return this.#ownCancels.get(task) === `${record.partition}:${record.offset}`;
+    if (ownCancel && envelope.signature === undefined) return this.#ownCancels.get(task) === positionKey({ ...at, partition: record.partition, offset: record.offset });
     let signer: VerifiedPrincipal;
     try {
       signer = await (this.#client.verifier as NonNullable<AgdxClient['verifier']>).verifyAt(envelope, record.timestampMicros, record.headers);
@@ -445,7 +431,7 @@ export class A2aBridge {
           }
           if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) continue;
           if (envelope.correlation === undefined || !envelope.correlation.equals(task)) continue;
-          if (allowed !== undefined && !(await this.#trusted(envelope, record, id, allowed))) continue;
+          if (allowed !== undefined && !(await this.#trusted(envelope, record, { stream, topic }, id, allowed))) continue;
           const found = taskFromEnvelope(id, envelope);
           if (isTerminalA2aState(found.state)) return found;
           latest = found;
