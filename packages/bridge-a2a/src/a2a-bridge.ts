@@ -189,8 +189,8 @@ export class A2aBridge {
   /**
    * With a verifier on the client: whose signed replies complete a task (streaming and blocking
    * SendMessage, GetTask), instead of the target or the fronted agent. Without it, and without
-   * a target or {@link A2aBridge.forAgent}, a verified call fails (InvalidError) rather than
-   * trust any enrolled key.
+   * a target or {@link A2aBridge.forAgent}, a verified call fails (HandlerConfigError) rather
+   * than trust any enrolled key.
    * @throws InvalidError for an empty list or an invalid agent id.
    */
   withReplySigners(policy: ReplySignerPolicy): this {
@@ -273,7 +273,7 @@ export class A2aBridge {
       correlation,
       conversation: task,
       requester: this.#id,
-      expectFrom: this.#replies.policyFor(options.target),
+      expectFrom: this.#replies.policyFor(this.#replies.targetOf(options.target), this.#client.verifier !== undefined),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       timeoutMessage: 'the A2A task reply',
@@ -300,8 +300,8 @@ export class A2aBridge {
    * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
    * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
    * when signed by its key, or, unsigned, when this instance appended them.
-   * @throws InvalidError for an id that is not a ULID, or a verifier without a reply policy;
-   * NoStreamError without a default stream.
+   * @throws InvalidError for an id that is not a ULID; HandlerConfigError for a verifier without
+   * a reply policy; NoStreamError without a default stream.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -401,14 +401,8 @@ export class A2aBridge {
     const topic = this.#replyTopic;
     const description = await transport.describeTopic({ stream, topic }, { signal });
     const cursors = description.partitions.map((p) => ({ partition: p.partition, offset: 0n, done: false }));
-    let allowed: SignerCheck | undefined;
-    if (this.#client.verifier !== undefined) {
-      const policy = this.#replies.policyFor(undefined);
-      if (policy === undefined) {
-        throw new InvalidError('a verified GetTask needs the agent the bridge fronts (forAgent) or withReplySigners', { context: { field: 'replySigners' } });
-      }
-      allowed = signerCheck(policy, 'replySigners');
-    }
+    const policy = this.#replies.policyFor(undefined, this.#client.verifier !== undefined);
+    const allowed: SignerCheck | undefined = policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
     for (let pass = 0; pass < TASK_SCAN_LIMITS.passes; pass++) {
       let progressed = false;
       for (const cursor of cursors) {

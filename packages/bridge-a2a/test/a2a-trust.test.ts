@@ -5,7 +5,7 @@
  * verified call fails instead of trusting any enrolled key. The bridge's own CancelTask counts
  * for GetTask: signed with its key, or unsigned at the position this instance appended it.
  */
-import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, HandlerConfigError, type AgentHandle } from '@agdx/agents';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog } from '@agdx/transport';
@@ -90,7 +90,7 @@ describe('A2A replies bound to the fronted agent', () => {
     const { bridge } = await setup();
     const handler = createA2aHttpHandler(bridge, { sendMessageWaitMs: 10_000, streamTimeoutMs: 10_000 });
     const task = await bridge.submit(message);
-    await expect(bridge.task(task.id)).rejects.toThrow(/forAgent|withReplySigners/);
+    await expect(bridge.task(task.id)).rejects.toBeInstanceOf(HandlerConfigError);
     const blocking = (await (await rpc(handler, 'SendMessage', message)).json()) as { error?: { code: number } };
     expect(blocking.error?.code).toBe(-32000);
     const got = (await (await rpc(handler, 'GetTask', { id: task.id })).json()) as { error?: { code: number } };

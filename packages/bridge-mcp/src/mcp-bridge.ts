@@ -242,7 +242,7 @@ export class McpBridge {
   /**
    * With a verifier on the client: whose signed replies answer a tool call, instead of the
    * call's target or the fronted agent. Without it, and without a target or
-   * {@link McpBridge.forAgent}, a verified call fails (InvalidError) rather than trust any
+   * {@link McpBridge.forAgent}, a verified call fails (HandlerConfigError) rather than trust any
    * enrolled key.
    * @throws InvalidError for an empty list or an invalid agent id.
    */
@@ -426,6 +426,9 @@ export class McpBridge {
   async #call(plan: CallPlan): Promise<McpToolResult> {
     const conversation = ConversationId.new();
     const ancestry = plan.ancestry;
+    const target = this.#replies.targetOf(plan.target);
+    // Checked before anything is published: a verifying bridge must know whom it trusts.
+    const expectFrom = this.#replies.policyFor(target, this.#client.verifier !== undefined);
     if (ancestry !== undefined) {
       const start = sessionStartEnvelope(conversation, this.#id, defaultSessionStart(this.#id, ancestry), TaskState.Submitted);
       await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: plan.signal });
@@ -436,12 +439,11 @@ export class McpBridge {
       .withTool(plan.tool.name)
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    const target = this.#replies.targetOf(plan.target);
     if (target !== undefined) builder.withTarget(target);
     if (ancestry !== undefined) builder.withParent(ancestry.parent, ancestry.root);
     let result: McpToolResult;
     try {
-      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom: this.#replies.policyFor(target) });
+      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom });
       if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
       result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
     } catch (error) {

@@ -1,10 +1,10 @@
 /**
  * With a verifier on the client, a tool call over HTTP is answered only by the agent the bridge
  * fronts (or the signers it names); an insider's reply and a reply signed by one agent that speaks
- * as another are refused. Without a reply policy a verified call fails before anything is
- * published. A child session end that cannot be published reaches the bridge's onError.
+ * as another are refused. Without a reply policy a verified call fails (HandlerConfigError)
+ * before anything is published. A child session end that cannot be published reaches the bridge's onError.
  */
-import { AgdxClient, Agent, AgentTopic, PublishFailedError, type ActionGovernor } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, HandlerConfigError, PublishFailedError, type ActionGovernor } from '@agdx/agents';
 import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog } from '@agdx/transport';
@@ -79,8 +79,12 @@ describe('MCP tool results bound to the fronted agent', () => {
     const { log, bridge } = await setup();
     const refused = await callOverHttp(bridge);
     expect(refused.error?.code).toBe(-32000);
-    const calls = await log.describeTopic({ stream: STREAM, topic: AgentTopic.ToolCalls });
-    expect(calls.partitions[0]?.nextOffset).toBe(0n);
+    const parent = ConversationId.new();
+    await expect(bridge.callToolIn(parent, parent, 'ask', { q: 'child' })).rejects.toBeInstanceOf(HandlerConfigError);
+    for (const topic of [AgentTopic.ToolCalls, AgentTopic.Sessions]) {
+      const described = await log.describeTopic({ stream: STREAM, topic });
+      expect(described.partitions[0]?.nextOffset, topic).toBe(0n);
+    }
     // The insider, named on purpose, is accepted, but only when it speaks as itself.
     const named = await callOverHttp(bridge.withReplySigners(['insider']));
     expect(named.result?.content).toEqual([{ type: 'text', text: 'forged by insider as insider' }]);

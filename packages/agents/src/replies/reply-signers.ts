@@ -4,6 +4,7 @@
  * request.
  */
 import { InvalidError, type AgentEnvelope, type AgentId } from '@agdx/wire';
+import { HandlerConfigError } from '../errors.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import type { VerifiedPrincipal } from './verifier.js';
 
@@ -90,9 +91,17 @@ export class FrontedReplies {
 
   /**
    * The `expectFrom` of a call's wait: the explicit signers, else the call's target, else the
-   * fronted agent; undefined lets a verified wait be refused rather than trust every enrolled key.
+   * fronted agent (undefined when `verifying` is false and none is set).
+   * @throws HandlerConfigError when `verifying` and none is set: the bridge was deployed without
+   * saying whom it trusts, which is the operator's mistake, not the caller's.
    */
-  policyFor(target: AgentIdLike | undefined): ReplySignerPolicy | undefined {
-    return this.#signers ?? target ?? this.#fronted;
+  policyFor(target: AgentIdLike | undefined, verifying: boolean): ReplySignerPolicy | undefined {
+    const policy = this.#signers ?? target ?? this.#fronted;
+    if (policy === undefined && verifying) {
+      throw new HandlerConfigError('a bridge with a verifier needs the agent it fronts (forAgent) or its reply signers (withReplySigners)', {
+        context: { field: 'replySigners' },
+      });
+    }
+    return policy;
   }
 }
