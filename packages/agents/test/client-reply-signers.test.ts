@@ -5,7 +5,7 @@
  * the client's `onError` with its position, and the wait goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { AgdxClient, AgentTopic, SkippedRecordError, agentMessageBody } from '@agdx/agents';
+import { AgdxClient, AgentTopic, FrontedReplies, HandlerConfigError, SkippedRecordError, agentMessageBody } from '@agdx/agents';
 import { KeyKind, KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog } from '@agdx/transport';
 import { reply } from './support-client/replies.js';
@@ -140,5 +140,23 @@ describe('verified replies are bound to their signer', () => {
     expect(skipped[0]?.kind).toBe('codec');
     expect(skipped[1]?.kind).toBe('signature');
     await laser.close();
+  });
+});
+
+describe('FrontedReplies (what the bridges hold)', () => {
+  it('resolves targets and reply policies: explicit signers, else the target, else the fronted agent', () => {
+    const replies = new FrontedReplies();
+    expect(replies.targetOf(undefined)).toBeUndefined();
+    expect(replies.policyFor(undefined, false)).toBeUndefined();
+    expect(() => replies.policyFor(undefined, true)).toThrow(HandlerConfigError);
+    replies.front('worker');
+    expect(replies.fronted?.value).toBe('worker');
+    expect(replies.targetOf(undefined)).toEqual(AgentId.new('worker'));
+    expect(replies.targetOf('other')).toBe('other');
+    expect(replies.policyFor('other', true)).toBe('other');
+    replies.trust(['a', 'b']);
+    expect(replies.policyFor('other', true)).toEqual(['a', 'b']);
+    expect(() => replies.trust([])).toThrow(InvalidError);
+    expect(() => replies.front('')).toThrow(InvalidError);
   });
 });
