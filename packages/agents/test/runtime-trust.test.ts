@@ -122,3 +122,47 @@ describe('errors the runtime survives reach onError', () => {
     expect(((error as PublishFailedError).cause as Error).message).toContain('no acks today');
   });
 });
+
+describe('an approval gate under a verifier', () => {
+  it('needs expectFrom, and then only the named approver, speaking as itself, decides', async () => {
+    const worker = SigningKey.fromBytes(new Uint8Array(32).fill(54));
+    const approverKey = SigningKey.fromBytes(new Uint8Array(32).fill(55));
+    const insider = SigningKey.fromBytes(new Uint8Array(32).fill(56));
+    const registry = registryWith({ worker: [worker, KeyKind.Agent], approver: [approverKey, KeyKind.Agent], insider: [insider, KeyKind.Agent] });
+    const { laser } = await harness(1, { verifier: registry });
+    const decisions: string[] = [];
+    await using gated = Agent.builder()
+      .id('worker')
+      .listenOn(AgentTopic.Commands)
+      .heartbeats(false)
+      .retry({ maxAttempts: 1, baseDelayMs: 1 })
+      .handler(async (_message, ctx) => {
+        try {
+          await ctx.approvalGate(AgentTopic.HumanInput, text.encode('unnamed?'), 5_000);
+        } catch (error) {
+          decisions.push(`unnamed: ${(error as Error).name}`);
+        }
+        decisions.push(new TextDecoder().decode(await ctx.approvalGate(AgentTopic.HumanInput, text.encode('deploy?'), 5_000, { expectFrom: 'approver' })));
+      })
+      .spawn(laser);
+    // The approver's handler lets an insider decide first (as itself, then posing as the approver).
+    await using approver = Agent.builder()
+      .id('approver')
+      .listenOn(AgentTopic.Sessions)
+      .signingKey(approverKey)
+      .heartbeats(false)
+      .followControl(false)
+      .handler(async (message, ctx) => {
+        const prompt = message.envelope!;
+        for (const as of ['insider', 'approver']) {
+          await laser.agdx(AgentTopic.HumanInput, as, prompt.conversation).respond(prompt.correlation!, text.encode(`insider as ${as}`)).withTarget(prompt.source).signedBy(insider).send();
+        }
+        await ctx.respondInput(AgentTopic.HumanInput, text.encode('approved'));
+      })
+      .spawn(laser);
+    await Promise.all([gated.ready(), approver.ready()]);
+    await laser.agdx(AgentTopic.Commands, AgentId.new('worker'), ConversationId.new()).command(MintUlid.mint(CorrelationId), text.encode('work')).signedBy(worker).send();
+    await eventually(() => decisions.length === 2, 10_000, 'both gates');
+    expect(decisions).toEqual(['unnamed: InvalidError', 'approved']);
+  });
+});
