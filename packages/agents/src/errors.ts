@@ -81,3 +81,48 @@ export class PublishFailedError extends AgdxError {
     this.retryable = options?.retryable ?? false;
   }
 }
+
+/** Why a reader skipped a record instead of using it. */
+export type SkipReason =
+  /** The record does not decode (or breaks the envelope rules). */
+  | 'undecodable'
+  /** A verifier is set and the record is unsigned, signed by an unknown, revoked or expired key, or tampered. */
+  | 'unverified'
+  /** The record's `source` is not the agent its signing key is enrolled for. */
+  | 'source-mismatch'
+  /** The signature verifies, but the wait's policy does not accept that signer. */
+  | 'signer-not-allowed'
+  /** A control record or capsule body the reader cannot apply. */
+  | 'unusable';
+
+/**
+ * A reader skipped one record and went on (reply hubs, the control follower). Delivered to
+ * `onError` hooks, never thrown at a caller. `position` names the record; the kind is the cause's
+ * kind when the cause is an AGDX error (`codec`, `signature`, ...), else `invalid`.
+ */
+export class SkippedRecordError extends AgdxError {
+  /** Why the record was skipped. */
+  readonly reason: SkipReason;
+  /** Where the skipped record is. */
+  readonly position: {
+    readonly stream: string;
+    readonly topic: string;
+    readonly partition: number;
+    readonly offset: bigint;
+  };
+  constructor(
+    reason: SkipReason,
+    position: SkippedRecordError['position'],
+    message: string,
+    options?: AgdxErrorOptions,
+  ) {
+    const cause = options?.cause;
+    const kind: ErrorKind = AgdxError.is(cause) ? cause.kind : reason === 'source-mismatch' || reason === 'signer-not-allowed' ? 'signature' : 'invalid';
+    super(kind, `${message} (${position.stream}/${position.topic} partition ${position.partition} offset ${position.offset})`, {
+      ...options,
+      context: { ...options?.context, reason, ...position },
+    });
+    this.reason = reason;
+    this.position = position;
+  }
+}

@@ -11,9 +11,10 @@ export {
   PolicyBlockedError,
   PublishFailedError,
   RejectedError,
+  SkippedRecordError,
   TimeoutError,
 } from './errors.js';
-export type { AgentsErrorKind } from './errors.js';
+export type { AgentsErrorKind, SkipReason } from './errors.js';
 export { AgdxClient } from './client/agdx-client.js';
 export type { AgdxClientOptions, BootstrapOptions, BootstrapResult, PublishOptions, RequestOptions } from './client/agdx-client.js';
 export { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './client/agent-topic.js';
@@ -38,6 +39,8 @@ export type {
   ReadAgentMessageOptions,
 } from './message/agent-message.js';
 export { ReplyHub } from './replies/reply-hub.js';
+export { FrontedReplies, signerCheck, speaksAsSigner } from './replies/reply-signers.js';
+export type { ReplySignerPolicy, SignerCheck } from './replies/reply-signers.js';
 export type { PendingReply, ReplyWaitOptions } from './replies/reply-hub.js';
 export { answersRequest } from './replies/reply-rules.js';
 export type { ReplyCriteria } from './replies/reply-rules.js';

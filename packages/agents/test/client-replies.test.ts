@@ -9,6 +9,7 @@ import { AgdxClient, AgentTopic, CancelledError, TimeoutError, TestClock, agentM
 import { KeyRecord, KeyRegistry, SigningKey } from '@agdx/sign';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, MintUlid, RecordId } from '@agdx/wire';
 import { MemoryLog } from '@agdx/transport';
+import { reply } from './support-client/replies.js';
 
 const enc = new TextEncoder();
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -19,25 +20,6 @@ async function setup(registry?: KeyRegistry): Promise<{ laser: AgdxClient; log: 
   const laser = AgdxClient.from(log, { stream: 'demo', verifier: registry });
   await laser.bootstrap(3);
   return { laser, log };
-}
-
-function reply(
-  conversation: ConversationId,
-  correlation: CorrelationId,
-  from: string,
-  body: string,
-  patch: Partial<Parameters<typeof AgentEnvelope.fromFields>[0]> = {},
-): AgentEnvelope {
-  return AgentEnvelope.fromFields({
-    kind: 'response',
-    record: MintUlid.mint(RecordId),
-    conversation,
-    source: AgentId.new(from),
-    target: AgentId.new('requester'),
-    correlation,
-    body: enc.encode(body),
-    ...patch,
-  });
 }
 
 async function settledSoon(p: Promise<unknown>, ms = 30): Promise<boolean> {
@@ -199,7 +181,7 @@ describe('correlated waits with a verifier', () => {
     const { laser } = await setup(registry);
     const conversation = ConversationId.new();
     const correlation = MintUlid.mint(CorrelationId);
-    const pending = await laser.replies(AgentTopic.Sessions).expect({ correlation, conversation, timeoutMs: 5_000 });
+    const pending = await laser.replies(AgentTopic.Sessions).expect({ correlation, conversation, expectFrom: 'worker', timeoutMs: 5_000 });
     await laser.publish(AgentTopic.Sessions, await worker.sign(reply(conversation, correlation, 'worker', 'stale key'), ctx), ContentType.raw);
     expect(await settledSoon(pending.reply)).toBe(false);
     pending.cancel();

@@ -34,10 +34,12 @@ describe('quarantine facts', () => {
     expect(view.applied).toBe(3);
   });
 
-  it('with a verifier, only operator-signed facts count: unsigned, agent-signed and tampered ones are ignored', async () => {
+  it('with a verifier, only operator-signed facts count: unsigned, agent-signed, posing and tampered ones are ignored', async () => {
     const { log, laser, operator, agentKey, registry } = await setup();
     await quarantine(laser, 'unsigned-target', { operator: 'ops' });
     await quarantine(laser, 'agent-signed-target', { operator: 'worker', signer: agentKey });
+    // The operator's key, but the fact claims to come from another operator.
+    await quarantine(laser, 'posing-target', { operator: 'root', signer: operator });
     await quarantine(laser, 'genuine-target', { operator: 'ops', signer: operator });
     // A copy of the signed fact whose body names another target, under a fresh record id, no
     // longer verifies; the genuine record appended again applies once only.
@@ -55,7 +57,7 @@ describe('quarantine facts', () => {
     const verified = await readQuarantine(laser, { verifier: registry });
     expect([...verified.quarantined]).toEqual(['genuine-target']);
     expect(verified.applied).toBe(1);
-    expect(verified.ignored).toBe(4);
+    expect(verified.ignored).toBe(5);
     // The client's own verifier is the default; `null` turns verification off explicitly.
     const verifying = AgdxClient.from(log, { stream: 'trust', verifier: registry });
     expect([...(await readQuarantine(verifying)).quarantined]).toEqual(['genuine-target']);

@@ -5,11 +5,17 @@ import {
   readAgentMessage,
   sessionStartEnvelope,
   SESSIONS_TOPIC,
+  FrontedReplies,
+  signerCheck,
+  speaksAsSigner,
   type AgdxClient,
   type AgdxSendBuilder,
   type AgentIdLike,
   type PendingReply,
+  type ReplySignerPolicy,
   type Signer,
+  type SignerCheck,
+  type VerifiedPrincipal,
 } from '@agdx/agents';
 import { signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
 import {
@@ -29,6 +35,7 @@ import {
 } from '@agdx/wire';
 import { jsonBody } from '@agdx/bridge-kit';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
+import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
@@ -77,6 +84,14 @@ export interface WatchedTask {
   cancel(): void;
 }
 
+/** What GetTask needs of a log record to judge it. */
+interface LogRecordLike {
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly timestampMicros: bigint;
+  readonly headers: RecordHeaders;
+}
+
 // The header names each record's conversation: records of other sessions are skipped without
 // decoding them, which keeps a scan of a busy reply topic cheap.
 function inOtherConversation(headers: RecordHeaders, task: ConversationId): boolean {
@@ -110,6 +125,9 @@ export class A2aBridge {
   #hops: readonly string[];
   #capabilities: readonly CapabilityDescriptor[] = [];
   #signer: Signer | undefined;
+  readonly #replies = new FrontedReplies();
+  // task id → position of the unsigned cancel this bridge appended itself.
+  readonly #ownCancels = new OwnCancels();
 
   /**
    * A bridge publishing as `id` on `requestTopic` and reading answers on `replyTopic`.
@@ -153,7 +171,38 @@ export class A2aBridge {
     return this;
   }
 
-  /** Signs the CancelTask terminal with this key. Nothing else the bridge publishes is signed. */
+  /**
+   * The agent this bridge fronts: commands without an explicit target are addressed to it, and
+   * with a verifier on the client only replies signed by its key (and speaking as it) count.
+   * @throws InvalidError for an invalid agent id.
+   */
+  forAgent(agent: AgentIdLike): this {
+    this.#replies.front(agent);
+    return this;
+  }
+
+  /** The agent this bridge fronts, when set. */
+  get frontedAgent(): AgentId | undefined {
+    return this.#replies.fronted;
+  }
+
+  /**
+   * With a verifier on the client: whose signed replies complete a task (streaming and blocking
+   * SendMessage, GetTask), instead of the target or the fronted agent. Without it, and without
+   * a target or {@link A2aBridge.forAgent}, a verified call fails (HandlerConfigError) rather
+   * than trust any enrolled key.
+   * @throws InvalidError for an empty list or an invalid agent id.
+   */
+  withReplySigners(policy: ReplySignerPolicy): this {
+    this.#replies.trust(policy);
+    return this;
+  }
+
+  /**
+   * Signs the CancelTask terminal with this key (enroll it for the bridge's id). Nothing else the
+   * bridge publishes is signed. Without it, GetTask under a verifier trusts only the unsigned
+   * cancels this bridge instance appended itself (the newest {@link OWN_CANCEL_MEMORY}).
+   */
   withSigningKey(signer: Signer): this {
     this.#signer = signer;
     return this;
@@ -224,6 +273,7 @@ export class A2aBridge {
       correlation,
       conversation: task,
       requester: this.#id,
+      expectFrom: this.#replies.policyFor(this.#replies.targetOf(options.target), this.#client.verifier !== undefined),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       timeoutMessage: 'the A2A task reply',
@@ -246,9 +296,12 @@ export class A2aBridge {
    * The task as the reply topic tells it, read from the topic's start (at most
    * {@link TASK_SCAN_LIMITS}): the first terminal response or error whose correlation is the task
    * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
-   * nobody submitted, the task reads Working. With a verifier on the client, replies that
-   * fail verification are skipped.
-   * @throws InvalidError for an id that is not a ULID; NoStreamError without a default stream.
+   * nobody submitted, the task reads Working. With a verifier on the client, a reply counts only
+   * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
+   * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
+   * when signed by its key, or, unsigned, when this instance appended them.
+   * @throws InvalidError for an id that is not a ULID; HandlerConfigError for a verifier without
+   * a reply policy; NoStreamError without a default stream.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -268,7 +321,8 @@ export class A2aBridge {
       .withTaskState(TaskState.Canceled)
       .withBridgeHops(this.#hops);
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
-    await builder.send({ signal: options.signal });
+    const receipt = await builder.sendReceipt({ signal: options.signal });
+    if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
     return pendingTask(taskId.toString(), TaskState.Canceled);
   }
 
@@ -316,8 +370,24 @@ export class A2aBridge {
       .withOperation('chat')
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    if (options.target !== undefined) builder.withTarget(options.target);
+    const target = this.#replies.targetOf(options.target);
+    if (target !== undefined) builder.withTarget(target);
     return builder;
+  }
+
+  // Under a verifier: a signed reply from an accepted agent, or the bridge's own cancel (signed
+  // by its key, or unsigned at the very position this instance appended it).
+  async #trusted(envelope: AgentEnvelope, record: LogRecordLike, at: { stream: string; topic: string }, task: string, allowed: SignerCheck): Promise<boolean> {
+    const ownCancel = envelope.kind === 'error' && envelope.taskState === TaskState.Canceled && envelope.source.value === this.#id.value;
+    if (ownCancel && envelope.signature === undefined) return this.#ownCancels.get(task) === positionKey({ ...at, partition: record.partition, offset: record.offset });
+    let signer: VerifiedPrincipal;
+    try {
+      signer = await (this.#client.verifier as NonNullable<AgdxClient['verifier']>).verifyAt(envelope, record.timestampMicros, record.headers);
+    } catch {
+      return false;
+    }
+    if (!speaksAsSigner(envelope, signer)) return false;
+    return (ownCancel && signer.principal === this.#id.value) || allowed(signer, envelope);
   }
 
   // The first terminal reply wins; without one, the latest non-terminal reply (InputRequired, …)
@@ -331,7 +401,8 @@ export class A2aBridge {
     const topic = this.#replyTopic;
     const description = await transport.describeTopic({ stream, topic }, { signal });
     const cursors = description.partitions.map((p) => ({ partition: p.partition, offset: 0n, done: false }));
-    const verifier = this.#client.verifier;
+    const policy = this.#replies.policyFor(undefined, this.#client.verifier !== undefined);
+    const allowed: SignerCheck | undefined = policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
     for (let pass = 0; pass < TASK_SCAN_LIMITS.passes; pass++) {
       let progressed = false;
       for (const cursor of cursors) {
@@ -354,13 +425,7 @@ export class A2aBridge {
           }
           if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) continue;
           if (envelope.correlation === undefined || !envelope.correlation.equals(task)) continue;
-          if (verifier !== undefined) {
-            try {
-              await verifier.verifyAt(envelope, record.timestampMicros, record.headers);
-            } catch {
-              continue;
-            }
-          }
+          if (allowed !== undefined && !(await this.#trusted(envelope, record, { stream, topic }, id, allowed))) continue;
           const found = taskFromEnvelope(id, envelope);
           if (isTerminalA2aState(found.state)) return found;
           latest = found;

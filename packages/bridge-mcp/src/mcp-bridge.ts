@@ -1,12 +1,15 @@
 import {
   defaultSessionStart,
   LIFECYCLE_CONTENT_TYPE,
+  PublishFailedError,
   SDK_VERSION,
   sessionEndEnvelope,
   sessionStartEnvelope,
   SESSIONS_TOPIC,
+  FrontedReplies,
   type AgdxClient,
   type AgentIdLike,
+  type ReplySignerPolicy,
 } from '@agdx/agents';
 import {
   AgdxError,
@@ -122,6 +125,8 @@ export class McpBridge {
   readonly #prompts: { prompt: McpPrompt; messages: readonly (readonly [McpRole, string])[] }[] = [];
   #timeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS;
   #hops: readonly string[];
+  readonly #replies = new FrontedReplies();
+  #onError: ((error: unknown) => void) | undefined;
 
   /**
    * A bridge publishing as `id` on `requestTopic`, reading answers on `replyTopic`, and
@@ -216,6 +221,43 @@ export class McpBridge {
     }
     if (this.#prompts.some((p) => p.prompt.name === prompt.name)) throw new InvalidError(`prompt ${prompt.name} is already configured`, { context: { field: 'name' } });
     this.#prompts.push({ prompt: structuredClone(prompt), messages: messages.map(([role, text]) => [role, text] as const) });
+    return this;
+  }
+
+  /**
+   * The agent this bridge fronts: tool calls without an explicit target are addressed to it, and
+   * with a verifier on the client only replies signed by its key (and speaking as it) count.
+   * @throws InvalidError for an invalid agent id.
+   */
+  forAgent(agent: AgentIdLike): this {
+    this.#replies.front(agent);
+    return this;
+  }
+
+  /** The agent this bridge fronts, when set. */
+  get frontedAgent(): AgentId | undefined {
+    return this.#replies.fronted;
+  }
+
+  /**
+   * With a verifier on the client: whose signed replies answer a tool call, instead of the
+   * call's target or the fronted agent. Without it, and without a target or
+   * {@link McpBridge.forAgent}, a verified call fails (HandlerConfigError) rather than trust any
+   * enrolled key.
+   * @throws InvalidError for an empty list or an invalid agent id.
+   */
+  withReplySigners(policy: ReplySignerPolicy): this {
+    this.#replies.trust(policy);
+    return this;
+  }
+
+  /**
+   * Told about failures the bridge survives without failing the call: a child session end (the
+   * `callToolIn` lifecycle record) that could not be published. Errors thrown here are ignored.
+   */
+  onError(hook: (error: unknown) => void): this {
+    if (typeof hook !== 'function') throw new InvalidError('onError must be a function', { context: { field: 'onError' } });
+    this.#onError = hook;
     return this;
   }
 
@@ -384,6 +426,9 @@ export class McpBridge {
   async #call(plan: CallPlan): Promise<McpToolResult> {
     const conversation = ConversationId.new();
     const ancestry = plan.ancestry;
+    const target = this.#replies.targetOf(plan.target);
+    // Checked before anything is published: a verifying bridge must know whom it trusts.
+    const expectFrom = this.#replies.policyFor(target, this.#client.verifier !== undefined);
     if (ancestry !== undefined) {
       const start = sessionStartEnvelope(conversation, this.#id, defaultSessionStart(this.#id, ancestry), TaskState.Submitted);
       await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: plan.signal });
@@ -394,11 +439,11 @@ export class McpBridge {
       .withTool(plan.tool.name)
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
-    if (plan.target !== undefined) builder.withTarget(plan.target);
+    if (target !== undefined) builder.withTarget(target);
     if (ancestry !== undefined) builder.withParent(ancestry.parent, ancestry.root);
     let result: McpToolResult;
     try {
-      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal });
+      const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom });
       if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
       result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
     } catch (error) {
@@ -415,8 +460,19 @@ export class McpBridge {
     const end = sessionEndEnvelope(conversation, this.#id, state, error !== undefined ? { error } : {});
     try {
       await this.#client.publish(SESSIONS_TOPIC, end, LIFECYCLE_CONTENT_TYPE);
-    } catch {
-      // The call's own outcome is what the caller needs; a lost end leaves the child open, as a crash would.
+    } catch (error) {
+      // The call's own outcome is what the caller needs; a lost end leaves the child open, as a
+      // crash would, and the owner hears of it.
+      try {
+        this.#onError?.(
+          new PublishFailedError('the child session end could not be published; the child session stays open', {
+            cause: error,
+            context: { session: conversation.toString(), state },
+          }),
+        );
+      } catch {
+        // An observer's failure must not change the call's outcome.
+      }
     }
   }
 }

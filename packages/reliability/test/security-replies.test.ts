@@ -36,8 +36,9 @@ async function setup(registry: KeyRegistry, options: { brokerClock?: ManualLogCl
   const laser = AgdxClient.from(log, { stream: STREAM, verifier: registry, clock: options.clock });
   await laser.bootstrap(2);
   const publish = (e: AgentEnvelope, ct: number = ContentType.raw): Promise<unknown> => laser.publish(TOPIC, e, ct);
-  const wait = (conversation: ConversationId, correlation: CorrelationId, expectedSigner?: string) =>
-    laser.replies(TOPIC).expect({ correlation, conversation, requester: 'requester', expectedSigner, timeoutMs: 20_000 });
+  // Every verified wait names whom it trusts; these windows tests accept the worker and the sentinel.
+  const wait = (conversation: ConversationId, correlation: CorrelationId, expectFrom: string | readonly string[] = ['worker', 'sentinel']) =>
+    laser.replies(TOPIC).expect({ correlation, conversation, requester: 'requester', expectFrom, timeoutMs: 20_000 });
   return { log, laser, publish, wait };
 }
 

@@ -3,7 +3,7 @@ import type { AgdxClient } from '../client/agdx-client.js';
 import type { DeadLetterSink } from '../dead-letter/dead-letter.js';
 import type { ProcessedKeyStore } from '../dedup/processed-key-store.js';
 import type { HandledOperations } from '../dispatch/classify.js';
-import { HandlerConfigError } from '../errors.js';
+import { HandlerConfigError, type SkippedRecordError } from '../errors.js';
 import type { ActionGovernor } from '../governor/action-governor.js';
 import type { AgentMessage } from '../message/agent-message.js';
 import type { Verifier } from '../replies/verifier.js';
@@ -70,6 +70,7 @@ export class AgentBuilder {
   #maxQueued = 4_096;
   #followControl = true;
   #heartbeats: HeartbeatSettings | false = {};
+  #onError: ((error: unknown) => void) | undefined;
 
   /**
    * The agent identity (required). Commands addressed to another agent are skipped: that is
@@ -209,6 +210,18 @@ export class AgentBuilder {
   }
 
   /**
+   * Told about every error the agent survives and goes on from: publish failures of
+   * acknowledgments and lifecycle records, transport hiccups, control records it skipped (a
+   * {@link SkippedRecordError} with the record's position). The newest 100 are also kept in
+   * `handle.errors`. Errors thrown by the hook are ignored.
+   */
+  onError(hook: (error: unknown) => void): this {
+    if (typeof hook !== 'function') throw new InvalidError('onError must be a function', { context: { field: 'onError' } });
+    this.#onError = hook;
+    return this;
+  }
+
+  /**
    * The validated agent.
    * @throws HandlerConfigError when the id, listenOn or handler is missing.
    */
@@ -238,6 +251,7 @@ export class AgentBuilder {
       maxQueuedRecords: this.#maxQueued,
       followControl: this.#followControl,
       heartbeats: this.#heartbeats,
+      onError: this.#onError,
     });
   }
 

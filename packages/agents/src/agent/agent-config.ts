@@ -66,4 +66,6 @@ export interface AgentConfig {
   readonly followControl: boolean;
   /** Heartbeats for sessions being handled; `false` turns them off. */
   readonly heartbeats: HeartbeatSettings | false;
+  /** Told about every error the agent survives (also kept in `handle.errors`). */
+  readonly onError: ((error: unknown) => void) | undefined;
 }

@@ -22,6 +22,7 @@ import { HandlerConfigError } from '../errors.js';
 import type { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import type { HeartbeatRegistry, SessionLease } from '../lifecycle/heartbeats.js';
 import type { AgentMessage } from '../message/agent-message.js';
+import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import type { Signer } from '../send/signer.js';
 import type { AgdxChunkWriter } from '../streaming/chunk-writer.js';
@@ -31,6 +32,11 @@ import { logPositionOf } from './log-position.js';
 export interface ApprovalGateOptions {
   /** Aborting rejects the wait with CancelledError. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Who may decide (required when the client has a verifier): the prompt is unaddressed, so
+   * without it any enrolled agent could approve.
+   */
+  readonly expectFrom?: ReplySignerPolicy | undefined;
 }
 
 /** What the runtime gives every context. */
@@ -130,10 +136,13 @@ export class AgentCtx {
   /**
    * Asks a human (or an approver agent) and waits for the decision: the prompt goes unaddressed
    * on `agent.sessions` in the handled conversation, the answer is awaited on `replyTopic`.
-   * @throws TimeoutError; CancelledError; RejectedError when the approver answered with an error.
+   * @throws TimeoutError; CancelledError; RejectedError when the approver answered with an error;
+   * InvalidError when the client has a verifier and `expectFrom` is not set.
    */
   async approvalGate(replyTopic: string, prompt: Uint8Array, timeoutMs: number, options: ApprovalGateOptions = {}): Promise<Uint8Array> {
-    return this.#init.client.agdx(AgentTopic.Sessions, this.agent, this.conversation).requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal });
+    return this.#init.client
+      .agdx(AgentTopic.Sessions, this.agent, this.conversation)
+      .requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal, expectFrom: options.expectFrom });
   }
 
   /** Emits an event on `respondOn`, tied to the handled request. */

@@ -12,10 +12,12 @@ import { PauseController } from '../control/pause-controller.js';
 import { DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
 import { AGENT_CONTROL_TOPIC, classifyEnvelope, DispatchClass } from '../dispatch/classify.js';
-import { NoStreamError, TimeoutError } from '../errors.js';
+import { NoStreamError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { HeartbeatRegistry } from '../lifecycle/heartbeats.js';
 import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
+import { speaksAsSigner } from '../replies/reply-signers.js';
+import type { VerifiedPrincipal } from '../replies/verifier.js';
 import type { AgentConfig } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
 import { parallelismOf } from './concurrency.js';
@@ -56,6 +58,7 @@ export class AgentHandle {
             layout: client.layout,
             verifier: client.verifier,
             blobStore: client.blobStore,
+            onError: client.onError,
           });
     let markReady!: () => void;
     let failReady!: (error: unknown) => void;
@@ -191,6 +194,13 @@ export class AgentHandle {
     if (this.#stop.signal.aborted && AgdxError.is(error, 'cancelled')) return;
     this.#errors.push(error);
     if (this.#errors.length > MAX_KEPT_ERRORS) this.#errors.shift();
+    const hook = this.#config.onError;
+    if (hook === undefined) return;
+    try {
+      hook(error);
+    } catch {
+      // An observer's failure must not stop the agent.
+    }
   };
 
   async #run(markReady: () => void, failReady: (error: unknown) => void): Promise<void> {
@@ -289,6 +299,7 @@ export class AgentHandle {
       sink: config.deadLetterSink,
       pause,
       onPickup,
+      onError: this.#onError,
       invoke: async (message: AgentMessage, attempt: number): Promise<void> => {
         const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt });
         const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
@@ -330,10 +341,13 @@ export class AgentHandle {
         onError: this.#onError,
         apply: async (record: LogRecord, partition: number): Promise<void> => {
           const address: RecordAddress = { stream, topic: AGENT_CONTROL_TOPIC, partition, offset: record.offset };
+          const skip = (reason: SkipReason, message: string, cause?: unknown): void =>
+            this.#onError(new SkippedRecordError(reason, address, message, { cause }));
           let message: AgentMessage;
           try {
             message = readAgentMessage(record, address, { understoodFeatures: config.understoodFeatures });
-          } catch {
+          } catch (error) {
+            skip('undecodable', 'skipped an undecodable control record', error);
             return;
           }
           const envelope = message.envelope;
@@ -343,9 +357,23 @@ export class AgentHandle {
           if (dispatch !== DispatchClass.Control && !forceCancel) return;
           if (config.verifier !== undefined) {
             // Control steers other agents' sessions: with a verifier, only an operator key counts,
-            // not merely any enrolled key (an agent must not pause or cancel its peers).
-            const signer = await config.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
-            if (signer.kind !== 'operator') return;
+            // not merely any enrolled key (an agent must not pause or cancel its peers), and it
+            // must speak as the operator it is enrolled for.
+            let signer: VerifiedPrincipal;
+            try {
+              signer = await config.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+            } catch (error) {
+              skip('unverified', 'a control record failed verification', error);
+              return;
+            }
+            if (!speaksAsSigner(envelope, signer)) {
+              skip('source-mismatch', `a control record from \`${envelope.source.value}\` was signed by a key of \`${signer.principal}\``);
+              return;
+            }
+            if (signer.kind !== 'operator') {
+              skip('signer-not-allowed', `a control record was signed by a ${signer.kind} key of \`${signer.principal}\`, not an operator key`);
+              return;
+            }
           }
           await pause.applyControl(envelope, address);
         },

@@ -1,21 +1,24 @@
 /**
  * What the reliable consumer does with one record (seed 000 "Delivery" and "Dispatch", 0.1.1
  * `ReliableWorker.consume`): decode (undecodable → dead letter DecodeFailed), classify (only work
- * reaches the handler), verify (with a verifier: failure → dead letter Rejected), the pause
+ * reaches the handler), verify (with a verifier: failure → dead letter Rejected; a `source` other
+ * than the signing key's agent → dead letter SourceMismatch), the pause
  * check, idempotency-key dedup through the processed-key store, the deadline (past → dead letter
  * DeadlineExceeded), then handler attempts with bounded exponential backoff (non-retryable →
  * Rejected, out of attempts → RetryExhausted). Resolving means the record may be committed;
  * throwing (a dead letter that could not be written) leaves it uncommitted.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, DeadLetterReason, type AgentId } from '@agdx/wire';
+import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
 import { deadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { processedKey, type ProcessedKeyStore } from '../dedup/processed-key-store.js';
 import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperations } from '../dispatch/classify.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
-import type { Verifier } from '../replies/verifier.js';
+import { speaksAsSigner } from '../replies/reply-signers.js';
+import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
+import { PublishFailedError } from '../errors.js';
 import { describeError, HandlerError, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
@@ -54,8 +57,10 @@ export interface RecordPipelineOptions {
   readonly sink: DeadLetterSink | undefined;
   /** The pause check, when control is followed. */
   readonly pause: PauseController | undefined;
-  /** Runs before the first attempt of work (ack on pick-up); its errors are ignored. */
+  /** Runs before the first attempt of work (ack on pick-up); its errors go to `onError` and the work still runs. */
   readonly onPickup: ((message: AgentMessage) => Promise<void>) | undefined;
+  /** Told about failures the pipeline survives (a failed pick-up acknowledgment). */
+  readonly onError: (error: unknown) => void;
   /** Runs the handler once. */
   readonly invoke: (message: AgentMessage, attempt: number) => Promise<void>;
   /** Aborts backoff sleeps on a hard stop. */
@@ -114,6 +119,14 @@ export class RecordPipeline {
         await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, 0, `signature verification failed: ${describeError(error)}`);
         return 'dead-lettered';
       }
+      // A valid signature proves the key, not the `source` field: a key enrolled for one agent
+      // must not make a record speak for another (an insider posing as `admin`).
+      const signer = message.verifiedPrincipal as VerifiedPrincipal;
+      if (!speaksAsSigner(envelope as AgentEnvelope, signer)) {
+        const detail = `source \`${(envelope as AgentEnvelope).source.value}\` is not \`${signer.principal}\`, the agent the signing key is enrolled for`;
+        await this.#deadLetter(message, record, address, DeadLetterReason.SourceMismatch, 0, detail);
+        return 'dead-lettered';
+      }
     }
 
     if (!held && o.pause !== undefined && o.pause.active) {
@@ -151,8 +164,9 @@ export class RecordPipeline {
     if (o.onPickup !== undefined) {
       try {
         await o.onPickup(message);
-      } catch {
-        // The pick-up acknowledgment is advisory; the work still runs.
+      } catch (error) {
+        // The pick-up acknowledgment is advisory: the work still runs, and the owner hears of it.
+        o.onError(new PublishFailedError('the pick-up acknowledgment could not be published', { cause: error, context: { ...address } }));
       }
     }
 

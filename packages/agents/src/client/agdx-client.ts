@@ -12,11 +12,12 @@ import type { LogTransport } from '@agdx/transport';
 import { PLAIN_LOG_CAPABILITIES, type Capabilities } from '../capabilities/capabilities.js';
 import type { Clock } from '../clock/clock.js';
 import { SystemClock } from '../clock/system-clock.js';
-import { PolicyBlockedError } from '../errors.js';
+import { PolicyBlockedError, type SkippedRecordError } from '../errors.js';
 import type { ActionGovernor } from '../governor/action-governor.js';
 import { checkStreamLayout, replyTopicFor, SHARED_LAYOUT, type StreamLayout } from '../layouts/stream-layout.js';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
 import type { ReplyHub, ReplyWaitOptions } from '../replies/reply-hub.js';
+import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
@@ -38,8 +39,16 @@ export interface AgdxClientOptions {
   readonly governor?: ActionGovernor | undefined;
   /** How the stream lays out agent work (default shared). */
   readonly layout?: StreamLayout | undefined;
-  /** With a verifier, correlated waits accept only replies it verifies. */
+  /**
+   * With a verifier, correlated waits accept only replies it verifies, whose `source` is the
+   * agent the signing key is enrolled for, and whose signer the wait's `expectFrom` accepts.
+   */
   readonly verifier?: Verifier | undefined;
+  /**
+   * Told about every record a reply hub skipped (undecodable, unverified, signed by the wrong
+   * agent), with its position; the waits go on. Errors thrown here are ignored.
+   */
+  readonly onError?: ((error: SkippedRecordError) => void) | undefined;
   /** Where claim-checked bodies are fetched from (requestInput answers, replies). */
   readonly blobStore?: BlobStore | undefined;
   /** ULID source for record, correlation and channel ids (default the process-wide `MintUlid`). */
@@ -82,7 +91,12 @@ export interface RequestOptions {
   readonly timeoutMs: number;
   /** Aborting rejects with CancelledError `reply wait aborted`. */
   readonly signal?: AbortSignal | undefined;
-  /** With a verifier: the principal that must have signed the answer (default the request's target). */
+  /**
+   * With a verifier: who may answer (default the request's target). A request without a target
+   * needs it when a verifier is in force; `() => true` accepts any enrolled agent, on purpose.
+   */
+  readonly expectFrom?: ReplySignerPolicy | undefined;
+  /** @deprecated Use `expectFrom`; the same as `expectFrom: expectedSigner` when `expectFrom` is not set. */
   readonly expectedSigner?: string | undefined;
   /** Overrides the client's verifier for this wait (`null` turns it off). */
   readonly verifier?: Verifier | null | undefined;
@@ -117,6 +131,7 @@ export class AgdxClient {
         verifier: options.verifier,
         blobStore: options.blobStore,
         ids: options.ids,
+        onError: checkOnError(options.onError),
         shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false },
       }),
     );
@@ -160,6 +175,11 @@ export class AgdxClient {
   /** The verifier correlated waits use, when configured. */
   get verifier(): Verifier | undefined {
     return this.#core.verifier;
+  }
+
+  /** Where reply hubs report the records they skipped, when configured. */
+  get onError(): ((error: SkippedRecordError) => void) | undefined {
+    return this.#core.onError;
   }
 
   /** The blob store for claim-checked bodies, when configured. */
@@ -286,9 +306,11 @@ export class AgdxClient {
    * Sends a request built with `client.agdx(...)` and waits for its answer: registers the wait at
    * the reply topic's tail, publishes, then resolves with the first reply that carries the
    * correlation, belongs to the session, is a response or error, is addressed to the requester
-   * (or to everyone) and is not the request itself; with a verifier it must also verify (signed
-   * by `expectedSigner`, default the request's target).
-   * @throws InvalidError when the request has no correlation; TimeoutError; CancelledError.
+   * (or to everyone) and is not the request itself; with a verifier it must also verify, come
+   * from the agent its key is enrolled for, and that agent must pass `expectFrom` (default the
+   * request's target).
+   * @throws InvalidError when the request has no correlation, or a verified request has neither
+   * a target nor `expectFrom`; TimeoutError; CancelledError.
    */
   async request(request: AgdxSendBuilder, options: RequestOptions): Promise<AgentMessage> {
     const correlation = request.correlation;
@@ -299,7 +321,7 @@ export class AgdxClient {
       conversation: request.conversation,
       requester: request.source,
       request: request.recordId,
-      expectedSigner: options.expectedSigner ?? request.target?.value,
+      expectFrom: options.expectFrom ?? options.expectedSigner ?? request.target?.value,
       verifier: options.verifier,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
@@ -320,4 +342,9 @@ export class AgdxClient {
     for (const hub of shared.hubs.values()) hub.close();
     shared.hubs.clear();
   }
+}
+
+function checkOnError(onError: unknown): ((error: SkippedRecordError) => void) | undefined {
+  if (onError !== undefined && typeof onError !== 'function') throw new InvalidError('onError must be a function', { context: { field: 'onError' } });
+  return onError as ((error: SkippedRecordError) => void) | undefined;
 }

@@ -14,7 +14,7 @@ import {
 } from '@agdx/wire';
 import { sealHeaders, type AppendRecord, type AppendResult, type LogTransport } from '@agdx/transport';
 import type { Clock } from '../clock/clock.js';
-import { NoStreamError, PolicyBlockedError, PublishFailedError } from '../errors.js';
+import { NoStreamError, PolicyBlockedError, PublishFailedError, type SkippedRecordError } from '../errors.js';
 import type { ActionGovernor, GovernedAction } from '../governor/action-governor.js';
 import { routeRecord, type StreamLayout } from '../layouts/stream-layout.js';
 import type { MessagePosition } from '../message/agent-message.js';
@@ -59,6 +59,7 @@ export class ClientCore {
   readonly verifier: Verifier | undefined;
   readonly blobStore: BlobStore | undefined;
   readonly ids: UlidGenerator | undefined;
+  readonly onError: ((error: SkippedRecordError) => void) | undefined;
   readonly shared: SharedClientState;
 
   constructor(init: {
@@ -70,6 +71,7 @@ export class ClientCore {
     verifier: Verifier | undefined;
     blobStore: BlobStore | undefined;
     ids: UlidGenerator | undefined;
+    onError: ((error: SkippedRecordError) => void) | undefined;
     shared: SharedClientState;
   }) {
     this.transport = init.transport;
@@ -80,6 +82,7 @@ export class ClientCore {
     this.verifier = init.verifier;
     this.blobStore = init.blobStore;
     this.ids = init.ids;
+    this.onError = init.onError;
     this.shared = init.shared;
   }
 

@@ -27,6 +27,7 @@ import {
   type SessionParking,
 } from '@agdx/wire';
 import { logPositionOf, nameId, type RecordAddress } from '../agent/log-position.js';
+import { SkippedRecordError } from '../errors.js';
 import { sessionAcknowledgmentEnvelope, sessionEndEnvelope } from '../lifecycle/session-records.js';
 import {
   addressKey,
@@ -46,7 +47,7 @@ export interface PauseControllerOptions {
   readonly readSource: (address: RecordAddress) => Promise<LogRecord | undefined>;
   /** Handles a held record through the normal path, without the pause check. */
   readonly handleHeld: (record: LogRecord, address: RecordAddress) => Promise<void>;
-  /** Told about failures of background work (acknowledgments, drains). */
+  /** Told about failures of background work (acknowledgments, drains) and control bodies it cannot read. */
   readonly onError?: ((error: unknown) => void) | undefined;
 }
 
@@ -108,8 +109,11 @@ export class PauseController {
     if (action === 'pause' && !named) {
       try {
         named = decodeSessionPauseRequest(envelope.body).participants.some((p) => p.value === me);
-      } catch {
+      } catch (error) {
+        // The pause still holds the session (it is addressed to everyone), but without a readable
+        // participant list nobody is named, so it is not acknowledged: the owner must hear why.
         named = false;
+        this.#options.onError?.(new SkippedRecordError('unusable', address, 'a session pause request has an unreadable body; it is not acknowledged', { cause: error }));
       }
     }
     const request: ControlRequest = { position: logPositionOf(address), address, record: envelope.record, named };

@@ -3,7 +3,8 @@
  * quarantined or lifts it with a `status` record whose operation is `quarantine` or
  * `unquarantine` and whose body is the target agent id. Readers fold the facts in log order.
  * With a verifier, a fact counts only when an operator key signed it (judged at the broker
- * timestamp); without one, write access to the registry topic is the only gate.
+ * timestamp) and its `source` is that key's operator; without one, write access to the registry
+ * topic is the only gate.
  */
 
 import { AgdxError, AgentId, ConversationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
@@ -11,7 +12,8 @@ import type { LogRecord } from '@agdx/transport';
 import type { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
 import { readAgentMessage } from '../message/agent-message.js';
-import type { Verifier } from '../replies/verifier.js';
+import { speaksAsSigner } from '../replies/reply-signers.js';
+import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
 import type { Signer } from '../send/signer.js';
 
 /** The two registry operations. */
@@ -153,14 +155,15 @@ export async function readQuarantine(client: AgdxClient, options: ReadQuarantine
     }
     seen.add(id);
     if (verifier !== undefined) {
-      let kind: string;
+      let signer: VerifiedPrincipal;
       try {
-        kind = (await verifier.verifyAt(envelope, record.timestampMicros, record.headers)).kind;
+        signer = await verifier.verifyAt(envelope, record.timestampMicros, record.headers);
       } catch {
         ignored += 1;
         continue;
       }
-      if (kind !== 'operator') {
+      // An operator key counts only when the fact speaks as the operator it is enrolled for.
+      if (signer.kind !== 'operator' || !speaksAsSigner(envelope, signer)) {
         ignored += 1;
         continue;
       }

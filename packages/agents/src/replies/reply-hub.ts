@@ -3,11 +3,12 @@ import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { watchAbort, type LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
-import { CancelledError, TimeoutError } from '../errors.js';
+import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
-import type { Verifier } from './verifier.js';
+import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
+import type { Verifier, VerifiedPrincipal } from './verifier.js';
 
 /** What to wait for, and for how long. */
 export interface ReplyWaitOptions {
@@ -19,12 +20,18 @@ export interface ReplyWaitOptions {
   readonly requester?: AgentIdLike | undefined;
   /** The request's record id: the request itself never answers. */
   readonly request?: RecordId | undefined;
-  /** With a verifier: the principal that must have signed the reply (usually the request's target). */
+  /**
+   * With a verifier: who may answer (required then). A reply counts only when its key is enrolled
+   * for an agent this policy accepts and the reply's `source` is that agent.
+   */
+  readonly expectFrom?: ReplySignerPolicy | undefined;
+  /** @deprecated Use `expectFrom`; the same as `expectFrom: expectedSigner` when `expectFrom` is not set. */
   readonly expectedSigner?: string | undefined;
   /**
    * Overrides the client's verifier for this wait (`null` turns verification off). With a
-   * verifier, an unsigned reply, an unknown key, an invalid signature or the wrong signer never
-   * resolves the wait; key validity is judged at the broker timestamp.
+   * verifier, an unsigned reply, an unknown key, an invalid signature, a `source` that is not the
+   * key's agent or a signer outside `expectFrom` never resolves the wait; key validity is judged
+   * at the broker timestamp.
    */
   readonly verifier?: Verifier | null | undefined;
   /** Required: give up after this many milliseconds of the client clock (TimeoutError). */
@@ -47,7 +54,7 @@ export interface PendingReply {
 
 interface Waiter {
   readonly criteria: ReplyCriteria;
-  readonly expectedSigner: string | undefined;
+  readonly allowed: SignerCheck | undefined;
   readonly verifier: Verifier | undefined;
   settled: boolean;
   resolve(message: AgentMessage): void;
@@ -106,7 +113,8 @@ export class ReplyHub {
   /**
    * Registers a wait and resolves once the hub is reading from the current tail: send the
    * request after this resolves, then await `reply`.
-   * @throws InvalidError for a bad timeout; a transport error when the topic cannot be described.
+   * @throws InvalidError for a bad timeout, or a verified wait without `expectFrom`; a transport
+   * error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
     checkObject(options, 'options');
@@ -118,6 +126,7 @@ export class ReplyHub {
     if (signal?.aborted === true) throw new CancelledError(cancelMessage, { cause: signal.reason });
     if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     const verifier = options.verifier === null ? undefined : (options.verifier ?? this.#core.verifier);
+    const allowed = verifier === undefined ? undefined : allowedSigners(options);
     const criteria: ReplyCriteria = {
       correlation: options.correlation,
       conversation: options.conversation,
@@ -131,7 +140,7 @@ export class ReplyHub {
     const reply = new Promise<AgentMessage>((resolve, reject) => {
       waiter = {
         criteria,
-        expectedSigner: options.expectedSigner,
+        allowed,
         verifier,
         settled: false,
         resolve: (message) => settle(() => resolve(message)),
@@ -258,7 +267,7 @@ export class ReplyHub {
         for (const record of records) {
           if (signal.aborted) return;
           // Only a verified wait needs to await; plain replies settle synchronously.
-          const verifying = this.#dispatch(record);
+          const verifying = this.#dispatch(record, partition);
           if (verifying !== undefined) await verifying;
           run.cursors[partition] = record.offset + 1n;
         }
@@ -276,13 +285,15 @@ export class ReplyHub {
     }
   }
 
-  #dispatch(record: LogRecord): Promise<void> | undefined {
+  #dispatch(record: LogRecord, partition: number): Promise<void> | undefined {
     if (this.#count === 0) return undefined;
     let message: AgentMessage;
     try {
       message = readAgentMessage(record, { stream: this.stream, topic: this.topic });
-    } catch {
-      return undefined; // an undecodable record answers nothing
+    } catch (error) {
+      // An undecodable record answers nothing; the waits go on, and the owner hears where it is.
+      this.#report('undecodable', record, partition, 'skipped an undecodable record on a reply topic', error);
+      return undefined;
     }
     const envelope = message.envelope;
     if (envelope === undefined || envelope.correlation === undefined) return undefined;
@@ -293,20 +304,54 @@ export class ReplyHub {
     for (const waiter of [...set]) {
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
       if (waiter.verifier === undefined) waiter.resolve(message);
-      else if (envelope.signature !== undefined) (verified ??= []).push(waiter);
+      else (verified ??= []).push(waiter);
     }
-    return verified === undefined ? undefined : this.#dispatchVerified(record, message, envelope, verified);
+    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified);
   }
 
-  async #dispatchVerified(record: LogRecord, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {
+  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {
     for (const waiter of waiters) {
+      let principal: VerifiedPrincipal;
       try {
-        const principal = await (waiter.verifier as Verifier).verifyAt(envelope, record.timestampMicros, record.headers);
-        if (waiter.expectedSigner !== undefined && principal.principal !== waiter.expectedSigner) continue;
-        waiter.resolve({ ...message, verifiedPrincipal: principal });
-      } catch {
-        // unknown key, bad signature, key outside its window: never an answer
+        principal = await (waiter.verifier as Verifier).verifyAt(envelope, record.timestampMicros, record.headers);
+      } catch (error) {
+        // Unsigned, unknown key, bad signature, key outside its window: never an answer.
+        this.#report('unverified', record, partition, 'a reply failed verification', error);
+        continue;
       }
+      if (!speaksAsSigner(envelope, principal)) {
+        this.#report('source-mismatch', record, partition, `a reply from \`${envelope.source.value}\` was signed by a key of \`${principal.principal}\``);
+        continue;
+      }
+      if (waiter.allowed !== undefined && !waiter.allowed(principal, envelope)) {
+        this.#report('signer-not-allowed', record, partition, `a reply signed by \`${principal.principal}\` is not from an agent the wait accepts`);
+        continue;
+      }
+      waiter.resolve({ ...message, verifiedPrincipal: principal });
     }
   }
+
+  #report(reason: SkipReason, record: LogRecord, partition: number, message: string, cause?: unknown): void {
+    const onError = this.#core.onError;
+    if (onError === undefined) return;
+    try {
+      onError(new SkippedRecordError(reason, { stream: this.stream, topic: this.topic, partition, offset: record.offset }, message, { cause }));
+    } catch {
+      // An observer's failure must not stop the readers.
+    }
+  }
+}
+
+/**
+ * The signer check of a verified wait: `expectFrom`, else the deprecated `expectedSigner`.
+ * @throws InvalidError when neither is set: an untargeted verified wait must say whom it trusts.
+ */
+function allowedSigners(options: ReplyWaitOptions): SignerCheck {
+  const policy = options.expectFrom ?? options.expectedSigner;
+  if (policy === undefined) {
+    throw new InvalidError('a verified wait needs `expectFrom`: the agent (or agents, or a predicate) whose signed reply may answer it', {
+      context: { field: 'expectFrom' },
+    });
+  }
+  return signerCheck(policy);
 }

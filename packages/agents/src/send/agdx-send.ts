@@ -11,6 +11,7 @@ import { RejectedError } from '../errors.js';
 import { replyTopicFor } from '../layouts/stream-layout.js';
 import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-message.js';
 import { checkTimeoutMs } from '../replies/reply-hub.js';
+import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { AgdxSendBuilder, type SendTarget } from './agdx-send-builder.js';
 import { checkBytes, checkErrorBody, checkText, toAgentId, type AgentIdLike } from './refinements.js';
@@ -21,7 +22,9 @@ export interface RequestInputOptions {
   readonly signal?: AbortSignal | undefined;
   /** The approver: only it receives the prompt (`agdx.to`). Without it every agent on the topic does. */
   readonly target?: AgentIdLike | undefined;
-  /** With a verifier: the principal that must have signed the answer (defaults to the target's id). */
+  /** With a verifier: who may answer (defaults to the target; required without one). */
+  readonly expectFrom?: ReplySignerPolicy | undefined;
+  /** @deprecated Use `expectFrom`; the same as `expectFrom: expectedSigner` when `expectFrom` is not set. */
   readonly expectedSigner?: string | undefined;
 }
 
@@ -109,7 +112,7 @@ export class AgdxSend {
       conversation: to.conversation,
       requester: to.source,
       request: command.recordId,
-      expectedSigner: options.expectedSigner ?? target?.value,
+      expectFrom: options.expectFrom ?? options.expectedSigner ?? target?.value,
       timeoutMs,
       signal: options.signal,
       timeoutMessage: 'the AGDX reply',

@@ -25,11 +25,14 @@ export const DeadLetterReason: {
   readonly Rejected: 2;
   readonly DecodeFailed: 3;
   readonly DeadlineExceeded: 4;
+  readonly SourceMismatch: 5;
 } = {
   RetryExhausted: 1,
   Rejected: 2,
   DecodeFailed: 3,
   DeadlineExceeded: 4,
+  // Not in 0.1.1: a verified record whose `source` is not the agent its signing key is enrolled for.
+  SourceMismatch: 5,
 };
 /** A dead-letter reason code. */
 export type DeadLetterReason = (typeof DeadLetterReason)[keyof typeof DeadLetterReason];
