@@ -59,7 +59,7 @@ export function expectMap(r: CborReader, surface: string, depth: number): number
   r.head();
   if (r.major !== MAJOR_MAP) throw shape(`expected a CBOR map for ${surface}`, surface, 'expect-map');
   const count = r.arg;
-  if (count > 0) r.need(count * 2);
+  if (count > 0) r.fits(count * 2);
   return count;
 }
 

@@ -7,6 +7,13 @@ const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
 
+/**
+ * Item bound for one decode (a map entry counts as two): far above the largest valid envelope
+ * (metadata caps allow about 8,200 items) and session body, small enough that skipping unknown
+ * fields or refusing an oversized declared count stays within a few milliseconds.
+ */
+export const MAX_ITEMS = 65_536;
+
 /** Major types. @internal */
 export const MAJOR_UINT: number = 0;
 /** @internal */
@@ -46,11 +53,14 @@ export class CborReader {
   bigArg: bigint | undefined = undefined;
   /** Raw bytes (binary string) of the last non-text key read by {@link CborReader.mapKey}. */
   rawKey = '';
+  /** Items this decode may still read; every head takes one. */
+  itemsLeft: number;
   #view: DataView | undefined;
 
-  constructor(buf: Uint8Array, pos = 0) {
+  constructor(buf: Uint8Array, pos = 0, maxItems: number = MAX_ITEMS) {
     this.buf = buf;
     this.pos = pos;
+    this.itemsLeft = maxItems;
   }
 
   get view(): DataView {
@@ -68,6 +78,16 @@ export class CborReader {
     if (n > this.buf.length - this.pos) throw new CborFormatError('not enough data');
   }
 
+  /**
+   * Fails unless a container declaring `n` entries (map entries count twice) fits both the bytes
+   * left (each item takes at least one byte) and the item budget: checked at the head, before the
+   * caller allocates anything for it.
+   */
+  fits(n: number): void {
+    this.need(n);
+    if (n > this.itemsLeft) throw new CborFormatError('too many CBOR items');
+  }
+
   /** Peeks the next initial byte. */
   peek(): number {
     if (this.pos >= this.buf.length) throw new CborFormatError('not enough data');
@@ -81,6 +101,7 @@ export class CborReader {
   head(): void {
     const buf = this.buf;
     if (this.pos >= buf.length) throw new CborFormatError('not enough data');
+    if (--this.itemsLeft < 0) throw new CborFormatError('too many CBOR items');
     const ib = buf[this.pos++] as number;
     const major = ib >>> 5;
     const info = ib & 31;
@@ -282,7 +303,7 @@ export class CborReader {
         if (n < 0) {
           while (!this.takeBreak()) this.skip(depth + 1);
         } else {
-          this.need(n);
+          this.fits(n);
           for (let i = 0; i < n; i++) this.skip(depth + 1);
         }
         return;
@@ -301,7 +322,7 @@ export class CborReader {
         if (n < 0) {
           while (!this.takeBreak()) entry();
         } else {
-          this.need(n * 2);
+          this.fits(n * 2);
           for (let i = 0; i < n; i++) entry();
         }
         return;
