@@ -11,9 +11,9 @@ const MIB = 1024 * 1024;
 /**
  * Items a state document or patch may hold. The seeds cap the compact JSON at 8 MiB, which would
  * allow about four million one-byte items; this cap keeps a full decode, the JSON conversion and
- * the size check of the largest accepted record near 50 ms on a loaded two-core machine.
+ * the size check of the largest accepted record within 50 ms on a busy two-core machine.
  */
-export const MAX_STATE_CBOR_ITEMS = 131_072;
+export const MAX_STATE_CBOR_ITEMS = 65_536;
 
 /**
  * Per-capsule caps, checked by the strict reader as lengths and counts are read. Each item cap is

@@ -1,6 +1,7 @@
 import { encode } from 'cbor2';
 import { AgdxError, CodecError } from '../errors.js';
-import { CborLimitError, decodeStrictItem } from './strict-decoder.js';
+import { CborLimitError } from '../codec/reader.js';
+import { decodeStrictItem } from './strict-decoder.js';
 
 /**
  * A decoded CBOR item as the strict reader hands it out: integers are always `bigint`, floats

@@ -35,6 +35,23 @@ export const MAJOR_SIMPLE: number = 7;
 export class CborFormatError extends Error {}
 
 /**
+ * A cap crossed while decoding, as opposed to malformed bytes. Kept apart so the caller can report
+ * the cap in the error context. @internal
+ */
+export class CborLimitError extends CborFormatError {
+  /** Which limit: `items` or `depth`. */
+  readonly limit: 'items' | 'depth';
+  /** The cap that was crossed. */
+  readonly cap: number;
+
+  constructor(limit: 'items' | 'depth', cap: number) {
+    super(limit === 'items' ? `more than ${cap} CBOR items` : `nesting deeper than ${cap}`);
+    this.limit = limit;
+    this.cap = cap;
+  }
+}
+
+/**
  * A strict CBOR reader over one buffer: minimal heads only, no indefinite-length strings, no tags
  * (callers decide what a tag means where a type is expected), no simple values but false, true, null
  * and undefined, every length checked against the remaining bytes before anything is read.
@@ -55,12 +72,15 @@ export class CborReader {
   rawKey = '';
   /** Items this decode may still read; every head takes one. */
   itemsLeft: number;
+  /** The item cap this reader started with. */
+  readonly maxItems: number;
   #view: DataView | undefined;
 
   constructor(buf: Uint8Array, pos = 0, maxItems: number = MAX_ITEMS) {
     this.buf = buf;
     this.pos = pos;
     this.itemsLeft = maxItems;
+    this.maxItems = maxItems;
   }
 
   get view(): DataView {
@@ -85,7 +105,7 @@ export class CborReader {
    */
   fits(n: number): void {
     this.need(n);
-    if (n > this.itemsLeft) throw new CborFormatError('too many CBOR items');
+    if (n > this.itemsLeft) throw new CborLimitError('items', this.maxItems);
   }
 
   /** Peeks the next initial byte. */
@@ -101,7 +121,7 @@ export class CborReader {
   head(): void {
     const buf = this.buf;
     if (this.pos >= buf.length) throw new CborFormatError('not enough data');
-    if (--this.itemsLeft < 0) throw new CborFormatError('too many CBOR items');
+    if (--this.itemsLeft < 0) throw new CborLimitError('items', this.maxItems);
     const ib = buf[this.pos++] as number;
     const major = ib >>> 5;
     const info = ib & 31;
