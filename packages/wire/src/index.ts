@@ -125,6 +125,8 @@ export { encodeProvenanceHeaders, decodeProvenanceHeaders } from './headers/prov
 export type { Provenance, ProvenanceUsage } from './headers/provenance.js';
 export { estimateTokens } from './helpers/token-estimate.js';
 export { enterBridge, bridgeHopMetadata, readBridgeHops, BRIDGE_HOPS_METADATA_KEY } from './helpers/bridge-hops.js';
+export { reportSkippedRecord, skippedRecordError } from './helpers/skipped-record.js';
+export type { RecordPosition, SkippedRecordHandler } from './helpers/skipped-record.js';
 export { encodeBodyRef, decodeBodyRef, validateBodyRef, MAX_BODY_REF_REFERENCE_BYTES } from './claim-check/body-ref.js';
 export type { BodyRef } from './claim-check/body-ref.js';
 export { InMemoryBlobStore, BlobNotFoundError } from './claim-check/blob-store.js';
