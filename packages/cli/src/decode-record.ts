@@ -5,8 +5,7 @@
  */
 
 import { readHeaderValue, type LogRecord } from '@agdx/transport';
-import { AgentEnvelope, ContentType, contentTypeName, taskStateName } from '@agdx/wire';
-import { decode as decodeCbor } from 'cbor2';
+import { AgentEnvelope, ContentType, contentTypeName, decodeStrictCbor, taskStateName } from '@agdx/wire';
 
 /** A decoded record, ready to print or to serialise as JSON. */
 export interface DecodedRecord {
@@ -55,12 +54,22 @@ function jsonFriendly(value: unknown, depth: number = 0): unknown {
   return value;
 }
 
+/**
+ * Largest body that is parsed for display (JSON or CBOR). A bigger one is summarised instead: one
+ * hostile record must not hold the tail for seconds (JSON.parse has no limits of its own).
+ */
+export const MAX_READABLE_BODY_BYTES = 1024 * 1024;
+
 /** The body shown for bytes of a content type. */
 export function readableBody(bytes: Uint8Array, contentType: number | undefined): unknown {
   if (bytes.length === 0) return '';
+  if (bytes.length > MAX_READABLE_BODY_BYTES) {
+    return `<${bytes.length} bytes of ${contentType === undefined ? 'body' : (contentTypeName(contentType) ?? `type ${contentType}`)}, over the ${MAX_READABLE_BODY_BYTES}-byte display cap: 0x${hex(bytes)}>`;
+  }
   if (contentType === ContentType.cbor || contentType === ContentType.ref) {
     try {
-      return jsonFriendly(decodeCbor(bytes));
+      // The wire package's strict reader: counts and lengths are checked before anything is built.
+      return jsonFriendly(decodeStrictCbor(bytes, { surface: 'body' }));
     } catch {
       return `<${bytes.length} bytes, not CBOR: 0x${hex(bytes)}>`;
     }
