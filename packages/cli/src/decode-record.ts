@@ -43,11 +43,15 @@ function headerText(value: unknown): string {
   return String(value);
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
+
 /** Turns CBOR-decoded values into JSON-friendly ones (bytes as hex, bigints as text, maps as objects). */
 function jsonFriendly(value: unknown, depth: number = 0): unknown {
   if (depth > 32) return '…';
   if (value instanceof Uint8Array) return value.length === 16 ? `0x${hex(value)}` : `0x${hex(value, 64)}`;
-  if (typeof value === 'bigint') return value.toString();
+  // The strict reader gives every integer as a bigint: exact ones print as numbers, others as text.
+  if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map((v) => jsonFriendly(v, depth + 1));
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), jsonFriendly(v, depth + 1)]));
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonFriendly(v, depth + 1)]));
