@@ -150,8 +150,7 @@ export function readMetadataValue(r: CborReader, depth: number, budget: Metadata
  * cap over, so an oversized map costs no more than its caps' worth of work. @internal
  */
 export function readMetadata(r: CborReader, surface: string, depth: number, capped = false): Map<string, MetadataValue> {
-  const count = expectMap(r, `${surface}.metadata`, depth);
-  if (capped) checkMetadataEntryCount(count);
+  const count = expectMap(r, `${surface}.metadata`, depth, capped ? checkMetadataEntryCount : undefined);
   const out = new Map<string, MetadataValue>();
   const budget = new MetadataBudget(capped);
   for (let i = 0; more(r, count, i); i++) {
