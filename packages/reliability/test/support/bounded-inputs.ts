@@ -169,6 +169,6 @@ export function largestAccepted(): { readonly decoder: BoundedDecoder; readonly 
     { decoder: byName('decodeStateSnapshot'), input: { name: `state snapshot of ${items} zeros`, bytes: encodeStateSnapshot({ baseRevision: 1n, document }) } },
     { decoder: byName('decodeSessionHeartbeat'), input: { name: `heartbeat of ${MAX_HEARTBEAT_SESSIONS} sessions`, bytes: encodeSessionHeartbeat({ process: 'p', stream: 's', sessions }) } },
     { decoder: byName('decodeStrictCbor'), input: { name: 'generic map of 32,767 keys (default item cap)', bytes: wideMap(32_767) } },
-    { decoder: byName('decodeAgentErrorBody'), input: { name: 'error body with an 8,000-entry detail', bytes: concat([head(5, 2), text('code'), [6], text('detail'), wideMap(CAPSULE_LIMITS.errorBody.maxItems / 2 - 8)]) } },
+    { decoder: byName('decodeAgentErrorBody'), input: { name: 'error body with a 4,000-entry detail', bytes: concat([head(5, 2), text('code'), [6], text('detail'), wideMap(CAPSULE_LIMITS.errorBody.maxItems / 2 - 8)]) } },
   ];
 }

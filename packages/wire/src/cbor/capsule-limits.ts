@@ -21,8 +21,8 @@ export const MAX_STATE_CBOR_ITEMS = 65_536;
  * cap (heartbeat sessions, card capabilities, state size) it is the source.
  */
 export const CAPSULE_LIMITS = Object.freeze({
-  /** AgentErrorBody: code, message, retryable and a metadata-like `detail` map. */
-  errorBody: { maxBytes: 1 * MIB, maxItems: 16_384 },
+  /** AgentErrorBody: code, message, retryable and a metadata-like `detail` map (about 4,000 entries at most). */
+  errorBody: { maxBytes: 1 * MIB, maxItems: 8_192 },
   /** Dead letter: five fields; `payload` is the original record verbatim (up to the default byte cap). */
   deadLetter: { maxBytes: 16 * MIB, maxItems: 256 },
   /** AgentCard: at most 64 capabilities of about 30 items each. */
