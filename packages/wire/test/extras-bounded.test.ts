@@ -27,6 +27,7 @@ import {
   MAX_PAUSE_REQUEST_BYTES,
   MintUlid,
   RecordId,
+  type CborValue,
 } from '@agdx/wire';
 
 const CBOR2_STRICT = {
@@ -170,10 +171,12 @@ describe('per-type caps while decoding', () => {
   });
 
   test('capsule caps: heartbeat and error body item caps, pause request byte cap', () => {
-    const heartbeat = encodeCbor(new Map([['process', 'p'], ['stream', 's'], ['sessions', Array.from({ length: CAPSULE_LIMITS.sessionHeartbeat.maxItems }, () => new Uint8Array(16))]]));
+    const heartbeat = encodeCbor(
+      new Map<CborValue, CborValue>([['process', 'p'], ['stream', 's'], ['sessions', Array.from({ length: CAPSULE_LIMITS.sessionHeartbeat.maxItems }, () => new Uint8Array(16))]]),
+    );
     expect(caught(() => decodeSessionHeartbeat(heartbeat)).context).toMatchObject({ limit: 'items', cap: CAPSULE_LIMITS.sessionHeartbeat.maxItems });
     const detail = new Map(Array.from({ length: CAPSULE_LIMITS.errorBody.maxItems / 2 }, (_, i) => [`k${i}`, 0n] as [string, bigint]));
-    expect(caught(() => decodeAgentErrorBody(encodeCbor(new Map<never, never>([['code', 1n], ['detail', detail]] as never)))).context?.['limit']).toBe('items');
+    expect(caught(() => decodeAgentErrorBody(encodeCbor(new Map<CborValue, CborValue>([['code', 1n], ['detail', detail]])))).context?.['limit']).toBe('items');
     const pause = new TextEncoder().encode(`{"participants":[${'"a",'.repeat(MAX_PAUSE_REQUEST_BYTES / 4)}"a"]}`);
     expect(caught(() => decodeSessionPauseRequest(pause)).message).toBe('invalid session pause request');
   });
