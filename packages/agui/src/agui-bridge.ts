@@ -5,8 +5,8 @@
 
 import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
 import { sessions, type Sessions } from '@agdx/sessions';
-import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue } from '@agdx/wire';
-import { locateConversation, readConversationToEnd } from './conversation-log.js';
+import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
+import { locateConversation, readConversationToEnd, unreadableStateReporter } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
@@ -15,6 +15,12 @@ import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } f
 export interface AguiBridgeOptions {
   /** The stream (default: the client's default stream). */
   readonly stream?: string | undefined;
+  /**
+   * Receives each record a read skipped (in {@link AguiBridge.aguiEvents}, the live handler unless
+   * it has its own, and the state fold), as a `CodecError` naming its stream, topic, partition and
+   * offset. Reads go on past it.
+   */
+  readonly onError?: SkippedRecordHandler | undefined;
 }
 
 /** Call options. */
@@ -40,12 +46,14 @@ export class AguiBridge {
   readonly #client: AgdxClient;
   readonly #stream: string | undefined;
   readonly #sessions: Sessions;
+  readonly #onError: SkippedRecordHandler | undefined;
 
   /** @param client the client whose log holds the conversations */
   constructor(client: AgdxClient, options: AguiBridgeOptions = {}) {
     this.#client = client;
     this.#stream = options.stream;
-    this.#sessions = sessions(options.stream !== undefined ? client.withDefaultStream(options.stream) : client);
+    this.#onError = options.onError;
+    this.#sessions = sessions(options.stream !== undefined ? client.withDefaultStream(options.stream) : client, undefined, { onError: options.onError });
   }
 
   #streamName(): string {
@@ -88,19 +96,28 @@ export class AguiBridge {
 
   /**
    * The conversation's AG-UI events on `topic` (default `agent.sessions`), from its start to the
-   * log's end at the time of the call (see {@link AguiConverter} for the mapping).
+   * log's end at the time of the call (see {@link AguiConverter} for the mapping). Records it
+   * cannot use are skipped and reported to the bridge's `onError`.
    */
   async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
     const id = checkConversation(conversation);
     const address = await locateConversation(this.#client.transport, this.#streamName(), topic, id, options.signal);
-    const converter = new AguiConverter();
+    const unreadable = unreadableStateReporter(address, this.#onError);
+    const converter = new AguiConverter({ onUnreadableState: unreadable.report });
     const events: AguiEvent[] = [];
-    for (const record of await readConversationToEnd(this.#client.transport, address, id, options.signal)) events.push(...converter.convert(record.envelope));
+    for (const record of await readConversationToEnd(this.#client.transport, address, id, options.signal, this.#onError)) {
+      unreadable.offset = record.offset;
+      events.push(...converter.convert(record.envelope));
+    }
     return events;
   }
 
   /** The live SSE endpoint over this bridge's stream; see {@link createAguiHandler}. */
   handler(options: Omit<AguiHandlerOptions, 'stream'> = {}): AguiRequestHandler {
-    return createAguiHandler(this.#client, { ...options, ...(this.#stream !== undefined ? { stream: this.#stream } : {}) });
+    return createAguiHandler(this.#client, {
+      onError: this.#onError,
+      ...options,
+      ...(this.#stream !== undefined ? { stream: this.#stream } : {}),
+    });
   }
 }

@@ -5,7 +5,7 @@
 
 import { readAgentMessage } from '@agdx/agents';
 import { partitionForKey, type LogRecord, type LogTransport } from '@agdx/transport';
-import type { AgentEnvelope, ConversationId } from '@agdx/wire';
+import { CodecError, reportSkippedRecord, type AgentEnvelope, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 
 /** Where a conversation lives. */
 export interface ConversationAddress {
@@ -23,6 +23,26 @@ export interface ConversationRecord {
   readonly offset: bigint;
   /** The decoded envelope. */
   readonly envelope: AgentEnvelope;
+}
+
+/**
+ * Reports state records whose body cannot be read (for `AguiConverter`'s `onUnreadableState`):
+ * set `offset` to the record being converted before each `convert` call.
+ */
+export function unreadableStateReporter(
+  address: ConversationAddress,
+  onError: SkippedRecordHandler | undefined,
+): { offset: bigint; readonly report: (envelope: AgentEnvelope) => void } {
+  const reporter = {
+    offset: 0n,
+    report: (envelope: AgentEnvelope): void => {
+      const cause = new CodecError(`the body of a \`${envelope.operation ?? ''}\` state record is neither a state capsule nor JSON`, {
+        context: { operation: envelope.operation },
+      });
+      reportSkippedRecord(onError, { stream: address.stream, topic: address.topic, partition: address.partition, offset: reporter.offset }, cause);
+    },
+  };
+  return reporter;
 }
 
 /** Records fetched per read. */
@@ -43,20 +63,23 @@ export async function locateConversation(
 
 /**
  * The conversation's envelope records in a batch of raw records; records of other
- * conversations, plain records and undecodable records are passed over (a reader here has no
- * dead-letter duty: the consuming agents dead-letter them).
+ * conversations and plain records are passed over. An undecodable record is skipped and
+ * reported to `onError` with its position (a reader here has no dead-letter duty: the consuming
+ * agents dead-letter them); it never ends or stalls the read.
  */
 export function conversationRecords(
   address: ConversationAddress,
   conversation: ConversationId,
   records: readonly LogRecord[],
+  onError?: SkippedRecordHandler,
 ): ConversationRecord[] {
   const out: ConversationRecord[] = [];
   for (const record of records) {
     let envelope: AgentEnvelope | undefined;
     try {
       envelope = readAgentMessage(record, address).envelope;
-    } catch {
+    } catch (error) {
+      reportSkippedRecord(onError, { stream: address.stream, topic: address.topic, partition: record.partition, offset: record.offset }, error);
       continue;
     }
     if (envelope !== undefined && envelope.conversation.equals(conversation)) out.push({ offset: record.offset, envelope });
@@ -64,12 +87,13 @@ export function conversationRecords(
   return out;
 }
 
-/** Every record of the conversation from its start up to the partition's end when called. */
+/** Every record of the conversation from its start up to the partition's end when called; skipped records go to `onError`. */
 export async function readConversationToEnd(
   transport: LogTransport,
   address: ConversationAddress,
   conversation: ConversationId,
   signal?: AbortSignal,
+  onError?: SkippedRecordHandler,
 ): Promise<ConversationRecord[]> {
   const description = await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal });
   const end = description.partitions[address.partition]?.nextOffset ?? 0n;
@@ -78,7 +102,7 @@ export async function readConversationToEnd(
   while (next < end) {
     const batch = await transport.read({ ...address, offset: next, maxCount: READ_BATCH, signal });
     if (batch.length === 0) break;
-    for (const item of conversationRecords(address, conversation, batch)) if (item.offset < end) out.push(item);
+    for (const item of conversationRecords(address, conversation, batch, onError)) if (item.offset < end) out.push(item);
     const lastRecord = batch[batch.length - 1];
     if (lastRecord === undefined) break;
     next = lastRecord.offset + 1n;
@@ -90,7 +114,8 @@ export async function readConversationToEnd(
  * Follows the conversation from offset 0 forever, waiting with the transport's `waitFor` (no
  * busy polling). Yields `idle` after a wait that timed out or a batch holding none of the
  * conversation's records, so a caller can send keepalives.
- * Ends by throwing the transport's `CancelledError` when `signal` fires.
+ * Ends by throwing the transport's `CancelledError` when `signal` fires. Undecodable records are
+ * skipped and reported to `onError` with their position.
  */
 export async function* followConversation(
   transport: LogTransport,
@@ -98,6 +123,7 @@ export async function* followConversation(
   conversation: ConversationId,
   idleMs: number,
   signal: AbortSignal,
+  onError?: SkippedRecordHandler,
 ): AsyncGenerator<ConversationRecord | 'idle', void, undefined> {
   let next = 0n;
   for (;;) {
@@ -105,7 +131,7 @@ export async function* followConversation(
     const lastRecord = batch[batch.length - 1];
     if (lastRecord !== undefined) {
       next = lastRecord.offset + 1n;
-      const mine = conversationRecords(address, conversation, batch);
+      const mine = conversationRecords(address, conversation, batch, onError);
       // A batch of other conversations' records still hands control back (for keepalives).
       if (mine.length === 0) yield 'idle';
       yield* mine;

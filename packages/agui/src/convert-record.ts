@@ -38,7 +38,12 @@ export function errorText(body: Uint8Array): string {
   return bodyText(body);
 }
 
-/** What a state record says, read from its operation and body; undefined for any other record. */
+/** True for a state record (an event with operation `state_snapshot` or `state_delta`). */
+export function isStateRecord(envelope: AgentEnvelope): boolean {
+  return envelope.kind === AgentKind.Event && (envelope.operation === STATE_SNAPSHOT_OPERATION || envelope.operation === STATE_DELTA_OPERATION);
+}
+
+/** What a state record says, read from its operation and body; undefined for any other record or an unreadable body. */
 export function stateBodyOf(envelope: AgentEnvelope): StateBody | undefined {
   if (envelope.kind !== AgentKind.Event) return undefined;
   if (envelope.operation === STATE_SNAPSHOT_OPERATION) return readSnapshotBody(envelope.body);

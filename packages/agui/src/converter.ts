@@ -5,7 +5,7 @@
  */
 
 import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, type AgentEnvelope, type JsonValue } from '@agdx/wire';
-import { envelopeToAgUi, stateBodyOf, stateEvent } from './convert-record.js';
+import { envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
 import type { AguiEvent } from './events.js';
 import type { StateBody } from './state-body.js';
 
@@ -78,6 +78,7 @@ export interface ConvertedState {
  *   document as `reconstructState`.
  */
 export class AguiConverter {
+  readonly #onUnreadableState: ((envelope: AgentEnvelope) => void) | undefined;
   readonly #channels = new Map<string, ChannelState>();
   // Correlation → channel id of the tool-argument stream it carried, so the tool's result reuses
   // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
@@ -86,11 +87,23 @@ export class AguiConverter {
   #document: JsonValue | undefined;
   #revision = 0n;
 
+  /**
+   * @param options.onUnreadableState called with a state record whose body is neither a state
+   * capsule nor legacy JSON (it renders nothing); readers use it to report the record.
+   */
+  constructor(options: { readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined } = {}) {
+    this.#onUnreadableState = options.onUnreadableState;
+  }
+
   /** The AG-UI events of one record (empty when it has none). */
   convert(envelope: AgentEnvelope): AguiEvent[] {
     if (envelope.kind === AgentKind.Chunk) return this.#chunk(envelope);
     const state = stateBodyOf(envelope);
     if (state !== undefined) return this.#fold(state) ? [stateEvent(state)] : [];
+    if (isStateRecord(envelope)) {
+      this.#onUnreadableState?.(envelope);
+      return [];
+    }
     const events = envelopeToAgUi(envelope) ?? [];
     return events.map((event) => this.#linkToolResult(event));
   }

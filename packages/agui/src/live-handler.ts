@@ -4,8 +4,8 @@
  */
 
 import { AgentTopic, type AgdxClient } from '@agdx/agents';
-import { AgdxError, ConversationId, CorrelationId, InvalidError } from '@agdx/wire';
-import { followConversation, locateConversation, type ConversationAddress } from './conversation-log.js';
+import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
+import { followConversation, locateConversation, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { RunFraming } from './run-framing.js';
@@ -23,6 +23,11 @@ export interface AguiHandlerOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Sent as the SSE `retry:` field: how long an `EventSource` waits before reconnecting, in ms. */
   readonly retryMs?: number | undefined;
+  /**
+   * Receives each record the stream skipped (undecodable, or a state record whose body cannot be
+   * read), as a `CodecError` naming its stream, topic, partition and offset. The stream goes on.
+   */
+  readonly onError?: SkippedRecordHandler | undefined;
 }
 
 /** A web-standard request handler. */
@@ -121,8 +126,10 @@ async function* sseChunks(
   keepaliveMs: number,
   retryMs: number | undefined,
   signal: AbortSignal,
+  onError: SkippedRecordHandler | undefined,
 ): AsyncGenerator<string, void, undefined> {
-  const converter = new AguiConverter();
+  const unreadable = unreadableStateReporter(address, onError);
+  const converter = new AguiConverter({ onUnreadableState: unreadable.report });
   const framing =
     parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
   const after = parsed.after?.offset;
@@ -132,10 +139,11 @@ async function* sseChunks(
   // the keepalive still goes out on time.
   let lastSent = Date.now();
   try {
-    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal)) {
+    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal, onError)) {
       let chunk = '';
       if (item !== 'idle') {
         // Earlier records are still converted: channels and the state fold depend on them.
+        unreadable.offset = item.offset;
         const converted = converter.convert(item.envelope);
         if (after === undefined || item.offset > after) {
           const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, item.envelope).events : converted;
@@ -175,6 +183,9 @@ async function* sseChunks(
  * New records are awaited with the transport's `waitFor`; an idle stream gets an SSE comment
  * every `keepaliveMs`. When the client disconnects (`request.signal`, or the body stream is
  * cancelled) the follow loop stops.
+ *
+ * A record the stream cannot use is skipped and reported to `options.onError` with its position;
+ * the events of the records around it still arrive.
  *
  * Answers `OPTIONS` with 204 (add CORS headers through `headers`), and 400 (invalid request,
  * body over 1 MiB), 404 (unknown stream or topic) and 405 (another method) with a JSON
@@ -216,7 +227,7 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal);
+    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -3,7 +3,7 @@
  * (seed 000); the 0.1.1 reference wrote plain JSON. Both are read so older logs still render.
  */
 
-import { decodeStateDelta, decodeStateSnapshot, parseJsonPatch, type JsonPatchOperation, type JsonValue, type StateDelta, type StateSnapshot } from '@agdx/wire';
+import { decodeStateDelta, decodeStateSnapshot, MAX_STATE_JSON_BYTES, parseJsonPatch, type JsonPatchOperation, type JsonValue, type StateDelta, type StateSnapshot } from '@agdx/wire';
 
 /** A state record body as read: the revision-guarded capsule, or a legacy JSON body. */
 export type StateBody =
@@ -15,6 +15,8 @@ export type StateBody =
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: false } {
+  // JSON.parse has no limits of its own: a legacy body over the seeds' 8 MiB state cap is unreadable.
+  if (bytes.length > MAX_STATE_JSON_BYTES) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(strictUtf8.decode(bytes)) as JsonValue };
   } catch {

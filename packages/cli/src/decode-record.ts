@@ -5,8 +5,7 @@
  */
 
 import { readHeaderValue, type LogRecord } from '@agdx/transport';
-import { AgentEnvelope, ContentType, contentTypeName, taskStateName } from '@agdx/wire';
-import { decode as decodeCbor } from 'cbor2';
+import { AgentEnvelope, ContentType, contentTypeName, decodeStrictCbor, taskStateName } from '@agdx/wire';
 
 /** A decoded record, ready to print or to serialise as JSON. */
 export interface DecodedRecord {
@@ -44,23 +43,37 @@ function headerText(value: unknown): string {
   return String(value);
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
+
 /** Turns CBOR-decoded values into JSON-friendly ones (bytes as hex, bigints as text, maps as objects). */
 function jsonFriendly(value: unknown, depth: number = 0): unknown {
   if (depth > 32) return '…';
   if (value instanceof Uint8Array) return value.length === 16 ? `0x${hex(value)}` : `0x${hex(value, 64)}`;
-  if (typeof value === 'bigint') return value.toString();
+  // The strict reader gives every integer as a bigint: exact ones print as numbers, others as text.
+  if (typeof value === 'bigint') return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map((v) => jsonFriendly(v, depth + 1));
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), jsonFriendly(v, depth + 1)]));
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonFriendly(v, depth + 1)]));
   return value;
 }
 
+/**
+ * Largest body that is parsed for display (JSON or CBOR). A bigger one is summarised instead: one
+ * hostile record must not hold the tail for seconds (JSON.parse has no limits of its own).
+ */
+export const MAX_READABLE_BODY_BYTES = 1024 * 1024;
+
 /** The body shown for bytes of a content type. */
 export function readableBody(bytes: Uint8Array, contentType: number | undefined): unknown {
   if (bytes.length === 0) return '';
+  if (bytes.length > MAX_READABLE_BODY_BYTES) {
+    return `<${bytes.length} bytes of ${contentType === undefined ? 'body' : (contentTypeName(contentType) ?? `type ${contentType}`)}, over the ${MAX_READABLE_BODY_BYTES}-byte display cap: 0x${hex(bytes)}>`;
+  }
   if (contentType === ContentType.cbor || contentType === ContentType.ref) {
     try {
-      return jsonFriendly(decodeCbor(bytes));
+      // The wire package's strict reader: counts and lengths are checked before anything is built.
+      return jsonFriendly(decodeStrictCbor(bytes, { surface: 'body' }));
     } catch {
       return `<${bytes.length} bytes, not CBOR: 0x${hex(bytes)}>`;
     }

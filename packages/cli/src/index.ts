@@ -9,7 +9,7 @@ export { ExitCode, UsageError, errorLine, exitCodeOf, errorKindOf, isUsageError 
 export { runDemo } from './demo/run-demo.js';
 export type { DemoOptions } from './demo/run-demo.js';
 export { DEMO_STEPS } from './demo/transcript.js';
-export { decodeRecord, formatRecord, readableBody } from './decode-record.js';
+export { decodeRecord, formatRecord, MAX_READABLE_BODY_BYTES, readableBody } from './decode-record.js';
 export type { DecodedRecord } from './decode-record.js';
 export { figuresOf, ratiosOf, formatNumber } from './bench/bench-report.js';
 export type { FigureRow, RatioRow } from './bench/bench-report.js';

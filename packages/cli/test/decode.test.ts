@@ -48,6 +48,17 @@ describe('decodeRecord', () => {
     expect(readableBody(Uint8Array.of(1, 2, 3), ContentType.protobuf)).toBe('<3 bytes of protobuf>');
   });
 
+  it('bounds the work on hostile bodies: huge declared counts are refused, big bodies summarised', () => {
+    const zeros = new Uint8Array(1_000_005);
+    zeros.set([0x9a, 0x00, 0x0f, 0x42, 0x40]); // an array of 1,000,000 zeros: over the item cap
+    const started = performance.now();
+    expect(readableBody(zeros, ContentType.cbor)).toMatch(/^<1000005 bytes, not CBOR/);
+    expect(readableBody(new Uint8Array(2 * 1024 * 1024).fill(0x20), ContentType.json)).toMatch(/^<2097152 bytes of json, over the 1048576-byte display cap/);
+    // Generous: before the strict reader, a 16 MiB array of zeros took seconds.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(readableBody(Uint8Array.of(0x82, 0x1b, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20), ContentType.cbor)).toEqual(['9007199254740992', -1]);
+  });
+
   it('reports hostile payloads and headers as undecodable instead of throwing', () => {
     const headerKinds = fc.constantFrom('raw', 'string', 'uint8', 'uint32', 'uint64', 'bool') as fc.Arbitrary<string>;
     fc.assert(

@@ -59,7 +59,7 @@ export class Session {
       conversation,
       topics,
       read: (readTopics: readonly string[], bounds: PartitionBounds = windowedBounds, signal?: AbortSignal) =>
-        readConversation(runtime.client.transport, runtime.stream(), readTopics, conversation, bounds, signal),
+        readConversation(runtime.client.transport, runtime.stream(), readTopics, conversation, bounds, signal, runtime.onError),
     });
   }
 

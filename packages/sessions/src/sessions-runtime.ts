@@ -1,4 +1,5 @@
 import { NoStreamError, type ActionGovernor, type AgdxClient, type HeartbeatRegistry } from '@agdx/agents';
+import type { SkippedRecordHandler } from '@agdx/wire';
 import type { SessionConfig } from './session-config.js';
 import type { LaneGuard } from './lifecycle/lane-guard.js';
 
@@ -9,6 +10,8 @@ export interface SessionsRuntime {
   readonly governor: ActionGovernor | undefined;
   readonly heartbeats: HeartbeatRegistry | undefined;
   readonly lane: LaneGuard;
+  /** Receives records the reads skipped (undecodable records, unreadable heartbeat, state or end bodies). */
+  readonly onError: SkippedRecordHandler | undefined;
   /** The stream every session topic lives on. @throws NoStreamError when neither the layout nor the client names one. */
   stream(): string;
 }

@@ -1,5 +1,5 @@
 import { type ActionGovernor, type AgdxClient, type HeartbeatRegistry } from '@agdx/agents';
-import { ConversationId, InvalidError } from '@agdx/wire';
+import { ConversationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
 import { topicTails } from './checkpoint/checkpoint.js';
 import { MissingTopicError } from './errors.js';
 import { LaneGuard } from './lifecycle/lane-guard.js';
@@ -27,6 +27,13 @@ export interface SessionsOptions {
   readonly governor?: ActionGovernor | undefined;
   /** Heartbeat registry: `begin()` takes a lease on it. */
   readonly heartbeats?: HeartbeatRegistry | undefined;
+  /**
+   * Receives each record a read skipped, as a `CodecError` naming its stream, topic, partition and
+   * offset with the decode failure as `cause`: an undecodable record met by the session reads, the
+   * turn and context reads or the memory fold, and an envelope whose heartbeat, state or end body
+   * cannot be read. Reads go on past it; each read reports a record once.
+   */
+  readonly onError?: SkippedRecordHandler | undefined;
 }
 
 /** What {@link Sessions.bootstrap} ensured. */
@@ -193,6 +200,7 @@ export function sessions(client: AgdxClient, config: SessionConfig = new Session
     governor: options.governor ?? client.governor,
     heartbeats: options.heartbeats,
     lane: new LaneGuard(client),
+    onError: options.onError,
     stream: () => resolveStream(client, config),
   };
   return new Sessions(runtime);

@@ -2,6 +2,7 @@ import { CodecError } from '@agdx/wire';
 import { decode } from 'cbor2';
 import { signatureFromMap } from './signature-capsule.js';
 import type { Signature } from '@agdx/wire';
+import { MAX_SIGNATURE_BYTES } from './cbor-caps.js';
 
 /** An encoded envelope split into its signature and the exact bytes the signature covers. */
 export interface SplitEnvelope {
@@ -111,6 +112,7 @@ export function splitSignedEnvelope(bytes: Uint8Array): SplitEnvelope {
   }
   if (pos !== bytes.length) throw fail('trailing bytes after envelope');
   if (signatureStart < 0) return { unsigned: bytes.slice(), signature: undefined };
+  if (signatureEnd - valueStart > MAX_SIGNATURE_BYTES) throw fail(`signature is ${signatureEnd - valueStart}B, exceeds cap ${MAX_SIGNATURE_BYTES}B`);
   let raw: unknown;
   try {
     raw = decode(bytes.subarray(valueStart, signatureEnd), { preferMap: true, rejectDuplicateKeys: true });

@@ -33,6 +33,7 @@ export { SIGNATURE_DOMAIN, signingInputFromEncoded } from './signing-input.js';
 export { encodeContextBytes } from './signature-context.js';
 export { ED25519_SCHEME, decodeSignatureCapsule, encodeSignatureCapsule } from './signature-capsule.js';
 export { splitSignedEnvelope } from './encoded-envelope.js';
+export { MAX_KEY_RECORD_BYTES, MAX_SIGNATURE_BYTES } from './cbor-caps.js';
 export type { SplitEnvelope } from './encoded-envelope.js';
 export { SigningKey, signingInput } from './signing-key.js';
 export type { Ed25519Options } from './signing-key.js';

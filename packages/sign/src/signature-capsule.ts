@@ -4,6 +4,7 @@ import { isBytes } from './bytes.js';
 import { CborWriter } from './cbor-writer.js';
 import { encodeContextBytes } from './signature-context.js';
 import type { Signature } from '@agdx/wire';
+import { MAX_SIGNATURE_BYTES } from './cbor-caps.js';
 
 /** Scheme code of Ed25519, the only scheme this package signs and verifies. */
 export const ED25519_SCHEME = 1;
@@ -44,10 +45,12 @@ export function signatureFromMap(value: unknown): Signature {
 /**
  * Decodes a standalone Signature capsule (`{scheme, key_id, bytes, context?}`).
  *
- * @throws CodecError for malformed CBOR or fields of the wrong type.
+ * @throws CodecError for malformed CBOR, fields of the wrong type, or more than
+ *   {@link MAX_SIGNATURE_BYTES} bytes (refused before decoding).
  */
 export function decodeSignatureCapsule(bytes: Uint8Array): Signature {
   if (!isBytes(bytes)) throw fail('signature must be bytes');
+  if (bytes.length > MAX_SIGNATURE_BYTES) throw fail(`signature is ${bytes.length}B, exceeds cap ${MAX_SIGNATURE_BYTES}B`);
   let value: unknown;
   try {
     value = decode(bytes, { preferMap: true, rejectDuplicateKeys: true, rejectStreaming: true });

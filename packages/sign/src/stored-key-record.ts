@@ -7,6 +7,7 @@ import { KEY_ID_LENGTH, keyIdOf, VERIFYING_KEY_LENGTH } from './key-id.js';
 import { isKeyKind } from './key-kind.js';
 import type { KeyKind } from './key-kind.js';
 import { KeyRecord } from './key-record.js';
+import { MAX_KEY_RECORD_BYTES } from './cbor-caps.js';
 
 /** Version of the stored key-record layout this package reads and writes. */
 export const STORED_KEY_RECORD_VERSION = 1;
@@ -111,13 +112,17 @@ function bytesField(map: Map<unknown, unknown>, name: string): Uint8Array {
  * Decodes stored key-record CBOR. The stored key id is returned as found; use
  * {@link keyRecordFromStored} to also require that it matches the verifying key.
  *
- * @throws CodecError for malformed CBOR, a non-map, a missing field or a field of the wrong type.
+ * @throws CodecError for malformed CBOR, a non-map, a missing field, a field of the wrong type, or
+ *   more than {@link MAX_KEY_RECORD_BYTES} bytes (refused before decoding).
  * @throws SignatureError `unsupported key record version`, `invalid key kind`,
  *   `key principal must not be empty`, `Ed25519 key id must be 8 bytes`,
  *   `Ed25519 public key must be 32 bytes`, `key validity end must be after its start`.
  */
 export function decodeStoredKeyRecord(bytes: Uint8Array): StoredKeyRecord {
   if (!isBytes(bytes)) throw new CodecError('key record must be bytes', { context: { surface: SURFACE } });
+  if (bytes.length > MAX_KEY_RECORD_BYTES) {
+    throw new CodecError(`key record is ${bytes.length}B, exceeds cap ${MAX_KEY_RECORD_BYTES}B`, { context: { surface: SURFACE, cap: MAX_KEY_RECORD_BYTES } });
+  }
   let value: unknown;
   try {
     value = decode(bytes, { preferMap: true, rejectDuplicateKeys: true, rejectStreaming: true, rejectUndefined: true });

@@ -7,6 +7,8 @@ import {
   decodeSignatureCapsule,
   decodeStoredKeyRecord,
   KeyRegistry,
+  MAX_KEY_RECORD_BYTES,
+  MAX_SIGNATURE_BYTES,
   SigningKey,
   splitSignedEnvelope,
   verifyCardSync,
@@ -75,5 +77,29 @@ describe('hostile input', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('refuses oversized key records and signatures by size, before decoding (a 16 MiB array took seconds)', () => {
+    const zeros = (n: number): Uint8Array => {
+      const out = new Uint8Array(n + 5);
+      out.set([0x9a, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
+      return out;
+    };
+    const big = zeros(16 * 1024 * 1024 - 8);
+    const started = performance.now();
+    for (const decode of [decodeStoredKeyRecord, decodeSignatureCapsule]) {
+      let error: unknown;
+      try {
+        decode(big);
+      } catch (e) {
+        error = e;
+      }
+      expect(AgdxError.is(error, 'codec')).toBe(true);
+      expect((error as Error).message).toMatch(/exceeds cap 4096B/);
+    }
+    // Generous: the point is not stalling, not speed.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(() => decodeStoredKeyRecord(zeros(MAX_KEY_RECORD_BYTES))).toThrow(/exceeds cap/);
+    expect(() => decodeSignatureCapsule(zeros(MAX_SIGNATURE_BYTES - 5))).toThrow(/not a CBOR map|must be|signature/);
   });
 });

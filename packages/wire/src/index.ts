@@ -37,14 +37,16 @@ export {
   ED25519_KEY_ID_BYTES,
   ED25519_SIGNATURE_BYTES,
   MAX_AGENT_STRING_BYTES,
+  STATUS_OPERATIONS,
+  validateEnvelope,
+} from './envelope/validate.js';
+export {
   MAX_METADATA_ENTRIES,
   MAX_METADATA_KEY_BYTES,
   MAX_METADATA_TOTAL_BYTES,
   MAX_METADATA_VALUE_BYTES,
   metadataValueSize,
-  STATUS_OPERATIONS,
-  validateEnvelope,
-} from './envelope/validate.js';
+} from './envelope/metadata-caps.js';
 export {
   decodeSessionEnd,
   decodeSessionStart,
@@ -71,7 +73,10 @@ export type { EncodeEnvelopeOptions } from './codec/envelope-encoder.js';
 export { encodeEnvelope, encodeEnvelopeUnsigned, encodeSignatureContext } from './codec/envelope-encoder.js';
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
-export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH } from './cbor/strict.js';
+export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH, DEFAULT_MAX_CBOR_ITEMS } from './cbor/strict.js';
+export { CAPSULE_LIMITS, MAX_STATE_CBOR_ITEMS } from './cbor/capsule-limits.js';
+export type { CapsuleLimits } from './cbor/capsule-limits.js';
+export { MAX_ITEMS as MAX_ENVELOPE_CBOR_ITEMS } from './codec/reader.js';
 export type { CborValue, StrictCborOptions } from './cbor/strict.js';
 export { FieldReader, isCborMap } from './cbor/fields.js';
 export { readDetailMap, detailMapToCbor, detailValueToCbor } from './cbor/value.js';
@@ -120,6 +125,8 @@ export { encodeProvenanceHeaders, decodeProvenanceHeaders } from './headers/prov
 export type { Provenance, ProvenanceUsage } from './headers/provenance.js';
 export { estimateTokens } from './helpers/token-estimate.js';
 export { enterBridge, bridgeHopMetadata, readBridgeHops, BRIDGE_HOPS_METADATA_KEY } from './helpers/bridge-hops.js';
+export { reportSkippedRecord, skippedRecordError } from './helpers/skipped-record.js';
+export type { RecordPosition, SkippedRecordHandler } from './helpers/skipped-record.js';
 export { encodeBodyRef, decodeBodyRef, validateBodyRef, MAX_BODY_REF_REFERENCE_BYTES } from './claim-check/body-ref.js';
 export type { BodyRef } from './claim-check/body-ref.js';
 export { InMemoryBlobStore, BlobNotFoundError } from './claim-check/blob-store.js';
@@ -188,6 +195,7 @@ export {
   SESSION_UNPARKED_OPERATION,
   encodeSessionPauseRequest,
   decodeSessionPauseRequest,
+  MAX_PAUSE_REQUEST_BYTES,
   encodeSessionParking,
   decodeSessionParking,
   validateSessionParking,

@@ -2,6 +2,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { BOOTSTRAP_TOPICS, ON_FIRST_USE_TOPICS } from '@agdx/agents';
+import { skippedRecordError } from '@agdx/wire';
 import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
 import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
@@ -32,6 +33,9 @@ Options:
   --json                  one JSON object per line (machine output)
   --limit N               stop after N records (default: run until Ctrl-C)
   -h, --help              this help
+
+A record that cannot be decoded is shown with kind undecodable and reported on stderr with its
+position (stream/topic partition:offset); the tail goes on. Bodies over 1 MiB are summarised.
 
 Exit codes: 0 stopped (Ctrl-C or --limit reached), 1 the server failed, 2 a usage error.`;
 
@@ -115,6 +119,12 @@ export const tailCommand: Command = {
   },
 };
 
+/** One stderr line per unreadable record, with its position; the tail goes on. */
+function reportUndecodable(io: CommandIo, stream: string, record: DecodedRecord): void {
+  const error = skippedRecordError({ stream, topic: record.topic, partition: record.partition, offset: BigInt(record.offset) }, record.error);
+  line(io.err, `agdx tail: ${error.message}: ${record.error ?? 'undecodable'}`);
+}
+
 interface TailOptions {
   readonly iggy: string;
   readonly stream: string;
@@ -135,7 +145,10 @@ async function tail(options: TailOptions, io: CommandIo): Promise<void> {
   io.signal.addEventListener('abort', onAbort, { once: true });
   let printed = 0;
   const emit = (record: DecodedRecord): void => {
-    if (stop.signal.aborted || !matches(record, options.filter)) return;
+    if (stop.signal.aborted) return;
+    // Reported whatever the filters say: a record nobody can read is news on its own.
+    if (record.kind === 'undecodable') reportUndecodable(io, options.stream, record);
+    if (!matches(record, options.filter)) return;
     printed += 1;
     line(io.out, options.json ? JSON.stringify(record) : `${formatRecord(record, options.headers)}\n`);
     if (options.limit !== undefined && printed >= options.limit) stop.abort();

@@ -27,7 +27,8 @@ export interface MemoryReport {
   readonly series: readonly MemorySample[];
 }
 
-function findGc(): (() => void) | undefined {
+/** The forced collector: `gc` when exposed, else switched on through the V8 flag at run time. */
+export function findGc(): (() => void) | undefined {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (typeof existing === 'function') return existing;
   try {

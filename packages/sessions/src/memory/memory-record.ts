@@ -50,12 +50,17 @@ function text(map: ReadonlyMap<CborValue, CborValue>, key: string): string {
   return v;
 }
 
+/** Items a memory record may hold: one per byte of the largest (8 MiB) body, plus its fields. */
+const MEMORY_RECORD_MAX_ITEMS = 8 * 1024 * 1024 + 64;
+
 /**
  * Decodes a memory record body.
  * @throws CodecError for anything else.
  */
 export function decodeMemoryRecord(bytes: Uint8Array): MemoryRecord {
-  const value = decodeStrictCbor(bytes, { surface: 'memory record' });
+  // A body may come as an array of byte values (how serde writes Vec<u8>), one item per byte, up to
+  // the 8 MiB memory value cap: the item cap follows the input size instead of the generic default.
+  const value = decodeStrictCbor(bytes, { surface: 'memory record', maxItems: MEMORY_RECORD_MAX_ITEMS });
   if (!(value instanceof Map) || value.size !== 1) fail('expected a single-variant map');
   const [[tag, inner]] = [...(value as Map<CborValue, CborValue>)] as [[CborValue, CborValue]];
   if (!(inner instanceof Map)) fail('variant body must be a map');

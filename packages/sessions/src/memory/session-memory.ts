@@ -213,6 +213,7 @@ export class SessionMemory {
       this.#conversation,
       (_t, _p, tail) => ({ start: 0n, end: tail }),
       signal,
+      this.#runtime.onError,
     );
     const items = new Map<string, { id: string; kind: MemoryKind; body: Uint8Array; position: MessagePosition; order: number }>();
     const forgotten = new Set<string>();

@@ -1,6 +1,6 @@
 import { readAgentMessage, type AgentMessage } from '@agdx/agents';
 import type { LogRecord, LogTransport } from '@agdx/transport';
-import { ConversationId, readConversationHeader } from '@agdx/wire';
+import { ConversationId, readConversationHeader, reportSkippedRecord, type SkippedRecordHandler } from '@agdx/wire';
 import { topicTails } from '../checkpoint/checkpoint.js';
 
 const READ_BATCH = 1000;
@@ -47,9 +47,16 @@ function headerConversation(record: LogRecord): ConversationId | undefined {
 
 /**
  * Reads every retained record of `topics` (whole range up to the tails seen at the start), decodes
- * each one, and orders them by broker time, then topic order, partition and offset.
+ * each one, and orders them by broker time, then topic order, partition and offset. An undecodable
+ * record is kept (without a message) and reported to `onError` with its position.
  */
-export async function scanTopics(transport: LogTransport, stream: string, topics: readonly string[], signal?: AbortSignal): Promise<LaneScan> {
+export async function scanTopics(
+  transport: LogTransport,
+  stream: string,
+  topics: readonly string[],
+  signal?: AbortSignal,
+  onError?: SkippedRecordHandler,
+): Promise<LaneScan> {
   const records: ScannedRecord[] = [];
   const frontiers: PartitionFrontier[] = [];
   const present = new Set<string>();
@@ -70,8 +77,9 @@ export async function scanTopics(transport: LogTransport, stream: string, topics
           let message: AgentMessage | undefined;
           try {
             message = readAgentMessage(record, { stream, topic });
-          } catch {
+          } catch (error) {
             message = undefined;
+            reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
           }
           records.push({ topic, topicIndex, record, message, conversation: message?.provenance.conversation ?? headerConversation(record) });
         }

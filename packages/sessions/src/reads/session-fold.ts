@@ -14,11 +14,13 @@ import {
   decodeStateDelta,
   decodeStateSnapshot,
   isTerminalTaskState,
+  reportSkippedRecord,
   type SessionBudget,
   type SessionSdk,
   type SessionStart,
   type StateRecord,
   type TokenUsage,
+  type SkippedRecordHandler,
 } from '@agdx/wire';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
 import type { PartitionFrontier, ScannedRecord } from './lane-scan.js';
@@ -210,6 +212,8 @@ export interface FoldOptions {
   readonly only?: ConversationId | undefined;
   /** The scan's frontier, reported on every summary. */
   readonly frontier?: readonly PartitionFrontier[] | undefined;
+  /** Receives envelopes whose heartbeat, state or end body cannot be read (the fold goes on). */
+  readonly onError?: SkippedRecordHandler | undefined;
 }
 
 const DEFAULT_IDLE_MICROS = 300_000_000n;
@@ -231,6 +235,8 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
     return entry.acc;
   };
   const heartbeats = new Map<string, bigint>();
+  const report = (scanned: ScannedRecord, cause: unknown): void =>
+    reportSkippedRecord(options.onError, { stream: options.stream, topic: scanned.topic, partition: scanned.record.partition, offset: scanned.record.offset }, cause);
   for (const scanned of records) {
     const ts = scanned.record.timestampMicros;
     const message = scanned.message;
@@ -240,8 +246,9 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
         const beat = decodeSessionHeartbeat(message.envelope.body);
         if (beat.stream !== options.stream) continue;
         for (const s of beat.sessions) heartbeats.set(s.toString(), ts);
-      } catch {
+      } catch (error) {
         // A malformed heartbeat says nothing about liveness.
+        report(scanned, error);
       }
       continue;
     }
@@ -255,7 +262,7 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
     acc.firstEventAt ??= ts;
     acc.lastEventAt = ts;
     acc.counters.events++;
-    acc.events.push(eventOf(scanned, conversation, acc, message));
+    acc.events.push(eventOf(scanned, conversation, acc, message, (cause) => report(scanned, cause)));
   }
   const out = new Map<string, FoldedSession>();
   for (const [key, { id, acc }] of accs) {
@@ -317,7 +324,7 @@ function foldControl(acc: Acc, message: AgentMessage | undefined): void {
   }
 }
 
-function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined): SessionEvent {
+function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined, report: (cause: unknown) => void): SessionEvent {
   const ts = scanned.record.timestampMicros;
   const at = positionOf(scanned);
   const afterEnd = acc.ended !== undefined;
@@ -378,8 +385,9 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
         acc.endedAt = ts;
         try {
           acc.endReason = decodeSessionEnd(envelope.body).reason;
-        } catch {
+        } catch (error) {
           acc.endReason = undefined;
+          report(error);
         }
       } else if (acc.ended.recordKey === recordKey) {
         // A repeated identical terminal changes nothing and is not "after" itself.
@@ -413,9 +421,10 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       } else if (envelope.operation === STATE_DELTA_OPERATION) {
         acc.stateRecords.push({ record: { kind: 'delta', delta: decodeStateDelta(envelope.body) }, at, brokerTs: ts });
       }
-    } catch {
+    } catch (error) {
       // An undecodable state body is reported by the state read as unrecognized.
       acc.stateRecords.push({ record: undefined, at, brokerTs: ts });
+      report(error);
     }
   }
   return {

@@ -125,7 +125,7 @@ export class SessionReads {
 
   async #scan(signal?: AbortSignal): Promise<{ scan: LaneScan; stream: string }> {
     const stream = this.#runtime.stream();
-    const scan = await scanTopics(this.#runtime.client.transport, stream, LANE_TOPICS, signal);
+    const scan = await scanTopics(this.#runtime.client.transport, stream, LANE_TOPICS, signal, this.#runtime.onError);
     const lanePartitions = scan.frontiers.filter((f) => f.topic === SESSIONS_TOPIC).length;
     this.#runtime.lane.observe(stream, scan.present.has(SESSIONS_TOPIC) ? lanePartitions : undefined);
     return { scan, stream };
@@ -139,6 +139,7 @@ export class SessionReads {
       heartbeatsPresent: scan.present.has(HEARTBEAT_TOPIC),
       only,
       frontier: scan.frontiers,
+      onError: this.#runtime.onError,
     });
     return { folded, scan };
   }

@@ -1,6 +1,6 @@
 import { readAgentMessage } from '@agdx/agents';
 import type { LogRecord, LogTransport } from '@agdx/transport';
-import type { ConversationId } from '@agdx/wire';
+import { reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import type { Checkpoint } from '../checkpoint/checkpoint.js';
 import { topicTails } from '../checkpoint/checkpoint.js';
 import type { ContextMessage } from './session-turn.js';
@@ -84,10 +84,11 @@ interface PartitionRead {
   readonly textBytes: Uint8Array;
   readonly bigEndian: Uint8Array;
   readonly signal: AbortSignal | undefined;
+  readonly onError: SkippedRecordHandler | undefined;
 }
 
 async function readPartition(r: PartitionRead): Promise<Keyed[]> {
-  const { transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal } = r;
+  const { transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal, onError } = r;
   const address = { stream, topic };
   const found: Keyed[] = [];
   let offset = range.start;
@@ -110,7 +111,8 @@ async function readPartition(r: PartitionRead): Promise<Keyed[]> {
       let message;
       try {
         message = readAgentMessage(record, address);
-      } catch {
+      } catch (error) {
+        reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
         continue;
       }
       if (!message.provenance.conversation.equals(conversation)) continue;
@@ -135,7 +137,8 @@ async function readPartition(r: PartitionRead): Promise<Keyed[]> {
 /**
  * Reads the messages of `conversation` on `topics` of `stream` within `bounds`, merged and ordered
  * by broker timestamp, then the topic's index in `topics`, partition and offset (the producer's
- * clock is never used). Missing topics contribute nothing; undecodable records are skipped.
+ * clock is never used). Missing topics contribute nothing; undecodable records that may belong to
+ * the conversation are skipped and reported to `onError` with their position.
  */
 export async function readConversation(
   transport: LogTransport,
@@ -144,6 +147,7 @@ export async function readConversation(
   conversation: ConversationId,
   bounds: PartitionBounds,
   signal?: AbortSignal,
+  onError?: SkippedRecordHandler,
 ): Promise<ContextMessage[]> {
   const textBytes = encoder.encode(conversation.toString());
   const bigEndian = conversation.toBytes();
@@ -157,7 +161,7 @@ export async function readConversation(
           const range = bounds(topic, partition, tail);
           return range === undefined
             ? []
-            : readPartition({ transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal });
+            : readPartition({ transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal, onError });
         }),
       );
       return parts.flat();

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { contentTypeFromCode, contentTypeName, ContentType, type ContentTypeName } from '../dictionaries/content-type.js';
@@ -132,7 +133,7 @@ function readCapability(value: CborValue, surface: string): CapabilityDescriptor
  * health codes are kept; an over-cap card is refused with the validation error.
  */
 export function decodeAgentCard(bytes: Uint8Array): AgentCard {
-  const r = FieldReader.decode(bytes, 'body');
+  const r = FieldReader.decode(bytes, 'body', CAPSULE_LIMITS.agentCard);
   const card: { -readonly [K in keyof AgentCard]: AgentCard[K] } = {
     capabilities: (r.arrayOpt('capabilities') ?? []).map((item) => readCapability(item, `${r.surface}.capabilities`)),
   };

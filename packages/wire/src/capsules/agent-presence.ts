@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
@@ -39,7 +40,7 @@ export function encodeAgentPresence(presence: AgentPresence): Uint8Array {
 
 /** Decodes presence (surface `body`); the agent id follows the wire rule (InvalidError). */
 export function decodeAgentPresence(bytes: Uint8Array): AgentPresence {
-  const r = FieldReader.decode(bytes, 'body');
+  const r = FieldReader.decode(bytes, 'body', CAPSULE_LIMITS.agentPresence);
   const v = r.u32('v');
   if (v !== AGENT_PRESENCE_VERSION) {
     throw new CodecError(`unsupported agent presence version ${v}`, { context: { surface: 'body', operation: 'v' } });

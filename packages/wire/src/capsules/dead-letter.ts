@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { LogPosition } from '../ids/log-position.js';
@@ -30,7 +31,7 @@ export function encodeAgentDeadLetter(letter: AgentDeadLetter): Uint8Array {
 
 /** Decodes a dead letter (surface `body`); a source of the wrong length is InvalidError. */
 export function decodeAgentDeadLetter(bytes: Uint8Array): AgentDeadLetter {
-  const r = FieldReader.decode(bytes, 'body');
+  const r = FieldReader.decode(bytes, 'body', CAPSULE_LIMITS.deadLetter);
   const source = LogPosition.fromBytes(r.bytes('source'));
   const reason = r.u8('reason');
   const attempts = r.u32('attempts');

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { detailMapToCbor, readDetailMap } from '../cbor/value.js';
@@ -26,7 +27,7 @@ export function encodeAgentErrorBody(body: AgentErrorBody): Uint8Array {
 
 /** Decodes an AgentErrorBody (surface `body`); CodecError on any bad field. */
 export function decodeAgentErrorBody(bytes: Uint8Array): AgentErrorBody {
-  const r = FieldReader.decode(bytes, 'body');
+  const r = FieldReader.decode(bytes, 'body', CAPSULE_LIMITS.errorBody);
   return readAgentErrorBody(r);
 }
 

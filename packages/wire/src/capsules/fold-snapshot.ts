@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
@@ -45,7 +46,7 @@ export function encodeFoldSnapshot(snapshot: FoldSnapshot): Uint8Array {
 
 /** Decodes a snapshot (surface `fold snapshot`); partitions beyond u32 and offsets beyond u64 are CodecErrors. */
 export function decodeFoldSnapshot(bytes: Uint8Array): FoldSnapshot {
-  const r = FieldReader.decode(bytes, SURFACE);
+  const r = FieldReader.decode(bytes, SURFACE, CAPSULE_LIMITS.foldSnapshot);
   const conversation = ConversationId.fromBytes(r.bytes('conversation'));
   const asOfReader = r.map('as_of');
   const asOf = new Map<number, bigint>();

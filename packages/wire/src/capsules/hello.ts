@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError } from '../errors.js';
@@ -205,7 +206,7 @@ export function encodeBackendAnnounce(announce: BackendAnnounce): Uint8Array {
  */
 export function decodeBackendAnnounce(bytes: Uint8Array): BackendAnnounce | undefined {
   if (bytes.length === 0) return undefined;
-  const r = FieldReader.decode(bytes, 'hello reply');
+  const r = FieldReader.decode(bytes, 'hello reply', CAPSULE_LIMITS.hello);
   const versions = readVersions(r.map('versions'));
   const ready = r.boolOpt('ready') ?? true;
   const backends = (r.arrayOpt('backends') ?? []).map((item) => {

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
@@ -29,15 +30,30 @@ export interface SessionPauseRequest {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Largest accepted pause request body: room for about a thousand participants of 250-byte agent
+ * ids, far beyond any real session.
+ */
+export const MAX_PAUSE_REQUEST_BYTES = 256 * 1024;
+
 /** Encodes a pause request as JSON; an empty set is written as `{}`. */
 export function encodeSessionPauseRequest(request: SessionPauseRequest): Uint8Array {
   const json = request.participants.length === 0 ? {} : { participants: request.participants.map((a) => a.toString()) };
   return encoder.encode(JSON.stringify(json));
 }
 
-/** Decodes a pause request; an empty body means no participants. Errors are CodecErrors with the documented messages. */
+/**
+ * Decodes a pause request; an empty body means no participants. Errors are CodecErrors with the
+ * documented messages; a body over {@link MAX_PAUSE_REQUEST_BYTES} is refused before parsing.
+ */
 export function decodeSessionPauseRequest(bytes: Uint8Array): SessionPauseRequest {
   if (bytes.length === 0) return { participants: [] };
+  // JSON.parse has no limits of its own: the cap bounds its time and memory before it runs.
+  if (bytes.length > MAX_PAUSE_REQUEST_BYTES) {
+    throw new CodecError('invalid session pause request', {
+      context: { surface: 'session pause request', operation: 'json', bytes: bytes.length, cap: MAX_PAUSE_REQUEST_BYTES },
+    });
+  }
   let json: unknown;
   try {
     json = JSON.parse(decoder.decode(bytes));
@@ -141,7 +157,7 @@ function readSource(r: FieldReader): SourceRef {
 
 /** Decodes and validates a parking body (surface `session parking`). */
 export function decodeSessionParking(bytes: Uint8Array): SessionParking {
-  const r = FieldReader.decode(bytes, 'session parking');
+  const r = FieldReader.decode(bytes, 'session parking', CAPSULE_LIMITS.sessionParking);
   const parking: SessionParking = {
     source: readSource(r.map('source')),
     role: AgentId.parse(r.text('role')),

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
@@ -42,7 +43,7 @@ export function encodeSessionHeartbeat(heartbeat: SessionHeartbeat): Uint8Array 
 
 /** Decodes a heartbeat (surface `heartbeat`). */
 export function decodeSessionHeartbeat(bytes: Uint8Array): SessionHeartbeat {
-  const r = FieldReader.decode(bytes, 'heartbeat');
+  const r = FieldReader.decode(bytes, 'heartbeat', CAPSULE_LIMITS.sessionHeartbeat);
   const process = r.text('process');
   const stream = r.text('stream');
   const raw = r.array('sessions');

@@ -1,5 +1,7 @@
-import { decode, encode, Tag } from 'cbor2';
+import { encode } from 'cbor2';
 import { AgdxError, CodecError } from '../errors.js';
+import { CborLimitError } from '../codec/reader.js';
+import { decodeStrictItem } from './strict-decoder.js';
 
 /**
  * A decoded CBOR item as the strict reader hands it out: integers are always `bigint`, floats
@@ -23,52 +25,36 @@ export interface StrictCborOptions {
   readonly maxBytes?: number;
   /** Deepest accepted nesting. Default 64. */
   readonly maxDepth?: number;
+  /**
+   * Most CBOR data items in the input (a map entry counts as two). Default 65,536. A declared
+   * array or map count beyond what is left is refused at its head, before anything is allocated.
+   */
+  readonly maxItems?: number;
 }
 
 /** Default input cap of the strict reader: capsules are small, claim-checked bodies are not inline. */
 export const DEFAULT_MAX_CBOR_BYTES: number = 16 * 1024 * 1024;
 /** Default nesting cap of the strict reader. */
 export const DEFAULT_MAX_CBOR_DEPTH: number = 64;
-
-const DECODE_OPTIONS = {
-  preferMap: true,
-  preferBigInt: true,
-  rejectDuplicateKeys: true,
-  rejectStreaming: true,
-  requirePreferred: true,
-  rejectUndefined: true,
-  rejectSimple: true,
-  ignoreGlobalTags: true,
-} as const;
-
-// cbor2 hands byte strings out as views into the input; copying keeps the caller free to reuse
-// its buffer, and the walk also turns any surviving tag (every tag is unknown to AGDX) into an error.
-function normalise(value: unknown, depth: number, maxDepth: number): CborValue {
-  if (depth > maxDepth) throw new Error(`nesting deeper than ${maxDepth}`);
-  if (value === null || typeof value === 'bigint' || typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') {
-    return value;
-  }
-  if (value instanceof Uint8Array) return new Uint8Array(value);
-  if (Array.isArray(value)) return value.map((item) => normalise(item, depth + 1, maxDepth));
-  if (value instanceof Map) {
-    const out = new Map<CborValue, CborValue>();
-    for (const [k, v] of value) out.set(normalise(k, depth + 1, maxDepth), normalise(v, depth + 1, maxDepth));
-    return out;
-  }
-  if (value instanceof Tag) throw new Error(`tag ${String(value.tag)} not supported`);
-  throw new Error('unsupported CBOR item');
-}
+/**
+ * Default item cap of the strict reader: far above any capsule's schema (the largest, a 2,048-session
+ * heartbeat, is about 2,060 items) while a refusal or a full decode stays within a few milliseconds.
+ */
+export const DEFAULT_MAX_CBOR_ITEMS = 65_536;
 
 /**
  * Decodes exactly one CBOR item under the AGDX strict profile: no trailing bytes, no duplicate
  * map keys, shortest-form heads only, no indefinite lengths, no tags, no simple values other than
- * `true`/`false`/`null`, valid UTF-8, bounded size and depth. Every failure, including the plain
- * `RangeError`/`TypeError` cbor2 throws on truncated input, becomes a {@link CodecError}.
+ * `true`/`false`/`null`, valid UTF-8, bounded size, depth and item count. Every declared length and
+ * count is checked against the bytes left and the caps before anything is allocated, so time and
+ * memory are bounded by the caps, not by what the input claims. Every failure becomes a
+ * {@link CodecError} (`context.limit` and `context.cap` name a crossed cap).
  */
 export function decodeStrictCbor(bytes: Uint8Array, options: StrictCborOptions = {}): CborValue {
   const surface = options.surface ?? 'CBOR item';
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_CBOR_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_CBOR_DEPTH;
+  const maxItems = options.maxItems ?? DEFAULT_MAX_CBOR_ITEMS;
   if (!(bytes instanceof Uint8Array)) {
     throw new CodecError(`failed to decode ${surface}`, { context: { surface, operation: 'decode' }, cause: new TypeError('expected bytes') });
   }
@@ -79,9 +65,14 @@ export function decodeStrictCbor(bytes: Uint8Array, options: StrictCborOptions =
     });
   }
   try {
-    return normalise(decode(bytes, { ...DECODE_OPTIONS, maxDepth: maxDepth + 1 }), 0, maxDepth);
+    return decodeStrictItem(bytes, { maxDepth, maxItems });
   } catch (error) {
-    throw new CodecError(`failed to decode ${surface}`, { context: { surface, operation: 'decode' }, cause: error });
+    const context: Record<string, unknown> = { surface, operation: 'decode' };
+    if (error instanceof CborLimitError) {
+      context['limit'] = error.limit;
+      context['cap'] = error.cap;
+    }
+    throw new CodecError(`failed to decode ${surface}`, { context, cause: error });
   }
 }
 

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { InvalidError } from '../errors.js';
@@ -45,7 +46,7 @@ export function encodeBodyRef(ref: BodyRef): Uint8Array {
 
 /** Decodes a BodyRef (shape only; call {@link validateBodyRef} for the rules). CodecError on bad bytes. */
 export function decodeBodyRef(bytes: Uint8Array): BodyRef {
-  const r = FieldReader.decode(bytes, SURFACE);
+  const r = FieldReader.decode(bytes, SURFACE, CAPSULE_LIMITS.bodyRef);
   const reference = r.text('reference');
   const sizeBytes = r.u64('size_bytes');
   const sha256 = r.bytes('sha256');

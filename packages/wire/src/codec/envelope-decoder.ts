@@ -221,7 +221,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
     throw new CodecError(`expected a CBOR map for ${SURFACE}`, { context: { surface: SURFACE, operation: 'expect-map' } });
   }
   const count = r.arg;
-  if (count > 0) r.need(count * 2);
+  if (count > 0) r.fits(count * 2);
   let kind: AgentKind | undefined;
   let record: RecordId | undefined;
   let conversation: ConversationId | undefined;
@@ -333,7 +333,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 'metadata':
         bits = mark(bits, 1 << 20, key);
-        metadata = readMetadata(r, SURFACE, 1);
+        metadata = readMetadata(r, SURFACE, 1, true);
         break;
       case 'must_understand':
         bits = mark(bits, 1 << 21, key);

@@ -53,13 +53,19 @@ export function expectBool(r: CborReader, field: string): boolean {
   throw shape(`field \`${field}\` in ${SURFACE} must be a boolean`, SURFACE, field);
 }
 
-/** Reads a map head (count, or -1 when indefinite) after checking it fits the input. @internal */
-export function expectMap(r: CborReader, surface: string, depth: number): number {
+/**
+ * Reads a map head (count, or -1 when indefinite) after checking it against the map's own cap
+ * (`checkCount`, when the map has one) and then against the input and the item budget. @internal
+ */
+export function expectMap(r: CborReader, surface: string, depth: number, checkCount?: (count: number) => void): number {
   if (depth > MAX_DEPTH) throw new CborFormatError('nesting too deep');
   r.head();
   if (r.major !== MAJOR_MAP) throw shape(`expected a CBOR map for ${surface}`, surface, 'expect-map');
   const count = r.arg;
-  if (count > 0) r.need(count * 2);
+  if (count > 0) {
+    checkCount?.(count);
+    r.fits(count * 2);
+  }
   return count;
 }
 

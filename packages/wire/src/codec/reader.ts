@@ -7,6 +7,13 @@ const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
 
+/**
+ * Item bound for one decode (a map entry counts as two): far above the largest valid envelope
+ * (metadata caps allow about 8,200 items) and session body, small enough that skipping unknown
+ * fields or refusing an oversized declared count stays within a few milliseconds.
+ */
+export const MAX_ITEMS = 65_536;
+
 /** Major types. @internal */
 export const MAJOR_UINT: number = 0;
 /** @internal */
@@ -28,6 +35,23 @@ export const MAJOR_SIMPLE: number = 7;
 export class CborFormatError extends Error {}
 
 /**
+ * A cap crossed while decoding, as opposed to malformed bytes. Kept apart so the caller can report
+ * the cap in the error context. @internal
+ */
+export class CborLimitError extends CborFormatError {
+  /** Which limit: `items` or `depth`. */
+  readonly limit: 'items' | 'depth';
+  /** The cap that was crossed. */
+  readonly cap: number;
+
+  constructor(limit: 'items' | 'depth', cap: number) {
+    super(limit === 'items' ? `more than ${cap} CBOR items` : `nesting deeper than ${cap}`);
+    this.limit = limit;
+    this.cap = cap;
+  }
+}
+
+/**
  * A strict CBOR reader over one buffer: minimal heads only, no indefinite-length strings, no tags
  * (callers decide what a tag means where a type is expected), no simple values but false, true, null
  * and undefined, every length checked against the remaining bytes before anything is read.
@@ -46,11 +70,17 @@ export class CborReader {
   bigArg: bigint | undefined = undefined;
   /** Raw bytes (binary string) of the last non-text key read by {@link CborReader.mapKey}. */
   rawKey = '';
+  /** Items this decode may still read; every head takes one. */
+  itemsLeft: number;
+  /** The item cap this reader started with. */
+  readonly maxItems: number;
   #view: DataView | undefined;
 
-  constructor(buf: Uint8Array, pos = 0) {
+  constructor(buf: Uint8Array, pos = 0, maxItems: number = MAX_ITEMS) {
     this.buf = buf;
     this.pos = pos;
+    this.itemsLeft = maxItems;
+    this.maxItems = maxItems;
   }
 
   get view(): DataView {
@@ -68,6 +98,16 @@ export class CborReader {
     if (n > this.buf.length - this.pos) throw new CborFormatError('not enough data');
   }
 
+  /**
+   * Fails unless a container declaring `n` entries (map entries count twice) fits both the bytes
+   * left (each item takes at least one byte) and the item budget: checked at the head, before the
+   * caller allocates anything for it.
+   */
+  fits(n: number): void {
+    this.need(n);
+    if (n > this.itemsLeft) throw new CborLimitError('items', this.maxItems);
+  }
+
   /** Peeks the next initial byte. */
   peek(): number {
     if (this.pos >= this.buf.length) throw new CborFormatError('not enough data');
@@ -81,6 +121,7 @@ export class CborReader {
   head(): void {
     const buf = this.buf;
     if (this.pos >= buf.length) throw new CborFormatError('not enough data');
+    if (--this.itemsLeft < 0) throw new CborLimitError('items', this.maxItems);
     const ib = buf[this.pos++] as number;
     const major = ib >>> 5;
     const info = ib & 31;
@@ -282,7 +323,7 @@ export class CborReader {
         if (n < 0) {
           while (!this.takeBreak()) this.skip(depth + 1);
         } else {
-          this.need(n);
+          this.fits(n);
           for (let i = 0; i < n; i++) this.skip(depth + 1);
         }
         return;
@@ -301,7 +342,7 @@ export class CborReader {
         if (n < 0) {
           while (!this.takeBreak()) entry();
         } else {
-          this.need(n * 2);
+          this.fits(n * 2);
           for (let i = 0; i < n; i++) entry();
         }
         return;

@@ -245,7 +245,7 @@ function mapEntries(r: CborReader, surface: string, depth: number, onKey: (k: st
   };
   if (count < 0) while (!r.takeBreak()) entry();
   else {
-    r.need(count * 2);
+    r.fits(count * 2);
     for (let i = 0; i < count; i++) entry();
   }
 }
@@ -367,9 +367,16 @@ export function decodeSessionStart(input: Uint8Array): SessionStart {
           if (r.major !== MAJOR_ARRAY) throw bad(S, k, 'an array of strings');
           const tags: string[] = [];
           const n = r.arg;
-          if (n < 0) while (!r.takeBreak()) tags.push(text(r, S, k));
-          else {
-            r.need(n);
+          // The tag cap is checked as the count is read, before any tag is decoded.
+          const tooMany = (): InvalidError => new InvalidError('session has too many tags', { context: { field: 'tags' } });
+          if (n < 0) {
+            while (!r.takeBreak()) {
+              if (tags.length === MAX_SESSION_TAGS) throw tooMany();
+              tags.push(text(r, S, k));
+            }
+          } else {
+            if (n > MAX_SESSION_TAGS) throw tooMany();
+            r.fits(n);
             for (let i = 0; i < n; i++) tags.push(text(r, S, k));
           }
           out.tags = tags;

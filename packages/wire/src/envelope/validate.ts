@@ -4,7 +4,13 @@ import { isTerminalTaskState, TaskState } from '../dictionaries/task-state.js';
 import { utf8Length } from '../ids/utf8.js';
 import type { AgentEnvelope } from './agent-envelope.js';
 import { checkFieldShapes } from './field-shapes.js';
-import type { MetadataValue } from './metadata.js';
+import {
+  checkMetadataEntryCount,
+  checkMetadataKey,
+  checkMetadataTotal,
+  checkMetadataValueSize,
+  metadataValueSize,
+} from './metadata-caps.js';
 import {
   decodeSessionEnd,
   decodeSessionStart,
@@ -15,14 +21,6 @@ import {
 
 /** Cap on `operation`, `tool` and `finish_reason`, in UTF-8 bytes. */
 export const MAX_AGENT_STRING_BYTES = 256;
-/** Most metadata entries per envelope. */
-export const MAX_METADATA_ENTRIES = 32;
-/** Cap on one metadata key, in UTF-8 bytes. */
-export const MAX_METADATA_KEY_BYTES = 256;
-/** Cap on one metadata value (size rule: strings by UTF-8 length, lists Σ(1 + item), scalars 9). */
-export const MAX_METADATA_VALUE_BYTES = 1024;
-/** Cap on all metadata keys plus values. */
-export const MAX_METADATA_TOTAL_BYTES = 8192;
 /** Ed25519 key id length. */
 export const ED25519_KEY_ID_BYTES = 8;
 /** Ed25519 signature length. */
@@ -49,36 +47,6 @@ function invalid(field: string, reason: string): InvalidError {
 
 function tooLarge(field: string, size: number, cap: number, unit = 'B'): InvalidError {
   return new InvalidError(`\`${field}\` is ${size}${unit}, exceeds cap ${cap}${unit}`, { context: { field, size, cap } });
-}
-
-const I64_MIN = -(1n << 63n);
-const MAX_METADATA_DEPTH = 64;
-
-/**
- * Size of a metadata value under the cap rule (strings by bytes, lists Σ(1 + item), scalars 9).
- * @throws InvalidError for a value metadata cannot carry (not a string, integer within
- * −2^63 … 2^64 − 1, float, boolean, null or list).
- */
-export function metadataValueSize(v: MetadataValue, depth = 0): number {
-  switch (typeof v) {
-    case 'string':
-      return utf8Length(v);
-    case 'bigint':
-      if (v < I64_MIN || v > U64_MAX) throw invalid('metadata value', 'integers must fit i64 or u64');
-      return 9;
-    case 'number':
-    case 'boolean':
-      return 9;
-    default:
-      if (v === null) return 9;
-      if (Array.isArray(v) && depth < MAX_METADATA_DEPTH) {
-        const list = v as readonly MetadataValue[];
-        let n = 0;
-        for (let i = 0; i < list.length; i++) n += 1 + metadataValueSize(list[i] as MetadataValue, depth + 1);
-        return n;
-      }
-      throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
-  }
 }
 
 function checkU64(v: bigint | undefined, field: string): void {
@@ -265,21 +233,16 @@ export function validateEnvelope(e: AgentEnvelope): void {
   // metadata caps
   if (e.metadata !== undefined) {
     const m = e.metadata;
-    if (m.size > MAX_METADATA_ENTRIES) {
-      throw new InvalidError(`\`metadata\` is ${m.size} entries, exceeds cap ${MAX_METADATA_ENTRIES}`, {
-        context: { field: 'metadata', size: m.size, cap: MAX_METADATA_ENTRIES },
-      });
-    }
+    checkMetadataEntryCount(m.size);
     let total = 0;
     // forEach avoids allocating an entry array per metadata pair.
     m.forEach((v, k) => {
-      const ks = utf8Length(k);
-      if (ks > MAX_METADATA_KEY_BYTES) throw tooLarge('metadata key', ks, MAX_METADATA_KEY_BYTES);
+      const ks = checkMetadataKey(k);
       const vs = metadataValueSize(v);
-      if (vs > MAX_METADATA_VALUE_BYTES) throw tooLarge('metadata value', vs, MAX_METADATA_VALUE_BYTES);
+      checkMetadataValueSize(vs);
       total += ks + vs;
     });
-    if (total > MAX_METADATA_TOTAL_BYTES) throw tooLarge('metadata', total, MAX_METADATA_TOTAL_BYTES);
+    checkMetadataTotal(total);
   }
 
   // signature (scheme 1 only; other schemes are an open dictionary)

@@ -52,12 +52,20 @@ export function cborToJson(value: CborValue, surface = 'state document'): JsonVa
     if (!Number.isFinite(value)) throw new CodecError(`non-finite number in ${surface}`, { context: { surface, operation: 'float' } });
     return value;
   }
-  if (Array.isArray(value)) return (value as readonly CborValue[]).map((v) => cborToJson(v, surface));
+  if (Array.isArray(value)) {
+    // A plain loop: state documents are the largest capsules, and this runs once per item.
+    const list = value as readonly CborValue[];
+    const out = new Array<JsonValue>(list.length);
+    for (let i = 0; i < list.length; i++) out[i] = cborToJson(list[i] as CborValue, surface);
+    return out;
+  }
   if (value instanceof Map) {
     const out: Record<string, JsonValue> = {};
     for (const [k, v] of value as ReadonlyMap<CborValue, CborValue>) {
       if (typeof k !== 'string') throw new CodecError(`expected a string-keyed map in ${surface}`, { context: { surface, operation: 'expect-map' } });
-      Object.defineProperty(out, k, { value: cborToJson(v, surface), enumerable: true, writable: true, configurable: true });
+      // `__proto__` must become an own property, not the prototype; every other key assigns plainly.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: cborToJson(v, surface), enumerable: true, writable: true, configurable: true });
+      else out[k] = cborToJson(v, surface);
     }
     return out;
   }

@@ -1,3 +1,4 @@
+import { CAPSULE_LIMITS } from '../cbor/capsule-limits.js';
 import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
@@ -91,7 +92,7 @@ export function encodeStateSnapshot(snapshot: StateSnapshot): Uint8Array {
 
 /** Decodes and validates a StateDelta (CodecError on bad bytes, InvalidError on broken rules). */
 export function decodeStateDelta(bytes: Uint8Array): StateDelta {
-  const r = FieldReader.decode(bytes, 'state delta');
+  const r = FieldReader.decode(bytes, 'state delta', CAPSULE_LIMITS.stateDelta);
   const baseRevision = r.u64('base_revision');
   const rawPatch = r.array('patch');
   if (rawPatch.length > MAX_STATE_PATCH_OPS) {
@@ -108,7 +109,7 @@ export function decodeStateDelta(bytes: Uint8Array): StateDelta {
 
 /** Decodes and validates a StateSnapshot. */
 export function decodeStateSnapshot(bytes: Uint8Array): StateSnapshot {
-  const r = FieldReader.decode(bytes, 'state snapshot');
+  const r = FieldReader.decode(bytes, 'state snapshot', CAPSULE_LIMITS.stateSnapshot);
   const baseRevision = r.u64('base_revision');
   const raw = r.raw('document');
   if (raw === undefined) throw r.error('document', 'missing required field `document` in state snapshot');
