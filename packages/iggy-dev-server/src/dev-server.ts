@@ -8,9 +8,11 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { initChecksums } from '@agdx/iggy-protocol';
 import { ServerClock } from './clock.js';
+import { ClusterRoster } from './cluster/roster.js';
+import type { ClusterMembership } from './cluster/roster.js';
 import { DevServerError } from './errors.js';
 import { Broker } from './log/broker.js';
-import type { DevServerOptions } from './options.js';
+import type { DevServerOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './options.js';
 import { Connection } from './server/connection.js';
 import type { ServerContext } from './server/context.js';
@@ -43,12 +45,25 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/**
- * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
- * for an unusable data folder) or the listen error (for example `EADDRINUSE`).
- */
-export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const o = resolveOptions(options);
+/** What the nodes of one in-process cluster share: the data, the clock and the id counters. */
+export interface SharedNodeState {
+  readonly storage: Storage;
+  readonly clock: ServerClock;
+  readonly broker: Broker;
+  readonly startedAt: bigint;
+  /** Connection ids are unique across the nodes: group membership is keyed on them. */
+  nextClientId(): number;
+  nextSession(): bigint;
+}
+
+/** How a node of a declared cluster is started: the shared state and its place in the roster. */
+export interface NodeBinding {
+  readonly shared: SharedNodeState;
+  readonly membership: ClusterMembership;
+}
+
+/** Opens the storage and the broker (a `DevServerError` of kind `storage` when that fails). */
+export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeState> {
   await initChecksums();
   const storage: Storage = o.data === undefined ? new MemoryStorage() : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition });
   const clock = new ServerClock();
@@ -60,19 +75,46 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (DevServerError.is(cause)) throw cause;
     throw new DevServerError('storage', `cannot recover the data folder ${o.data ?? ''}`, { cause });
   }
-  const connections = new Set<Connection>();
   let clientIds = 0;
   let sessions = 0n;
-  const ctx: ServerContext = {
+  return {
+    storage,
+    clock,
     broker,
     startedAt: clock.now(),
+    nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
+    nextSession: () => ++sessions,
+  };
+}
+
+/**
+ * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
+ * for an unusable data folder) or the listen error (for example `EADDRINUSE`). `binding` is how
+ * {@link startDevCluster} starts the nodes of one cluster; a server started without it is a
+ * cluster of one, always primary.
+ */
+export async function startDevServer(options: DevServerOptions = {}, binding?: NodeBinding): Promise<DevServer> {
+  const o = resolveOptions(options);
+  const shared = binding?.shared ?? (await openSharedState(o));
+  // A node of a cluster leaves the shared storage to the cluster, which outlives its nodes.
+  const closeStorage = (): void => {
+    if (binding === undefined) shared.storage.close();
+  };
+  const { storage, clock, broker } = shared;
+  let membership: ClusterMembership = binding?.membership ?? { roster: ClusterRoster.single(o.host, o.port), index: 0 };
+  const connections = new Set<Connection>();
+  const ctx: ServerContext = {
+    broker,
+    startedAt: shared.startedAt,
     users: new Map([[o.user, { password: o.password, id: 0 }]]),
     tokens: new Map(o.tokens.map((t) => [t, 0])),
     limits: { maxFrameSize: o.maxFrameSize, maxPendingBytes: o.maxPendingBytes, maxInFlight: o.maxInFlight },
     clientsCount: () => connections.size,
-    nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
-    nextSession: () => ++sessions,
+    nextClientId: shared.nextClientId,
+    nextSession: shared.nextSession,
     connectionClosed: (clientId) => broker.disconnect(clientId),
+    clusterMetadata: () => membership.roster.metadata(),
+    isPrimary: () => membership.roster.isPrimary(membership.index),
     internalError: (error) => {
       try {
         o.onInternalError(error);
@@ -98,7 +140,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       resolve();
     });
   }).catch((error: unknown) => {
-    storage.close();
+    closeStorage();
     throw error;
   });
   server.on('error', () => undefined);
@@ -115,13 +157,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
+  // The roster names the real listener, never the port that was asked for (0 = any).
+  if (binding === undefined) membership = { roster: ClusterRoster.single(o.host, port), index: 0 };
+  else membership.roster.bind(membership.index, o.host, port);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
       if (heartbeat !== undefined) clearInterval(heartbeat);
       server.close(() => resolve());
       for (const c of connections) c.destroy();
-    }).then(() => storage.close()));
+    }).then(closeStorage));
   return {
     port,
     host: o.host,

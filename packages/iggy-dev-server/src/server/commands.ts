@@ -26,6 +26,7 @@ import {
   decodeUpdateStreamRequest,
   decodeUpdateTopicRequest,
   encodeClientDetails,
+  encodeClusterMetadata,
   encodeConsumerGroupAssignment,
   encodeConsumerGroupDetails,
   encodeConsumerGroupInfo,
@@ -42,7 +43,7 @@ import {
   headerValue,
   packProtocolVersion,
 } from '@agdx/iggy-protocol';
-import type { Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
+import type { ClusterMetadata, Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
 import { Status } from '../log/broker.js';
 import type { ConsumerGroupState } from '../log/consumer-group.js';
@@ -70,6 +71,8 @@ export interface CommandServer {
   readonly startedAt: bigint;
   /** Connected clients. */
   clientsCount(): number;
+  /** The roster this node reports (GetClusterMetadata). */
+  clusterMetadata(): ClusterMetadata;
 }
 
 /** The server version string the dev server reports. */
@@ -219,6 +222,8 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         totalDiskSpace: 0n,
       });
     }
+    case CommandCode.GetClusterMetadata:
+      return encodeClusterMetadata(server.clusterMetadata());
     case CommandCode.GetMe:
       return encodeClientDetails({ clientId: conn.clientId, userId: conn.userId, transport: 1, address: conn.address, consumerGroups: broker.membershipsOf(conn.clientId) });
 
