@@ -17,11 +17,17 @@ Options:
   --user <name>       root user name (default iggy)
   --password <pw>     root password (default iggy)
   --token <pat>       accept this personal access token (repeatable)
+  --cluster <n>       run n nodes (2..16) sharing one broker (no replication), serving one declared
+                      cluster view on ports port..port+n-1 (any free ports with --port 0);
+                      standard input takes: primary [i] | stop i | start i | status
   -h, --help          show this help
 `;
 
 /** What the command line asks for. */
-export type CliCommand = { readonly kind: 'help' } | { readonly kind: 'start'; readonly options: DevServerOptions } | { readonly kind: 'error'; readonly message: string };
+export type CliCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'start'; readonly options: DevServerOptions; readonly cluster?: number | undefined }
+  | { readonly kind: 'error'; readonly message: string };
 
 /** Parses arguments (without the node and script paths). */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
@@ -39,6 +45,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         user: { type: 'string' },
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
+        cluster: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -50,8 +57,11 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: 'error', message: `--port must be 0..65535, got ${values.port ?? ''}` };
   const fsync = values.fsync;
   if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') return { kind: 'error', message: `--fsync must be always, interval or never, got ${fsync}` };
+  const cluster = values.cluster === undefined ? undefined : Number(values.cluster);
+  if (cluster !== undefined && (!Number.isInteger(cluster) || cluster < 2 || cluster > 16)) return { kind: 'error', message: `--cluster must be 2..16, got ${values.cluster ?? ''}` };
   return {
     kind: 'start',
+    cluster,
     options: {
       port,
       host: values.host,
