@@ -58,6 +58,8 @@ interface Call {
   settled: boolean;
   written: boolean;
   retried: boolean;
+  /** The node refused it unapplied as not the primary (58): it is sent again after failover. */
+  notAccepted: boolean;
   /** The session's record of the written request, to match its reply. */
   pending: unknown;
   cleanup: () => void;
@@ -228,6 +230,7 @@ export class IggyConnection {
         settled: false,
         written: false,
         retried: false,
+        notAccepted: false,
         pending: undefined,
         resolve,
         reject,
@@ -556,13 +559,8 @@ export class IggyConnection {
    * kind it is, and the connection is re-established, which finds the primary again.
    */
   #notPrimary(request: unknown, error: IggyError): void {
-    const index = this.#inFlight.findIndex((c) => c.pending === request);
-    if (index !== -1) {
-      const call = this.#inFlight.splice(index, 1)[0] as Call;
-      call.written = false;
-      call.pending = undefined;
-      this.#queue.unshift(call);
-    }
+    const call = this.#inFlight.find((c) => c.pending === request);
+    if (call !== undefined) call.notAccepted = true;
     const endpoint = this.#endpoint;
     if (endpoint !== undefined && this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
     this.#lose(new TransportFailureError('the Iggy node is not the primary; finding the new one', { cause: toTransportError(error), context: { endpoint } }));
@@ -595,7 +593,12 @@ export class IggyConnection {
     const retry: Call[] = [];
     for (const call of written) {
       if (call.settled) continue;
-      if (call.idempotent && !call.retried && this.#fatal === undefined) {
+      if (call.notAccepted && this.#fatal === undefined) {
+        // Refused unapplied (58): it goes out again in its place, whatever kind it is.
+        call.notAccepted = false;
+        call.written = false;
+        retry.push(call);
+      } else if (call.idempotent && !call.retried && this.#fatal === undefined) {
         call.retried = true;
         call.written = false;
         retry.push(call);

@@ -260,7 +260,8 @@ export class IggyTransport implements LogTransport {
     const body = cmd.sendMessagesBody(connection, stream, topic, partitioning.partitionId(partition), messages);
     const sent = connection.request(CommandCode.SendMessages, body, o);
     const topicBody = encodeTopicTarget({ stream, topic });
-    const after = connection.request(CommandCode.GetTopic, topicBody, o);
+    // A read, so a lost connection writes it again, behind the send when that is requeued too.
+    const after = connection.request(CommandCode.GetTopic, topicBody, { ...o, idempotent: true });
     after.catch(() => undefined);
     await sent;
     const payload = await after;
