@@ -199,3 +199,45 @@ export {
   encodeConsumerGroupAssignment,
   decodeConsumerGroupAssignment,
 } from './commands/consumer-groups.js';
+export type { GlobalPermissions, StreamPermissions, TopicPermissions, Permissions } from './commands/permissions.js';
+export { globalPermissions } from './commands/permissions.js';
+export type {
+  UserStatusCode,
+  UserTarget,
+  CreateUserRequest,
+  UpdateUserRequest,
+  UpdatePermissionsRequest,
+  ChangePasswordRequest,
+  UserInfo,
+  UserDetails,
+} from './commands/users.js';
+export {
+  UserStatus,
+  encodeUserTarget,
+  decodeUserTarget,
+  encodeCreateUserRequest,
+  decodeCreateUserRequest,
+  encodeUpdateUserRequest,
+  decodeUpdateUserRequest,
+  encodeUpdatePermissionsRequest,
+  decodeUpdatePermissionsRequest,
+  encodeChangePasswordRequest,
+  decodeChangePasswordRequest,
+  encodeUserDetails,
+  decodeUserDetails,
+  encodeUserList,
+  decodeUserList,
+} from './commands/users.js';
+export type { CreateTokenRequest, DeleteTokenRequest, TokenInfo } from './commands/personal-access-tokens.js';
+export {
+  TOKEN_EXPIRY_SERVER_DEFAULT,
+  TOKEN_EXPIRY_NEVER,
+  encodeCreateTokenRequest,
+  decodeCreateTokenRequest,
+  encodeDeleteTokenRequest,
+  decodeDeleteTokenRequest,
+  encodeRawTokenReply,
+  decodeRawTokenReply,
+  encodeTokenList,
+  decodeTokenList,
+} from './commands/personal-access-tokens.js';

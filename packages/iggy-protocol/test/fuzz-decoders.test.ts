@@ -108,6 +108,30 @@ for (const protocol of ['vsr', 'classic'] as const) {
   );
 }
 
+// Users, permissions and personal access tokens.
+const perms: P.Permissions = {
+  global: P.globalPermissions(true),
+  streams: [{ streamId: 1, manageStream: true, readStream: true, manageTopics: false, readTopics: true, pollMessages: true, sendMessages: false, topics: [{ topicId: 2, manageTopic: true, readTopic: true, pollMessages: false, sendMessages: true }] }],
+};
+decoders.push(
+  { name: 'decodeUserTarget', sample: () => P.encodeUserTarget({ user: 'ann' }), decode: P.decodeUserTarget },
+  { name: 'decodeUpdatePermissionsRequest', sample: () => P.encodeUpdatePermissionsRequest({ user: 1, permissions: perms }), decode: P.decodeUpdatePermissionsRequest },
+  { name: 'decodeChangePasswordRequest', sample: () => P.encodeChangePasswordRequest({ user: 1, currentPassword: 'a', newPassword: 'b' }), decode: P.decodeChangePasswordRequest },
+  { name: 'decodeCreateTokenRequest', sample: () => P.encodeCreateTokenRequest({ name: 't', expiry: 5n }), decode: P.decodeCreateTokenRequest },
+  { name: 'decodeDeleteTokenRequest', sample: () => P.encodeDeleteTokenRequest({ name: 't' }), decode: P.decodeDeleteTokenRequest },
+  { name: 'decodeRawTokenReply', sample: () => P.encodeRawTokenReply('tok'), decode: P.decodeRawTokenReply },
+  { name: 'decodeTokenList', sample: () => P.encodeTokenList([{ name: 't', expiresAt: 3n }]), decode: P.decodeTokenList },
+);
+for (const protocol of ['vsr', 'classic'] as const) {
+  const user = { id: 1, createdAt: 1n, status: 1, username: 'ann', permissions: perms };
+  decoders.push(
+    { name: `decodeCreateUserRequest ${protocol}`, sample: () => P.encodeCreateUserRequest({ username: 'ann', password: 'pw', status: 1, permissions: perms }, protocol), decode: (b) => P.decodeCreateUserRequest(b, protocol) },
+    { name: `decodeUpdateUserRequest ${protocol}`, sample: () => P.encodeUpdateUserRequest({ user: 1, username: 'bob', status: 2 }, protocol), decode: (b) => P.decodeUpdateUserRequest(b, protocol) },
+    { name: `decodeUserDetails ${protocol}`, sample: () => P.encodeUserDetails(user, protocol), decode: (b) => P.decodeUserDetails(b, protocol) },
+    { name: `decodeUserList ${protocol}`, sample: () => P.encodeUserList([user], protocol), decode: (b) => P.decodeUserList(b, protocol) },
+  );
+}
+
 /** Random bytes, or a valid sample truncated, overwritten at a few positions, or extended. */
 function hostile(sample: Uint8Array): fc.Arbitrary<Uint8Array> {
   return fc.oneof(
