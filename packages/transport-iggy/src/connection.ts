@@ -239,7 +239,10 @@ export class IggyConnection {
           unwatch?.();
         },
       };
-      timer = setTimeout(() => this.#abandon(call, new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs } }), true), timeoutMs);
+      // A written request that timed out may still have been applied: it says so.
+      const timedOut = (): TimeoutError =>
+        new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs, ...(call.written && !call.idempotent ? { outcome: 'unknown' } : {}) } });
+      timer = setTimeout(() => this.#abandon(call, timedOut(), true), timeoutMs);
       // Many concurrent calls often share one signal: one listener per signal, not per call.
       unwatch = watchAbort(signal, () => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false));
       this.#queue.push(call);

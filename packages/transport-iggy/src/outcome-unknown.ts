@@ -24,11 +24,15 @@ export class OutcomeUnknownError extends TransportFailureError {
 
   /** Brand, kind `transport` and the unknown-outcome marker. */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return isOutcomeUnknown(value);
+    return TransportFailureError.is(value, 'transport') && value.context?.['outcome'] === UNKNOWN;
   }
 }
 
-/** True for an AGDX error of kind `transport` whose outcome is unknown (see {@link OutcomeUnknownError}). */
+/**
+ * True for an error whose request may or may not have been applied: an
+ * {@link OutcomeUnknownError}, or a `timeout` of a written mutation (both carry
+ * `context.outcome === 'unknown'`).
+ */
 export function isOutcomeUnknown(value: unknown): boolean {
-  return TransportFailureError.is(value, 'transport') && value.context?.['outcome'] === UNKNOWN;
+  return (TransportFailureError.is(value, 'transport') || TransportFailureError.is(value, 'timeout')) && value.context?.['outcome'] === UNKNOWN;
 }
