@@ -41,7 +41,8 @@ export interface DevServer extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-function formatHost(host: string): string {
+/** A host as it goes into a URL: IPv6 addresses in brackets. */
+export function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 

@@ -11,7 +11,7 @@
  */
 
 import type { DevServer } from '../dev-server.js';
-import { openSharedState, startDevServer } from '../dev-server.js';
+import { formatHost, openSharedState, startDevServer } from '../dev-server.js';
 import type { SharedNodeState } from '../dev-server.js';
 import { DevServerError } from '../errors.js';
 import type { DevServerOptions } from '../options.js';
@@ -75,10 +75,6 @@ export interface DevCluster extends AsyncDisposable {
   advanceTime(micros: bigint): void;
   /** Stops every node and closes the shared storage. Idempotent. */
   close(): Promise<void>;
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /**
