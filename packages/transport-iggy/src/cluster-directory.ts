@@ -64,13 +64,15 @@ export class ClusterDirectory {
    * TCP port are not reachable by this client and are left out.
    */
   learn(metadata: ClusterMetadata, from: Endpoint): Settlement {
-    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0);
-    this.#roster = reachable.map((n) => ({ host: n.ip, port: n.endpoints.tcp }));
     if (metadata.nodes.length <= 1) {
-      // A cluster of one (Iggy without clustering): whatever it calls itself, it serves.
+      // A cluster of one (Iggy without clustering): whatever it calls itself, it serves, and
+      // the seed stays the way in (its self-reported address may be 0.0.0.0 or a container's).
+      this.#roster = [];
       this.#leader = undefined;
       return { kind: 'stay' };
     }
+    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0);
+    this.#roster = reachable.map((n) => ({ host: n.ip, port: n.endpoints.tcp }));
     const leader = reachable.find((n) => n.role === 'Leader' && n.status === 'Healthy');
     if (leader === undefined) {
       this.#leader = undefined;
