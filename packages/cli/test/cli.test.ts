@@ -41,6 +41,8 @@ describe('usage errors exit 2 with one line', () => {
     ['demo', 'extra'],
     ['dev', '--fsync', 'sometimes'],
     ['dev', '--port', '70000'],
+    ['dev', '--cluster', '1'],
+    ['dev', '--cluster', 'three'],
     ['tail', '--from', 'middle'],
     ['tail', '--conversation', 'not-an-id'],
     ['tail', '--limit'],
@@ -78,4 +80,17 @@ describe('the bin', () => {
     expect(result.stderr.trim()).toMatch(/^agdx: transport: .+$/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   }, 40_000);
+});
+
+describe('agdx dev --cluster', () => {
+  it('starts the nodes, prints every node as a seed, and stops when the signal fires', async () => {
+    const controller = new AbortController();
+    let out = '';
+    const io: CommandIo = { out: { write: (t: string) => (out += t) }, err: { write: () => undefined }, signal: controller.signal, isTty: false };
+    const running = runCli(['dev', '--cluster', '3', '--port', '0'], io);
+    for (let i = 0; i < 200 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(out).toMatch(/^agdx dev listening on iggy:\/\/iggy:iggy@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+ \(cluster of 3, no replication; in memory/);
+    controller.abort();
+    expect(await running).toBe(ExitCode.Ok);
+  }, 30_000);
 });
