@@ -83,6 +83,8 @@ const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([41, 42, 43, 44, 47, 53, 
 const TRANSIENT_RESEND_MS = 50;
 /** Iggy's TransientNotAccepted: a node of a cluster refused because it is not the primary. */
 const TRANSIENT_NOT_ACCEPTED = 58;
+/** The shortest pause between passes over a cluster's addresses, so a search never spins. */
+const MIN_CLUSTER_PAUSE_MS = 10;
 /** Leader redirects one connect attempt follows, as the official Node SDK. */
 const MAX_LEADER_REDIRECTS = 3;
 
@@ -327,12 +329,17 @@ export class IggyConnection {
    * `failoverTimeoutMs`, each socket attempt by what is left of it.
    */
   async #establish(signal?: AbortSignal): Promise<void> {
-    const { maxAttempts, initialDelayMs, maxDelayMs, failoverTimeoutMs } = this.#options;
-    const deadline = this.#directory.clustered ? Date.now() + failoverTimeoutMs : Number.POSITIVE_INFINITY;
-    let delay = initialDelayMs;
+    const { initialDelayMs, maxDelayMs, failoverTimeoutMs } = this.#options;
+    const clustered = this.#directory.clustered;
+    // A cluster may be electing for seconds (Iggy's heartbeat timeout): there the search is
+    // bounded by time, not by a count of passes that a quick "no leader yet" would use up.
+    const deadline = clustered ? Date.now() + failoverTimeoutMs : Number.POSITIVE_INFINITY;
+    const maxAttempts = clustered ? Number.MAX_SAFE_INTEGER : this.#options.maxAttempts;
+    let delay = clustered ? Math.max(MIN_CLUSTER_PAUSE_MS, initialDelayMs) : initialDelayMs;
     let last: unknown;
     const tried = new Set<string>();
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    let attempt = 1;
+    for (; attempt <= maxAttempts; attempt++) {
       for (const endpoint of this.#directory.candidates()) {
         if (this.#state === 'closed') throw new ClosedError('the Iggy connection is closed');
         if (signal?.aborted === true) throw new CancelledError('connecting was aborted', { cause: signal.reason });
@@ -352,14 +359,15 @@ export class IggyConnection {
         }
       }
       const left = deadline - Date.now();
-      if (attempt < maxAttempts && left > 0) {
+      if (left <= 0) break;
+      if (attempt < maxAttempts) {
         // Up to 20 % jitter, so clients cut off together do not return in lockstep.
         await backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
-        delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
+        delay = Math.min(Math.max(maxDelayMs, clustered ? MIN_CLUSTER_PAUSE_MS : 0), Math.max(1, delay * 2));
       }
     }
-    const context = { phase: 'connect', attempts: maxAttempts, tried: [...tried], ...(deadline === Number.POSITIVE_INFINITY ? {} : { failoverTimeoutMs }) };
-    if (Date.now() >= deadline) {
+    const context = { phase: 'connect', attempts: Math.min(attempt, maxAttempts), tried: [...tried], ...(clustered ? { failoverTimeoutMs } : {}) };
+    if (clustered) {
       throw new TransportFailureError(`no Iggy primary found within ${failoverTimeoutMs} ms (tried ${[...tried].join(', ')})`, { cause: last, context });
     }
     throw toTransportError(last, context);

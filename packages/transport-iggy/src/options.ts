@@ -38,8 +38,10 @@ export interface ClusterPolicy {
   readonly discover?: boolean | undefined;
   /**
    * With more than one known node: the longest a (re)connect may spend finding a primary,
-   * seeds, redirects, leaderless rosters and back-off included (default 15,000 ms). After it,
-   * the connect fails with a `transport` error naming every address tried.
+   * seeds, redirects, leaderless rosters and back-off included (default 15,000 ms); it takes
+   * the place of `reconnect.maxAttempts` there, since an election answers "no leader yet"
+   * quickly for seconds. After it, the connect fails with a `transport` error naming every
+   * address tried.
    */
   readonly failoverTimeoutMs?: number | undefined;
 }
