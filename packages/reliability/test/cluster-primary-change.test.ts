@@ -11,11 +11,12 @@
  * acknowledged append is in the log afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { AgdxClient, Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
+import { AgdxClient, AgentTopic, agentMessageBody } from '@agdx/agents';
 import { startDevCluster } from '@agdx/iggy-dev-server';
 import { isBrandedError } from '@agdx/reliability';
 import { IggyTransport, isOutcomeUnknown } from '@agdx/transport-iggy';
 import { AgdxError, AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { spawnEchoAgent } from './support/echo-agent.js';
 
 const STREAM = 'cluster-agents';
 const enc = new TextEncoder();
@@ -29,16 +30,7 @@ describe('agents over a three-node dev cluster', () => {
     const requesterTransport = await IggyTransport.connect(cluster.url, options);
     const agentClient = AgdxClient.from(agentTransport, { stream: STREAM });
     await agentClient.bootstrap(2);
-    const agent = Agent.builder()
-      .id('echo')
-      .listenOn(AgentTopic.Commands)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .pollInterval(20)
-      .handler((message, ctx) => ctx.respond(enc.encode(`echo:${dec(agentMessageBody(message))}`)))
-      .spawn(agentClient);
-    await agent.ready();
+    const agent = await spawnEchoAgent(agentClient);
     const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
     const conversation = ConversationId.derive('cluster-primary-change');
 
