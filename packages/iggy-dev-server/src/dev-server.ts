@@ -90,11 +90,18 @@ export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeSta
 
 /**
  * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
- * for an unusable data folder) or the listen error (for example `EADDRINUSE`). `binding` is how
- * {@link startDevCluster} starts the nodes of one cluster; a server started without it is a
- * cluster of one, always primary.
+ * for an unusable data folder) or the listen error (for example `EADDRINUSE`). It is a cluster
+ * of one, always primary.
  */
-export async function startDevServer(options: DevServerOptions = {}, binding?: NodeBinding): Promise<DevServer> {
+export function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  return startNode(options);
+}
+
+/**
+ * Starts one node: alone (no `binding`, like {@link startDevServer}), or as a node of a cluster
+ * started by `startDevCluster`, on the cluster's shared state and in its roster.
+ */
+export async function startNode(options: DevServerOptions, binding?: NodeBinding): Promise<DevServer> {
   const o = resolveOptions(options);
   const shared = binding?.shared ?? (await openSharedState(o));
   // A node of a cluster leaves the shared storage to the cluster, which outlives its nodes.

@@ -11,7 +11,7 @@
  */
 
 import type { DevServer } from '../dev-server.js';
-import { formatHost, openSharedState, startDevServer } from '../dev-server.js';
+import { formatHost, openSharedState, startNode } from '../dev-server.js';
 import type { SharedNodeState } from '../dev-server.js';
 import { DevServerError } from '../errors.js';
 import type { DevServerOptions } from '../options.js';
@@ -98,7 +98,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   );
   const servers: Array<DevServer | undefined> = new Array<DevServer | undefined>(count).fill(undefined);
   const start = async (index: number, port: number): Promise<void> => {
-    servers[index] = await startDevServer({ ...options, port }, { shared, membership: { roster, index } });
+    servers[index] = await startNode({ ...options, port }, { shared, membership: { roster, index } });
   };
   try {
     for (let i = 0; i < count; i++) await start(i, roster.nodes[i]?.port ?? 0);
