@@ -1,5 +1,5 @@
 /** --help on every subcommand, usage errors (exit 2), runtime failures (exit 1), one-line errors. */
-import { COMMANDS, ExitCode, runCli } from '@agdx/cli';
+import { COMMANDS, ExitCode, runCli, type CommandIo } from '@agdx/cli';
 import { describe, expect, it } from 'vitest';
 import { memoryIo, runAgdx } from './support.js';
 
@@ -32,6 +32,8 @@ describe('usage errors exit 2 with one line', () => {
     ['dev', '--fsync', 'sometimes'],
     ['dev', '--port', '70000'],
     ['dev', '--idle-timeout', 'soon'],
+    ['dev', '--cluster', '1'],
+    ['dev', '--cluster', 'three'],
     ['tail', '--from', 'middle'],
     ['tail', '--conversation', 'not-an-id'],
     ['tail', '--limit'],
@@ -83,4 +85,17 @@ describe('the bin', () => {
     expect(result.stderr.trim()).toMatch(/^agdx: transport: .+$/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   }, 40_000);
+});
+
+describe('agdx dev --cluster', () => {
+  it('starts the nodes, prints every node as a seed, and stops when the signal fires', async () => {
+    const controller = new AbortController();
+    let out = '';
+    const io: CommandIo = { out: { write: (t: string) => (out += t) }, err: { write: () => undefined }, signal: controller.signal, isTty: false };
+    const running = runCli(['dev', '--cluster', '3', '--port', '0'], io);
+    for (let i = 0; i < 200 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(out).toMatch(/^agdx dev listening on iggy:\/\/iggy:iggy@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+ \(cluster of 3, no replication; in memory/);
+    controller.abort();
+    expect(await running).toBe(ExitCode.Ok);
+  }, 30_000);
 });

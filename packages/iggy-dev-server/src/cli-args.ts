@@ -18,6 +18,9 @@ Options:
   --user <name>       root user name (default iggy)
   --password <pw>     root password (default iggy)
   --token <pat>       a static token that logs in as the root user (repeatable)
+  --cluster <n>       run n nodes (2..16) sharing one broker (no replication), serving one declared
+                      cluster view on ports port..port+n-1 (any free ports with --port 0);
+                      standard input takes: primary [i] | stop i | start i | status
   -h, --help          show this help
 
 Connection and login limits:
@@ -25,7 +28,10 @@ ${limitFlagsHelp()}
 `;
 
 /** What the command line asks for. */
-export type CliCommand = { readonly kind: 'help' } | { readonly kind: 'start'; readonly options: DevServerOptions } | { readonly kind: 'error'; readonly message: string };
+export type CliCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'start'; readonly options: DevServerOptions; readonly cluster?: number | undefined }
+  | { readonly kind: 'error'; readonly message: string };
 
 /** Parses arguments (without the node and script paths). */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
@@ -43,6 +49,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         user: { type: 'string' },
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
+        cluster: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         ...limitFlagSpecs(),
       },
@@ -57,8 +64,11 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') return { kind: 'error', message: `--fsync must be always, interval or never, got ${fsync}` };
   const limits = limitOptionsFromFlags(values);
   if ('error' in limits) return { kind: 'error', message: limits.error };
+  const cluster = values.cluster === undefined ? undefined : Number(values.cluster);
+  if (cluster !== undefined && (!Number.isInteger(cluster) || cluster < 2 || cluster > 16)) return { kind: 'error', message: `--cluster must be 2..16, got ${values.cluster ?? ''}` };
   return {
     kind: 'start',
+    cluster,
     options: {
       ...limits.options,
       port,

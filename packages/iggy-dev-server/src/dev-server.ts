@@ -9,9 +9,11 @@ import type { Server, Socket } from 'node:net';
 import { initChecksums } from '@agdx/iggy-protocol';
 import { UserDirectory } from './auth/user-directory.js';
 import { ServerClock } from './clock.js';
+import { ClusterRoster } from './cluster/roster.js';
+import type { ClusterMembership } from './cluster/roster.js';
 import { DevServerError } from './errors.js';
 import { Broker } from './log/broker.js';
-import type { DevServerOptions } from './options.js';
+import type { DevServerOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './options.js';
 import { Connection } from './server/connection.js';
 import { ConnectionRegistry } from './server/connection-registry.js';
@@ -47,16 +49,32 @@ export interface DevServer extends AsyncDisposable {
 /** Remote addresses the login guard remembers at most (a few hundred bytes each). */
 const MAX_TRACKED_ADDRESSES = 10_000;
 
-function formatHost(host: string): string {
+/** A host as it goes into a URL: IPv6 addresses in brackets. */
+export function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/**
- * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
- * for an unusable data folder) or the listen error (for example `EADDRINUSE`).
- */
-export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const o = resolveOptions(options);
+/** What the nodes of one in-process cluster share: the data, the clock and the id counters. */
+export interface SharedNodeState {
+  readonly storage: Storage;
+  readonly clock: ServerClock;
+  readonly broker: Broker;
+  readonly startedAt: bigint;
+  /** Users, permissions and tokens: cluster metadata, so one directory for every node. */
+  readonly users: UserDirectory;
+  /** Connection ids are unique across the nodes: group membership is keyed on them. */
+  nextClientId(): number;
+  nextSession(): bigint;
+}
+
+/** How a node of a declared cluster is started: the shared state and its place in the roster. */
+export interface NodeBinding {
+  readonly shared: SharedNodeState;
+  readonly membership: ClusterMembership;
+}
+
+/** Opens the storage and the broker (a `DevServerError` of kind `storage` when that fails). */
+export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeState> {
   await initChecksums();
   const onStorageError = (error: DevServerError): void => {
     try {
@@ -86,13 +104,46 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (DevServerError.is(cause)) throw cause;
     throw new DevServerError('storage', `cannot save the users in ${o.data ?? ''}`, { cause });
   }
-  const connections = new ConnectionRegistry<Connection>(o.maxConnections);
   let clientIds = 0;
   let sessions = 0n;
-  const ctx: ServerContext = {
+  return {
+    storage,
+    clock,
     broker,
     startedAt: clock.now(),
     users,
+    nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
+    nextSession: () => ++sessions,
+  };
+}
+
+/**
+ * Starts a dev server. Rejects with a `DevServerError` (kind `invalid` for bad options, `storage`
+ * for an unusable data folder) or the listen error (for example `EADDRINUSE`). It is a cluster
+ * of one, always primary.
+ */
+export function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  return startNode(options);
+}
+
+/**
+ * Starts one node: alone (no `binding`, like {@link startDevServer}), or as a node of a cluster
+ * started by `startDevCluster`, on the cluster's shared state and in its roster.
+ */
+export async function startNode(options: DevServerOptions, binding?: NodeBinding): Promise<DevServer> {
+  const o = resolveOptions(options);
+  const shared = binding?.shared ?? (await openSharedState(o));
+  // A node of a cluster leaves the shared storage to the cluster, which outlives its nodes.
+  const closeStorage = (): void => {
+    if (binding === undefined) shared.storage.close();
+  };
+  const { storage, clock, broker } = shared;
+  let membership: ClusterMembership = binding?.membership ?? { roster: ClusterRoster.single(o.host, o.port), index: 0 };
+  const connections = new ConnectionRegistry<Connection>(o.maxConnections);
+  const ctx: ServerContext = {
+    broker,
+    startedAt: shared.startedAt,
+    users: shared.users,
     limits: {
       maxFrameSize: o.maxFrameSize,
       maxPendingBytes: o.maxPendingBytes,
@@ -111,9 +162,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     clientsCount: () => connections.size,
     connectedClients: () => connections.values(),
     segmentBytes: o.segmentBytes,
-    nextClientId: () => (clientIds = (clientIds % 0xffff_fffe) + 1),
-    nextSession: () => ++sessions,
+    nextClientId: shared.nextClientId,
+    nextSession: shared.nextSession,
     connectionClosed: (clientId) => broker.disconnect(clientId),
+    clusterMetadata: () => membership.roster.metadata(),
+    isPrimary: () => membership.roster.isPrimary(membership.index),
     internalError: (error) => {
       try {
         o.onInternalError(error);
@@ -139,7 +192,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       resolve();
     });
   }).catch((error: unknown) => {
-    storage.close();
+    closeStorage();
     throw error;
   });
   server.on('error', () => undefined);
@@ -156,13 +209,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
+  // The roster names the real listener, never the port that was asked for (0 = any).
+  if (binding === undefined) membership = { roster: ClusterRoster.single(o.host, port), index: 0 };
+  else membership.roster.bind(membership.index, o.host, port);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
       if (heartbeat !== undefined) clearInterval(heartbeat);
       server.close(() => resolve());
       for (const c of [...connections.values()]) c.destroy();
-    }).then(() => storage.close()));
+    }).then(closeStorage));
   return {
     port,
     host: o.host,

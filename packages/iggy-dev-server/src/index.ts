@@ -8,6 +8,8 @@
 export type { DevServer } from './dev-server.js';
 export { startDevServer } from './dev-server.js';
 export type { DevServerOptions } from './options.js';
+export type { DevCluster, DevClusterNode, DevClusterOptions } from './cluster/dev-cluster.js';
+export { startDevCluster } from './cluster/dev-cluster.js';
 export type { FsyncPolicy } from './storage/disk-storage.js';
 export type { DevServerErrorKind } from './errors.js';
 export { DevServerError } from './errors.js';

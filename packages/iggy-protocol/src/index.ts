@@ -106,6 +106,8 @@ export {
   encodeRegisterReply,
   decodeRegisterReply,
 } from './commands/login.js';
+export type { ClusterMetadata, ClusterNode, ClusterNodeEndpoints, ClusterNodeRoleName, ClusterNodeStatusName } from './commands/cluster.js';
+export { ClusterNodeRole, ClusterNodeStatus, encodeGetClusterMetadataRequest, encodeClusterMetadata, decodeClusterMetadata } from './commands/cluster.js';
 export type { ClientDetails, ClientGroupMembership, CacheMetric, ServerStats } from './commands/system.js';
 export { encodeClientDetails, decodeClientDetails, encodeServerStats, decodeServerStats } from './commands/system.js';
 export type { ClientInfo } from './commands/clients.js';

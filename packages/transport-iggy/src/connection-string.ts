@@ -2,14 +2,19 @@
  * Connection strings. Two forms are accepted:
  * - the bare `user:password@host:port` (also `host:port` or `host`);
  * - `iggy://user:password@host:port?protocol=vsr|classic&tls=true` (`iggy+tcp://` is the
- *   same, `iggy+tls://` turns TLS on). A personal access token goes in the password slot with
- *   an empty user (`iggy://:token@host`) or in `?pat=`. Further query keys:
- *   `connectTimeoutMs`, `requestTimeoutMs`, `heartbeatIntervalMs`, `connections`, `reconnectAttempts`,
- *   `reconnectDelayMs`, `reconnectMaxDelayMs`, `servername`, `rejectUnauthorized`.
+ *   same, `iggy+tls://` turns TLS on).
+ * Several comma-separated addresses (`iggy://u:p@h1:8090,h2:8090,h3`) are the seeds of a
+ * cluster, tried in order. A personal access token is the whole user part, as in Iggy's own
+ * connection strings (`iggy://iggypat-XXXX@host:port`), or goes in the password slot with an
+ * empty user (`iggy://:token@host`) or in `?pat=`. Further query keys: `connectTimeoutMs`,
+ * `requestTimeoutMs`, `heartbeatIntervalMs`, `connections`, `reconnectAttempts`,
+ * `reconnectDelayMs`, `reconnectMaxDelayMs`, `failoverTimeoutMs`, `discoverCluster`,
+ * `servername`, `rejectUnauthorized`.
  */
 
 import { InvalidArgumentError } from '@agdx/transport';
-import type { IggyCredentials, IggyTransportOptions, IggyWireProtocol } from './options.js';
+import { MAX_SEEDS } from './options.js';
+import type { ClusterPolicy, IggyCredentials, IggyEndpoint, IggyTransportOptions, IggyWireProtocol } from './options.js';
 
 const SCHEMES: Readonly<Record<string, boolean>> = { 'iggy:': false, 'iggy+tcp:': false, 'iggy+tls:': true };
 
@@ -55,8 +60,14 @@ function splitHostPort(hostPort: string): { host?: string; port?: number } {
 function credentialsOf(userInfo: string | undefined): IggyCredentials | undefined {
   if (userInfo === undefined) return undefined;
   const colon = userInfo.indexOf(':');
-  const user = decode(colon === -1 ? userInfo : userInfo.slice(0, colon), 'user');
-  const secret = colon === -1 ? '' : decode(userInfo.slice(colon + 1), 'password');
+  // Iggy's connection strings carry a personal access token as the whole user part.
+  if (colon === -1) {
+    const token = decode(userInfo, 'token');
+    if (token === '') throw bad('the personal access token is empty');
+    return { token };
+  }
+  const user = decode(userInfo.slice(0, colon), 'user');
+  const secret = decode(userInfo.slice(colon + 1), 'password');
   if (user === '' && secret !== '') return { token: secret };
   if (user === '' || secret === '') throw bad('credentials must be user:password, or :token for a personal access token');
   return { username: user, password: secret };
@@ -90,7 +101,14 @@ export function parseConnectionString(text: string): IggyTransportOptions {
   const hostPort = at === -1 ? authority : authority.slice(at + 1);
 
   let credentials = credentialsOf(userInfo);
-  const { host, port } = splitHostPort(hostPort);
+  const addresses = hostPort.split(',');
+  if (addresses.length > MAX_SEEDS) throw bad(`at most ${MAX_SEEDS} addresses`);
+  if (addresses.length > 1 && addresses.some((a) => a === '')) throw bad('an address in the list is empty');
+  const parsed = addresses.map(splitHostPort);
+  if (addresses.length > 1 && parsed.some((a) => a.host === undefined)) throw bad('every address in a list needs a host');
+  const { host, port } = parsed[0] as { host?: string; port?: number };
+  const seeds: IggyEndpoint[] | undefined = addresses.length > 1 ? parsed.map((a) => ({ host: a.host as string, ...(a.port === undefined ? {} : { port: a.port }) })) : undefined;
+  const cluster: { -readonly [K in keyof ClusterPolicy]: ClusterPolicy[K] } = {};
   let protocol: IggyWireProtocol | undefined;
   const out: { -readonly [K in keyof IggyTransportOptions]: IggyTransportOptions[K] } = {};
   const tlsOptions: { servername?: string; rejectUnauthorized?: boolean } = {};
@@ -136,13 +154,23 @@ export function parseConnectionString(text: string): IggyTransportOptions {
         case 'reconnectMaxDelayMs':
           reconnect.maxDelayMs = integer(value, key, 0, 2_147_483_647);
           break;
+        case 'failoverTimeoutMs':
+          cluster.failoverTimeoutMs = integer(value, key, 1, 2_147_483_647);
+          break;
+        case 'discoverCluster':
+          cluster.discover = bool(value, key);
+          break;
         default:
           throw bad(`unknown option ${key}`);
       }
     }
   }
-  if (host !== undefined) out.host = host;
-  if (port !== undefined) out.port = port;
+  if (seeds !== undefined) out.seeds = seeds;
+  else {
+    if (host !== undefined) out.host = host;
+    if (port !== undefined) out.port = port;
+  }
+  if (Object.keys(cluster).length > 0) out.cluster = cluster;
   if (credentials !== undefined) out.credentials = credentials;
   if (protocol !== undefined) out.protocol = protocol;
   if (tls) out.tls = Object.keys(tlsOptions).length > 0 ? tlsOptions : true;

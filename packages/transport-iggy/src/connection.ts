@@ -22,9 +22,14 @@ import {
   IggyEvictionError,
   VsrClientSession,
   VsrFrameSplitter,
+  decodeClusterMetadata,
+  encodeGetClusterMetadataRequest,
 } from '@agdx/iggy-protocol';
-import type { FrameSplitter } from '@agdx/iggy-protocol';
+import type { ClusterMetadata, FrameSplitter } from '@agdx/iggy-protocol';
+import { ClusterDirectory } from './cluster-directory.js';
+import type { Endpoint, Settlement } from './cluster-directory.js';
 import { toTransportError } from './error-mapping.js';
+import { OutcomeUnknownError } from './outcome-unknown.js';
 import type { ResolvedIggyOptions } from './options.js';
 
 /** Options of one {@link IggyConnection.request}. */
@@ -53,6 +58,8 @@ interface Call {
   settled: boolean;
   written: boolean;
   retried: boolean;
+  /** The node refused it unapplied as not the primary (58): it is sent again after failover. */
+  notAccepted: boolean;
   /** The session's record of the written request, to match its reply. */
   pending: unknown;
   cleanup: () => void;
@@ -77,6 +84,23 @@ const FATAL_EVICTIONS: ReadonlySet<number> = new Set([
 const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([20, 41, 42, 43, 44, 47, 53, 54]);
 /** How long a VSR transient status (57/58) waits before the identical bytes go out again. */
 const TRANSIENT_RESEND_MS = 50;
+/** Iggy's TransientNotAccepted: a node of a cluster refused because it is not the primary. */
+const TRANSIENT_NOT_ACCEPTED = 58;
+/** The shortest pause between passes over a cluster's addresses, so a search never spins. */
+const MIN_CLUSTER_PAUSE_MS = 10;
+/** Leader redirects one connect attempt follows, as the official Node SDK. */
+const MAX_LEADER_REDIRECTS = 3;
+
+/** The handshake step waiting for its reply: a payload, a server refusal, or a broken stream. */
+interface Handshake {
+  readonly resolve: (payload: Uint8Array) => void;
+  readonly refuse: (error: IggyError) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
+  return a.port === b.port && a.host.toLowerCase() === b.host.toLowerCase();
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
@@ -108,8 +132,12 @@ export class IggyConnection {
   readonly #queue: Call[] = [];
   /** Written calls waiting for their reply, in order; parallel to the session's in-flight list. */
   readonly #inFlight: Call[] = [];
-  /** The login (or nothing) waiting for its reply. */
-  #login: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** The handshake step (login, then the cluster metadata read) waiting for its reply. */
+  #login: Handshake | undefined;
+  /** Seeds, roster and leader, shared with the transport's other connections. */
+  readonly #directory: ClusterDirectory;
+  /** The address of the current (or last) socket. */
+  #endpoint: Endpoint | undefined;
   #reconnecting: Promise<void> | undefined;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #restoreHooks: RestoreHook[] = [];
@@ -118,13 +146,18 @@ export class IggyConnection {
   #reconnects = 0;
   #closedWaiters: Array<() => void> = [];
 
-  private constructor(options: ResolvedIggyOptions) {
+  private constructor(options: ResolvedIggyOptions, directory: ClusterDirectory) {
     this.#options = options;
+    this.#directory = directory;
   }
 
-  /** Opens a connection and logs in, retrying per the reconnect policy. */
-  static async open(options: ResolvedIggyOptions, signal?: AbortSignal): Promise<IggyConnection> {
-    const connection = new IggyConnection(options);
+  /**
+   * Opens a connection and logs in, retrying per the reconnect policy; with cluster discovery,
+   * settles on the leader. `directory` is shared by a transport's connections (default: one of
+   * its own, from the options' seeds).
+   */
+  static async open(options: ResolvedIggyOptions, signal?: AbortSignal, directory = new ClusterDirectory(options.seeds)): Promise<IggyConnection> {
+    const connection = new IggyConnection(options, directory);
     try {
       await connection.#establish(signal);
     } catch (error) {
@@ -139,6 +172,11 @@ export class IggyConnection {
   /** The protocol generation this connection speaks. */
   get protocol(): 'vsr' | 'classic' {
     return this.#options.protocol;
+  }
+
+  /** The address this connection is (or was last) connected to. */
+  get endpoint(): Endpoint | undefined {
+    return this.#endpoint;
   }
 
   /** The resolved options. */
@@ -197,6 +235,7 @@ export class IggyConnection {
         settled: false,
         written: false,
         retried: false,
+        notAccepted: false,
         pending: undefined,
         resolve,
         reject,
@@ -205,7 +244,10 @@ export class IggyConnection {
           unwatch?.();
         },
       };
-      timer = setTimeout(() => this.#abandon(call, new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs } }), true), timeoutMs);
+      // A written request that timed out may still have been applied: it says so.
+      const timedOut = (): TimeoutError =>
+        new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs, ...(call.written && !call.idempotent ? { outcome: 'unknown' } : {}) } });
+      timer = setTimeout(() => this.#abandon(call, timedOut(), true), timeoutMs);
       // Many concurrent calls often share one signal: one listener per signal, not per call.
       unwatch = watchAbort(signal, () => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false));
       this.#queue.push(call);
@@ -283,44 +325,106 @@ export class IggyConnection {
     if (corked) process.nextTick(() => socket.uncork());
   }
 
+  /**
+   * Connects and logs in, per the reconnect policy: each attempt tries the known leader, then
+   * every seed in order, then the rest of the roster, and settles on the leader the cluster
+   * metadata names. With more than one known node the whole search is also bounded by
+   * `failoverTimeoutMs`, each socket attempt by what is left of it.
+   */
   async #establish(signal?: AbortSignal): Promise<void> {
-    const { maxAttempts, initialDelayMs, maxDelayMs } = this.#options;
-    let delay = initialDelayMs;
+    const { initialDelayMs, maxDelayMs, failoverTimeoutMs } = this.#options;
+    const clustered = this.#directory.clustered;
+    // A cluster may be electing for seconds (Iggy's heartbeat timeout): there the search is
+    // bounded by time, not by a count of passes that a quick "no leader yet" would use up.
+    const deadline = clustered ? Date.now() + failoverTimeoutMs : Number.POSITIVE_INFINITY;
+    const maxAttempts = clustered ? Number.MAX_SAFE_INTEGER : this.#options.maxAttempts;
+    let delay = clustered ? Math.max(MIN_CLUSTER_PAUSE_MS, initialDelayMs) : initialDelayMs;
     let last: unknown;
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (this.#state === 'closed') throw new ClosedError('the Iggy connection is closed');
-      if (signal?.aborted === true) throw new CancelledError('connecting was aborted', { cause: signal.reason });
-      try {
-        await this.#connectOnce(signal);
-        return;
-      } catch (error) {
-        last = error;
-        if (error instanceof CancelledError || error instanceof ClosedError) throw error;
-        if (isFatalLoginFailure(error)) {
-          this.#fatal = toTransportError(error, { phase: 'login' });
-          throw this.#fatal;
+    const tried = new Set<string>();
+    let attempt = 1;
+    for (; attempt <= maxAttempts; attempt++) {
+      for (const endpoint of this.#directory.candidates()) {
+        if (this.#state === 'closed') throw new ClosedError('the Iggy connection is closed');
+        if (signal?.aborted === true) throw new CancelledError('connecting was aborted', { cause: signal.reason });
+        if (Date.now() >= deadline) break;
+        tried.add(`${endpoint.host}:${endpoint.port}`);
+        try {
+          if (await this.#connectAndSettle(endpoint, deadline, signal)) return;
+          last = new TransportFailureError('the Iggy cluster named no reachable, healthy leader', { context: { endpoint } });
+        } catch (error) {
+          last = error;
+          if (error instanceof CancelledError || error instanceof ClosedError) throw error;
+          if (isFatalLoginFailure(error)) {
+            this.#fatal = toTransportError(error, { phase: 'login' });
+            throw this.#fatal;
+          }
+          if (this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
         }
       }
+      const left = deadline - Date.now();
+      if (left <= 0) break;
       if (attempt < maxAttempts) {
         // Up to 20 % jitter, so clients cut off together do not return in lockstep.
-        await backoff(Math.round(delay * (0.8 + Math.random() * 0.2)));
-        delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
+        await backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
+        delay = Math.min(Math.max(maxDelayMs, clustered ? MIN_CLUSTER_PAUSE_MS : 0), Math.max(1, delay * 2));
       }
     }
-    throw toTransportError(last, { phase: 'connect', attempts: maxAttempts, host: this.#options.host, port: this.#options.port });
+    const context = { phase: 'connect', attempts: Math.min(attempt, maxAttempts), tried: [...tried], ...(clustered ? { failoverTimeoutMs } : {}) };
+    if (clustered) {
+      throw new TransportFailureError(`no Iggy primary found within ${failoverTimeoutMs} ms (tried ${[...tried].join(', ')})`, { cause: last, context });
+    }
+    throw toTransportError(last, context);
   }
 
-  #connectOnce(signal?: AbortSignal): Promise<void> {
+  /**
+   * One socket attempt at `endpoint`, then the redirects the cluster metadata asks for (at
+   * most {@link MAX_LEADER_REDIRECTS}, as the official Node SDK). True once connected to a node
+   * that serves (the leader, or a cluster of one); false when the cluster has no leader now.
+   */
+  async #connectAndSettle(endpoint: Endpoint, deadline: number, signal?: AbortSignal): Promise<boolean> {
+    let target = endpoint;
+    for (let hop = 0; hop <= MAX_LEADER_REDIRECTS; hop++) {
+      const timeoutMs = Math.max(1, Math.min(this.#options.connectTimeoutMs, deadline - Date.now()));
+      const metadata = await this.#connectOnce(target, timeoutMs, signal);
+      const settlement: Settlement = metadata === undefined ? { kind: 'stay' } : this.#directory.learn(metadata, target);
+      if (settlement.kind === 'stay') return true;
+      this.#discard();
+      if (settlement.kind === 'leaderless') return false;
+      target = settlement.leader;
+    }
+    this.#directory.forgetLeader();
+    return false;
+  }
+
+  /** Drops the current socket without treating it as a lost connection. */
+  #discard(): void {
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#session?.close();
+    this.#session = undefined;
+    this.#splitter = undefined;
+    this.#login = undefined;
+    socket?.destroy();
+  }
+
+  /**
+   * Opens a socket to `endpoint` and logs in; with cluster discovery, then reads the cluster
+   * metadata. Resolves with the roster, or `undefined` when discovery is off or the server
+   * refused the read (a server without clustering support serves as a cluster of one).
+   */
+  #connectOnce(endpoint: Endpoint, timeoutMs: number, signal?: AbortSignal): Promise<ClusterMetadata | undefined> {
     const o = this.#options;
-    return new Promise<void>((resolve, reject) => {
+    const { host, port } = endpoint;
+    return new Promise<ClusterMetadata | undefined>((resolve, reject) => {
       let done = false;
+      let metadata: ClusterMetadata | undefined;
       const onAbort = (): void => finish(new CancelledError('connecting was aborted', { cause: signal?.reason }));
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        if (error === undefined) resolve();
+        if (error === undefined) resolve(metadata);
         else {
           if (this.#socket === socket) {
             this.#socket = undefined;
@@ -332,11 +436,11 @@ export class IggyConnection {
           reject(error);
         }
       };
-      const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${o.host}:${o.port} timed out after ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
+      const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${host}:${port} timed out after ${timeoutMs} ms`, { context: { host, port } })), timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       const socket: net.Socket = o.tls === undefined
-        ? net.connect({ host: o.host, port: o.port })
-        : tls.connect({ servername: net.isIP(o.host) === 0 ? o.host : undefined, ...o.tls, host: o.host, port: o.port });
+        ? net.connect({ host, port })
+        : tls.connect({ servername: net.isIP(host) === 0 ? host : undefined, ...o.tls, host, port });
       const session: Session = o.protocol === 'vsr'
         ? new VsrClientSession({ sdkName: o.clientName, sdkVersion: '0.1.0', heartbeatIntervalMs: o.heartbeatIntervalMs || 5000 })
         : new ClassicClientSession({ heartbeatIntervalMs: o.heartbeatIntervalMs || 5000 });
@@ -344,6 +448,32 @@ export class IggyConnection {
       socket.setNoDelay(true);
       // TCP keep-alive notices a vanished peer even when heartbeats are off.
       socket.setKeepAlive(true, 30_000);
+      const readRoster = (): void => {
+        if (!o.discoverCluster) return finish();
+        let pending: { readonly frame: Uint8Array };
+        try {
+          pending = session.command(CommandCode.GetClusterMetadata, encodeGetClusterMetadataRequest());
+        } catch (error) {
+          finish(error);
+          return;
+        }
+        this.#login = {
+          resolve: (payload) => {
+            try {
+              metadata = decodeClusterMetadata(payload);
+            } catch (cause) {
+              finish(new TransportFailureError(`the Iggy server at ${host}:${port} sent malformed cluster metadata`, { cause, context: { host, port } }));
+              return;
+            }
+            finish();
+          },
+          // A refusal (for example 5, unavailable, from a server without clustering) is an
+          // answer: that server serves as a cluster of one.
+          refuse: () => finish(),
+          reject: finish,
+        };
+        socket.write(pending.frame);
+      };
       socket.once(o.tls === undefined ? 'connect' : 'secureConnect', () => {
         if (done) return;
         if (this.#state === 'closed') {
@@ -353,7 +483,8 @@ export class IggyConnection {
         this.#socket = socket;
         this.#session = session;
         this.#splitter = splitter;
-        this.#login = { resolve: () => finish(), reject: finish };
+        this.#endpoint = endpoint;
+        this.#login = { resolve: readRoster, refuse: finish, reject: finish };
         const frame = session instanceof VsrClientSession
           ? session.register(o.credentials).frame
           : session.login(o.credentials).frame;
@@ -367,7 +498,7 @@ export class IggyConnection {
         else if (this.#socket === socket) this.#lose(toTransportError(error));
       });
       socket.on('close', () => {
-        if (!done) finish(new TransportFailureError(`the Iggy server at ${o.host}:${o.port} closed the connection during login`));
+        if (!done) finish(new TransportFailureError(`the Iggy server at ${host}:${port} closed the connection during login`, { context: { host, port } }));
         else if (this.#socket === socket) this.#lose(new TransportFailureError('the Iggy server closed the connection'));
       });
     });
@@ -409,6 +540,11 @@ export class IggyConnection {
       this.#lose(failure);
       return;
     }
+    // In a cluster, 58 means "not the primary" (both generations): move rather than resend.
+    if (!outcome.ok && login === undefined && outcome.error.code === TRANSIENT_NOT_ACCEPTED && this.#directory.clustered) {
+      this.#notPrimary(outcome.request, outcome.error);
+      return;
+    }
     const retry = !outcome.ok && 'retry' in outcome && outcome.retry;
     if (retry) {
       this.#resend(session, outcome.request.frame);
@@ -418,9 +554,9 @@ export class IggyConnection {
       this.#login = undefined;
       if (outcome.ok) {
         this.#lastError = undefined;
-        login.resolve();
+        login.resolve(outcome.payload);
       } else {
-        login.reject(outcome.error);
+        login.refuse(outcome.error);
       }
       return;
     }
@@ -429,6 +565,19 @@ export class IggyConnection {
     const call = this.#inFlight.splice(index, 1)[0] as Call;
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
     else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
+  }
+
+  /**
+   * A node of a cluster answered 58 (TransientNotAccepted): it is not the primary (any more),
+   * and nothing was applied. The call goes back to the head of the queue unwritten, whatever
+   * kind it is, and the connection is re-established, which finds the primary again.
+   */
+  #notPrimary(request: unknown, error: IggyError): void {
+    const call = this.#inFlight.find((c) => c.pending === request);
+    if (call !== undefined) call.notAccepted = true;
+    const endpoint = this.#endpoint;
+    if (endpoint !== undefined && this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
+    this.#lose(new TransportFailureError('the Iggy node is not the primary; finding the new one', { cause: toTransportError(error), context: { endpoint } }));
   }
 
   /** A VSR transient status (57/58): the identical bytes go out again after a short pause. */
@@ -458,13 +607,21 @@ export class IggyConnection {
     const retry: Call[] = [];
     for (const call of written) {
       if (call.settled) continue;
-      if (call.idempotent && !call.retried && this.#fatal === undefined) {
+      if (call.notAccepted && this.#fatal === undefined) {
+        // Refused unapplied (58): it goes out again in its place, whatever kind it is.
+        call.notAccepted = false;
+        call.written = false;
+        retry.push(call);
+      } else if (call.idempotent && !call.retried && this.#fatal === undefined) {
         call.retried = true;
         call.written = false;
         retry.push(call);
       } else {
         this.#settle(call, {
-          error: new TransportFailureError('the Iggy connection was lost before the reply arrived', { cause: error, context: { command: call.code } }),
+          error: new OutcomeUnknownError('the Iggy connection was lost after the request was written and before its reply arrived: it may or may not have been applied', {
+            cause: error,
+            context: { command: call.code },
+          }),
         });
       }
     }

@@ -35,6 +35,8 @@ import { CommandCode, decodeTopicDetails, encodeTopicTarget, initChecksums, part
 import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
 import { IggyAdmin } from './admin.js';
 import * as cmd from './commands.js';
+import { ClusterDirectory } from './cluster-directory.js';
+import type { Endpoint } from './cluster-directory.js';
 import { IggyConnection } from './connection.js';
 import { parseConnectionString } from './connection-string.js';
 import { iggyCodeOf, toTransportError } from './error-mapping.js';
@@ -74,7 +76,10 @@ export class IggyTransport implements LogTransport {
   #closed = false;
   #admin: IggyAdmin | undefined;
 
-  private constructor(connections: readonly IggyConnection[], options: ResolvedIggyOptions) {
+  readonly #directory: ClusterDirectory;
+
+  private constructor(connections: readonly IggyConnection[], options: ResolvedIggyOptions, directory: ClusterDirectory) {
+    this.#directory = directory;
     // Every concurrent waitFor listens on this signal; many waiters are normal, not a leak.
     setMaxListeners(0, this.#stop.signal);
     this.#connections = connections;
@@ -91,19 +96,28 @@ export class IggyTransport implements LogTransport {
     const base = typeof target === 'string' ? parseConnectionString(target) : target;
     const options = resolveOptions({ ...base, ...overrides });
     await initChecksums();
-    const opened = await Promise.allSettled(Array.from({ length: options.connections }, () => IggyConnection.open(options, call.signal)));
+    const directory = new ClusterDirectory(options.seeds);
+    const opened = await Promise.allSettled(Array.from({ length: options.connections }, () => IggyConnection.open(options, call.signal, directory)));
     const connections = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = opened.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) {
       await Promise.all(connections.map((c) => c.close()));
       throw failed.reason;
     }
-    return new IggyTransport(connections, options);
+    return new IggyTransport(connections, options, directory);
   }
 
   /** The protocol generation in use. */
   get protocol(): 'vsr' | 'classic' {
     return this.#options.protocol;
+  }
+
+  /**
+   * The address the main connection is on: the primary of a cluster once discovery settled,
+   * else the seed that answered.
+   */
+  get endpoint(): Endpoint | undefined {
+    return (this.#connections[0] as IggyConnection).endpoint;
   }
 
   /** How many times the main connection was re-established after a loss. */
@@ -264,7 +278,8 @@ export class IggyTransport implements LogTransport {
     const body = cmd.sendMessagesBody(connection, stream, topic, partitioning.partitionId(partition), messages);
     const sent = connection.request(CommandCode.SendMessages, body, o);
     const topicBody = encodeTopicTarget({ stream, topic });
-    const after = connection.request(CommandCode.GetTopic, topicBody, o);
+    // A read, so a lost connection writes it again, behind the send when that is requeued too.
+    const after = connection.request(CommandCode.GetTopic, topicBody, { ...o, idempotent: true });
     after.catch(() => undefined);
     const ack = await sent;
     const payload = await after;
@@ -410,7 +425,7 @@ export class IggyTransport implements LogTransport {
     const group = checkName(request.group, 'group');
     // Fail fast (and typed) on an unknown topic before opening a connection for the member.
     await this.#topicDetails(stream, topic, o);
-    const connection = await IggyConnection.open(this.#options, o.signal);
+    const connection = await IggyConnection.open(this.#options, o.signal, this.#directory);
     const member = await IggyGroupMember.join(connection, { stream, topic, group }, o, (m) => this.#members.delete(m));
     if (this.#closed) {
       await member.leave();

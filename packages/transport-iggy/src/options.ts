@@ -20,6 +20,32 @@ export interface ReconnectPolicy {
   readonly maxDelayMs?: number | undefined;
 }
 
+/** A server address. */
+export interface IggyEndpoint {
+  /** Host name or IP address. */
+  readonly host: string;
+  /** TCP port (default: the `port` option, else 8090). */
+  readonly port?: number | undefined;
+}
+
+/** How the client finds the primary of an Iggy cluster. */
+export interface ClusterPolicy {
+  /**
+   * Read the cluster metadata (GetClusterMetadata) after every login and move to the node it
+   * names leader (default `true`). A server that refuses the command, or a roster of one node,
+   * keeps the client where it is.
+   */
+  readonly discover?: boolean | undefined;
+  /**
+   * With more than one known node: the longest a (re)connect may spend finding a primary,
+   * seeds, redirects, leaderless rosters and back-off included (default 15,000 ms); it takes
+   * the place of `reconnect.maxAttempts` there, since an election answers "no leader yet"
+   * quickly for seconds. After it, the connect fails with a `transport` error naming every
+   * address tried.
+   */
+  readonly failoverTimeoutMs?: number | undefined;
+}
+
 /** Username and password, or a personal access token. */
 export type IggyCredentials =
   | { readonly username: string; readonly password: string }
@@ -31,6 +57,13 @@ export interface IggyTransportOptions {
   readonly host?: string | undefined;
   /** Server TCP port (default 8090). */
   readonly port?: number | undefined;
+  /**
+   * Seed addresses of a cluster, tried in order (default: `host`/`port` alone). When given,
+   * `host` is ignored and `port` is the default port of seeds that name none.
+   */
+  readonly seeds?: readonly IggyEndpoint[] | undefined;
+  /** Cluster discovery and failover. */
+  readonly cluster?: ClusterPolicy | undefined;
   /** Credentials (default `iggy` / `iggy`, the servers' test credentials). */
   readonly credentials?: IggyCredentials | undefined;
   /** Protocol generation (default `vsr`). */
@@ -63,6 +96,12 @@ export interface ResolvedIggyOptions {
   readonly host: string;
   /** Server port. */
   readonly port: number;
+  /** Seed addresses, in order, each with its port (at least one: `host`/`port`). */
+  readonly seeds: readonly { readonly host: string; readonly port: number }[];
+  /** Read cluster metadata after login and settle on the leader. */
+  readonly discoverCluster: boolean;
+  /** Time limit of finding a primary when more than one node is known. */
+  readonly failoverTimeoutMs: number;
   /** Credentials. */
   readonly credentials: IggyCredentials;
   /** Protocol generation. */
@@ -99,6 +138,20 @@ function duration(value: number | undefined, fallback: number, field: string, mi
   return Math.floor(value);
 }
 
+/** The most seed addresses a client accepts. */
+export const MAX_SEEDS = 32;
+
+function resolveSeeds(seeds: readonly IggyEndpoint[] | undefined, host: string, port: number): Array<{ host: string; port: number }> {
+  if (seeds === undefined) return [{ host, port }];
+  if (!Array.isArray(seeds) || seeds.length === 0 || seeds.length > MAX_SEEDS) throw new InvalidArgumentError(`seeds must be 1..${MAX_SEEDS} addresses`);
+  return seeds.map((seed: IggyEndpoint) => {
+    if (typeof seed !== 'object' || seed === null || typeof seed.host !== 'string' || seed.host.length === 0) throw new InvalidArgumentError('each seed needs a non-empty host');
+    const p = seed.port ?? port;
+    if (!Number.isInteger(p) || p < 1 || p > 65535) throw new InvalidArgumentError('a seed port must be an integer 1..65535', { context: { port: p } });
+    return { host: seed.host, port: p };
+  });
+}
+
 /** Checks the options and fills in the defaults. */
 export function resolveOptions(options: IggyTransportOptions): ResolvedIggyOptions {
   const protocol = options.protocol ?? 'vsr';
@@ -109,6 +162,10 @@ export function resolveOptions(options: IggyTransportOptions): ResolvedIggyOptio
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('port must be an integer 1..65535', { context: { port } });
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host.length === 0) throw new InvalidArgumentError('host must be a non-empty string');
+  const seeds = resolveSeeds(options.seeds, host, port);
+  const first = seeds[0] as { host: string; port: number };
+  const discover = options.cluster?.discover ?? true;
+  if (typeof discover !== 'boolean') throw new InvalidArgumentError('cluster.discover must be a boolean');
   const credentials = options.credentials ?? { username: 'iggy', password: 'iggy' };
   if ('token' in credentials ? typeof credentials.token !== 'string' || credentials.token.length === 0 : typeof credentials.username !== 'string' || typeof credentials.password !== 'string') {
     throw new InvalidArgumentError('credentials must be { username, password } or { token }');
@@ -125,8 +182,11 @@ export function resolveOptions(options: IggyTransportOptions): ResolvedIggyOptio
     throw new InvalidArgumentError('connections must be an integer 1..64', { context: { connections } });
   }
   return {
-    host,
-    port,
+    host: first.host,
+    port: first.port,
+    seeds,
+    discoverCluster: discover,
+    failoverTimeoutMs: duration(options.cluster?.failoverTimeoutMs, 15_000, 'cluster.failoverTimeoutMs', 1),
     credentials,
     protocol,
     tls,

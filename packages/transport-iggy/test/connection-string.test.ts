@@ -24,6 +24,19 @@ describe('parseConnectionString', () => {
     ['iggy://:my-token@h:8090', { host: 'h', port: 8090, credentials: { token: 'my-token' } }],
     ['iggy://u:p@h?connections=4', { host: 'h', connections: 4, credentials: { username: 'u', password: 'p' } }],
     ['iggy://h:8090?pat=tok%2Bx', { host: 'h', port: 8090, credentials: { token: 'tok+x' } }],
+    // Iggy's own form: the whole user part is a personal access token.
+    ['iggy://iggypat-1234567890abcdef@h:8090', { host: 'h', port: 8090, credentials: { token: 'iggypat-1234567890abcdef' } }],
+    // Several addresses are the seeds of a cluster, in order, with the query kept.
+    [
+      'iggy://u:p@h1:8090,h2:8091,[::1]:8092,h4?protocol=classic&failoverTimeoutMs=2500&discoverCluster=false',
+      {
+        seeds: [{ host: 'h1', port: 8090 }, { host: 'h2', port: 8091 }, { host: '::1', port: 8092 }, { host: 'h4' }],
+        protocol: 'classic',
+        cluster: { failoverTimeoutMs: 2500, discover: false },
+        credentials: { username: 'u', password: 'p' },
+      },
+    ],
+    ['iggypat-x@h1,h2', { seeds: [{ host: 'h1' }, { host: 'h2' }], credentials: { token: 'iggypat-x' } }],
     ['iggy://u:p@[::1]:8090', { host: '::1', port: 8090, credentials: { username: 'u', password: 'p' } }],
     ['iggy://u:p@h?tls=true&servername=iggy.local&rejectUnauthorized=false', { host: 'h', tls: { servername: 'iggy.local', rejectUnauthorized: false }, credentials: { username: 'u', password: 'p' } }],
     [
@@ -42,7 +55,12 @@ describe('parseConnectionString', () => {
     'http://u:p@h:1',
     'iggy://u:p@h:99999',
     'iggy://u:p@h:port',
-    'iggy://u@h:1',
+    'iggy://@h:1',
+    'iggy://u:p@h1,,h3',
+    'iggy://u:p@h1,:8091',
+    `iggy://u:p@${Array.from({ length: 33 }, (_, i) => `h${i}`).join(',')}`,
+    'iggy://u:p@h1,h2?failoverTimeoutMs=0',
+    'iggy://u:p@h1,h2?discoverCluster=perhaps',
     'iggy://u:p@h:1?protocol=quic',
     'iggy://u:p@h:1?tls=maybe',
     'iggy://u:p@h:1?unknown=1',
@@ -89,5 +107,16 @@ describe('resolveOptions', () => {
     expect(kindOf(() => resolveOptions({ credentials: { token: '' } }))).toBe('invalid');
     expect(kindOf(() => resolveOptions({ connections: 0 }))).toBe('invalid');
     expect(kindOf(() => resolveOptions({ connections: 1.5 }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ seeds: [] }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ seeds: [{ host: '' }] }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ seeds: [{ host: 'h', port: 70000 }] }))).toBe('invalid');
+    expect(kindOf(() => resolveOptions({ cluster: { failoverTimeoutMs: 0 } }))).toBe('invalid');
+  });
+
+  it('resolves seeds in order with the default port, and the first seed as host and port', () => {
+    const o = resolveOptions({ port: 9000, seeds: [{ host: 'a' }, { host: 'b', port: 9001 }] });
+    expect(o.seeds).toEqual([{ host: 'a', port: 9000 }, { host: 'b', port: 9001 }]);
+    expect([o.host, o.port, o.discoverCluster, o.failoverTimeoutMs]).toEqual(['a', 9000, true, 15_000]);
+    expect(resolveOptions({ host: 'x', port: 1 }).seeds).toEqual([{ host: 'x', port: 1 }]);
   });
 });

@@ -1,6 +1,6 @@
 /** `agdx dev`: the Iggy dev server, with the options of `agdx-iggy-dev`. */
 
-import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevServer } from '@agdx/iggy-dev-server';
+import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevCluster, startDevServer } from '@agdx/iggy-dev-server';
 import { intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { UsageError } from '../errors.js';
 import { line } from '../io.js';
@@ -20,6 +20,10 @@ Options:
   --user <name>       root user name (default iggy)
   --password <pw>     root password (default iggy)
   --token <pat>       accept this personal access token (repeatable)
+  --cluster <n>       run n nodes (2..16) on ports port..port+n-1 that share one broker and
+                      serve one declared cluster view (node 0 primary; no replication). To move
+                      the primary from a script, run agdx-iggy-dev --cluster n, which takes
+                      control lines on standard input
   -h, --help          this help
 
 Connection and login limits:
@@ -44,6 +48,7 @@ export const devCommand: Command = {
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
         ...limitFlagSpecs(),
+        cluster: { type: 'string' },
       },
       false,
     );
@@ -54,7 +59,9 @@ export const devCommand: Command = {
     const tokens = listOption(args, 'token');
     const limits = limitOptionsFromFlags(args.values);
     if ('error' in limits) throw new UsageError(limits.error);
-    const server = await startDevServer({
+    const nodes = stringOption(args, 'cluster') === undefined ? undefined : intOption(args, 'cluster', 3, 2, 16);
+    const start = nodes === undefined ? startDevServer : (o: Parameters<typeof startDevCluster>[0]) => startDevCluster({ ...o, nodes });
+    const server = await start({
       ...limits.options,
       port: intOption(args, 'port', 8090, 0, 65_535),
       host: stringOption(args, 'host'),
@@ -66,7 +73,8 @@ export const devCommand: Command = {
       onInternalError: (error) => line(io.err, `agdx dev: internal error (connection dropped): ${error instanceof Error ? error.message : String(error)}`),
       onStorageError: (error) => line(io.err, `agdx dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`),
     });
-    line(io.out, `agdx dev listening on ${server.url} (${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);
+    const shape = nodes === undefined ? '' : `cluster of ${nodes}, no replication; `;
+    line(io.out, `agdx dev listening on ${server.url} (${shape}${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) return resolve();
       io.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -23,6 +23,7 @@ import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 import { decodeLoginUserRequest, decodeLoginWithTokenRequest } from './request-decoders.js';
+import { refusedOnBackup, TRANSIENT_NOT_ACCEPTED } from '../cluster/backup-gate.js';
 
 const utf8 = new TextEncoder();
 
@@ -111,6 +112,7 @@ export class ClassicHandler implements FrameHandler {
         this.#ctx.connectionClosed(this.#conn.clientId);
         return new Uint8Array(0);
       default:
+        if (refusedOnBackup(code) && !this.#ctx.isPrimary()) throw new IggyError(TRANSIENT_NOT_ACCEPTED);
         return executeCommand(this.#ctx, { clientId: this.#conn.clientId, userId: this.#session.userId ?? 0, address: this.#conn.address, protocol: 'classic' }, code, payload);
     }
   }

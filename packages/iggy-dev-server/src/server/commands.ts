@@ -12,6 +12,7 @@ import {
   MAX_USER_HEADERS_SIZE,
   RESYNC_REQUIRED_PARTITION,
   encodeClientDetails,
+  encodeClusterMetadata,
   encodeConsumerGroupAssignment,
   encodeConsumerGroupDetails,
   encodeConsumerGroupInfo,
@@ -28,7 +29,7 @@ import {
   headerValue,
   packProtocolVersion,
 } from '@agdx/iggy-protocol';
-import type { Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
+import type { ClusterMetadata, Consumer, HeaderValue, IggyProtocol, StreamInfo, TopicDetails, TopicInfo } from '@agdx/iggy-protocol';
 import { authorizeCommand } from '../auth/authorize.js';
 import { USER_COMMAND_CODES, executeUserCommand } from '../auth/user-commands.js';
 import type { UserDirectory } from '../auth/user-directory.js';
@@ -86,6 +87,8 @@ export interface CommandServer {
   connectedClients(): Iterable<ConnectedClient>;
   /** The size at which a segment file is sealed (DescribeOptions reports it). */
   readonly segmentBytes: number;
+  /** The roster this node reports (GetClusterMetadata). */
+  clusterMetadata(): ClusterMetadata;
 }
 
 /** The server version string the dev server reports. */
@@ -247,6 +250,8 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       // Iggy 0.8 has no such command: classic answers InvalidCommand, as for any unknown code.
       if (protocol === 'classic') throw new IggyError(Status.InvalidCommand);
       return describeOptions(decodeDescribeOptionsRequest(payload).scope, server.segmentBytes);
+    case CommandCode.GetClusterMetadata:
+      return encodeClusterMetadata(server.clusterMetadata());
     case CommandCode.GetMe:
       return encodeClientDetails({ clientId: conn.clientId, userId: conn.userId, transport: 1, address: conn.address, consumerGroups: broker.membershipsOf(conn.clientId) });
 

@@ -33,4 +33,6 @@ export interface ServerContext extends CommandServer {
   internalError(error: unknown): void;
   /** Called when a connection leaves (its group memberships end). */
   connectionClosed(clientId: number): void;
+  /** Whether this node is the primary of its cluster (always, without a declared cluster). */
+  isPrimary(): boolean;
 }

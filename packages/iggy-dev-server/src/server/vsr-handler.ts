@@ -29,6 +29,7 @@ import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 import { decodeRegisterRequest } from './request-decoders.js';
+import { refusedOnBackup, TRANSIENT_NOT_ACCEPTED } from '../cluster/backup-gate.js';
 
 /** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
 const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
@@ -151,6 +152,7 @@ export class VsrHandler implements FrameHandler {
     const op = header.operation;
     let payload: Uint8Array;
     try {
+      if (refusedOnBackup(code) && !this.#ctx.isPrimary()) throw new IggyError(TRANSIENT_NOT_ACCEPTED);
       payload = executeCommand(this.#ctx, { clientId: this.#conn.clientId, userId: this.#session.userId, address: this.#conn.address, protocol: 'vsr' }, code, body);
     } catch (error) {
       let status = statusOf(error);

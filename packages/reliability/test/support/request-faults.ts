@@ -4,11 +4,12 @@
  * settle (its reply, or a typed error) within its own timeout plus a small grace, whatever the
  * network does; once the network is clean again, requests succeed.
  */
-import { AgdxClient, Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
+import { AgdxClient, AgentTopic, agentMessageBody } from '@agdx/agents';
 import { startDevServer } from '@agdx/iggy-dev-server';
 import { isBrandedError, SeededRandom, summarize, type SampleSummary } from '@agdx/reliability';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { spawnEchoAgent } from './echo-agent.js';
 import { FaultProxy } from './fault-proxy.js';
 
 /** Figures of a run. */
@@ -40,16 +41,7 @@ async function echoBehindProxy(partitions: number): Promise<EchoBehindProxy> {
   const agentTransport = await IggyTransport.connect(server.url);
   const agentClient = AgdxClient.from(agentTransport, { stream: STREAM });
   await agentClient.bootstrap(partitions);
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .heartbeats(false)
-    .followControl(false)
-    .pollInterval(20)
-    .handler((message, ctx) => ctx.respond(enc.encode(`echo:${dec(agentMessageBody(message))}`)))
-    .spawn(agentClient);
-  await agent.ready();
+  const agent = await spawnEchoAgent(agentClient);
   const requesterTransport = await IggyTransport.connect({
     host: '127.0.0.1',
     port: proxy.port,

@@ -1,0 +1,89 @@
+/**
+ * What a client knows about the nodes of an Iggy cluster: the seed addresses it was given, the
+ * roster the last GetClusterMetadata reported, and which node that roster named leader. One
+ * directory is shared by every connection of a transport, so what one connection learns (a
+ * new leader, a dead one) the next reconnect of any other uses.
+ */
+
+import type { ClusterMetadata } from '@agdx/iggy-protocol';
+
+/** A TCP address. */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Where to go after reading a roster. */
+export type Settlement =
+  /** Stay on the node that answered (a cluster of one, or the node is the leader). */
+  | { readonly kind: 'stay' }
+  /** Reconnect to the leader the roster names. */
+  | { readonly kind: 'redirect'; readonly leader: Endpoint }
+  /** Several nodes and none is a healthy leader: the cluster is electing. */
+  | { readonly kind: 'leaderless' };
+
+function keyOf(e: Endpoint): string {
+  return `${e.host.toLowerCase()}|${e.port}`;
+}
+
+/** See the module comment. */
+export class ClusterDirectory {
+  readonly #seeds: readonly Endpoint[];
+  #roster: readonly Endpoint[] = [];
+  #leader: Endpoint | undefined;
+
+  constructor(seeds: readonly Endpoint[]) {
+    this.#seeds = seeds;
+  }
+
+  /** True when more than one node is known: failover applies. */
+  get clustered(): boolean {
+    return this.candidates().length > 1;
+  }
+
+  /** The last leader a roster named, if it has not failed since. */
+  get leader(): Endpoint | undefined {
+    return this.#leader;
+  }
+
+  /** Addresses to try, in order: the known leader, the seeds, then the rest of the roster. */
+  candidates(): Endpoint[] {
+    const seen = new Set<string>();
+    const out: Endpoint[] = [];
+    for (const e of [...(this.#leader === undefined ? [] : [this.#leader]), ...this.#seeds, ...this.#roster]) {
+      const key = keyOf(e);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * Records a roster read from the node at `from` and says where to settle. Nodes without a
+   * TCP port are not reachable by this client and are left out.
+   */
+  learn(metadata: ClusterMetadata, from: Endpoint): Settlement {
+    if (metadata.nodes.length <= 1) {
+      // A cluster of one (Iggy without clustering): whatever it calls itself, it serves, and
+      // the seed stays the way in (its self-reported address may be 0.0.0.0 or a container's).
+      this.#roster = [];
+      this.#leader = undefined;
+      return { kind: 'stay' };
+    }
+    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0);
+    this.#roster = reachable.map((n) => ({ host: n.ip, port: n.endpoints.tcp }));
+    const leader = reachable.find((n) => n.role === 'Leader' && n.status === 'Healthy');
+    if (leader === undefined) {
+      this.#leader = undefined;
+      return { kind: 'leaderless' };
+    }
+    this.#leader = { host: leader.ip, port: leader.endpoints.tcp };
+    return keyOf(this.#leader) === keyOf(from) ? { kind: 'stay' } : { kind: 'redirect', leader: this.#leader };
+  }
+
+  /** Forgets the leader after it failed or refused to serve as one. */
+  forgetLeader(): void {
+    this.#leader = undefined;
+  }
+}
