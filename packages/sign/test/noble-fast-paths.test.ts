@@ -47,7 +47,8 @@ function le(value: bigint): Uint8Array {
 function variants(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, n: number): [Uint8Array, Uint8Array, Uint8Array][] {
   const flipped = (b: Uint8Array, at: number) => {
     const c = b.slice();
-    c[at % c.length] ^= 1 << (n % 8);
+    const i = at % c.length;
+    c[i] = c[i]! ^ (1 << (n % 8));
     return c;
   };
   let s = 0n;
