@@ -98,6 +98,8 @@ describe('noble fast paths match plain @noble/curves', () => {
         expect(nobleVerifySync(publicKey, message, signature)).toBe(true);
       }
     }
+    // The later rounds above ran on tabled points, not only on freshly decoded ones.
+    expect(tabledKeyCount()).toBeGreaterThan(0);
   });
 
   it('agrees on random keys and signatures, which almost never decode or verify', () => {
@@ -122,12 +124,12 @@ describe('noble fast paths match plain @noble/curves', () => {
 
   it('bounds how many keys hold a table, and evicted keys still verify correctly', () => {
     const message = Uint8Array.of(9);
-    const keys = Array.from({ length: 70 }, (_, i) => {
+    const keys = Array.from({ length: 66 }, (_, i) => {
       const seed = bytes(20_000 + i, 32);
       return { seed, publicKey: ed25519.getPublicKey(seed), signature: ed25519.sign(message, seed) };
     });
     for (const { publicKey, signature } of keys) {
-      for (let use = 0; use < 5; use++) expect(nobleVerifySync(publicKey, message, signature)).toBe(true);
+      for (let use = 0; use < 17; use++) expect(nobleVerifySync(publicKey, message, signature)).toBe(true);
     }
     expect(tabledKeyCount()).toBeLessThanOrEqual(64);
     const first = keys[0]!;

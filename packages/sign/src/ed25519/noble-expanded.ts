@@ -26,14 +26,17 @@ function hashToScalar(a: Uint8Array, b: Uint8Array, c?: Uint8Array): bigint {
   return Fn.create(bytesToNumberLE(h.digest()));
 }
 
-/** Expands a 32-byte seed (RFC 8032 5.1.5). */
+/**
+ * Expands a 32-byte seed (RFC 8032 5.1.5). Uses the library's own base point: every key is
+ * derived here, also on the platform back end, which should not pay for the wide table.
+ */
 export function expandSeed(seed: Uint8Array): ExpandedSecret {
   const hashed = sha512(seed);
   const head = hashed.slice(0, 32);
   head[0] = head[0]! & 248;
   head[31] = (head[31]! & 127) | 64;
   const scalar = Fn.create(bytesToNumberLE(head));
-  return { scalar, prefix: hashed.slice(32, 64), publicKey: wideBasePoint().multiply(scalar).toBytes() };
+  return { scalar, prefix: hashed.slice(32, 64), publicKey: Point.BASE.multiply(scalar).toBytes() };
 }
 
 /** Deterministic Ed25519 signature of `message` with an expanded secret. */

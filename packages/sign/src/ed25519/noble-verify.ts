@@ -14,11 +14,12 @@ type Point = typeof ed25519.Point.BASE;
 const Point = ed25519.Point;
 const Fn = Point.Fn;
 
-// A key gets its table on this many-th verification: one-off keys never pay the ~4 ms build.
-const TABLE_AFTER_USES = 4;
-// W=4 keeps a table near 125 KB (520 points); wider windows bought little in measurement.
+// A key gets its table on this many-th verification. The build costs about as much as five
+// to ten verifications (more before the JIT has warmed up), so rarely used keys never pay it.
+const TABLE_AFTER_USES = 16;
+// W=4 keeps a table near 130-160 KB (520 points); wider windows bought little in measurement.
 const TABLE_WINDOW = 4;
-// At most this many keys hold a table at once (~8 MB); the least recently used loses its own.
+// At most this many keys hold a table at once (~10 MB); the least recently used loses its own.
 const MAX_TABLES = 64;
 
 interface PreparedKey {
