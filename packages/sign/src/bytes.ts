@@ -1,11 +1,12 @@
 // Small byte helpers kept local so the package stays free of Buffer and node:* imports.
 
-const HEX = '0123456789abcdef';
+// Two hex digits per byte value: registry lookups turn a key id into hex on every verification.
+const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /** Lowercase hex of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
   let out = '';
-  for (const b of bytes) out += HEX[b >> 4]! + HEX[b & 15]!;
+  for (let i = 0; i < bytes.length; i++) out += HEX_PAIRS[bytes[i]!]!;
   return out;
 }
 

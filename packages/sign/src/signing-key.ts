@@ -91,9 +91,7 @@ export class SigningKey {
   /** Signs raw bytes with the configured back end. */
   async signBytes(message: Uint8Array): Promise<Uint8Array> {
     if (!isBytes(message)) throw new SignatureError('message to sign must be bytes');
-    const pending = backendFor(this.#backend);
-    const backend = pending instanceof Promise ? await pending : pending;
-    return backend.sign(this.#seed, this.#verifyingKey, message);
+    return this.#signInput(message);
   }
 
   /** Signs raw bytes synchronously with @noble/curves. */
@@ -108,7 +106,7 @@ export class SigningKey {
    */
   async sign(envelope: AgentEnvelope, context?: SignatureContext): Promise<AgentEnvelope> {
     const input = signingInput(envelope, context);
-    return attachSignature(envelope, this.#capsule(await this.signBytes(input), context));
+    return attachSignature(envelope, this.#capsule(await this.#signInput(input), context));
   }
 
   /** {@link SigningKey.sign}, synchronously with @noble/curves. */
@@ -120,6 +118,15 @@ export class SigningKey {
   /** Signs already-encoded unsigned envelope bytes; returns the capsule to attach. */
   async signEncoded(unsignedEnvelope: Uint8Array, context?: SignatureContext): Promise<Signature> {
     return this.#capsule(await this.signBytes(signingInputFromEncoded(unsignedEnvelope, context)), context);
+  }
+
+  // The back end's promise itself, without an async frame around it: the signing input is
+  // built by this package, so it needs no argument check.
+  #signInput(input: Uint8Array): Promise<Uint8Array> {
+    const pending = backendFor(this.#backend);
+    return pending instanceof Promise
+      ? pending.then((backend) => backend.sign(this.#seed, this.#verifyingKey, input))
+      : pending.sign(this.#seed, this.#verifyingKey, input);
   }
 
   #capsule(bytes: Uint8Array, context: SignatureContext | undefined): Signature {

@@ -1,11 +1,7 @@
-import { ed25519 } from '@noble/curves/ed25519.js';
 import type { Ed25519Backend } from './backend.js';
 import { expandSeed, signExpanded } from './noble-expanded.js';
 import type { ExpandedSecret } from './noble-expanded.js';
-
-// zip215: false gives the strict RFC 8032 rules, which is what the platform (OpenSSL) applies,
-// so both back ends agree on edge-case signatures too.
-const STRICT = { zip215: false } as const;
+import { verifyStrict } from './noble-verify.js';
 
 // Expanded secrets per seed array: callers (SigningKey) keep one private, never-mutated seed
 // copy, so the array's identity is a safe cache key and the expansion happens once per key.
@@ -30,10 +26,14 @@ export function nobleSignSync(seed: Uint8Array, message: Uint8Array): Uint8Array
   return signExpanded(expandedFor(seed), message);
 }
 
-/** Synchronous Ed25519 verification with @noble/curves; never throws. */
+/**
+ * Synchronous Ed25519 verification with @noble/curves primitives under the strict RFC 8032 rules
+ * (`zip215: false`), which is what the platform (OpenSSL) applies, so both back ends agree on
+ * edge-case signatures too. Never throws.
+ */
 export function nobleVerifySync(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
-    return ed25519.verify(signature, message, publicKey, STRICT);
+    return verifyStrict(publicKey, message, signature);
   } catch {
     return false;
   }

@@ -1,3 +1,4 @@
+import { UnsupportedError } from '@agdx/wire';
 import type { Ed25519Backend } from './backend.js';
 import { isAcceptablePublicKey, isCanonicalSignature } from './strict-rules.js';
 
@@ -75,26 +76,36 @@ function source(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes as Uint8Array<ArrayBuffer>;
 }
 
-/** Error raised when the platform back end is used on a runtime without WebCrypto Ed25519. */
-export class PlatformUnavailable extends Error {}
+function unavailable(): Promise<never> {
+  return Promise.reject(new UnsupportedError('WebCrypto is not available on this runtime'));
+}
 
-/** The WebCrypto back end (`globalThis.crypto.subtle`, algorithm `Ed25519`). */
+// A platform that names Ed25519 but fails at it is unsupported, not a bad signature.
+function failed(cause: unknown): never {
+  throw new UnsupportedError('WebCrypto Ed25519 failed on this runtime', { cause });
+}
+
+/**
+ * The WebCrypto back end (`globalThis.crypto.subtle`, algorithm `Ed25519`). Rejects with
+ * UnsupportedError when the runtime lacks WebCrypto or its Ed25519 fails.
+ */
 export const platformBackend: Ed25519Backend = {
   name: 'platform',
   sign(seed, _publicKey, message) {
     const api = subtle();
-    if (api === undefined) return Promise.reject(new PlatformUnavailable('WebCrypto is not available on this runtime'));
-    // The hot path chains one promise onto the WebCrypto call instead of nesting async frames.
+    if (api === undefined) return unavailable();
+    // The hot path chains one promise (result and error mapping together) onto the WebCrypto
+    // call instead of nesting async frames: each extra promise is a microtask per signature.
     const ready = readySigningKeys.get(seed);
     const signed =
       ready === undefined
         ? signingKeyFor(api, seed).then((key) => api.sign(ALGORITHM, key, source(message)))
         : api.sign(ALGORITHM, ready, source(message));
-    return signed.then(toBytes);
+    return signed.then(toBytes, failed);
   },
   verify(publicKey, message, signature) {
     const api = subtle();
-    if (api === undefined) return Promise.reject(new PlatformUnavailable('WebCrypto is not available on this runtime'));
+    if (api === undefined) return unavailable();
     if (publicKey.length !== 32 || !isCanonicalSignature(signature) || !isAcceptablePublicKey(publicKey)) {
       return Promise.resolve(false);
     }

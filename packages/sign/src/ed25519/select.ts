@@ -1,7 +1,7 @@
 import { UnsupportedError } from '@agdx/wire';
 import type { Ed25519Backend, Ed25519BackendChoice, Ed25519BackendName } from './backend.js';
 import { nobleBackend } from './noble.js';
-import { platformBackend, platformEd25519Available, PlatformUnavailable } from './platform.js';
+import { platformBackend, platformEd25519Available } from './platform.js';
 
 let choice: Ed25519BackendChoice = 'auto';
 
@@ -38,21 +38,6 @@ export async function resolveEd25519Backend(requested?: Ed25519BackendChoice): P
   return available ? 'platform' : 'noble';
 }
 
-const rethrowUnsupported = (error: unknown): never => {
-  throw asUnsupported(error);
-};
-
-const platformChecked: Ed25519Backend = {
-  name: 'platform',
-  sign: (seed, publicKey, message) => platformBackend.sign(seed, publicKey, message).catch(rethrowUnsupported),
-  verify: (publicKey, message, signature) => platformBackend.verify(publicKey, message, signature).catch(rethrowUnsupported),
-};
-
-function asUnsupported(error: unknown): unknown {
-  if (error instanceof PlatformUnavailable) return new UnsupportedError(error.message);
-  return new UnsupportedError('WebCrypto Ed25519 failed on this runtime', { cause: error });
-}
-
 let platformKnown: boolean | undefined;
 
 /**
@@ -62,7 +47,7 @@ let platformKnown: boolean | undefined;
 export function backendFor(requested?: Ed25519BackendChoice): Ed25519Backend | Promise<Ed25519Backend> {
   const wanted = requested ?? choice;
   if (wanted === 'noble') return nobleBackend;
-  if (platformKnown === true) return platformChecked;
+  if (platformKnown === true) return platformBackend;
   if (platformKnown === false && wanted === 'auto') return nobleBackend;
-  return resolveEd25519Backend(wanted).then((name) => (name === 'platform' ? platformChecked : nobleBackend));
+  return resolveEd25519Backend(wanted).then((name) => (name === 'platform' ? platformBackend : nobleBackend));
 }

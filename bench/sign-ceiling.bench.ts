@@ -1,0 +1,64 @@
+// How much of a signature or verification on the default back end is this package and how much
+// is the platform: ours (`await key.sign(e, ctx)`, `await registry.verifyAt(e, at)`) against the
+// bare WebCrypto call on the same signing inputs with an already imported CryptoKey, both one
+// call at a time, in alternating rounds, per CPU second of the process (WebCrypto's worker
+// threads count). Ours includes encoding the envelope, the strict-rule checks and the capsule.
+// Run: pnpm bench sign-ceiling  → one JSON object on stdout.
+import { KeyRegistry, pkcs8FromSeed, SigningKey, signingInput } from '@agdx/sign';
+import type { AgentEnvelope } from '@agdx/wire';
+import { compareAlternating, sinkBit } from './support/alternating.js';
+import { envelopeRing, RING_SIZE } from './support/envelope-ring.js';
+import { machine } from './support/machine.js';
+
+const ROUNDS = 11;
+const CONTEXT = { contentType: 1, agentVersion: 1 } as const;
+const SEED = new Uint8Array(32).fill(0x5a);
+const AT = 1_750_000_000_000_000n;
+const ALGORITHM = { name: 'Ed25519' } as const;
+const mask = RING_SIZE - 1;
+
+const before = machine();
+const envelopes = envelopeRing('command100');
+const key = SigningKey.fromBytes(SEED, { backend: 'platform' });
+const registry = new KeyRegistry({ backend: 'platform' });
+registry.enroll('planner', key.verifyingKey);
+const signed: AgentEnvelope[] = [];
+for (const e of envelopes) signed.push(await key.sign(e, CONTEXT));
+
+const subtle = globalThis.crypto.subtle;
+const signKey = await subtle.importKey('pkcs8', pkcs8FromSeed(SEED), ALGORITHM, false, ['sign']);
+const verifyKey = await subtle.importKey('raw', new Uint8Array(key.verifyingKey), ALGORITHM, false, ['verify']);
+const inputs = envelopes.map((e) => signingInput(e, CONTEXT) as Uint8Array<ArrayBuffer>);
+const signatures = signed.map((e) => e.signature!.bytes as Uint8Array<ArrayBuffer>);
+
+const sign = await compareAlternating(
+  { run: (i) => key.sign(envelopes[i & mask]!, CONTEXT), async: true },
+  { run: (i) => subtle.sign(ALGORITHM, signKey, inputs[i & mask]!), async: true },
+  { rounds: ROUNDS },
+);
+const verify = await compareAlternating(
+  { run: (i) => registry.verifyAt(signed[i & mask]!, AT), async: true },
+  { run: (i) => subtle.verify(ALGORITHM, verifyKey, signatures[i & mask]!, inputs[i & mask]!), async: true },
+  { rounds: ROUNDS },
+);
+
+console.log(
+  JSON.stringify(
+    {
+      name: 'sign-ceiling',
+      machineBefore: before,
+      machineAfter: machine(),
+      method: {
+        rounds: ROUNDS,
+        ring: `${RING_SIZE} distinct command envelopes (100-byte bodies), context {ct:1, av:1}`,
+        rate: 'operations per CPU second of this process (user + system, all threads), one call at a time',
+        ratio: 'ours / bare WebCrypto of the CPU-second rates within each round; 1.0 would mean no cost of our own',
+      },
+      sign,
+      verify,
+      sink: sinkBit(),
+    },
+    null,
+    2,
+  ),
+);
