@@ -1,5 +1,6 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
+import { PollPacer } from '../clock/poll-pacer.js';
 import { watchAbort, type LogRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
@@ -64,6 +65,8 @@ interface Waiter {
 interface Run {
   readonly controller: AbortController;
   readonly cursors: bigint[];
+  /** One per partition when the transport's waits poll; `undefined` when the writer wakes them. */
+  readonly pacers: PollPacer[] | undefined;
 }
 
 const READ_BATCH = 200;
@@ -83,8 +86,10 @@ export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): v
  * Correlated waits on one reply topic of one stream, shared by every request of a client. A
  * registration seeds the hub at the topic's tail (each partition's next offset) BEFORE the
  * request is sent, so no reply can slip past. While waits are pending, one reader per partition
- * follows the topic, woken by the transport's `waitFor` (no busy polling); when the last wait
- * settles the readers stop, and the next registration seeds again.
+ * follows the topic and serves every wait on it: woken by the transport's `waitFor` when the
+ * writer wakes waits (MemoryLog), or, when waits poll (Iggy, `waitsByPolling`), reading at once
+ * after each registration and while replies flow, backing off while idle. Shortly after the
+ * last wait settles the readers stop, and the next registration seeds again.
  */
 export class ReplyHub {
   /** Stream. */
@@ -164,6 +169,8 @@ export class ReplyHub {
       waiter.reject(error);
       throw error;
     }
+    // The request goes out next: polling readers look at once and stay hot for its reply.
+    this.#run?.pacers?.forEach((pacer) => pacer.active());
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
@@ -244,7 +251,9 @@ export class ReplyHub {
 
   async #seed(): Promise<Run> {
     const description = await this.#core.transport.describeTopic({ stream: this.stream, topic: this.topic });
-    return { controller: new AbortController(), cursors: description.partitions.map((p) => p.nextOffset) };
+    const cursors = description.partitions.map((p) => p.nextOffset);
+    const pacers = this.#core.transport.waitsByPolling === true ? cursors.map(() => new PollPacer()) : undefined;
+    return { controller: new AbortController(), cursors, pacers };
   }
 
   async #pump(run: Run, partition: number): Promise<void> {
@@ -256,14 +265,21 @@ export class ReplyHub {
     // After a short read the partition was drained, so the next read would come back empty:
     // wait first (a wait returns at once when records arrived meanwhile).
     let drained = false;
+    // When waits poll, a waitFor before each read would cost a request and its back-off sleep:
+    // read directly and let the pacer time the next read.
+    const pacer = run.pacers?.[partition];
     try {
       while (!signal.aborted) {
         await turn.maybeYield();
         const offset = run.cursors[partition] as bigint;
-        if (drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+        if (pacer === undefined && drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
         const records = await transport.read({ stream, topic, partition, offset, maxCount: READ_BATCH, signal });
         drained = records.length < READ_BATCH;
-        if (records.length === 0) continue;
+        if (records.length === 0) {
+          await pacer?.idle(signal);
+          continue;
+        }
+        pacer?.active();
         for (const record of records) {
           if (signal.aborted) return;
           // Only a verified wait needs to await; plain replies settle synchronously.
