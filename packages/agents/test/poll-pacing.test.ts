@@ -109,7 +109,7 @@ describe('on a log whose waits poll', () => {
       }
       expect(requester.calls.waitFor + responder.calls.waitFor).toBe(0);
 
-      // Idle: after the hot window the agent backs off (pauses up to 50 ms, assignment reused) and
+      // Idle: after the hot window the agent backs off (pauses up to 100 ms, assignment reused) and
       // the hub's readers stop once no wait is pending, so 600 ms cost a bounded number of reads.
       await new Promise((r) => setTimeout(r, 300));
       const before = requester.calls.read + responder.calls.read;

@@ -7,11 +7,11 @@
  *
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
  * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
- * re-checks the group assignment at most every {@link ASSIGNMENT_REFRESH_MS} instead of before
- * every read, since each check is a request of its own.
+ * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
+ * before every read, since each check is a request of its own.
  */
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import { PollPacer } from '../clock/poll-pacer.js';
+import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
 import { AgdxError } from '@agdx/wire';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
 
@@ -29,7 +29,10 @@ export interface ConsumerLoopOptions {
   readonly parallelism: number;
   /** Records read ahead per partition before reading pauses. */
   readonly maxQueuedRecords: number;
-  /** Longest idle wait before the assignment is checked again, in ms. */
+  /**
+   * Longest idle wait before the assignment is checked again, in ms; on a log whose waits poll
+   * also the longest pause between reads and the age at which a known assignment is re-checked.
+   */
   readonly idleWaitMs: number;
   /** Pause before a partition whose record failed to consume is read again, in ms. */
   readonly retryDelayMs: number;
@@ -63,8 +66,6 @@ interface Lane {
 const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
 const LANE_QUANTUM = 64;
-/** On a polling log: how long a known assignment is trusted before it is asked for again. */
-export const ASSIGNMENT_REFRESH_MS = 100;
 
 /** One consumer-group member's read / consume / commit loop. */
 export class ConsumerLoop {
@@ -90,7 +91,7 @@ export class ConsumerLoop {
   constructor(options: ConsumerLoopOptions) {
     this.#o = options;
     this.#lowWater = Math.floor(options.maxQueuedRecords / 2);
-    this.#pacer = options.transport.waitsByPolling === true ? new PollPacer() : undefined;
+    this.#pacer = options.transport.waitsByPolling === true ? new PollPacer(consumerPollPacing(options.idleWaitMs)) : undefined;
   }
 
   /** Joins the consumer group. */
@@ -151,12 +152,12 @@ export class ConsumerLoop {
     }
   }
 
-  /** The member's partitions; on a polling log a recent answer is reused (see ASSIGNMENT_REFRESH_MS). */
+  /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
   async #assigned(member: GroupMember): Promise<readonly number[]> {
     if (this.#pacer === undefined) return member.assignment();
     const now = performance.now();
     // A lost commit clears #owned: ask again at once rather than keep reading a lost partition.
-    if (this.#owned !== '' && now - this.#assignmentAt < ASSIGNMENT_REFRESH_MS) return this.#assignment;
+    if (this.#owned !== '' && now - this.#assignmentAt < this.#o.idleWaitMs) return this.#assignment;
     const owned = await member.assignment();
     this.#assignment = owned;
     this.#assignmentAt = performance.now();
