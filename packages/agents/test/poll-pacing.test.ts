@@ -24,7 +24,7 @@ function pollingLog(log: MemoryLog): LogTransport & { readonly calls: { read: nu
       const value = Reflect.get(target, prop, receiver) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
-  }) as LogTransport & { readonly calls: { read: number; waitFor: number } };
+  }) as unknown as LogTransport & { readonly calls: { read: number; waitFor: number } };
 }
 
 const settledNow = async (p: Promise<unknown>): Promise<boolean> => {

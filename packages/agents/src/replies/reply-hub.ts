@@ -1,7 +1,8 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
-import { watchAbort, type LogRecord } from '@agdx/transport';
+import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
+import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
 import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
@@ -169,8 +170,10 @@ export class ReplyHub {
       waiter.reject(error);
       throw error;
     }
-    // The request goes out next: polling readers look at once and stay hot for its reply.
-    this.#run?.pacers?.forEach((pacer) => pacer.active());
+    // The request goes out next: the reader of the partition its reply will land on looks at once
+    // and stays hot for it.
+    const pacers = this.#run?.pacers;
+    if (pacers !== undefined) await this.#expectOn(pacers, criteria);
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
@@ -194,6 +197,21 @@ export class ReplyHub {
   close(): void {
     for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(new CancelledError('the client is closed'));
     this.#stop();
+  }
+
+  /**
+   * Wakes the reader of the partition the reply is routed to when the responder uses the same
+   * layout (by conversation key, or the requester's declared partition), or every reader when
+   * that cannot be told. Only latency depends on the guess: every partition is still read.
+   */
+  async #expectOn(pacers: readonly PollPacer[], criteria: ReplyCriteria): Promise<void> {
+    const route = routeRecord(this.#core.layout, this.topic, 'response', criteria.requester?.value, criteria.conversation.toString());
+    let partition: number | undefined;
+    if ('partition' in route.routing) partition = route.routing.partition;
+    else if ('key' in route.routing) partition = await partitionForKey(route.routing.key, pacers.length).catch(() => undefined);
+    const pacer = partition === undefined ? undefined : pacers[partition];
+    if (pacer !== undefined) pacer.active();
+    else for (const p of pacers) p.active();
   }
 
   #scheduleIdleStop(): void {
