@@ -40,9 +40,14 @@ describe('PollPacer', () => {
     vi.useRealTimers();
   });
 
-  it('reads again at once inside the hot window, then pauses doubling up to the maximum', async () => {
+  it('reads again at once inside the hot window (a bounded number of times), then pauses doubling up to the maximum', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const pacer = new PollPacer({ hotMs: 5, minMs: 2, maxMs: 8 });
+    const pacer = new PollPacer({ hotMs: 5, hotReads: 2, minMs: 2, maxMs: 8 });
+    pacer.active();
+    expect(await settledNow(pacer.idle())).toBe(true);
+    expect(await settledNow(pacer.idle())).toBe(true);
+    // Two empty reads used the hot window's allowance although its time has not passed.
+    expect(await settledNow(pacer.idle())).toBe(false);
     pacer.active();
     expect(await settledNow(pacer.idle())).toBe(true);
     vi.advanceTimersByTime(5);
@@ -62,7 +67,7 @@ describe('PollPacer', () => {
 
   it('active() cuts a pause short and restarts from the shortest pause; an aborted signal ends a pause', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const pacer = new PollPacer({ hotMs: 0, minMs: 50, maxMs: 50 });
+    const pacer = new PollPacer({ hotMs: 0, hotReads: 0, minMs: 50, maxMs: 50 });
     const due = pacer.idle();
     expect(await settledNow(due)).toBe(false);
     pacer.active();

@@ -8,8 +8,13 @@
 
 /** The pacing of one reader, in milliseconds. */
 export interface PollPacing {
-  /** After activity, empty reads are retried at once for this long. */
+  /** After activity, empty reads are retried at once for this long... */
   readonly hotMs: number;
+  /**
+   * ...but at most this many times in a row: on a busy machine a round trip can take a good part
+   * of the window, and back-to-back empty reads take CPU from the server that must answer.
+   */
+  readonly hotReads: number;
   /** First pause once the hot window has passed. */
   readonly minMs: number;
   /** Largest pause (the idle cost is about one read per `maxMs`). */
@@ -20,7 +25,7 @@ export interface PollPacing {
  * Pacing of reply readers, which run only while waits are pending (the hot window covers a
  * loopback round trip several times over; a slow reply is seen within 50 ms).
  */
-export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, minMs: 1, maxMs: 50 };
+export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, hotReads: 4, minMs: 1, maxMs: 50 };
 
 /**
  * Pacing of an agent's consumer, which polls for as long as the agent runs: its largest pause is
@@ -29,13 +34,14 @@ export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, minMs: 1, maxMs: 50 }
  */
 export function consumerPollPacing(pollIntervalMs: number): PollPacing {
   const maxMs = Math.max(1, pollIntervalMs);
-  return { hotMs: DEFAULT_POLL_PACING.hotMs, minMs: Math.min(DEFAULT_POLL_PACING.minMs, maxMs), maxMs };
+  return { hotMs: DEFAULT_POLL_PACING.hotMs, hotReads: DEFAULT_POLL_PACING.hotReads, minMs: Math.min(DEFAULT_POLL_PACING.minMs, maxMs), maxMs };
 }
 
 /** The pause schedule of one polling reader. */
 export class PollPacer {
   readonly #pacing: PollPacing;
   #hotUntil = -Infinity;
+  #hotLeft = 0;
   #pause: number;
   #wake: (() => void) | undefined;
 
@@ -51,6 +57,7 @@ export class PollPacer {
    */
   active(): void {
     this.#hotUntil = performance.now() + this.#pacing.hotMs;
+    this.#hotLeft = this.#pacing.hotReads;
     this.#pause = this.#pacing.minMs;
     const wake = this.#wake;
     this.#wake = undefined;
@@ -59,10 +66,14 @@ export class PollPacer {
 
   /**
    * Called after an empty read: resolves when the next read is due (at once inside the hot
-   * window), when {@link active} is called, or when `signal` fires. Never rejects.
+   * window, for up to `hotReads` empty reads), when {@link active} is called, or when `signal` fires. Never rejects.
    */
   idle(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted === true || performance.now() < this.#hotUntil) return Promise.resolve();
+    if (signal?.aborted === true) return Promise.resolve();
+    if (this.#hotLeft > 0 && performance.now() < this.#hotUntil) {
+      this.#hotLeft--;
+      return Promise.resolve();
+    }
     const ms = this.#pause;
     this.#pause = Math.min(this.#pacing.maxMs, this.#pause * 2);
     return new Promise<void>((resolve) => {
