@@ -4,13 +4,17 @@
 // requests in flight: p50/p99 latency and round trips per second. Baseline, same run: the same
 // exchange with raw transport records (append the request, a follow() loop appends the answer,
 // the requester waits with waitFor), i.e. the floor two appends and two wake-ups cost on
-// MemoryLog without any AGDX encoding, dispatch or correlation. Prints one JSON object.
-import { availableParallelism, loadavg } from 'node:os';
+// MemoryLog without any AGDX encoding, dispatch or correlation. Over the dev server (another
+// process) the baseline is the same exchange with the readers sleeping in the transport's polling
+// `waitFor` (the transport's `waitsByPolling` hidden), alternating rounds with the paced readers;
+// idle CPU is measured for both. Prints one JSON object.
+import { readFileSync } from 'node:fs';
 import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { startDevServer } from './support/dev-server.js';
 import { follow, MemoryLog, type AppendRecord, type LogTransport } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
+import { machine } from './support/machine.js';
 import { median, percentile } from './support/stats.js';
 
 const STREAM = 'bench';
@@ -19,8 +23,8 @@ const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
 const BODY = new TextEncoder().encode('summarize incident 42');
-// Over the dev server every leg is a TCP exchange and a wait is a polling loop (Iggy has no
-// blocking poll), so fewer round trips are timed; the poll pause starts at 1 ms.
+// Over the dev server every leg is a TCP exchange and Iggy has no blocking poll, so fewer round
+// trips are timed; the baseline's waitFor pause starts at 1 ms.
 const DEV_SERIAL_ROUND_TRIPS = 300;
 const DEV_CONCURRENT_ROUND_TRIPS = 3_000;
 const DEV_OPTIONS = { protocol: 'vsr', heartbeatIntervalMs: 0, waitPollMs: { min: 1, max: 5 }, connections: 4 } as const;
@@ -97,12 +101,23 @@ async function agdxOn(requester: LogTransport, responder: LogTransport, close: (
   };
 }
 
+/** The transport as the runtime sees it: `paced` false hides `waitsByPolling`, so readers sleep in `waitFor` (the baseline). */
+function asSeen(transport: IggyTransport, paced: boolean): LogTransport {
+  return new Proxy(transport, {
+    get(target, prop) {
+      if (prop === 'waitsByPolling') return paced;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** The same exchange over the Iggy dev server in another process, requester and agent on their own connections. */
-function devServerSetup(port: number): Setup {
+function devServerSetup(port: number, paced: boolean): Setup {
   return async () => {
     const requester = await IggyTransport.connect({ port, ...DEV_OPTIONS });
     const responder = await IggyTransport.connect({ port, ...DEV_OPTIONS });
-    return agdxOn(requester, responder, async () => {
+    return agdxOn(asSeen(requester, paced), asSeen(responder, paced), async () => {
       await requester.close();
       await responder.close();
     });
@@ -160,11 +175,45 @@ async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Prom
 async function measure(setup: Setup, count: number, inFlight: number): Promise<Figures> {
   const runs: Figures[] = [];
   for (let run = 0; run <= RUNS; run++) {
-    const { once, stop } = await setup();
-    const figures = await drive(count, inFlight, once);
-    await stop();
+    const figures = await measureOnce(setup, count, inFlight);
     if (run > 0) runs.push(figures); // run 0 warms up
   }
+  return summarize(runs);
+}
+
+async function measureOnce(setup: Setup, count: number, inFlight: number): Promise<Figures> {
+  const { once, stop } = await setup();
+  const figures = await drive(count, inFlight, once);
+  await stop();
+  return figures;
+}
+
+/** Two setups measured in alternating rounds (so both see the same machine load); one warm-up round each. */
+async function measureAlternating(ours: Setup, baseline: Setup, count: number, inFlight: number): Promise<{ ours: Figures; baseline: Figures }> {
+  const a: Figures[] = [];
+  const b: Figures[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const x = await measureOnce(ours, count, inFlight);
+    const y = await measureOnce(baseline, count, inFlight);
+    if (run > 0) {
+      a.push(x);
+      b.push(y);
+    }
+  }
+  return { ours: summarize(a), baseline: summarize(b) };
+}
+
+/** p50 and CPU as ours ÷ baseline; throughput divided as `throughput` says (see the notes). */
+function ratios(ours: Figures, baseline: Figures, throughput: 'baseline/ours' | 'ours/baseline'): { p50: number; throughput: number; cpu: number } {
+  const rate = throughput === 'ours/baseline' ? ours.roundTripsPerSec / baseline.roundTripsPerSec : baseline.roundTripsPerSec / ours.roundTripsPerSec;
+  return {
+    p50: Number((ours.p50Micros / baseline.p50Micros).toFixed(2)),
+    throughput: Number(rate.toFixed(2)),
+    cpu: Number((ours.cpuMicrosPerRoundTrip / baseline.cpuMicrosPerRoundTrip).toFixed(2)),
+  };
+}
+
+function summarize(runs: readonly Figures[]): Figures {
   return {
     p50Micros: Number(median(runs.map((r) => r.p50Micros)).toFixed(1)),
     p99Micros: Number(median(runs.map((r) => r.p99Micros)).toFixed(1)),
@@ -276,24 +325,62 @@ for (const [label, count, inFlight] of [
   results[label] = {
     agent: ours,
     baselineRawTransport: baseline,
-    ratio: {
-      p50: Number((ours.p50Micros / baseline.p50Micros).toFixed(2)),
-      throughput: Number((baseline.roundTripsPerSec / ours.roundTripsPerSec).toFixed(2)),
-      cpu: Number((ours.cpuMicrosPerRoundTrip / baseline.cpuMicrosPerRoundTrip).toFixed(2)),
-    },
+    ratio: ratios(ours, baseline, 'baseline/ours'),
+  };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); undefined elsewhere. */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+const IDLE_MS = 10_000;
+
+/** A requester and an agent after one round trip, then IDLE_MS with no traffic: CPU per wall second, in % of one core. */
+async function idleCpu(setup: Setup, serverPid: number): Promise<{ clientAndAgentPercentOfCore: number; serverPercentOfCore: number | undefined }> {
+  const { once, stop } = await setup();
+  await once();
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // readers leave their hot window, the hub's stop
+  const cpu = process.cpuUsage();
+  const server0 = processCpuSeconds(serverPid);
+  const start = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const server1 = processCpuSeconds(serverPid);
+  await stop();
+  return {
+    clientAndAgentPercentOfCore: Number((((used.user + used.system) / 1000 / wallMs) * 100).toFixed(2)),
+    serverPercentOfCore: server0 === undefined || server1 === undefined ? undefined : Number(((((server1 - server0) * 1000) / wallMs) * 100).toFixed(2)),
   };
 }
 
 // Over the dev server: the same round trips with the server in a child process (in memory).
 const server = await startDevServer();
 try {
-  const overDevServer: Record<string, Figures> = {};
+  const overDevServer: Record<string, unknown> = {};
   for (const [label, count, inFlight] of [
     ['inFlight1', DEV_SERIAL_ROUND_TRIPS, 1],
     [`inFlight${IN_FLIGHT}`, DEV_CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
   ] as const) {
-    overDevServer[label] = await measure(devServerSetup(server.port), count, inFlight);
+    const { ours, baseline } = await measureAlternating(devServerSetup(server.port, true), devServerSetup(server.port, false), count, inFlight);
+    overDevServer[label] = {
+      agent: ours,
+      baselineWaitForPolling: baseline,
+      ratio: ratios(ours, baseline, 'ours/baseline'),
+    };
   }
+  overDevServer.idle = {
+    agent: await idleCpu(devServerSetup(server.port, true), server.pid),
+    baselineWaitForPolling: await idleCpu(devServerSetup(server.port, false), server.pid),
+    idleMs: IDLE_MS,
+  };
   results.devServer = { ...overDevServer, transport: DEV_OPTIONS };
 } finally {
   await server.stop();
@@ -303,12 +390,15 @@ process.stdout.write(
   `${JSON.stringify(
     {
       name: 'agents-roundtrip',
-      environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: availableParallelism(), loadAverage1m: Number(loadavg()[0]?.toFixed(2)) },
+      environment: machine(),
       config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
-      targets: { inMemory: { p50MicrosBelow: 200, roundTripsPerSecAtLeast: 20_000 } },
+      targets: {
+        inMemory: { inFlight1P50MicrosAtMost: 20, inFlight64RoundTripsPerSecAtLeast: 50_000 },
+        devServer: { inFlight1P50MicrosAtMost: 1_000, inFlight64RoundTripsPerSecAtLeast: 10_000, idlePercentOfCoreBelow: 2 },
+      },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage1m); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections; transport gives the IggyTransport options (waits poll, so latency follows waitPollMs). The targets apply to the in-memory figures.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections; agent = the paced readers (the transport says waitsByPolling), baselineWaitForPolling = the same code with waitsByPolling hidden, so the reply hub and the consumer sleep in the transport\'s polling waitFor (pause waitPollMs.min doubling to max); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
     },
     null,
     2,

@@ -66,6 +66,8 @@ function describe(stream: string, topic: string, details: TopicDetails): TopicDe
 
 /** A connected Iggy client implementing `LogTransport`; create it with {@link IggyTransport.connect}. */
 export class IggyTransport implements LogTransport {
+  /** Iggy has no blocking poll: `waitFor` polls, so latency-sensitive readers pace their own reads. */
+  readonly waitsByPolling = true;
   /** The shared connections (one unless `connections` says more); members have their own. */
   readonly #connections: readonly IggyConnection[];
   readonly #options: ResolvedIggyOptions;

@@ -240,6 +240,13 @@ export interface GroupMember {
  * {@link LogTransport.close}, `timeout` and `transport` for network failures.
  */
 export interface LogTransport {
+  /**
+   * `true` when {@link LogTransport.waitFor} is a polling loop because the log has no blocking
+   * read (Apache Iggy): a reader that needs low latency then paces its own reads (at once while
+   * records flow or a reply is expected, backing off while idle) instead of sleeping in
+   * `waitFor`'s fixed back-off. Absent or `false`: the writer wakes waits (MemoryLog).
+   */
+  readonly waitsByPolling?: boolean | undefined;
   /** Creates the stream when missing; idempotent. */
   ensureStream(stream: string, options?: CallOptions): Promise<void>;
   /**

@@ -178,7 +178,10 @@ export class AgentBuilder {
     return this;
   }
 
-  /** Longest idle wait before re-checking the group assignment (default 100 ms). */
+  /**
+   * Longest idle wait before re-checking the group assignment (default 100 ms). On a log whose
+   * waits poll (Iggy) also the longest pause between reads of an idle agent.
+   */
   pollInterval(ms: number): this {
     this.#pollIntervalMs = Math.max(1, nonNegative(ms, 'pollInterval'));
     return this;

@@ -4,8 +4,14 @@
  * are fetched), hands each partition's records to one serial lane, and commits a partition's
  * offset only after its records were consumed. Order inside a partition is always kept; lanes of
  * different partitions run in parallel up to the configured parallelism.
+ *
+ * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
+ * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
+ * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
+ * before every read, since each check is a request of its own.
  */
 import { CooperativeYield } from '../clock/cooperative-yield.js';
+import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
 import { AgdxError } from '@agdx/wire';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
 
@@ -23,7 +29,10 @@ export interface ConsumerLoopOptions {
   readonly parallelism: number;
   /** Records read ahead per partition before reading pauses. */
   readonly maxQueuedRecords: number;
-  /** Longest idle wait before the assignment is checked again, in ms. */
+  /**
+   * Longest idle wait before the assignment is checked again, in ms; on a log whose waits poll
+   * also the longest pause between reads and the age at which a known assignment is re-checked.
+   */
   readonly idleWaitMs: number;
   /** Pause before a partition whose record failed to consume is read again, in ms. */
   readonly retryDelayMs: number;
@@ -73,11 +82,16 @@ export class ConsumerLoop {
   readonly #lowWater: number;
   readonly #stop = new AbortController();
   readonly #idle = new Set<() => void>();
+  /** Set when the transport's waits poll: the loop paces its own reads. */
+  readonly #pacer: PollPacer | undefined;
+  #assignment: readonly number[] = [];
+  #assignmentAt = -Infinity;
 
   /** A loop; {@link start} joins the group. */
   constructor(options: ConsumerLoopOptions) {
     this.#o = options;
     this.#lowWater = Math.floor(options.maxQueuedRecords / 2);
+    this.#pacer = options.transport.waitsByPolling === true ? new PollPacer(consumerPollPacing(options.idleWaitMs)) : undefined;
   }
 
   /** Joins the consumer group. */
@@ -100,7 +114,7 @@ export class ConsumerLoop {
       await turn.maybeYield();
       let owned: readonly number[];
       try {
-        owned = await member.assignment();
+        owned = await this.#assigned(member);
         await this.#sync(owned);
       } catch (error) {
         if (this.#stopping) break;
@@ -111,12 +125,14 @@ export class ConsumerLoop {
         continue;
       }
       let progressed = false;
+      let reads = 0;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
         if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now()) continue;
         const generation = lane.generation;
         let records: readonly LogRecord[];
+        reads++;
         try {
           records = await o.transport.read({ stream: o.stream, topic: o.topic, partition, offset: lane.cursor, maxCount: READ_BATCH });
         } catch (error) {
@@ -131,7 +147,39 @@ export class ConsumerLoop {
         progressed = true;
         this.#schedule(lane);
       }
-      if (!progressed && !this.#stopping) await this.#waitForWork(member, owned);
+      if (progressed) this.#pacer?.active();
+      else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
+    }
+  }
+
+  /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
+  async #assigned(member: GroupMember): Promise<readonly number[]> {
+    if (this.#pacer === undefined) return member.assignment();
+    const now = performance.now();
+    // A lost commit clears #owned: ask again at once rather than keep reading a lost partition.
+    if (this.#owned !== '' && now - this.#assignmentAt < this.#o.idleWaitMs) return this.#assignment;
+    const owned = await member.assignment();
+    this.#assignment = owned;
+    this.#assignmentAt = performance.now();
+    return owned;
+  }
+
+  /**
+   * Nothing was read: the next read is due when the pacer says so, or when a lane frees up. When
+   * no partition could even be read (all full or retrying), the hot window must not spin: wait
+   * for a lane, or a millisecond.
+   */
+  async #pace(pacer: PollPacer, polled: boolean): Promise<void> {
+    const settled = new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const due = polled ? pacer.idle(this.#stop.signal) : new Promise<void>((resolve) => (timer = setTimeout(resolve, 1)));
+    try {
+      await Promise.race([settled, due]);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      this.#wake = undefined;
     }
   }
 

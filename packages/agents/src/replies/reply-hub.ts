@@ -1,6 +1,8 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import { watchAbort, type LogRecord } from '@agdx/transport';
+import { PollPacer } from '../clock/poll-pacer.js';
+import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
+import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
 import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
@@ -64,6 +66,8 @@ interface Waiter {
 interface Run {
   readonly controller: AbortController;
   readonly cursors: bigint[];
+  /** One per partition when the transport's waits poll; `undefined` when the writer wakes them. */
+  readonly pacers: PollPacer[] | undefined;
 }
 
 const READ_BATCH = 200;
@@ -83,8 +87,10 @@ export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): v
  * Correlated waits on one reply topic of one stream, shared by every request of a client. A
  * registration seeds the hub at the topic's tail (each partition's next offset) BEFORE the
  * request is sent, so no reply can slip past. While waits are pending, one reader per partition
- * follows the topic, woken by the transport's `waitFor` (no busy polling); when the last wait
- * settles the readers stop, and the next registration seeds again.
+ * follows the topic and serves every wait on it: woken by the transport's `waitFor` when the
+ * writer wakes waits (MemoryLog), or, when waits poll (Iggy, `waitsByPolling`), reading at once
+ * after each registration and while replies flow, backing off while idle. Shortly after the
+ * last wait settles the readers stop, and the next registration seeds again.
  */
 export class ReplyHub {
   /** Stream. */
@@ -164,6 +170,10 @@ export class ReplyHub {
       waiter.reject(error);
       throw error;
     }
+    // The request goes out next: the reader of the partition its reply will land on looks at once
+    // and stays hot for it.
+    const pacers = this.#run?.pacers;
+    if (pacers !== undefined) await this.#expectOn(pacers, criteria);
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
@@ -187,6 +197,21 @@ export class ReplyHub {
   close(): void {
     for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(new CancelledError('the client is closed'));
     this.#stop();
+  }
+
+  /**
+   * Wakes the reader of the partition the reply is routed to when the responder uses the same
+   * layout (by conversation key, or the requester's declared partition), or every reader when
+   * that cannot be told. Only latency depends on the guess: every partition is still read.
+   */
+  async #expectOn(pacers: readonly PollPacer[], criteria: ReplyCriteria): Promise<void> {
+    const route = routeRecord(this.#core.layout, this.topic, 'response', criteria.requester?.value, criteria.conversation.toString());
+    let partition: number | undefined;
+    if ('partition' in route.routing) partition = route.routing.partition;
+    else if ('key' in route.routing) partition = await partitionForKey(route.routing.key, pacers.length).catch(() => undefined);
+    const pacer = partition === undefined ? undefined : pacers[partition];
+    if (pacer !== undefined) pacer.active();
+    else for (const p of pacers) p.active();
   }
 
   #scheduleIdleStop(): void {
@@ -244,7 +269,9 @@ export class ReplyHub {
 
   async #seed(): Promise<Run> {
     const description = await this.#core.transport.describeTopic({ stream: this.stream, topic: this.topic });
-    return { controller: new AbortController(), cursors: description.partitions.map((p) => p.nextOffset) };
+    const cursors = description.partitions.map((p) => p.nextOffset);
+    const pacers = this.#core.transport.waitsByPolling === true ? cursors.map(() => new PollPacer()) : undefined;
+    return { controller: new AbortController(), cursors, pacers };
   }
 
   async #pump(run: Run, partition: number): Promise<void> {
@@ -256,14 +283,21 @@ export class ReplyHub {
     // After a short read the partition was drained, so the next read would come back empty:
     // wait first (a wait returns at once when records arrived meanwhile).
     let drained = false;
+    // When waits poll, a waitFor before each read would cost a request and its back-off sleep:
+    // read directly and let the pacer time the next read.
+    const pacer = run.pacers?.[partition];
     try {
       while (!signal.aborted) {
         await turn.maybeYield();
         const offset = run.cursors[partition] as bigint;
-        if (drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+        if (pacer === undefined && drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
         const records = await transport.read({ stream, topic, partition, offset, maxCount: READ_BATCH, signal });
         drained = records.length < READ_BATCH;
-        if (records.length === 0) continue;
+        if (records.length === 0) {
+          await pacer?.idle(signal);
+          continue;
+        }
+        pacer?.active();
         for (const record of records) {
           if (signal.aborted) return;
           // Only a verified wait needs to await; plain replies settle synchronously.
