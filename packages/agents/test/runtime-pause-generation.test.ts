@@ -1,8 +1,8 @@
 import { Agent, AgentTopic, SkippedRecordError } from '@agdx/agents';
-import { AgentId, ConversationId, decodeSessionParking, encodeSessionPauseRequest } from '@agdx/wire';
+import { AgentId, ConversationId, decodeSessionParking } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { eventually, harness, STREAM } from './support-runtime/harness.js';
-import { control, describeLane, lane, work } from './support-runtime/pause.js';
+import { control, lane, pauseAndPark, work } from './support-runtime/pause.js';
 
 const text = new TextEncoder();
 const worker = AgentId.new('worker');
@@ -20,10 +20,7 @@ describe('pause parking names the source topic generation (seed 000)', () => {
     const first = spawn();
     await first.ready();
     const session = ConversationId.new();
-    await control(h.laser, session, 'session_pause', encodeSessionPauseRequest({ participants: [worker] }));
-    await eventually(async () => describeLane(await lane(h.log, session)).includes('ack:paused'), 5_000, 'the Paused acknowledgment');
-    await work(h.laser, session, 'held');
-    await eventually(() => first.stats.parked === 1, 5_000, 'parking');
+    await pauseAndPark(h.laser, h.log, session, worker, 'held', () => first.stats.parked);
     await first.shutdown();
 
     const before = (await h.log.describeTopic({ stream: STREAM, topic: AgentTopic.Commands })).createdAtMicros;
@@ -61,10 +58,7 @@ describe('pause parking names the source topic generation (seed 000)', () => {
       .spawn(h.connect());
     await agent.ready();
     const session = ConversationId.new();
-    await control(h.laser, session, 'session_pause', encodeSessionPauseRequest({ participants: [worker] }));
-    await eventually(async () => describeLane(await lane(h.log, session)).includes('ack:paused'), 5_000, 'the Paused acknowledgment');
-    await work(h.laser, session, 'held');
-    await eventually(() => agent.stats.parked === 1, 5_000, 'parking');
+    await pauseAndPark(h.laser, h.log, session, worker, 'held', () => agent.stats.parked);
     await h.log.deleteTopic({ stream: STREAM, topic: AgentTopic.Commands });
     await control(h.laser, session, 'session_resume', text.encode('{}'));
     await eventually(() => agent.errors.some((e) => e instanceof SkippedRecordError && e.reason === 'stale-source'), 5_000, 'the stale-source report');
