@@ -154,6 +154,17 @@ export function routeRecord(
 }
 
 /**
+ * The topic an agent consumes when it listens on `topic`: with a topic per agent, a declared
+ * agent listening on `agent.sessions` consumes its own topic, where the work addressed to it
+ * lands. Every other case consumes `topic` itself (a partition per agent keeps the agent's
+ * consumer group on the whole lane, which includes its partition).
+ */
+export function consumedTopic(layout: StreamLayout, topic: string, agent: string): string {
+  if (layout.kind !== 'perAgentTopic' || topic !== AgentTopic.Sessions) return topic;
+  return layout.topics.get(agent) ?? topic;
+}
+
+/**
  * The topic a requester should watch for replies: with a topic per agent, replies sent to
  * `agent.sessions` for a declared requester land on the requester's own topic.
  */
