@@ -1,8 +1,8 @@
-import { Agent, AgentTopic, SkippedRecordError } from '@agdx/agents';
+import { AgentTopic, SkippedRecordError } from '@agdx/agents';
 import { AgentId, ConversationId, decodeSessionParking } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { eventually, harness, STREAM } from './support-runtime/harness.js';
-import { control, lane, pauseAndPark, work } from './support-runtime/pause.js';
+import { commandsWorker, control, lane, pauseAndPark, work } from './support-runtime/pause.js';
 
 const text = new TextEncoder();
 const worker = AgentId.new('worker');
@@ -11,12 +11,7 @@ describe('pause parking names the source topic generation (seed 000)', () => {
   it('records the topic creation time, and a held record whose topic was recreated is reported, not handled', async () => {
     const h = await harness();
     const handled: string[] = [];
-    const spawn = () =>
-      Agent.builder()
-        .id(worker)
-        .listenOn(AgentTopic.Commands)
-        .handler((message) => void handled.push(new TextDecoder().decode(message.envelope?.body)))
-        .spawn(h.connect());
+    const spawn = () => commandsWorker(h.connect, worker, handled);
     const first = spawn();
     await first.ready();
     const session = ConversationId.new();
@@ -51,11 +46,7 @@ describe('pause parking names the source topic generation (seed 000)', () => {
   it('a held record whose topic was deleted is reported as a stale source', async () => {
     const h = await harness();
     const handled: string[] = [];
-    await using agent = Agent.builder()
-      .id(worker)
-      .listenOn(AgentTopic.Commands)
-      .handler((message) => void handled.push(new TextDecoder().decode(message.envelope?.body)))
-      .spawn(h.connect());
+    await using agent = commandsWorker(h.connect, worker, handled);
     await agent.ready();
     const session = ConversationId.new();
     await pauseAndPark(h.laser, h.log, session, worker, 'held', () => agent.stats.parked);

@@ -1,5 +1,5 @@
 /** Pause / resume helpers (seed 000): operator control records, work, and a session's lane. */
-import { AgentTopic, logPositionOf, type AgdxClient } from '@agdx/agents';
+import { Agent, AgentTopic, logPositionOf, type AgdxClient, type AgentHandle } from '@agdx/agents';
 import type { LogTransport } from '@agdx/transport';
 import { AgentEnvelope, AgentId, ConversationId, CorrelationId, encodeSessionPauseRequest, MintUlid, TaskState, type LogPosition } from '@agdx/wire';
 import { eventually, readAll, STREAM, text } from './harness.js';
@@ -53,4 +53,13 @@ export async function pauseAndPark(
   const before = parked();
   await work(laser, session, label);
   await eventually(() => parked() === before + 1, 5_000, 'parking');
+}
+
+/** An agent `worker` on agent.commands of a fresh connection that pushes each body it handles (as text) to `handled`. */
+export function commandsWorker(connect: () => AgdxClient, worker: AgentId, handled: string[]): AgentHandle {
+  return Agent.builder()
+    .id(worker)
+    .listenOn(AgentTopic.Commands)
+    .handler((message) => void handled.push(new TextDecoder().decode(message.envelope?.body)))
+    .spawn(connect());
 }
