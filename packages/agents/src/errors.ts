@@ -93,7 +93,9 @@ export type SkipReason =
   /** The signature verifies, but the wait's policy does not accept that signer. */
   | 'signer-not-allowed'
   /** A control record or capsule body the reader cannot apply. */
-  | 'unusable';
+  | 'unusable'
+  /** A parked record whose source topic was deleted (or deleted and recreated) since it was parked. */
+  | 'stale-source';
 
 /**
  * A reader skipped one record and went on (reply hubs, the control follower). Delivered to
@@ -117,7 +119,7 @@ export class SkippedRecordError extends AgdxError {
     options?: AgdxErrorOptions,
   ) {
     const cause = options?.cause;
-    const kind: ErrorKind = AgdxError.is(cause) ? cause.kind : reason === 'source-mismatch' || reason === 'signer-not-allowed' ? 'signature' : 'invalid';
+    const kind: ErrorKind = AgdxError.is(cause) ? cause.kind : reason === 'source-mismatch' || reason === 'signer-not-allowed' ? 'signature' : reason === 'stale-source' ? 'stale-session' : 'invalid';
     super(kind, `${message} (${position.stream}/${position.topic} partition ${position.partition} offset ${position.offset})`, {
       ...options,
       context: { ...options?.context, reason, ...position },

@@ -6,7 +6,7 @@
 import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
 import { sessions, type Sessions } from '@agdx/sessions';
 import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
-import { locateConversation, readConversationToEnd, unreadableStateReporter } from './conversation-log.js';
+import { locateConversationEverywhere, readConversationEverywhere, unreadableStateReporter } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
@@ -96,17 +96,22 @@ export class AguiBridge {
 
   /**
    * The conversation's AG-UI events on `topic` (default `agent.sessions`), from its start to the
-   * log's end at the time of the call (see {@link AguiConverter} for the mapping). Records it
-   * cannot use are skipped and reported to the bridge's `onError`.
+   * log's end at the time of the call (see {@link AguiConverter} for the mapping). Every place the
+   * client's stream layout puts the conversation's records is read (with a topic or a partition
+   * per agent, that includes the declared agents' topics or partitions), merged in broker-time
+   * order. Records it cannot use are skipped and reported to the bridge's `onError`.
    */
   async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
     const id = checkConversation(conversation);
-    const address = await locateConversation(this.#client.transport, this.#streamName(), topic, id, options.signal);
-    const unreadable = unreadableStateReporter(address, this.#onError);
-    const converter = new AguiConverter({ onUnreadableState: unreadable.report });
+    const transport = this.#client.transport;
+    const addresses = await locateConversationEverywhere(transport, this.#client.layout, this.#streamName(), topic, id, options.signal);
+    const reporters = new Map(addresses.map((address) => [address, unreadableStateReporter(address, this.#onError)]));
+    let current = reporters.get(addresses[0] as (typeof addresses)[number]);
+    const converter = new AguiConverter({ onUnreadableState: (envelope) => current?.report(envelope) });
     const events: AguiEvent[] = [];
-    for (const record of await readConversationToEnd(this.#client.transport, address, id, options.signal, this.#onError)) {
-      unreadable.offset = record.offset;
+    for (const { address, record } of await readConversationEverywhere(transport, addresses, id, options.signal, this.#onError)) {
+      current = reporters.get(address);
+      if (current !== undefined) current.offset = record.offset;
       events.push(...converter.convert(record.envelope));
     }
     return events;

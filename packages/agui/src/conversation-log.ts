@@ -1,9 +1,12 @@
 /**
- * Reading one conversation from a topic: its records live on the partition its Crockford key
- * routes to (every stream layout keys conversation records that way on a shared topic).
+ * Reading one conversation from a topic. Where its records live is the stream layout's answer
+ * (`locatePartitions` of `@agdx/agents`): in the shared and single-partition layouts, the
+ * partition its Crockford key routes to; with a topic or a partition per agent, records
+ * addressed to a declared agent (commands, replies, chunks) live on that agent's topic or
+ * partition instead, so a full read covers every place the layout names.
  */
 
-import { readAgentMessage } from '@agdx/agents';
+import { locatePartitions, readAgentMessage, type StreamLayout } from '@agdx/agents';
 import { partitionForKey, type LogRecord, type LogTransport } from '@agdx/transport';
 import { CodecError, reportSkippedRecord, type AgentEnvelope, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 
@@ -21,6 +24,8 @@ export interface ConversationAddress {
 export interface ConversationRecord {
   /** Offset in the conversation's partition. */
   readonly offset: bigint;
+  /** Broker timestamp (microseconds): orders records read from several partitions. */
+  readonly timestampMicros: bigint;
   /** The decoded envelope. */
   readonly envelope: AgentEnvelope;
 }
@@ -48,7 +53,45 @@ export function unreadableStateReporter(
 /** Records fetched per read. */
 const READ_BATCH = 1_000;
 
-/** The partition of `conversation` on `topic` (the topic must exist). */
+/**
+ * Every partition the layout may have put records of `conversation` sent to `topic` on, the
+ * conversation's own partition first (the topics must exist).
+ */
+export async function locateConversationEverywhere(
+  transport: LogTransport,
+  layout: StreamLayout,
+  stream: string,
+  topic: string,
+  conversation: ConversationId,
+  signal?: AbortSignal,
+): Promise<ConversationAddress[]> {
+  return locatePartitions(transport, stream, layout, { topic, conversation: conversation.toString() }, signal);
+}
+
+/**
+ * The conversation's records on every address, up to each partition's end when called, merged in
+ * broker-time order (a partition's own order is kept; ties keep address order).
+ */
+export async function readConversationEverywhere(
+  transport: LogTransport,
+  addresses: readonly ConversationAddress[],
+  conversation: ConversationId,
+  signal?: AbortSignal,
+  onError?: SkippedRecordHandler,
+): Promise<{ readonly address: ConversationAddress; readonly record: ConversationRecord }[]> {
+  const merged: { readonly address: ConversationAddress; readonly record: ConversationRecord }[] = [];
+  for (const address of addresses) {
+    for (const record of await readConversationToEnd(transport, address, conversation, signal, onError)) merged.push({ address, record });
+  }
+  if (addresses.length < 2) return merged;
+  // a stable sort: equal timestamps keep partition order, and a partition is already in order
+  return merged
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => (a.item.record.timestampMicros === b.item.record.timestampMicros ? a.index - b.index : a.item.record.timestampMicros < b.item.record.timestampMicros ? -1 : 1))
+    .map(({ item }) => item);
+}
+
+/** The conversation's own partition on `topic`, where its key routes (the topic must exist). */
 export async function locateConversation(
   transport: LogTransport,
   stream: string,
@@ -82,7 +125,7 @@ export function conversationRecords(
       reportSkippedRecord(onError, { stream: address.stream, topic: address.topic, partition: record.partition, offset: record.offset }, error);
       continue;
     }
-    if (envelope !== undefined && envelope.conversation.equals(conversation)) out.push({ offset: record.offset, envelope });
+    if (envelope !== undefined && envelope.conversation.equals(conversation)) out.push({ offset: record.offset, timestampMicros: record.timestampMicros, envelope });
   }
   return out;
 }

@@ -61,7 +61,7 @@ function consumerOf(ref: ConsumerRef): Consumer {
 
 function describe(stream: string, topic: string, details: TopicDetails): TopicDescription {
   const partitions = [...details.partitions].sort((a, b) => a.id - b.id).map((p) => ({ partition: p.id, nextOffset: cmd.nextOffsetOf(p) }));
-  return { stream, topic, partitionCount: partitions.length, messageExpiryMicros: cmd.expiryOf(details), partitions };
+  return { stream, topic, partitionCount: partitions.length, messageExpiryMicros: cmd.expiryOf(details), partitions, createdAtMicros: details.createdAt };
 }
 
 /** A connected Iggy client implementing `LogTransport`; create it with {@link IggyTransport.connect}. */

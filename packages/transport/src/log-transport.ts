@@ -54,6 +54,12 @@ export interface TopicDescription extends TopicAddress {
   readonly messageExpiryMicros: bigint | undefined;
   /** One entry per partition, in partition-id order. */
   readonly partitions: readonly PartitionDescription[];
+  /**
+   * When the topic was created, in microseconds: its generation. A topic deleted and recreated
+   * under the same name reports a different value, which is how a reader holding offsets into the
+   * old topic tells them apart. `undefined` when the log cannot say.
+   */
+  readonly createdAtMicros?: bigint | undefined;
 }
 
 /** A record to append. */

@@ -68,6 +68,8 @@ export interface TopicState {
   readonly consumerOffsets: Map<string, Map<number, bigint>>;
   /** Consumer groups by name. */
   readonly groups: Map<string, GroupState>;
+  /** Creation time in microseconds, unique within the log (the topic's generation). */
+  readonly createdAtMicros: bigint;
 }
 
 /** The whole log. */
@@ -81,11 +83,13 @@ export interface LogState {
    * over 4 KiB gets its own allocation. A record holds its slab no longer than the log holds it.
    */
   readonly payloads: ByteSlab;
+  /** The newest topic creation time handed out, so two creations never share a generation. */
+  lastCreatedMicros: bigint;
 }
 
 /** A fresh log state. */
 export function newLogState(clock: LogClock): LogState {
-  return { streams: new Map(), clock, payloads: new ByteSlab(64 * 1024, 4 * 1024) };
+  return { streams: new Map(), clock, payloads: new ByteSlab(64 * 1024, 4 * 1024), lastCreatedMicros: 0n };
 }
 
 /** Creates a partition with no records. */

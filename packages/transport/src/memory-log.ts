@@ -93,6 +93,7 @@ function describe(topic: TopicState): TopicDescription {
     partitionCount: topic.partitions.length,
     messageExpiryMicros: topic.expiry,
     partitions: topic.partitions.map((p) => ({ partition: p.id, nextOffset: BigInt(p.next) })),
+    createdAtMicros: topic.createdAtMicros,
   };
 }
 
@@ -205,9 +206,33 @@ export class MemoryLog implements LogTransport {
       balancedCursor: 0,
       consumerOffsets: new Map(),
       groups: new Map(),
+      createdAtMicros: this.#nextGeneration(),
     };
     topics?.set(address.topic, created);
     return describe(created);
+  }
+
+  // A manual clock may stand still between two creations; the generation must still change.
+  #nextGeneration(): bigint {
+    const now = this.#state.clock.nowMicros();
+    const generation = now > this.#state.lastCreatedMicros ? now : this.#state.lastCreatedMicros + 1n;
+    this.#state.lastCreatedMicros = generation;
+    return generation;
+  }
+
+  /**
+   * Deletes a topic with its records, stored offsets and groups (as Iggy's delete topic does).
+   * Waiting polls of the topic wake up empty. A topic created again under the same name starts
+   * at offset 0 with a new `createdAtMicros`.
+   * @throws NotFoundError when the stream or topic does not exist.
+   */
+  async deleteTopic(address: TopicAddress, options: CallOptions = {}): Promise<void> {
+    this.#open(options.signal);
+    checkRequest(address);
+    const topic = this.#topic(address.stream, address.topic);
+    this.#state.streams.get(address.stream)?.delete(address.topic);
+    for (const partition of topic.partitions) for (const waiter of partition.waiters) waiter.settle(false);
+    for (const group of topic.groups.values()) for (const member of group.members) for (const waiter of member.waiters) waiter.settle(false);
   }
 
   /** The topic's partition count, per-partition next offset and expiry. */

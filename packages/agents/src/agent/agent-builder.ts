@@ -11,6 +11,7 @@ import type { Signer } from '../send/signer.js';
 import type { AgentConfig, AgentHandler, HeartbeatSettings } from './agent-config.js';
 import type { AgentCtx } from './agent-ctx.js';
 import { AgentHandle } from './agent-handle.js';
+import { consumedTopic } from '../layouts/stream-layout.js';
 import { parallelismOf, type ConcurrencyPolicy } from './concurrency.js';
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 
@@ -44,7 +45,8 @@ export class Agent {
    * `handle.ready()` for the consumer to be open and the control history folded.
    */
   spawn(client: AgdxClient): AgentHandle {
-    return new AgentHandle(this.config, client);
+    // the layout decides where work addressed to this agent lands, so it decides what is consumed
+    return new AgentHandle({ ...this.config, listenOn: consumedTopic(client.layout, this.config.listenOn, this.config.id.value) }, client);
   }
 }
 

@@ -258,6 +258,7 @@ export class AgentHandle {
             const [record] = await transport.read({ ...address, maxCount: 1 });
             return record !== undefined && record.offset === address.offset ? record : undefined;
           },
+          topicGeneration: async (topic) => (await transport.describeTopic(topic)).createdAtMicros,
           handleHeld: async (record: LogRecord, address: RecordAddress): Promise<void> => {
             await pipeline?.consume(record, address.partition, true);
           },

@@ -8,7 +8,8 @@
  * session, and appends `session_unparked` after each. A cancel while paused ends the session
  * Canceled with the held records unhandled.
  */
-import type { LogRecord } from '@agdx/transport';
+import type { LogRecord, TopicAddress } from '@agdx/transport';
+import { AgdxError } from '@agdx/wire';
 import {
   AgentEnvelope,
   ConversationId,
@@ -45,6 +46,14 @@ export interface PauseControllerOptions {
   readonly publishLane: (envelope: AgentEnvelope) => Promise<void>;
   /** Reads a held record back from its source; `undefined` when it is gone (expired). */
   readonly readSource: (address: RecordAddress) => Promise<LogRecord | undefined>;
+  /**
+   * The current generation (creation time, in microseconds) of a source topic, `undefined` when
+   * the log cannot say. Parkings record it, and a held record whose topic changed generation (or
+   * is gone) is reported instead of handled: the record at its offset is not the one parked.
+   * Without it parkings record generation 0 and a recreated topic goes unnoticed.
+   * @throws a `not-found` error when the topic does not exist.
+   */
+  readonly topicGeneration?: ((topic: TopicAddress) => Promise<bigint | undefined>) | undefined;
   /** Handles a held record through the normal path, without the pause check. */
   readonly handleHeld: (record: LogRecord, address: RecordAddress) => Promise<void>;
   /** Told about failures of background work (acknowledgments, drains) and control bodies it cannot read. */
@@ -155,7 +164,8 @@ export class PauseController {
           return 'skip';
         }
         if (!state.seen.has(key)) {
-          const held: HeldRecord = { address, request: state.pause, conversation: text };
+          const generation = (await this.#options.topicGeneration?.({ stream: address.stream, topic: address.topic })) ?? 0n;
+          const held: HeldRecord = { address, request: state.pause, conversation: text, generation };
           await this.#options.publishLane(this.#parkingEvent(session, SESSION_PARKED_OPERATION, held, record));
           state.seen.add(key);
           state.held.push(held);
@@ -199,7 +209,7 @@ export class PauseController {
           if (state.seen.has(key)) continue;
           state.seen.add(key);
           const request = state.pause !== undefined && state.pause.position.equals(parking.request) ? state.pause : { position: parking.request, address, record: undefined, named: true };
-          state.held.push({ address, request, conversation: session });
+          state.held.push({ address, request, conversation: session, generation: source.generation ?? 0n });
         } else {
           state.handledThroughParking.add(key);
           state.held = state.held.filter((held) => addressKey(held.address) !== key);
@@ -269,6 +279,12 @@ export class PauseController {
     }
     while (state.held.length > 0 && !state.pauseRequested && !state.ended) {
       const held = state.held[0] as HeldRecord;
+      const stale = await this.#staleSource(held);
+      if (stale !== undefined) {
+        this.#options.onError?.(stale);
+        state.held.shift();
+        continue;
+      }
       const record = await this.#options.readSource(held.address);
       if (record !== undefined) {
         await this.#options.handleHeld(record, held.address);
@@ -279,6 +295,24 @@ export class PauseController {
       }
       state.held.shift();
     }
+  }
+
+  /** A typed report when the held record's topic is gone or was recreated since the parking; `undefined` when it is the same topic (or nobody can tell). */
+  async #staleSource(held: HeldRecord): Promise<SkippedRecordError | undefined> {
+    const lookup = this.#options.topicGeneration;
+    // generation 0 was written by a log (or an older runtime) that could not say: nothing to compare
+    if (lookup === undefined || held.generation === 0n) return undefined;
+    let current: bigint | undefined;
+    try {
+      current = await lookup({ stream: held.address.stream, topic: held.address.topic });
+    } catch (error) {
+      if (!AgdxError.is(error, 'not-found')) throw error;
+      return new SkippedRecordError('stale-source', held.address, 'a held record\'s source topic was deleted; the record is not handled', { cause: error });
+    }
+    if (current === undefined || current === held.generation) return undefined;
+    return new SkippedRecordError('stale-source', held.address, 'a held record\'s source topic was recreated since it was parked; the record is not handled', {
+      context: { parkedGeneration: held.generation, currentGeneration: current },
+    });
   }
 
   async #endCanceled(session: ConversationId, state: SessionControlState, request: ControlRequest): Promise<void> {
@@ -301,8 +335,7 @@ export class PauseController {
         topic: nameId(held.address.topic),
         partition: held.address.partition,
         offset: held.address.offset,
-        // The transport exposes no topic creation time; 0 names the first generation.
-        generation: 0n,
+        generation: held.generation,
         conversation: held.conversation,
       },
       role: this.#options.me,

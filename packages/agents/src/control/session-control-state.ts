@@ -21,6 +21,8 @@ export interface HeldRecord {
   readonly request: ControlRequest;
   /** The parking event body's source conversation (Crockford text). */
   readonly conversation: string;
+  /** The source topic's generation (creation time) when it was parked; 0 when the log could not say. */
+  readonly generation: bigint;
 }
 
 /** What the runtime knows about one session's control state (folded in log order). */

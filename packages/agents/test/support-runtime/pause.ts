@@ -1,8 +1,8 @@
 /** Pause / resume helpers (seed 000): operator control records, work, and a session's lane. */
-import { AgentTopic, logPositionOf, type AgdxClient } from '@agdx/agents';
+import { Agent, AgentTopic, logPositionOf, type AgdxClient, type AgentHandle } from '@agdx/agents';
 import type { LogTransport } from '@agdx/transport';
-import { AgentEnvelope, AgentId, ConversationId, CorrelationId, MintUlid, TaskState, type LogPosition } from '@agdx/wire';
-import { readAll, STREAM, text } from './harness.js';
+import { AgentEnvelope, AgentId, ConversationId, CorrelationId, encodeSessionPauseRequest, MintUlid, TaskState, type LogPosition } from '@agdx/wire';
+import { eventually, readAll, STREAM, text } from './harness.js';
 
 /** The operator that sends control records. */
 export const operator = AgentId.new('operator');
@@ -37,4 +37,29 @@ export function describeLane(envelopes: readonly AgentEnvelope[]): string[] {
     }
     return `${e.kind}:${e.operation}`;
   });
+}
+
+/** Pauses `session` for `worker`, waits for the Paused acknowledgment, then sends `label` and waits until `parked()` counts it. */
+export async function pauseAndPark(
+  laser: AgdxClient,
+  log: LogTransport,
+  session: ConversationId,
+  worker: AgentId,
+  label: string,
+  parked: () => number,
+): Promise<void> {
+  await control(laser, session, 'session_pause', encodeSessionPauseRequest({ participants: [worker] }));
+  await eventually(async () => describeLane(await lane(log, session)).includes('ack:paused'), 5_000, 'the Paused acknowledgment');
+  const before = parked();
+  await work(laser, session, label);
+  await eventually(() => parked() === before + 1, 5_000, 'parking');
+}
+
+/** An agent `worker` on agent.commands of a fresh connection that pushes each body it handles (as text) to `handled`. */
+export function commandsWorker(connect: () => AgdxClient, worker: AgentId, handled: string[]): AgentHandle {
+  return Agent.builder()
+    .id(worker)
+    .listenOn(AgentTopic.Commands)
+    .handler((message) => void handled.push(new TextDecoder().decode(message.envelope?.body)))
+    .spawn(connect());
 }

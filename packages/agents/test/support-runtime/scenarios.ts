@@ -282,8 +282,12 @@ export function pauseParkResumeUnparkInOrder(open: RuntimeEnvFactory, options: {
     expect(handled.sort()).toEqual(['o1', 'o2']);
     const parkedEvents = (await lane(env.transport, paused, env.stream)).filter((e) => e.operation === 'session_parked');
     expect(parkedEvents).toHaveLength(3);
+    // parkings name the source topic's real generation, so a recreated topic is told apart
+    const generation = (await env.transport.describeTopic({ stream: env.stream, topic: AgentTopic.Commands })).createdAtMicros;
+    expect(generation).toBeGreaterThan(0n);
     for (const event of parkedEvents) {
       const parking = decodeSessionParking(event.body);
+      expect(parking.source.kind === 'message' ? parking.source.generation : undefined).toBe(generation);
       expect(parking.role.value).toBe('worker');
       expect(parking.request.equals(pauseAt)).toBe(true);
       expect(event.cause).toBeDefined();

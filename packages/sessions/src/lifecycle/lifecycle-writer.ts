@@ -89,6 +89,9 @@ export class SessionLifecycleWriter {
   #ending: { readonly verb: EndVerb; readonly envelope: AgentEnvelope } | undefined;
   #revision: bigint | undefined;
   #document: JsonValue | undefined;
+  // The op ids readers have applied: a delta repeating one is dropped by every reader
+  // (wire `reconstructState`), so the writer must not count it either.
+  #appliedOpIds: Set<string> = new Set();
   #deltasSinceSnapshot = 0;
   #changedSinceSnapshot = false;
   #lease: SessionLease | undefined;
@@ -203,10 +206,17 @@ export class SessionLifecycleWriter {
 
   async #baseRevision(signal?: AbortSignal): Promise<bigint> {
     if (this.#revision === undefined) {
-      const state = await readSessionState(this.#runtime, this.#session, 0, signal);
+      // the whole history, because the op ids of every applied delta decide what a reader drops
+      const state = await readSessionState(this.#runtime, this.#session, Number.MAX_SAFE_INTEGER, signal);
       this.#revision = state.revision;
       this.#document = state.document;
+      this.#appliedOpIds = new Set(state.history.flatMap((h) => (h.outcome === 'applied' && h.opId !== undefined ? [h.opId] : [])));
     }
+    return this.#revision;
+  }
+
+  /** The state revision as this writer knows it (what readers fold to), or undefined before the first state write. */
+  get revision(): bigint | undefined {
     return this.#revision;
   }
 
@@ -237,16 +247,23 @@ export class SessionLifecycleWriter {
    * fresh ULID). The patch must apply to the known document (readers would reject it otherwise),
    * and every {@link STATE_SNAPSHOT_EVERY} deltas the writer adds a snapshot so readers whose lane
    * lost the baseline recover.
+   *
+   * A delta whose op id already applied (written by this writer or found on the lane) is a retry:
+   * it is still appended, but readers drop it as a duplicate, so the writer leaves its revision
+   * and document unchanged and does not check the patch against the document.
    * @throws InvalidError when the patch does not apply or breaks the state caps.
    */
   async patch(patch: readonly JsonPatchOperation[], options: { readonly opId?: string; readonly agent?: AgentLike; readonly signal?: AbortSignal } = {}): Promise<MessagePosition> {
     const baseRevision = await this.#baseRevision(options.signal);
-    const next = applyJsonPatch(this.#document ?? {}, patch);
     const opId = options.opId ?? MintUlid.mint(RecordId).toString();
+    const duplicate = this.#appliedOpIds.has(opId);
+    const next = duplicate ? undefined : applyJsonPatch(this.#document ?? {}, patch);
     const body = encodeStateDelta({ baseRevision, patch, opId });
     const envelope = AgentEnvelope.event(MintUlid.mint(RecordId), this.#session, this.#source(options.agent), body).withOperation(STATE_DELTA_OPERATION);
     envelope.validate();
     const position = await this.#publish(envelope, options.signal);
+    if (next === undefined) return position;
+    this.#appliedOpIds.add(opId);
     this.#revision = baseRevision + 1n;
     this.#document = next;
     this.#changedSinceSnapshot = true;

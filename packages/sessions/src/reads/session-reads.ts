@@ -1,10 +1,17 @@
-import { SESSIONS_TOPIC } from '@agdx/agents';
+import { layoutTopics, SESSIONS_TOPIC } from '@agdx/agents';
 import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { scanTopics, type LaneScan, type PartitionFrontier } from './lane-scan.js';
 import { CONTROL_TOPIC, foldSessions, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
 
-const LANE_TOPICS: readonly string[] = Object.freeze([SESSIONS_TOPIC, CONTROL_TOPIC, HEARTBEAT_TOPIC]);
+/**
+ * The topics a session read scans: the lane with every topic the client's stream layout sends
+ * lane work to (a topic per agent moves commands, replies and chunks off the lane), then control
+ * and heartbeats.
+ */
+function laneTopics(runtime: SessionsRuntime): readonly string[] {
+  return [...layoutTopics(runtime.client.layout, SESSIONS_TOPIC), CONTROL_TOPIC, HEARTBEAT_TOPIC];
+}
 
 /** Filters of {@link SessionReads.list}. */
 export interface SessionListFilter {
@@ -125,7 +132,7 @@ export class SessionReads {
 
   async #scan(signal?: AbortSignal): Promise<{ scan: LaneScan; stream: string }> {
     const stream = this.#runtime.stream();
-    const scan = await scanTopics(this.#runtime.client.transport, stream, LANE_TOPICS, signal, this.#runtime.onError);
+    const scan = await scanTopics(this.#runtime.client.transport, stream, laneTopics(this.#runtime), signal, this.#runtime.onError);
     const lanePartitions = scan.frontiers.filter((f) => f.topic === SESSIONS_TOPIC).length;
     this.#runtime.lane.observe(stream, scan.present.has(SESSIONS_TOPIC) ? lanePartitions : undefined);
     return { scan, stream };

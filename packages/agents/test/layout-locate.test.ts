@@ -1,0 +1,59 @@
+import { AgentTopic, layoutTopics, locatePartitions, locateRecords, routeRecord, type StreamLayout } from '@agdx/agents';
+import { MemoryLog, partitionForKey } from '@agdx/transport';
+import { AgdxError, ConversationId } from '@agdx/wire';
+import { describe, expect, it } from 'vitest';
+
+const conversation = ConversationId.new().toString();
+const byTopic: StreamLayout = { kind: 'perAgentTopic', topics: new Map([['model', 'agent.model'], ['tools', 'agent.tools']]) };
+const byPartition: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([['model', 2], ['tools', 2], ['ui', 9]]) };
+
+describe('locateRecords: where a conversation\'s records live', () => {
+  it('gives writers exactly one route, the one routeRecord appends to', () => {
+    expect(locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'command' })).toEqual([{ topic: 'agent.model', routing: { key: conversation } }]);
+    expect(locateRecords(byPartition, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'chunk' })).toEqual([{ topic: AgentTopic.Sessions, routing: { partition: 2 } }]);
+    // lifecycle and state stay home; so do undeclared agents and other topics
+    expect(locateRecords(byPartition, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'status' })).toEqual([{ topic: AgentTopic.Sessions, routing: { key: conversation } }]);
+    expect(locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation, agent: 'nobody', kind: 'command' })).toEqual([{ topic: AgentTopic.Sessions, routing: { key: conversation } }]);
+    expect(locateRecords(byTopic, { topic: AgentTopic.Streams, conversation, agent: 'model', kind: 'chunk' })).toEqual([{ topic: AgentTopic.Streams, routing: { key: conversation } }]);
+    // plain records follow a declared topic but not a declared partition
+    expect(locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'plain' })[0]?.topic).toBe('agent.model');
+    expect(locateRecords(byPartition, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'plain' })).toEqual([{ topic: AgentTopic.Sessions, routing: { key: conversation } }]);
+    for (const layout of [byTopic, byPartition, { kind: 'shared' } as const, { kind: 'singlePartition' } as const]) {
+      for (const kind of ['command', 'response', 'error', 'chunk', 'event', 'status', 'plain'] as const) {
+        expect([routeRecord(layout, AgentTopic.Sessions, kind, 'model', conversation)]).toEqual(locateRecords(layout, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind }));
+      }
+    }
+  });
+
+  it('gives readers every place, home first, without repeats', () => {
+    expect(locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation })).toEqual([
+      { topic: AgentTopic.Sessions, routing: { key: conversation } },
+      { topic: 'agent.model', routing: { key: conversation } },
+      { topic: 'agent.tools', routing: { key: conversation } },
+    ]);
+    expect(locateRecords(byPartition, { topic: AgentTopic.Sessions, conversation })).toEqual([
+      { topic: AgentTopic.Sessions, routing: { key: conversation } },
+      { topic: AgentTopic.Sessions, routing: { partition: 2 } },
+      { topic: AgentTopic.Sessions, routing: { partition: 9 } },
+    ]);
+    expect(locateRecords(byPartition, { topic: AgentTopic.Sessions, conversation, kind: 'status' })).toHaveLength(1);
+    expect(locateRecords({ kind: 'shared' }, { topic: AgentTopic.Sessions, conversation })).toEqual([{ topic: AgentTopic.Sessions, routing: { key: conversation } }]);
+    expect(layoutTopics(byTopic, AgentTopic.Sessions)).toEqual([AgentTopic.Sessions, 'agent.model', 'agent.tools']);
+    expect(layoutTopics(byTopic, AgentTopic.Memory)).toEqual([AgentTopic.Memory]);
+    expect(() => locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation: '' })).toThrow(expect.objectContaining({ kind: 'invalid' }));
+  });
+
+  it('locatePartitions resolves keys to partitions, drops repeats and partitions the topic lacks', async () => {
+    const log = new MemoryLog();
+    await log.ensureStream('s');
+    await log.ensureTopic({ stream: 's', topic: AgentTopic.Sessions }, { partitions: 4 });
+    const home = await partitionForKey(conversation, 4);
+    const layout: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([['a', home], ['b', (home + 1) % 4], ['c', 40]]) };
+    expect(await locatePartitions(log, 's', layout, { topic: AgentTopic.Sessions, conversation })).toEqual([
+      { stream: 's', topic: AgentTopic.Sessions, partition: home },
+      { stream: 's', topic: AgentTopic.Sessions, partition: (home + 1) % 4 },
+    ]);
+    const missing = await locatePartitions(log, 's', byTopic, { topic: AgentTopic.Sessions, conversation }).catch((e: unknown) => e);
+    expect(AgdxError.is(missing, 'not-found')).toBe(true);
+  });
+});

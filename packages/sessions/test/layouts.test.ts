@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { AgdxClient, AgentTopic, type StreamLayout } from '@agdx/agents';
+import { MemoryLog, partitionForKey } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { sessions } from '@agdx/sessions';
+
+const text = new TextEncoder();
+const PARTITIONS = 4;
+const planner = AgentId.parse('planner');
+const model = AgentId.parse('model');
+
+async function layoutNamed(name: string, conversation: ConversationId): Promise<StreamLayout> {
+  const home = await partitionForKey(conversation.toString(), PARTITIONS);
+  switch (name) {
+    case 'perAgentTopic':
+      return { kind: 'perAgentTopic', topics: new Map([[model.value, 'agent.model']]) };
+    case 'perAgentPartition':
+      return { kind: 'perAgentPartition', partitions: new Map([[model.value, (home + 1) % PARTITIONS]]) };
+    case 'singlePartition':
+      return { kind: 'singlePartition' };
+    default:
+      return { kind: 'shared' };
+  }
+}
+
+describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'])('session reads under the %s layout', (name) => {
+  it('count a model request sent to a declared agent and show it in the timeline', async () => {
+    const factory0 = ConversationId.new();
+    const layout = await layoutNamed(name, factory0);
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', layout });
+    await laser.bootstrap(PARTITIONS);
+    const factory = sessions(laser);
+    const session = factory.open(factory0);
+    await session.lifecycle.begin({ agent: planner });
+    const correlation = MintUlid.mint(CorrelationId);
+    await laser.agdx(AgentTopic.Sessions, planner, session.conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
+    await laser.agdx(AgentTopic.Sessions, model, session.conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(planner).send();
+    await session.lifecycle.end();
+
+    const info = await sessions(laser).get(session.conversation);
+    expect(info?.modelCalls).toBe(1n);
+    const types = (await sessions(laser).events(session.conversation)).items.map((e) => e.display);
+    expect(types).toContain('model.request');
+    expect(types).toContain('model.response');
+    expect(types.indexOf('model.request')).toBeLessThan(types.indexOf('model.response'));
+    expect(info?.status).toBe('completed');
+  });
+});
