@@ -50,6 +50,20 @@ export function xxh3_64(bytes: Uint8Array): bigint {
   return digestToBigInt(h.digest('binary'));
 }
 
+/**
+ * XXH3-64 of `bytes` written as a little-endian u64 at `at` of `out`, without building a bigint:
+ * the send path hashes every frame, and a bigint per frame was a measurable part of its cost.
+ */
+export function xxh3_64Into(bytes: Uint8Array, out: Uint8Array, at: number): void {
+  const h = hasher3;
+  if (h === undefined) throw notReady();
+  h.init();
+  h.update(bytes);
+  const d = h.digest('binary');
+  // The digest is big-endian; the wire wants little-endian.
+  for (let i = 0; i < 8; i++) out[at + i] = d[7 - i] as number;
+}
+
 /** A streaming XXH3-64 (seed 0) over several updates; used for the batch checksum. */
 export interface Xxh3Stream {
   /** Feeds bytes. */
