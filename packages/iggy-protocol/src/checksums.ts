@@ -64,6 +64,17 @@ export function xxh3_64Into(bytes: Uint8Array, out: Uint8Array, at: number): voi
   for (let i = 0; i < 8; i++) out[at + i] = d[7 - i] as number;
 }
 
+/** True when XXH3-64 of `bytes` equals the little-endian u64 at `at` of `stored` (no bigint built). */
+export function xxh3_64Matches(bytes: Uint8Array, stored: Uint8Array, at: number): boolean {
+  const h = hasher3;
+  if (h === undefined) throw notReady();
+  h.init();
+  h.update(bytes);
+  const d = h.digest('binary');
+  for (let i = 0; i < 8; i++) if (stored[at + i] !== d[7 - i]) return false;
+  return true;
+}
+
 /** A streaming XXH3-64 (seed 0) over several updates; used for the batch checksum. */
 export interface Xxh3Stream {
   /** Feeds bytes. */

@@ -6,7 +6,7 @@
  * every frame's 8-byte checksum in order.
  */
 
-import { xxh3_64, xxh3_64Into } from '../checksums.js';
+import { xxh3_64, xxh3_64Into, xxh3_64Matches } from '../checksums.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
@@ -235,11 +235,12 @@ export interface DecodeBatchOptions {
 }
 
 /**
- * Decodes one batch starting at `pos` of `bytes`; its `batch_length` must fit the bytes present
- * and its frames must tile it exactly. Mismatched checksums raise {@link IggyIntegrityError}
- * with `context.iggyCode` 4027 (frame) or 4039 (batch).
+ * Checks one batch starting at `pos` of `bytes` without materialising its frames: header rules,
+ * frame tiling, reserved bytes and (with `verifyChecksums`) every checksum. Returns the header.
+ * A server admitting a batch it stores as bytes needs nothing more, so it pays no object per
+ * message; {@link decodeMessageBatch} runs the same checks in the same order.
  */
-export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchOptions): BatchHeader {
   const avail = bytes.length - pos;
   if (avail < BATCH_HEADER_SIZE) throw new IggyCodecError(`message batch: need ${BATCH_HEADER_SIZE} header bytes, have ${avail}`, { context: { offset: pos } });
   const view = new DataView(bytes.buffer, bytes.byteOffset + pos, avail);
@@ -270,39 +271,76 @@ export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBa
     batchChecksum: view.getBigUint64(40, true),
     messageCount,
   };
-  const frames: BatchFrame[] = [];
   let at = BATCH_HEADER_SIZE;
   const verify = options.verifyChecksums === true;
   for (let i = 0; i < messageCount; i++) {
     if (length - at < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos + at } });
-    const headersLength = view.getUint32(at + 32, true);
-    const payloadLength = view.getUint32(at + 36, true);
-    const end = at + FRAME_HEADER_SIZE + payloadLength + headersLength;
+    const end = at + FRAME_HEADER_SIZE + view.getUint32(at + 36, true) + view.getUint32(at + 32, true);
     if (end > length) throw new IggyCodecError(`message batch: frame ${i} overruns the batch`, { context: { offset: pos + at } });
     if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
       throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
     }
-    const checksum = view.getBigUint64(at, true);
-    if (verify && xxh3_64(bytes.subarray(pos + at + 8, pos + end)) !== checksum) {
+    if (verify && !xxh3_64Matches(bytes.subarray(pos + at + 8, pos + end), bytes, pos + at)) {
       throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
     }
-    const payloadStart = pos + at + FRAME_HEADER_SIZE;
-    frames.push({
-      checksum,
-      id: (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true),
-      offsetDelta: view.getUint32(at + 24, true),
-      timestampDelta: view.getUint32(at + 28, true),
-      payload: bytes.subarray(payloadStart, payloadStart + payloadLength),
-      rawHeaders: bytes.subarray(payloadStart + payloadLength, pos + end),
-    });
     at = end;
   }
   if (at !== length) throw new IggyCodecError(`message batch: frames end at ${at}, batch_length is ${length}`, { context: { offset: pos, iggyCode: 4036 } });
-  const batchBytes = bytes.subarray(pos, pos + length);
-  if (verify && computeBatchChecksum(batchBytes, messageCount) !== header.batchChecksum) {
+  if (verify && computeBatchChecksum(bytes.subarray(pos, pos + length), messageCount) !== header.batchChecksum) {
     throw new IggyIntegrityError('message batch: batch checksum mismatch', { context: { iggyCode: 4039 } });
   }
-  return { header, frames, bytes: batchBytes };
+  return header;
+}
+
+/** The frames of a batch that {@link checkMessageBatch} accepted (views into `batch`). */
+function framesOf(batch: Uint8Array, messageCount: number): BatchFrame[] {
+  const view = viewOf(batch);
+  const frames: BatchFrame[] = new Array<BatchFrame>(messageCount);
+  let at = BATCH_HEADER_SIZE;
+  for (let i = 0; i < messageCount; i++) {
+    const headersLength = view.getUint32(at + 32, true);
+    const payloadLength = view.getUint32(at + 36, true);
+    const payloadStart = at + FRAME_HEADER_SIZE;
+    const end = payloadStart + payloadLength + headersLength;
+    frames[i] = {
+      checksum: view.getBigUint64(at, true),
+      id: (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true),
+      offsetDelta: view.getUint32(at + 24, true),
+      timestampDelta: view.getUint32(at + 28, true),
+      payload: batch.subarray(payloadStart, payloadStart + payloadLength),
+      rawHeaders: batch.subarray(payloadStart + payloadLength, end),
+    };
+    at = end;
+  }
+  return frames;
+}
+
+/**
+ * Decodes one batch starting at `pos` of `bytes`; its `batch_length` must fit the bytes present
+ * and its frames must tile it exactly. Mismatched checksums raise {@link IggyIntegrityError}
+ * with `context.iggyCode` 4027 (frame) or 4039 (batch).
+ */
+export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+  const header = checkMessageBatch(bytes, pos, options);
+  const batchBytes = bytes.subarray(pos, pos + Number(header.batchLength));
+  return { header, frames: framesOf(batchBytes, header.messageCount), bytes: batchBytes };
+}
+
+/**
+ * Like {@link decodeMessageBatch} (same checks, same errors), but the frames are only built
+ * when first read: a server that stores the batch bytes never pays for them.
+ */
+export function decodeMessageBatchLazily(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+  const header = checkMessageBatch(bytes, pos, options);
+  const batchBytes = bytes.subarray(pos, pos + Number(header.batchLength));
+  let frames: BatchFrame[] | undefined;
+  return {
+    header,
+    bytes: batchBytes,
+    get frames(): readonly BatchFrame[] {
+      return (frames ??= framesOf(batchBytes, header.messageCount));
+    },
+  };
 }
 
 /** Server-owned fields a server stamps into an admitted batch. */
