@@ -41,7 +41,7 @@ const spreadOf = (values: readonly number[], digits = 0) => {
 };
 
 async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic') {
-  const t = await IggyTransport.connect({ port: protocol === 'vsr' ? ports.vsr : ports.classic, protocol, heartbeatIntervalMs: 0 });
+  const t = await IggyTransport.connect({ port: protocol === 'vsr' ? ports.vsr : ports.classic, protocol, heartbeatIntervalMs: 0, cluster: { discover: false } });
   const batches = batchesOf(BATCH, MESSAGES, RECORD_BYTES);
   const total = MESSAGES * RECORD_BYTES;
   const send = async (): Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }> => {

@@ -41,13 +41,35 @@ function digestToBigInt(d: Uint8Array): bigint {
   return (BigInt(hi) << 32n) | BigInt(lo);
 }
 
-/** XXH3-64 with seed 0 and the default secret. */
-export function xxh3_64(bytes: Uint8Array): bigint {
+/** The big-endian XXH3-64 digest (seed 0) of `bytes`. */
+function xxh3Digest(bytes: Uint8Array): Uint8Array {
   const h = hasher3;
   if (h === undefined) throw notReady();
   h.init();
   h.update(bytes);
-  return digestToBigInt(h.digest('binary'));
+  return h.digest('binary');
+}
+
+/** XXH3-64 with seed 0 and the default secret. */
+export function xxh3_64(bytes: Uint8Array): bigint {
+  return digestToBigInt(xxh3Digest(bytes));
+}
+
+/**
+ * XXH3-64 of `bytes` written as a little-endian u64 at `at` of `out`, without building a bigint:
+ * the send path hashes every frame, and a bigint per frame was a measurable part of its cost.
+ */
+export function xxh3_64Into(bytes: Uint8Array, out: Uint8Array, at: number): void {
+  const d = xxh3Digest(bytes);
+  // The digest is big-endian; the wire wants little-endian.
+  for (let i = 0; i < 8; i++) out[at + i] = d[7 - i] as number;
+}
+
+/** True when XXH3-64 of `bytes` equals the little-endian u64 at `at` of `stored` (no bigint built). */
+export function xxh3_64Matches(bytes: Uint8Array, stored: Uint8Array, at: number): boolean {
+  const d = xxh3Digest(bytes);
+  for (let i = 0; i < 8; i++) if (stored[at + i] !== d[7 - i]) return false;
+  return true;
 }
 
 /** A streaming XXH3-64 (seed 0) over several updates; used for the batch checksum. */

@@ -143,6 +143,25 @@ describe('frame splitters', () => {
     expect(s.buffered).toBe(0);
   });
 
+  it('frames above and below the exact-buffer size survive any chunking, each an independent copy', () => {
+    const big = new Uint8Array(1_300_000);
+    for (let i = 0; i < big.length; i += 997) big[i] = i & 0xff;
+    const frames = [vsrFrames[0]!, encodeVsrReplyFrame({ client: 1n, request: 3n, operation: 128 }, big), ...vsrFrames, encodeVsrReplyFrame({ client: 1n, request: 4n, operation: 128 }, new Uint8Array(200_000).fill(9))];
+    const all = concat(frames);
+    // Element-wise toEqual on megabytes is slow in vitest; compare lengths and bytes directly.
+    const same = (a: readonly Uint8Array[]): boolean => a.length === frames.length && a.every((f, i) => f.length === frames[i]!.length && f.every((b, j) => b === frames[i]![j]));
+    for (const sizes of [[65536], [1, 51, 1000, 65536], [300_000, 7], [all.length]]) {
+      const s = new VsrFrameSplitter();
+      const chunks = chunked(all.slice(), sizes);
+      const out = chunks.flatMap((c) => s.push(c));
+      expect(same(out)).toBe(true);
+      expect(s.buffered).toBe(0);
+      // Writing into the chunks afterwards (a socket reuses its buffers) changes no frame.
+      for (const c of chunks) c.fill(0xee);
+      expect(same(out)).toBe(true);
+    }
+  });
+
   it('classic requests and responses survive chunking', () => {
     const reqs = [encodeClassicRequest(1), encodeClassicRequest(38, encodeLoginUserRequest({ username: 'iggy', password: 'iggy' }))];
     const rs = new ClassicRequestSplitter();

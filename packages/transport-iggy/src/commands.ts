@@ -39,12 +39,13 @@ import type {
 import type { LogRecord, TransportError } from '@agdx/transport';
 import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
-import { nextMessageId } from './message-ids.js';
 import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
 import { checkedPollReply } from './poll-reply.js';
 import { headersOf } from './record-headers.js';
 
-const SEND_OPTIONS = { newId: nextMessageId } as const;
+// VSR ids are minted by the encoder, which writes pooled random bytes straight into each frame
+// (no bigint per message); classic ids are minted in `IggyTransport.append`.
+const SEND_OPTIONS = {} as const;
 
 /**
  * Refuses a classic reply that is not shaped like the answer to its command. Classic replies

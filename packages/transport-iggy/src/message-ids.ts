@@ -1,8 +1,8 @@
 /**
- * Message ids for VSR batches. The producer must mint a non-zero u128 per message (it sits
- * under the frame checksum). `randomMessageId()` of @agdx/iggy-protocol asks the platform for
- * 16 random bytes per call, which costs about 12 µs on Node 20 and dominated the cost of a
- * 1,000-message send; here the random bytes are drawn 16 KiB at a time instead.
+ * Message ids for classic batches: a classic server mints ids for id 0, slowly, one message at a
+ * time, so the client sends its own. Random bytes are drawn 16 KiB at a time, because the
+ * platform call, not the bits, dominates the cost. (VSR ids are minted by the @agdx/iggy-protocol
+ * encoder, straight into each frame.)
  */
 
 const POOL_IDS = 1024;

@@ -95,6 +95,8 @@ export interface CommandServer {
 export const SERVER_VERSION = '0.9.0-agdx-dev';
 
 const EMPTY = new Uint8Array(0);
+/** Batches at least this large are stored in the request frame itself (see SendMessages). */
+const KEEP_IN_PLACE_BYTES = 4096;
 
 function streamInfo(s: StreamState): StreamInfo {
   let size = 0n;
@@ -333,7 +335,11 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
       if (protocol === 'vsr') {
         const batch = req.batch;
         if (batch === undefined) throw new IggyError(Status.InvalidFormat);
-        const r = broker.append(req.stream, req.topic, req.partitioning, batch.bytes.slice(), batch.header.messageCount);
+        // The request frame is the splitter's private copy and is dropped after this command, so
+        // a large batch is kept (and stamped) in place; a small one is copied so that the frame's
+        // header and routing bytes are not held alongside it for the life of the record.
+        const bytes = batch.bytes.length >= KEEP_IN_PLACE_BYTES ? batch.bytes : batch.bytes.slice();
+        const r = broker.append(req.stream, req.topic, req.partitioning, bytes, batch.header.messageCount);
         return encodeSendMessagesResponse([{ streamId: r.stream.id, topicId: r.topic.id, partitionId: r.partition, baseOffset: r.baseOffset }]);
       }
       for (const m of req.messages) {

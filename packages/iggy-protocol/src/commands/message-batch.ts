@@ -6,11 +6,11 @@
  * every frame's 8-byte checksum in order.
  */
 
-import { xxh3_64 } from '../checksums.js';
+import { xxh3_64, xxh3_64Into, xxh3_64Matches } from '../checksums.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
-import { checkPayload, headerBlockOf, nowMicros, randomMessageId } from './messages.js';
+import { checkPayload, headerBlockOf, nowMicros, writeRandomMessageId } from './messages.js';
 
 /** Size of the batch header. */
 export const BATCH_HEADER_SIZE = 256;
@@ -88,74 +88,131 @@ export interface PreparedBatch {
   readonly size: number;
   /** The messages, in order. */
   readonly messages: readonly OutgoingMessage[];
-  /** Each message's user-header block. */
-  readonly blocks: readonly Uint8Array[];
-  /** Each message's origin timestamp (µs). */
-  readonly origins: readonly bigint[];
-  /** The batch origin: the minimum of `origins`. */
+  /** Each message's user-header block; `undefined` when no message has one (the common case). */
+  readonly blocks: readonly Uint8Array[] | undefined;
+  /** Each message's origin timestamp (µs); `undefined` when every message takes `origin`. */
+  readonly origins: readonly bigint[] | undefined;
+  /** The batch origin: the minimum origin timestamp. */
   readonly origin: bigint;
 }
 
-/** Measures a producer batch and resolves header blocks and origin timestamps. */
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Measures a producer batch and resolves header blocks and origin timestamps. The per-message
+ * arrays are only built when some message needs them, so a batch of bare payloads costs one
+ * loop and no allocation here.
+ */
 export function prepareMessageBatch(messages: readonly OutgoingMessage[], options: EncodeMessagesOptions = {}): PreparedBatch {
   if (messages.length === 0) throw new IggyInvalidError('a batch needs at least one message', { context: { field: 'messages' } });
   if (messages.length > 0xffff_ffff) throw new IggyInvalidError('too many messages', { context: { field: 'messages' } });
   const n = messages.length;
-  const blocks: Uint8Array[] = new Array<Uint8Array>(n);
-  const origins: bigint[] = new Array<bigint>(n);
+  let blocks: Uint8Array[] | undefined;
+  let origins: bigint[] | undefined;
   let size = BATCH_HEADER_SIZE;
   let origin = U64;
   let clock: bigint | undefined;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
-    const block = headerBlockOf(m);
-    blocks[i] = block;
-    size += FRAME_HEADER_SIZE + checkPayload(m).length + block.length;
-    const o = m.originTimestamp ?? (clock ??= (options.nowMicros ?? nowMicros)());
-    checkU64(o, 'originTimestamp');
-    origins[i] = o;
+    size += FRAME_HEADER_SIZE + checkPayload(m).length;
+    if (m.headers !== undefined || m.rawHeaders !== undefined) {
+      const block = headerBlockOf(m);
+      if (block.length > 0) {
+        blocks ??= new Array<Uint8Array>(n).fill(EMPTY);
+        blocks[i] = block;
+        size += block.length;
+      }
+    }
+    let o: bigint;
+    if (m.originTimestamp === undefined) {
+      o = clock ??= (options.nowMicros ?? nowMicros)();
+      if (origins !== undefined) origins[i] = o;
+    } else {
+      o = checkU64(m.originTimestamp, 'originTimestamp');
+      // Every earlier message took the clock (or there is none), so they share it.
+      origins ??= new Array<bigint>(n).fill(clock ?? 0n);
+      origins[i] = o;
+    }
     if (o < origin) origin = o;
   }
   return { size, messages, blocks, origins, origin };
 }
 
-/** Writes a prepared batch at `pos` of `out` (which must be zeroed there) with its checksums. */
+// The batch checksum's input (six header fields, then every frame checksum) is assembled here
+// while the frames are written; kept between calls unless a batch needs more than this.
+const SCRATCH_KEEP = 64 * 1024;
+let scratch = new Uint8Array(44 + 1024 * 8);
+
+function checksumInput(bytes: number): Uint8Array {
+  if (bytes <= scratch.length) return scratch;
+  const fresh = new Uint8Array(bytes);
+  if (bytes <= SCRATCH_KEEP) scratch = fresh;
+  return fresh;
+}
+
+/** Writes a u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
+function writeId(view: DataView, at: number, id: bigint): void {
+  if (id > U64) {
+    view.setBigUint64(at, id & U64, true);
+    view.setBigUint64(at + 8, id >> 64n, true);
+  } else {
+    view.setBigUint64(at, id, true);
+    view.setBigUint64(at + 8, 0n, true);
+  }
+}
+
+/**
+ * Writes a prepared batch at `pos` of `out` with its checksums, in one pass over the messages.
+ * Every header byte is written, so `out` need not be zeroed (pooled buffers are fine).
+ */
 export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos: number, options: EncodeMessagesOptions = {}): void {
-  const { messages, blocks, origins, origin } = prepared;
+  const { messages, blocks, origins, origin, size } = prepared;
   const n = messages.length;
-  const newId = options.newId ?? randomMessageId;
-  const view = new DataView(out.buffer, out.byteOffset + pos, prepared.size);
-  const batch = out.subarray(pos, pos + prepared.size);
+  const newId = options.newId;
+  const view = new DataView(out.buffer, out.byteOffset + pos, size);
+  const batch = out.subarray(pos, pos + size);
+  batch.fill(0, 0, BATCH_HEADER_SIZE);
   view.setBigUint64(24, origin, true);
-  view.setBigUint64(32, BigInt(prepared.size), true);
+  view.setBigUint64(32, BigInt(size), true);
   view.setUint32(48, n, true);
   const withChecksums = options.checksums !== false;
+  const sums = withChecksums ? checksumInput(44 + n * 8) : EMPTY;
   let at = BATCH_HEADER_SIZE;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
-    const block = blocks[i] as Uint8Array;
-    const delta = (origins[i] as bigint) - origin;
-    if (delta > 0xffff_ffffn) throw new IggyInvalidError(`message ${i}: origin timestamp is ${delta} µs after the batch origin, above u32`, { context: { field: 'originTimestamp', index: i } });
-    let id = m.id ?? 0n;
-    if (id === 0n) id = newId();
-    checkU128(id, 'id');
-    if (id > U64) {
-      view.setBigUint64(at + 8, id & U64, true);
-      view.setBigUint64(at + 16, id >> 64n, true);
-    } else {
-      view.setBigUint64(at + 8, id, true);
+    const payload = m.payload;
+    const block = blocks === undefined ? EMPTY : (blocks[i] as Uint8Array);
+    let delta = 0;
+    if (origins !== undefined) {
+      const d = (origins[i] as bigint) - origin;
+      if (d > 0xffff_ffffn) throw new IggyInvalidError(`message ${i}: origin timestamp is ${d} µs after the batch origin, above u32`, { context: { field: 'originTimestamp', index: i } });
+      delta = Number(d);
     }
+    const id = m.id;
+    if (id !== undefined && id !== 0n) writeId(view, at + 8, checkU128(id, 'id'));
+    else if (newId !== undefined) writeId(view, at + 8, checkU128(newId(), 'id'));
+    else writeRandomMessageId(batch, at + 8);
     view.setUint32(at + 24, i, true);
-    view.setUint32(at + 28, Number(delta), true);
+    view.setUint32(at + 28, delta, true);
     view.setUint32(at + 32, block.length, true);
-    view.setUint32(at + 36, m.payload.length, true);
-    batch.set(m.payload, at + FRAME_HEADER_SIZE);
-    if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + m.payload.length);
-    const end = at + FRAME_HEADER_SIZE + m.payload.length + block.length;
-    if (withChecksums) view.setBigUint64(at, xxh3_64(batch.subarray(at + 8, end)), true);
+    view.setUint32(at + 36, payload.length, true);
+    view.setBigUint64(at + 40, 0n, true);
+    batch.set(payload, at + FRAME_HEADER_SIZE);
+    if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + payload.length);
+    const end = at + FRAME_HEADER_SIZE + payload.length + block.length;
+    if (withChecksums) {
+      xxh3_64Into(batch.subarray(at + 8, end), batch, at);
+      for (let k = 0; k < 8; k++) sums[44 + i * 8 + k] = batch[at + k] as number;
+    } else {
+      view.setBigUint64(at, 0n, true);
+    }
     at = end;
   }
-  if (withChecksums) view.setBigUint64(40, computeBatchChecksum(batch, n), true);
+  if (withChecksums) {
+    sums.set(batch.subarray(0, 40), 0);
+    sums.set(batch.subarray(48, 52), 40);
+    view.setBigUint64(40, xxh3_64(sums.subarray(0, 44 + n * 8)), true);
+  }
 }
 
 /**
@@ -178,11 +235,12 @@ export interface DecodeBatchOptions {
 }
 
 /**
- * Decodes one batch starting at `pos` of `bytes`; its `batch_length` must fit the bytes present
- * and its frames must tile it exactly. Mismatched checksums raise {@link IggyIntegrityError}
- * with `context.iggyCode` 4027 (frame) or 4039 (batch).
+ * Checks one batch starting at `pos` of `bytes` without materialising its frames: header rules,
+ * frame tiling, reserved bytes and (with `verifyChecksums`) every checksum. Returns the header.
+ * A server admitting a batch it stores as bytes needs nothing more, so it pays no object per
+ * message; {@link decodeMessageBatch} runs the same checks in the same order.
  */
-export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchOptions): BatchHeader {
   const avail = bytes.length - pos;
   if (avail < BATCH_HEADER_SIZE) throw new IggyCodecError(`message batch: need ${BATCH_HEADER_SIZE} header bytes, have ${avail}`, { context: { offset: pos } });
   const view = new DataView(bytes.buffer, bytes.byteOffset + pos, avail);
@@ -213,39 +271,76 @@ export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBa
     batchChecksum: view.getBigUint64(40, true),
     messageCount,
   };
-  const frames: BatchFrame[] = [];
   let at = BATCH_HEADER_SIZE;
   const verify = options.verifyChecksums === true;
   for (let i = 0; i < messageCount; i++) {
     if (length - at < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos + at } });
-    const headersLength = view.getUint32(at + 32, true);
-    const payloadLength = view.getUint32(at + 36, true);
-    const end = at + FRAME_HEADER_SIZE + payloadLength + headersLength;
+    const end = at + FRAME_HEADER_SIZE + view.getUint32(at + 36, true) + view.getUint32(at + 32, true);
     if (end > length) throw new IggyCodecError(`message batch: frame ${i} overruns the batch`, { context: { offset: pos + at } });
     if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
       throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
     }
-    const checksum = view.getBigUint64(at, true);
-    if (verify && xxh3_64(bytes.subarray(pos + at + 8, pos + end)) !== checksum) {
+    if (verify && !xxh3_64Matches(bytes.subarray(pos + at + 8, pos + end), bytes, pos + at)) {
       throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
     }
-    const payloadStart = pos + at + FRAME_HEADER_SIZE;
-    frames.push({
-      checksum,
-      id: (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true),
-      offsetDelta: view.getUint32(at + 24, true),
-      timestampDelta: view.getUint32(at + 28, true),
-      payload: bytes.subarray(payloadStart, payloadStart + payloadLength),
-      rawHeaders: bytes.subarray(payloadStart + payloadLength, pos + end),
-    });
     at = end;
   }
   if (at !== length) throw new IggyCodecError(`message batch: frames end at ${at}, batch_length is ${length}`, { context: { offset: pos, iggyCode: 4036 } });
-  const batchBytes = bytes.subarray(pos, pos + length);
-  if (verify && computeBatchChecksum(batchBytes, messageCount) !== header.batchChecksum) {
+  if (verify && computeBatchChecksum(bytes.subarray(pos, pos + length), messageCount) !== header.batchChecksum) {
     throw new IggyIntegrityError('message batch: batch checksum mismatch', { context: { iggyCode: 4039 } });
   }
-  return { header, frames, bytes: batchBytes };
+  return header;
+}
+
+/** The frames of a batch that {@link checkMessageBatch} accepted (views into `batch`). */
+function framesOf(batch: Uint8Array, messageCount: number): BatchFrame[] {
+  const view = viewOf(batch);
+  const frames: BatchFrame[] = new Array<BatchFrame>(messageCount);
+  let at = BATCH_HEADER_SIZE;
+  for (let i = 0; i < messageCount; i++) {
+    const headersLength = view.getUint32(at + 32, true);
+    const payloadLength = view.getUint32(at + 36, true);
+    const payloadStart = at + FRAME_HEADER_SIZE;
+    const end = payloadStart + payloadLength + headersLength;
+    frames[i] = {
+      checksum: view.getBigUint64(at, true),
+      id: (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true),
+      offsetDelta: view.getUint32(at + 24, true),
+      timestampDelta: view.getUint32(at + 28, true),
+      payload: batch.subarray(payloadStart, payloadStart + payloadLength),
+      rawHeaders: batch.subarray(payloadStart + payloadLength, end),
+    };
+    at = end;
+  }
+  return frames;
+}
+
+/**
+ * Decodes one batch starting at `pos` of `bytes`; its `batch_length` must fit the bytes present
+ * and its frames must tile it exactly. Mismatched checksums raise {@link IggyIntegrityError}
+ * with `context.iggyCode` 4027 (frame) or 4039 (batch).
+ */
+export function decodeMessageBatch(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+  const header = checkMessageBatch(bytes, pos, options);
+  const batchBytes = bytes.subarray(pos, pos + Number(header.batchLength));
+  return { header, frames: framesOf(batchBytes, header.messageCount), bytes: batchBytes };
+}
+
+/**
+ * Like {@link decodeMessageBatch} (same checks, same errors), but the frames are only built
+ * when first read: a server that stores the batch bytes never pays for them.
+ */
+export function decodeMessageBatchLazily(bytes: Uint8Array, pos = 0, options: DecodeBatchOptions = {}): MessageBatch {
+  const header = checkMessageBatch(bytes, pos, options);
+  const batchBytes = bytes.subarray(pos, pos + Number(header.batchLength));
+  let frames: BatchFrame[] | undefined;
+  return {
+    header,
+    bytes: batchBytes,
+    get frames(): readonly BatchFrame[] {
+      return (frames ??= framesOf(batchBytes, header.messageCount));
+    },
+  };
 }
 
 /** Server-owned fields a server stamps into an admitted batch. */

@@ -83,8 +83,8 @@ const idPool = new Uint8Array(ID_POOL_IDS * 16);
 const idPoolView = new DataView(idPool.buffer);
 let idPoolPos = ID_POOL_IDS;
 
-/** A random UUID v4 as a u128 (its numeric value, which travels little-endian). */
-export function randomMessageId(): bigint {
+/** Advances the id pool and returns the position of 16 fresh UUID v4 bytes (big-endian order). */
+function nextPooledId(): number {
   // One getRandomValues call per 256 ids: the call itself, not the bits, dominates the cost.
   if (idPoolPos >= ID_POOL_IDS) {
     globalThis.crypto.getRandomValues(idPool);
@@ -94,5 +94,20 @@ export function randomMessageId(): bigint {
   idPoolPos += 1;
   idPool[at + 6] = ((idPool[at + 6] as number) & 0x0f) | 0x40;
   idPool[at + 8] = ((idPool[at + 8] as number) & 0x3f) | 0x80;
+  return at;
+}
+
+/** A random UUID v4 as a u128 (its numeric value, which travels little-endian). */
+export function randomMessageId(): bigint {
+  const at = nextPooledId();
   return (idPoolView.getBigUint64(at, false) << 64n) | idPoolView.getBigUint64(at + 8, false);
+}
+
+/**
+ * Writes a fresh {@link randomMessageId} as its 16 little-endian wire bytes at `at` of `out`,
+ * without building a bigint (the send path mints one per message).
+ */
+export function writeRandomMessageId(out: Uint8Array, at: number): void {
+  const from = nextPooledId();
+  for (let i = 0; i < 16; i++) out[at + i] = idPool[from + 15 - i] as number;
 }

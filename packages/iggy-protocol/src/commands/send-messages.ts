@@ -13,7 +13,7 @@ import type { IggyProtocol } from '../protocol.js';
 import type { ClassicMessage } from './classic-messages.js';
 import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, readClassicMessage, writeClassicMessage } from './classic-messages.js';
 import type { MessageBatch } from './message-batch.js';
-import { batchToPolledMessages, decodeMessageBatch, prepareMessageBatch, writeMessageBatch } from './message-batch.js';
+import { batchToPolledMessages, decodeMessageBatchLazily, prepareMessageBatch, writeMessageBatch } from './message-batch.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
 import { checkPayload, headerBlockOf, nowMicros } from './messages.js';
 import type { Identifier, Partitioning } from './primitives.js';
@@ -127,11 +127,21 @@ export function decodeSendMessagesRequest(payload: Uint8Array, protocol: IggyPro
   if (r.pos - start !== metadataLength) throw r.fail(`metadata_len ${metadataLength} does not match ${r.pos - start} bytes`, 'metadataLength');
   if (count < 1) throw new IggyCodecError('SendMessages: messages_count must be at least 1', { context: { iggyCode: 4009 } });
   if (protocol === 'vsr') {
-    const batch = decodeMessageBatch(payload, r.pos, { verifyChecksums: options.verifyChecksums === true });
+    // A server stores the batch bytes and never reads the per-message views, so frames and
+    // messages are only built when first read.
+    const batch = decodeMessageBatchLazily(payload, r.pos, { verifyChecksums: options.verifyChecksums === true });
     if (batch.header.messageCount !== count) throw new IggyCodecError(`SendMessages: messages_count ${count} differs from the batch's ${batch.header.messageCount}`, { context: { iggyCode: 4009 } });
     if (r.pos + batch.bytes.length !== payload.length) throw new IggyCodecError('SendMessages: bytes after the batch', { context: { iggyCode: 4036 } });
-    const messages = batchToPolledMessages(batch);
-    return { stream, topic, partitioning, messages, batch };
+    let messages: PolledMessage[] | undefined;
+    return {
+      stream,
+      topic,
+      partitioning,
+      batch,
+      get messages(): readonly PolledMessage[] {
+        return (messages ??= batchToPolledMessages(batch));
+      },
+    };
   }
   r.need(count * 16, 'index');
   const indexStart = r.pos;

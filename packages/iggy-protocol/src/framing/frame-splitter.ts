@@ -25,9 +25,32 @@ export interface FrameSplitter {
   readonly maxFrameSize: number;
 }
 
+const NOTHING = new Uint8Array(0);
+
+/** Frames up to this size get their whole buffer as soon as their size is known. */
+const EXACT_UP_TO = 1024 * 1024;
+
+/**
+ * The buffer size for a partial frame of `size` bytes that must hold `need` bytes now. A larger
+ * frame's buffer grows with the bytes that arrive (doubling, capped at the frame), so a peer that
+ * announces a huge frame and sends little of it cannot make the splitter allocate it all.
+ */
+function capacityFor(size: number, need: number, current: number): number {
+  if (size <= EXACT_UP_TO) return size;
+  return Math.min(size, Math.max(need, current * 2, EXACT_UP_TO));
+}
+
+/**
+ * Whole frames inside one chunk are copied out of it. A frame that spans chunks is gathered in a
+ * buffer sized to exactly that frame once its size is known and passed the limit (above 1 MiB the
+ * buffer grows with the bytes that arrive, capped at the frame), and that buffer is then handed
+ * out as the frame itself: large frames, which always span chunks, are copied once rather than
+ * into a growing buffer and out again.
+ */
 abstract class PrefixSplitter implements FrameSplitter {
   readonly maxFrameSize: number;
-  #buf: Uint8Array = new Uint8Array(0);
+  /** The partial frame being gathered (its prefix, or the whole frame once its size is known). */
+  #buf: Uint8Array = NOTHING;
   #len = 0;
   #failure: IggyCodecError | undefined;
 
@@ -48,62 +71,73 @@ abstract class PrefixSplitter implements FrameSplitter {
   /** The whole frame size, read from a complete prefix; throws for an impossible size. */
   protected abstract frameSize(view: DataView): number;
 
+  /** The checked size of the frame whose prefix starts at `pos` of `bytes`; a failure is final. */
+  #sizeAt(bytes: Uint8Array, pos: number): number {
+    try {
+      const size = this.frameSize(new DataView(bytes.buffer, bytes.byteOffset + pos, this.prefixSize()));
+      if (size > this.maxFrameSize) {
+        throw new IggyCodecError(`frame of ${size} bytes exceeds the maximum of ${this.maxFrameSize}`, { context: { size, max: this.maxFrameSize } });
+      }
+      return size;
+    } catch (e) {
+      this.#failure = e as IggyCodecError;
+      this.#buf = NOTHING;
+      this.#len = 0;
+      throw e;
+    }
+  }
+
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.#failure !== undefined) throw this.#failure;
     const frames: Uint8Array[] = [];
-    let data = chunk;
-    let pos = 0;
-    if (this.#len > 0) {
-      data = this.#append(chunk);
-    }
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const prefix = this.prefixSize();
-    for (;;) {
-      const left = (this.#len > 0 ? this.#len : data.length) - pos;
-      if (left < prefix) break;
-      let size: number;
-      try {
-        size = this.frameSize(new DataView(view.buffer, view.byteOffset + pos, prefix));
-        if (size > this.maxFrameSize) {
-          throw new IggyCodecError(`frame of ${size} bytes exceeds the maximum of ${this.maxFrameSize}`, { context: { size, max: this.maxFrameSize } });
-        }
-      } catch (e) {
-        this.#failure = e as IggyCodecError;
-        this.#buf = new Uint8Array(0);
-        this.#len = 0;
-        throw e;
+    let pos = 0;
+    // First complete the frame gathered from earlier chunks, if any.
+    if (this.#len > 0) {
+      if (this.#len < prefix) {
+        const take = Math.min(prefix - this.#len, chunk.length);
+        this.#buf.set(chunk.subarray(0, take), this.#len);
+        this.#len += take;
+        pos = take;
+        if (this.#len < prefix) return frames;
       }
-      if (left < size) break;
+      const size = this.#sizeAt(this.#buf, 0);
+      const need = this.#len + (chunk.length - pos);
+      if (this.#buf.length < size && this.#buf.length < need) {
+        const next = new Uint8Array(capacityFor(size, need, this.#buf.length));
+        next.set(this.#buf.subarray(0, this.#len));
+        this.#buf = next;
+      }
+      const take = Math.min(size - this.#len, chunk.length - pos);
+      this.#buf.set(chunk.subarray(pos, pos + take), this.#len);
+      this.#len += take;
+      pos += take;
+      if (this.#len < size) return frames;
+      // The buffer holds exactly this frame and nothing else refers to it: hand it over.
+      frames.push(this.#buf.length === size ? this.#buf : this.#buf.slice(0, size));
+      this.#buf = NOTHING;
+      this.#len = 0;
+    }
+    // Then every whole frame inside the chunk, each copied out of it.
+    for (;;) {
+      const left = chunk.length - pos;
+      if (left === 0) return frames;
+      if (left < prefix) {
+        this.#buf = new Uint8Array(prefix);
+        break;
+      }
+      const size = this.#sizeAt(chunk, pos);
+      if (left < size) {
+        this.#buf = new Uint8Array(capacityFor(size, left, 0));
+        break;
+      }
       // A plain copy: `slice` on a Node Buffer would return a view sharing the caller's memory.
-      frames.push(new Uint8Array(data.subarray(pos, pos + size)));
+      frames.push(new Uint8Array(chunk.subarray(pos, pos + size)));
       pos += size;
     }
-    const total = this.#len > 0 ? this.#len : data.length;
-    const rest = total - pos;
-    if (rest === 0) {
-      this.#len = 0;
-    } else if (this.#len > 0) {
-      this.#buf.copyWithin(0, pos, total);
-      this.#len = rest;
-    } else {
-      this.#buf = new Uint8Array(data.subarray(pos));
-      this.#len = rest;
-    }
+    this.#buf.set(chunk.subarray(pos), 0);
+    this.#len = chunk.length - pos;
     return frames;
-  }
-
-  #append(chunk: Uint8Array): Uint8Array {
-    const need = this.#len + chunk.length;
-    if (need > this.#buf.length) {
-      // Grow geometrically but never past one maximal frame plus the chunk that completes it.
-      const cap = Math.min(Math.max(need, this.#buf.length * 2), this.maxFrameSize + chunk.length);
-      const next = new Uint8Array(Math.max(cap, need));
-      next.set(this.#buf.subarray(0, this.#len));
-      this.#buf = next;
-    }
-    this.#buf.set(chunk, this.#len);
-    this.#len = need;
-    return this.#buf;
   }
 }
 

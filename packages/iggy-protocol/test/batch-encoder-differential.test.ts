@@ -1,0 +1,75 @@
+// The optimised VSR batch writer (one pass, lazily built per-message arrays, ids and checksums
+// written straight into the frames) against the plain reference writer: same bytes for any mix
+// of ids, header maps, raw header blocks and origin timestamps, and sound fresh ids.
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, initChecksums, partitioning } from '@agdx/iggy-protocol';
+import type { HeaderValue, OutgoingMessage } from '@agdx/iggy-protocol';
+import { plainMessageBatch } from './support/plain-message-batch.js';
+
+beforeAll(async () => {
+  await initChecksums();
+});
+
+const headerArb = fc
+  .uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.uint8Array({ minLength: 1, maxLength: 40 })), { selector: ([k]) => k, maxLength: 3 })
+  .map((entries) => new Map<string, HeaderValue>(entries.map(([k, v]) => [k, { kind: 'raw', value: v }])));
+
+const messageArb: fc.Arbitrary<OutgoingMessage> = fc.record(
+  {
+    payload: fc.uint8Array({ maxLength: 300 }),
+    id: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n })),
+    headers: headerArb,
+    rawHeaders: headerArb.filter((h) => h.size > 0).map((h) => encodeUserHeaders(h)),
+    originTimestamp: fc.bigInt({ min: 1_700_000_000_000_000n, max: 1_700_000_000_000_000n + 0xffff_ffffn }),
+  },
+  { requiredKeys: ['payload'] },
+).filter((m) => !(m.headers !== undefined && m.rawHeaders !== undefined));
+
+/** A deterministic id source, one per encoder, so both sides mint the same ids. */
+function counter(): () => bigint {
+  let next = 0xabcdn;
+  return () => (next += 0x1_0000_0001n);
+}
+
+describe('optimised VSR batch encoder', () => {
+  it('writes the same bytes as the plain writer', () => {
+    fc.assert(
+      fc.property(fc.array(messageArb, { minLength: 1, maxLength: 40 }), fc.bigInt({ min: 1_700_000_000_000_000n, max: 1_700_000_000_000_000n + 1000n }), (messages, now) => {
+        const plain = plainMessageBatch(messages, counter(), () => now);
+        const fast = encodeMessageBatch(messages, { newId: counter(), nowMicros: () => now });
+        expect(fast).toEqual(plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes the same batch inside a SendMessages body, which decodes with verified checksums', () => {
+    const messages: OutgoingMessage[] = Array.from({ length: 50 }, (_, i) => ({ payload: new Uint8Array(100).fill(i), ...(i % 7 === 0 ? { headers: new Map([['k', { kind: 'raw' as const, value: Uint8Array.of(i) }]]) } : {}) }));
+    const body = encodeSendMessagesRequest({ stream: 's', topic: 't', partitioning: partitioning.partitionId(3), messages }, 'vsr', { newId: counter(), nowMicros: () => 5n });
+    const decoded = decodeSendMessagesRequest(body, 'vsr', { verifyChecksums: true });
+    expect(decoded.batch?.bytes).toEqual(plainMessageBatch(messages, counter(), () => 5n));
+    expect(decoded.messages.map((m) => m.payload[0])).toEqual(messages.map((_, i) => i));
+  });
+
+  it('mints distinct random UUID v4 ids when none are given, and the checksums verify', () => {
+    const messages = Array.from({ length: 600 }, () => ({ payload: Uint8Array.of(1, 2, 3) }));
+    const batch = decodeMessageBatch(encodeMessageBatch(messages), 0, { verifyChecksums: true });
+    const ids = batch.frames.map((f) => f.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(id).not.toBe(0n);
+      expect((id >> 76n) & 0xfn).toBe(4n); // version nibble
+      expect((id >> 62n) & 0x3n).toBe(2n); // RFC 4122 variant
+    }
+  });
+
+  it('still refuses bad input with typed errors', () => {
+    expect(() => encodeMessageBatch([])).toThrow(expect.objectContaining({ kind: 'invalid' }));
+    expect(() => encodeMessageBatch([{ payload: new Uint8Array(1), id: 1n << 128n }])).toThrow(expect.objectContaining({ kind: 'invalid' }));
+    expect(() => encodeMessageBatch([{ payload: new Uint8Array(1), originTimestamp: 0n }, { payload: new Uint8Array(1), originTimestamp: 1n << 33n }])).toThrow(
+      expect.objectContaining({ kind: 'invalid' }),
+    );
+    expect(() => encodeMessageBatch([{ payload: 'x' as unknown as Uint8Array }])).toThrow(expect.objectContaining({ kind: 'invalid' }));
+  });
+});
