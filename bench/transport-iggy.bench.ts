@@ -8,6 +8,7 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { IggyTransport } from '@agdx/transport-iggy';
+import { rawPush } from './support/raw-push.js';
 import { batchesOf, sendThenPoll } from './support/send-and-poll.js';
 import { median, percentile } from './support/stats.js';
 
@@ -77,29 +78,6 @@ async function startServerProcess(): Promise<{ info: ServerInfo; stop: () => voi
     child.once('exit', (code) => reject(new Error(`server process exited with ${code}`)));
   });
   return { info, stop: () => child.stdin.end() };
-}
-
-/** Raw socket: push `total` payload bytes in writes of `chunk` bytes, wait for the sink's ack. */
-async function rawPush(sinkPort: number, total: number, chunk: number): Promise<number> {
-  const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  const data = new Uint8Array(chunk).fill(7);
-  const head = new Uint8Array(8);
-  new DataView(head.buffer).setBigUint64(0, BigInt(total), true);
-  const acked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
-  const start = performance.now();
-  socket.write(head);
-  let sent = 0;
-  while (sent < total) {
-    const n = Math.min(chunk, total - sent);
-    if (!socket.write(n === chunk ? data : data.subarray(0, n))) await new Promise((r) => socket.once('drain', r));
-    sent += n;
-  }
-  await acked;
-  const ms = performance.now() - start;
-  socket.destroy();
-  return total / (ms / 1000);
 }
 
 async function measure(info: ServerInfo, protocol: 'vsr' | 'classic'): Promise<Record<string, unknown>> {

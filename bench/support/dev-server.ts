@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = fileURLToPath(new URL('../../packages/iggy-dev-server/src/cli.ts', import.meta.url));
 
-/** A running dev server: its port, and how to stop it (resolves once the process exited). */
+/** A running dev server: its port and process id, and how to stop it (resolves once the process exited). */
 export interface DevServer {
   readonly port: number;
+  /** The server process id (for reading its CPU time from /proc). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startDevServer(args: readonly string[] = []): Promise<DevS
   });
   return {
     port,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exit = new Promise((r) => child.once('exit', r));

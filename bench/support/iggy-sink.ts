@@ -1,0 +1,125 @@
+// A sink that speaks just enough of the Iggy protocol for a client to log in and send messages,
+// acknowledging every SendMessages without decoding or storing the batch, plus a raw byte sink.
+// It runs as its own process (`node ... bench/support/iggy-sink.ts`), prints one JSON line with
+// its ports and serves until its stdin closes. With it, a benchmark measures the Iggy client alone:
+// whatever the client costs beyond a raw socket pushing the same bytes.
+//   VSR (binary protocol 0.11): Register accepted for any credentials; SendMessages answered with
+//     one confirmation (partition 0, base offset = batches seen); anything else with an empty reply.
+//   classic (0.10): LoginUser answered with user id 1; SendMessages with an empty OK; GetTopic (the
+//     classic client reads offsets with it after each send) with one partition whose offset grows
+//     by one per batch; anything else with an empty OK.
+//   raw: reads `[total u64 LE]` then that many bytes and answers one byte.
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+import {
+  ClassicRequestSplitter,
+  CommandCode,
+  IGGY_PROTOCOL_VERSION,
+  VsrFrameSplitter,
+  VsrServerSession,
+  decodeClassicRequest,
+  decodeVsrRequestFrame,
+  encodeClassicResponse,
+  encodeIdentityResponse,
+  encodeRegisterReply,
+  encodeSendMessagesResponse,
+  encodeTopicDetails,
+} from '@agdx/iggy-protocol';
+
+/** The ports the sink process listens on (loopback). */
+export interface SinkPorts {
+  readonly vsr: number;
+  readonly classic: number;
+  readonly raw: number;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Handles the bytes of one connection; throws on a malformed frame (the caller closes it). */
+type OnData = (chunk: Buffer) => void;
+
+function serveVsr(socket: net.Socket): OnData {
+  const splitter = new VsrFrameSplitter();
+  const session = new VsrServerSession();
+  let batches = 0n;
+  return (chunk) => {
+    for (const frame of splitter.push(chunk)) {
+      const { header } = decodeVsrRequestFrame(frame);
+      const admission = session.admit(header);
+      if (admission.action === 'respond') socket.write(admission.frame);
+      else if (admission.action === 'register') {
+        const reply = encodeRegisterReply({ userId: 1, session: 1n, serverProtocolVersion: IGGY_PROTOCOL_VERSION, serverVersion: 'bench-sink' });
+        socket.write(session.bind(header, 1, 1n, reply));
+      } else if (admission.action === 'execute') {
+        const payload =
+          admission.code === CommandCode.SendMessages ? encodeSendMessagesResponse([{ streamId: 1, topicId: 1, partitionId: 0, baseOffset: batches++ }]) : EMPTY;
+        socket.write(session.reply(header, { payload }));
+      }
+    }
+  };
+}
+
+function serveClassic(socket: net.Socket): OnData {
+  const splitter = new ClassicRequestSplitter();
+  let batches = 0n;
+  return (chunk) => {
+    for (const frame of splitter.push(chunk)) {
+      const { code } = decodeClassicRequest(frame);
+      let payload = EMPTY;
+      if (code === CommandCode.LoginUser) payload = encodeIdentityResponse(1);
+      else if (code === CommandCode.SendMessages) batches++;
+      else if (code === CommandCode.GetTopic) {
+        const partition = { id: 0, createdAt: 0n, segmentsCount: 1, currentOffset: batches, sizeBytes: 0n, messagesCount: batches };
+        payload = encodeTopicDetails(
+          { id: 1, createdAt: 0n, partitionsCount: 1, messageExpiry: 0n, compression: 1, maxTopicSize: 0n, replicationFactor: 1, sizeBytes: 0n, messagesCount: batches, name: 'sink', partitions: [partition] },
+          'classic',
+        );
+      }
+      socket.write(encodeClassicResponse(0, payload));
+    }
+  };
+}
+
+function serveRaw(socket: net.Socket): OnData {
+  let expected = -1;
+  let seen = 0;
+  let head = Buffer.alloc(0);
+  return (chunk) => {
+    if (expected < 0) {
+      head = Buffer.concat([head, chunk]);
+      if (head.length < 8) return;
+      expected = Number(head.readBigUInt64LE(0));
+      seen = head.length - 8;
+    } else seen += chunk.length;
+    if (seen >= expected) {
+      socket.write(Uint8Array.of(1));
+      expected = -1;
+      head = Buffer.alloc(0);
+      seen = 0;
+    }
+  };
+}
+
+function listen(serve: (socket: net.Socket) => OnData): Promise<number> {
+  const server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on('error', () => socket.destroy());
+    const onData = serve(socket);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        onData(chunk);
+      } catch {
+        // A malformed frame ends the connection: the sink is for well-behaved benchmark clients.
+        socket.destroy();
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const ports: SinkPorts = { vsr: await listen(serveVsr), classic: await listen(serveClassic), raw: await listen(serveRaw) };
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+}

@@ -1,0 +1,33 @@
+// The raw-socket baseline of the Iggy client benchmarks: the same payload bytes pushed through a
+// plain node:net socket to a sink that only counts them.
+import net from 'node:net';
+
+/**
+ * Connects to a raw sink (reads `[total u64 LE]`, then that many bytes, answers one byte), pushes
+ * `total` bytes in writes of `chunk` bytes (honouring backpressure) and waits for the answer.
+ * Returns payload bytes per wall-clock second.
+ */
+export async function rawPush(sinkPort: number, total: number, chunk: number): Promise<number> {
+  const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  const data = new Uint8Array(chunk).fill(7);
+  const head = new Uint8Array(8);
+  new DataView(head.buffer).setBigUint64(0, BigInt(total), true);
+  const acked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  const start = performance.now();
+  socket.write(head);
+  let sent = 0;
+  while (sent < total) {
+    const n = Math.min(chunk, total - sent);
+    if (!socket.write(n === chunk ? data : data.subarray(0, n))) await new Promise((r) => socket.once('drain', r));
+    sent += n;
+  }
+  await acked;
+  const ms = performance.now() - start;
+  socket.destroy();
+  return total / (ms / 1000);
+}
