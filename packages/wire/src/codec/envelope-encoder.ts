@@ -5,7 +5,7 @@ import type { AgentEnvelope } from '../envelope/agent-envelope.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { writeMetadata } from './metadata-codec.js';
-import { ByteWriter, encodeWith } from './writer.js';
+import { type ByteWriter, encodeWith } from './writer.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -187,8 +187,9 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
   if (e.cause !== undefined) writeId(w, K.cause, e.cause);
   if (e.causeAt !== undefined) {
     w.raw(K.cause_at);
+    w.ensure(21);
     w.byte(0x54);
-    if (w.buf !== null) e.causeAt.writeTo(w.buf, w.pos);
+    e.causeAt.writeTo(w.buf, w.pos);
     w.pos += 20;
   }
   if (e.correlation !== undefined) writeId(w, K.correlation, e.correlation);
@@ -251,16 +252,21 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
 export interface EncodeEnvelopeOptions {
   /**
    * Supplies the output array for the exact encoded size (for example a view into a pool the
-   * caller manages); it must return a Uint8Array of exactly `byteLength` bytes. By default each
-   * encoding gets a fresh array.
+   * caller manages); it must return a Uint8Array of exactly `byteLength` bytes, into which the
+   * encoding is copied. Without it the result is a view into the shared output slab.
    */
   readonly allocate?: ((byteLength: number) => Uint8Array) | undefined;
 }
 
 /**
  * Canonical CBOR bytes of an envelope, without validation: fixed key order (seed fields `parent`
- * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, one exact-size
- * allocation.
+ * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, every field
+ * written once.
+ *
+ * Without `allocate` the result is a view carved out of a shared 64 KiB output slab rather than a
+ * fresh array: no later encoding ever writes to it, so it can be kept as long as needed, but its
+ * `byteOffset` may be non-zero and its `buffer` holds other encodings (call `slice()` for an
+ * ArrayBuffer of its own, for example to transfer it), and a kept result keeps its slab chunk alive.
  * @throws InvalidError when a numeric field is outside its wire range, or `allocate` returns
  * something other than a Uint8Array of the requested length.
  */
@@ -269,7 +275,8 @@ export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelope
 }
 
 /**
- * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers.
+ * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers. The
+ * result is a slab view, as from {@link encodeEnvelope} without `allocate`.
  */
 export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
   return encodeWith((w) => writeEnvelope(w, envelope, false));
