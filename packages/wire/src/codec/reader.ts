@@ -4,6 +4,9 @@ import type { KeyTable } from './key-table.js';
 
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** Byte strings up to this length are copied by a loop into a fresh array. */
+const SMALL_COPY = 64;
+
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
 
@@ -225,8 +228,14 @@ export class CborReader {
   bytesPayload(): Uint8Array {
     const n = this.arg;
     this.need(n);
-    const out = this.buf.slice(this.pos, this.pos + n);
-    this.pos += n;
+    const buf = this.buf;
+    const start = this.pos;
+    this.pos = start + n;
+    if (n > SMALL_COPY) return buf.slice(start, start + n);
+    // Ids, key ids and signatures: a plain constructor plus a loop is several times cheaper than
+    // `slice` (species lookup, builtin call) for a handful of bytes.
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = buf[start + i] as number;
     return out;
   }
 
