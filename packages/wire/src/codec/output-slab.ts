@@ -20,8 +20,14 @@ export const SLAB_TAIL_BYTES = 1024;
 let chunk = new Uint8Array(SLAB_CHUNK_BYTES);
 let used = 0;
 
-/** The current chunk and the first free offset in it. */
+/** The current chunk (call before {@link slabOffset}). */
 export function slabChunk(): Uint8Array {
+  // A caller may transfer a result's buffer despite the contract, which detaches the whole chunk
+  // (length 0): start over rather than write into it.
+  if (chunk.length === 0) {
+    chunk = new Uint8Array(SLAB_CHUNK_BYTES);
+    used = 0;
+  }
   return chunk;
 }
 
