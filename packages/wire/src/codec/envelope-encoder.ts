@@ -284,7 +284,7 @@ export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
 
 /**
  * Canonical CBOR map of a signature context: `content_type` then `agent_version`, each only when
- * present. @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
+ * present (a slab view, as from {@link encodeEnvelope}). @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
  */
 export function encodeSignatureContext(ctx: SignatureContext): Uint8Array {
   return encodeWith((w) => writeSignatureContext(w, ctx));

@@ -7,6 +7,12 @@ const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Byte strings up to this length are copied by a loop into a fresh array. */
 const SMALL_COPY = 64;
 
+/** Text up to this many bytes is decoded in JS when it is ASCII. */
+const SHORT_TEXT = 48;
+
+/** One reusable char-code array per short length, so `apply` sees exactly the right count. */
+const shortUnits: number[][] = Array.from({ length: SHORT_TEXT + 1 }, (_, n) => new Array<number>(n).fill(0));
+
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
 
@@ -282,15 +288,17 @@ export class CborReader {
     const start = this.pos;
     const end = start + n;
     this.pos = end;
-    if (n <= 48) {
-      let s = '';
+    if (n <= SHORT_TEXT) {
+      // Short ASCII (keys, agent names, operations): one String.fromCharCode over char codes
+      // gathered in a reused array beats both per-character concatenation and TextDecoder here.
+      const units = shortUnits[n] as number[];
       let i = start;
       for (; i < end; i++) {
         const b = buf[i] as number;
         if (b >= 0x80) break;
-        s += String.fromCharCode(b);
+        units[i - start] = b;
       }
-      if (i === end) return s;
+      if (i === end) return String.fromCharCode.apply(null, units);
     }
     try {
       return fatalDecoder.decode(buf.subarray(start, end));

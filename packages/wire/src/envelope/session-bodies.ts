@@ -140,7 +140,7 @@ function key(w: ByteWriter, k: string): void {
   w.text(k);
 }
 
-/** Canonical CBOR of a SessionStart (fields in declaration order, absent ones omitted). */
+/** Canonical CBOR of a SessionStart (fields in declaration order, absent ones omitted); a slab view, as from `encodeEnvelope`. */
 export function encodeSessionStart(start: SessionStart): Uint8Array {
   return encodeWith((w) => {
     const tags = start.tags ?? [];
@@ -182,7 +182,7 @@ export function encodeSessionStart(start: SessionStart): Uint8Array {
   });
 }
 
-/** Canonical CBOR of a SessionTransition. */
+/** Canonical CBOR of a SessionTransition; a slab view, as from `encodeEnvelope`. */
 export function encodeSessionTransition(t: SessionTransition): Uint8Array {
   return encodeWith((w) => {
     w.head(5, (t.actor !== undefined ? 1 : 0) + (t.acknowledges !== undefined ? 1 : 0));
@@ -191,7 +191,7 @@ export function encodeSessionTransition(t: SessionTransition): Uint8Array {
   });
 }
 
-/** Canonical CBOR of a SessionEnd. */
+/** Canonical CBOR of a SessionEnd; a slab view, as from `encodeEnvelope`. */
 export function encodeSessionEnd(end: SessionEnd): Uint8Array {
   return encodeWith((w) => {
     w.head(5, (end.reason !== undefined ? 1 : 0) + (end.error !== undefined ? 1 : 0));
