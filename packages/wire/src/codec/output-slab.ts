@@ -17,7 +17,7 @@ export const SLAB_CHUNK_BYTES = 64 * 1024;
  */
 export const SLAB_TAIL_BYTES = 1024;
 
-let chunk = new Uint8Array(SLAB_CHUNK_BYTES);
+let chunk: Uint8Array = new Uint8Array(SLAB_CHUNK_BYTES);
 let used = 0;
 
 /** The current chunk (call before {@link slabOffset}). */
