@@ -59,7 +59,7 @@ console.log(
         rounds: ROUNDS,
         ring: `${RING_SIZE} distinct envelopes per scenario (every id, agent name and body differs), walked in order`,
         byteIdentical: 'checked for every ring entry before measuring',
-        rate: `ops per CPU second of this process (user + system, all threads), one timed batch of ~${BATCH_CPU_MS} ms CPU per side per round, forced GC before each batch`,
+        rate: `ops per CPU second of this process (user + system, all threads), one timed batch of ~${BATCH_CPU_MS} ms CPU per side per round, forced minor GC before each batch`,
         ratio: 'ours / reference of the CPU-second rates within each round; ratio.median is the median over the rounds',
         alternation: 'both sides once per round, the first side swapping every round',
       },

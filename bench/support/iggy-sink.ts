@@ -65,7 +65,7 @@ function serveClassic(socket: net.Socket): OnData {
   return (chunk) => {
     for (const frame of splitter.push(chunk)) {
       const { code } = decodeClassicRequest(frame);
-      let payload = EMPTY;
+      let payload: Uint8Array = EMPTY;
       if (code === CommandCode.LoginUser) payload = encodeIdentityResponse(1);
       else if (code === CommandCode.SendMessages) batches++;
       else if (code === CommandCode.GetTopic) {
