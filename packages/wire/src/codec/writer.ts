@@ -233,10 +233,10 @@ function exactCopy(w: ByteWriter, allocate: (byteLength: number) => Uint8Array):
   return out;
 }
 
-function encodeOnce(write: (w: ByteWriter) => void, allocate: ((byteLength: number) => Uint8Array) | undefined): Uint8Array {
+function encodeOnce<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate: ((byteLength: number) => Uint8Array) | undefined): Uint8Array {
   if (busy) {
     const own = new ByteWriter(new Uint8Array(256), 0);
-    write(own);
+    write(own, value);
     return allocate === undefined ? own.buf.slice(0, own.pos) : exactCopy(own, allocate);
   }
   busy = true;
@@ -244,13 +244,13 @@ function encodeOnce(write: (w: ByteWriter) => void, allocate: ((byteLength: numb
     if (allocate === undefined) {
       const w = slabWriter;
       w.reset(slabChunk(), slabOffset());
-      write(w);
+      write(w, value);
       slabCommit(w.buf, w.pos);
       return w.buf.subarray(w.start, w.pos);
     }
     const w = scratchWriter;
     w.reset(w.buf.length > MAX_KEPT_SCRATCH ? new Uint8Array(SLAB_CHUNK_BYTES) : w.buf, 0);
-    write(w);
+    write(w, value);
     return exactCopy(w, allocate);
   } finally {
     busy = false;
@@ -258,13 +258,15 @@ function encodeOnce(write: (w: ByteWriter) => void, allocate: ((byteLength: numb
 }
 
 /**
- * Writes once and returns the exact bytes: by default a view carved out of the shared output slab
- * (never reused, so it may be kept; its `buffer` is shared with other encodings), or, with
- * `allocate`, a copy in the array `allocate` returns for the exact size. @internal
+ * Writes `value` once with `write` and returns the exact bytes: by default a view carved out of the
+ * shared output slab (never reused, so it may be kept; its `buffer` is shared with other
+ * encodings), or, with `allocate`, a copy in the array `allocate` returns for the exact size. The
+ * value is passed through rather than captured so a hot caller needs no closure per encoding.
+ * @internal
  */
-export function encodeWith(write: (w: ByteWriter) => void, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
+export function encodeWith<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
   try {
-    return encodeOnce(write, allocate);
+    return encodeOnce(write, value, allocate);
   } catch (error) {
     // The low-level encoders skip validation for speed; a field of the wrong runtime type must
     // still surface as a typed error, never as a platform TypeError or RangeError.
