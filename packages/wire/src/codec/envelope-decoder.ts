@@ -1,6 +1,6 @@
 import { isAgentKind, type AgentKind } from '../dictionaries/agent-kind.js';
 import { AgdxError, CodecError } from '../errors.js';
-import { AgentId } from '../ids/agent-id.js';
+import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
 import { adoptIdBytes, ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
@@ -70,7 +70,8 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
     r.pos += n;
     return hit;
   }
-  const id = AgentId.parse(r.textPayload());
+  const ascii = r.printableAsciiPayload();
+  const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
   cache.set(id);
   return id;
 }

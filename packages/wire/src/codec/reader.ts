@@ -280,6 +280,27 @@ export class CborReader {
     return undefined;
   }
 
+  /**
+   * Text payload of the last head when it is 1..48 bytes of printable ASCII (0x20..0x7e): the
+   * common agent id, checked while it is read. Anything else returns `undefined` and consumes
+   * nothing, so the caller falls back to {@link CborReader.textPayload} and the full rule.
+   */
+  printableAsciiPayload(): string | undefined {
+    const n = this.arg;
+    if (n === 0 || n > SHORT_TEXT) return undefined;
+    this.need(n);
+    const buf = this.buf;
+    const start = this.pos;
+    const units = shortUnits[n] as number[];
+    for (let i = 0; i < n; i++) {
+      const b = buf[start + i] as number;
+      if (b < 0x20 || b > 0x7e) return undefined;
+      units[i] = b;
+    }
+    this.pos = start + n;
+    return String.fromCharCode.apply(null, units);
+  }
+
   /** Text payload of the last head, refusing invalid UTF-8. */
   textPayload(): string {
     const n = this.arg;
