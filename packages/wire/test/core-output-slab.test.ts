@@ -61,6 +61,62 @@ describe('encoder output slab', () => {
     expect(intact).toBe(envs.length);
   });
 
+  it('an encoding that reaches the end of a chunk at any byte moves intact (every field, every offset)', () => {
+    // Places the end of the current chunk k bytes into the next encoding, for every k up to past its
+    // length, so the move to a new chunk happens inside every head, key, id, text and body in turn.
+    const target = command(42, 20)
+      .withTarget(AgentId.new('ünïcödé-target'))
+      .withMetadata('note', 'é'.padStart(23, 'a'))
+      .withMetadata('ascii', 'plain text value')
+      .withMetadata('big', 123_456_789_012n)
+      .withMetadata('ratio', 0.1)
+      .withMetadata('list', ['x', 'ÿ', null, true]);
+    const want = cborEncode(envelopeToCborValue(target), { avoidInts: true });
+    const filler = (bodyBytes: number): AgentEnvelope => command(7, bodyBytes);
+    // Encoded size of a filler, measured without touching the slab (allocate copies out).
+    const sizeOf = (bodyBytes: number): number => encodeEnvelope(filler(bodyBytes), { allocate: (n) => new Uint8Array(n) }).length;
+    const minFiller = sizeOf(1);
+    /** A body length whose filler encodes to exactly `size` bytes, or -1 (head-size steps skip some). */
+    function bodyFor(size: number): number {
+      for (let body = Math.max(1, size - minFiller - 4); body <= size; body++) {
+        const got = sizeOf(body);
+        if (got === size) return body;
+        if (got > size) return -1;
+      }
+      return -1;
+    }
+    /** Bytes left in the current chunk, read from a probe (which itself takes minFiller bytes). */
+    function left(): number {
+      const probe = encodeEnvelope(filler(1));
+      return probe.buffer.byteLength - probe.byteOffset - probe.length;
+    }
+    /** Encodes fillers until exactly `k` bytes are left in the current chunk. */
+    function leave(k: number): boolean {
+      for (let step = 0; step < 6; step++) {
+        const rem = left();
+        if (rem === k) return true;
+        const gap = rem - k;
+        if (gap < minFiller + 8) {
+          // No filler is that small: spill into a fresh chunk and aim again from there.
+          encodeEnvelope(filler(rem + 1));
+          continue;
+        }
+        // Leave room for the next probe, which the loop reads positions with.
+        const body = bodyFor(gap - minFiller);
+        if (body > 0) encodeEnvelope(filler(body));
+      }
+      return false;
+    }
+    let exact = 0;
+    for (let k = 0; k < want.length + 4; k++) {
+      expect(leave(k + minFiller)).toBe(true);
+      encodeEnvelope(filler(1));
+      const out = encodeEnvelope(target);
+      if (sameBytes(out, want)) exact++;
+    }
+    expect(exact).toBe(want.length + 4);
+  });
+
   it('a caller writing into one result changes no other result', () => {
     const a = encodeEnvelope(command(1, 40));
     const b = encodeEnvelope(command(2, 40));

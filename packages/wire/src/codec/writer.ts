@@ -148,21 +148,23 @@ export class ByteWriter {
    */
   text(s: string): void {
     const n = s.length;
-    const headLen = n < 24 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
-    this.ensure(headLen + n);
+    // Head and room first: either may move the output to a larger buffer, and a move copies only
+    // what is before `pos`, so nothing may be written beyond `pos` until both are done.
+    this.head(3, n);
+    this.ensure(n);
     const buf = this.buf;
-    let p = this.pos + headLen;
+    const start = this.pos;
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c >= 0x80) {
+        // Not ASCII: drop the head written for n bytes and write the exact UTF-8 length instead.
+        this.pos = start - (n < 24 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
         this.textUtf8(s);
         return;
       }
-      buf[p++] = c;
+      buf[start + i] = c;
     }
-    // The head for byte length n has exactly headLen bytes, so it fills the gap left for it.
-    this.head(3, n);
-    this.pos = p;
+    this.pos = start + n;
   }
 
   private textUtf8(s: string): void {
