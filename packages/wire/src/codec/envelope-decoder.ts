@@ -1,6 +1,6 @@
 import { isAgentKind, type AgentKind } from '../dictionaries/agent-kind.js';
 import { AgdxError, CodecError } from '../errors.js';
-import { AgentId } from '../ids/agent-id.js';
+import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
 import { adoptIdBytes, ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
@@ -25,7 +25,7 @@ import {
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
 import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
-import { LastValueCache } from './value-cache.js';
+import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
 const ENVELOPE_KEY_TABLE = new KeyTable([
   'kind', 'record', 'conversation', 'parent', 'root', 'source', 'target', 'cause', 'cause_at', 'correlation',
@@ -37,14 +37,14 @@ const USAGE_KEY_TABLE = new KeyTable([
 ]);
 const KIND_TABLE = new KeyTable(['command', 'response', 'event', 'chunk', 'status', 'error']);
 
-const conversationCache = new LastValueCache<ConversationId>();
-const correlationCache = new LastValueCache<CorrelationId>();
-const channelCache = new LastValueCache<ChannelId>();
-const sourceCache = new LastValueCache<AgentId>();
-const targetCache = new LastValueCache<AgentId>();
+const conversationCache = new LastIdCache<ConversationId>();
+const correlationCache = new LastIdCache<CorrelationId>();
+const channelCache = new LastIdCache<ChannelId>();
+const sourceCache = new LastAgentIdCache();
+const targetCache = new LastAgentIdCache();
 
 /** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
-function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastValueCache<T>): T {
+function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastIdCache<T>): T {
   r.head();
   if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
   const n = r.arg;
@@ -54,14 +54,13 @@ function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<
     r.pos += n;
     return hit;
   }
-  const start = r.pos;
   const id = adoptIdBytes(cls, r.bytesPayload());
-  cache.set(r.buf, start, n, id);
+  cache.set(id);
   return id;
 }
 
 /** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
-function expectAgentId(r: CborReader, field: string, cache: LastValueCache<AgentId>): AgentId {
+function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): AgentId {
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
   const n = r.arg;
@@ -71,9 +70,9 @@ function expectAgentId(r: CborReader, field: string, cache: LastValueCache<Agent
     r.pos += n;
     return hit;
   }
-  const start = r.pos;
-  const id = AgentId.parse(r.textPayload());
-  cache.set(r.buf, start, n, id);
+  const ascii = r.printableAsciiPayload();
+  const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+  cache.set(id);
   return id;
 }
 

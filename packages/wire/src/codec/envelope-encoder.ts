@@ -5,7 +5,7 @@ import type { AgentEnvelope } from '../envelope/agent-envelope.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { writeMetadata } from './metadata-codec.js';
-import { ByteWriter, encodeWith } from './writer.js';
+import { type ByteWriter, encodeWith } from './writer.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -82,9 +82,16 @@ function smallUintChecked(w: ByteWriter, v: number, max: number, field: string):
 }
 
 function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
-  w.raw(key);
-  w.byte(0x50);
-  w.raw(idBytesView(id));
+  // Key, a 16-byte string head and the id in one reservation: the most frequent write of all.
+  const kn = key.length;
+  w.ensure(kn + 17);
+  const buf = w.buf;
+  let p = w.pos;
+  for (let i = 0; i < kn; i++) buf[p++] = key[i] as number;
+  buf[p++] = 0x50;
+  const b = idBytesView(id);
+  for (let i = 0; i < 16; i++) buf[p++] = b[i] as number;
+  w.pos = p;
 }
 
 function writeUsage(w: ByteWriter, u: TokenUsage): void {
@@ -143,6 +150,10 @@ function writeSignature(w: ByteWriter, s: Signature): void {
   }
 }
 
+function writeEnvelopeUnsigned(w: ByteWriter, e: AgentEnvelope): void {
+  writeEnvelope(w, e, false);
+}
+
 /** Writes the whole envelope in canonical key order. @internal */
 export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = true): void {
   let n = 3;
@@ -187,8 +198,9 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
   if (e.cause !== undefined) writeId(w, K.cause, e.cause);
   if (e.causeAt !== undefined) {
     w.raw(K.cause_at);
+    w.ensure(21);
     w.byte(0x54);
-    if (w.buf !== null) e.causeAt.writeTo(w.buf, w.pos);
+    e.causeAt.writeTo(w.buf, w.pos);
     w.pos += 20;
   }
   if (e.correlation !== undefined) writeId(w, K.correlation, e.correlation);
@@ -251,34 +263,40 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
 export interface EncodeEnvelopeOptions {
   /**
    * Supplies the output array for the exact encoded size (for example a view into a pool the
-   * caller manages); it must return a Uint8Array of exactly `byteLength` bytes. By default each
-   * encoding gets a fresh array.
+   * caller manages); it must return a Uint8Array of exactly `byteLength` bytes, into which the
+   * encoding is copied. Without it the result is a view into the shared output slab.
    */
   readonly allocate?: ((byteLength: number) => Uint8Array) | undefined;
 }
 
 /**
  * Canonical CBOR bytes of an envelope, without validation: fixed key order (seed fields `parent`
- * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, one exact-size
- * allocation.
+ * and `root` after `conversation`, `cost_micros` last in usage), defaults omitted, every field
+ * written once.
+ *
+ * Without `allocate` the result is a view carved out of a shared 64 KiB output slab rather than a
+ * fresh array: no later encoding ever writes to it, so it can be kept as long as needed, but its
+ * `byteOffset` may be non-zero and its `buffer` holds other encodings (call `slice()` for an
+ * ArrayBuffer of its own, for example to transfer it), and a kept result keeps its slab chunk alive.
  * @throws InvalidError when a numeric field is outside its wire range, or `allocate` returns
  * something other than a Uint8Array of the requested length.
  */
 export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelopeOptions): Uint8Array {
-  return encodeWith((w) => writeEnvelope(w, envelope), options?.allocate);
+  return encodeWith(writeEnvelope, envelope, options?.allocate);
 }
 
 /**
- * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers.
+ * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers. The
+ * result is a slab view, as from {@link encodeEnvelope} without `allocate`.
  */
 export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
-  return encodeWith((w) => writeEnvelope(w, envelope, false));
+  return encodeWith(writeEnvelopeUnsigned, envelope);
 }
 
 /**
  * Canonical CBOR map of a signature context: `content_type` then `agent_version`, each only when
- * present. @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
+ * present (a slab view, as from {@link encodeEnvelope}). @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
  */
 export function encodeSignatureContext(ctx: SignatureContext): Uint8Array {
-  return encodeWith((w) => writeSignatureContext(w, ctx));
+  return encodeWith(writeSignatureContext, ctx);
 }

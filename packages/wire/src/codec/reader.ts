@@ -4,6 +4,15 @@ import type { KeyTable } from './key-table.js';
 
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** Byte strings up to this length are copied by a loop into a fresh array. */
+const SMALL_COPY = 64;
+
+/** Text up to this many bytes is decoded in JS when it is ASCII. */
+const SHORT_TEXT = 48;
+
+/** One reusable char-code array per short length, so `apply` sees exactly the right count. */
+const shortUnits: number[][] = Array.from({ length: SHORT_TEXT + 1 }, (_, n) => new Array<number>(n).fill(0));
+
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
 
@@ -225,8 +234,14 @@ export class CborReader {
   bytesPayload(): Uint8Array {
     const n = this.arg;
     this.need(n);
-    const out = this.buf.slice(this.pos, this.pos + n);
-    this.pos += n;
+    const buf = this.buf;
+    const start = this.pos;
+    this.pos = start + n;
+    if (n > SMALL_COPY) return buf.slice(start, start + n);
+    // Ids, key ids and signatures: a plain constructor plus a loop is several times cheaper than
+    // `slice` (species lookup, builtin call) for a handful of bytes.
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = buf[start + i] as number;
     return out;
   }
 
@@ -265,6 +280,27 @@ export class CborReader {
     return undefined;
   }
 
+  /**
+   * Text payload of the last head when it is 1..48 bytes of printable ASCII (0x20..0x7e): the
+   * common agent id, checked while it is read. Anything else returns `undefined` and consumes
+   * nothing, so the caller falls back to {@link CborReader.textPayload} and the full rule.
+   */
+  printableAsciiPayload(): string | undefined {
+    const n = this.arg;
+    if (n === 0 || n > SHORT_TEXT) return undefined;
+    this.need(n);
+    const buf = this.buf;
+    const start = this.pos;
+    const units = shortUnits[n] as number[];
+    for (let i = 0; i < n; i++) {
+      const b = buf[start + i] as number;
+      if (b < 0x20 || b > 0x7e) return undefined;
+      units[i] = b;
+    }
+    this.pos = start + n;
+    return String.fromCharCode.apply(null, units);
+  }
+
   /** Text payload of the last head, refusing invalid UTF-8. */
   textPayload(): string {
     const n = this.arg;
@@ -273,15 +309,17 @@ export class CborReader {
     const start = this.pos;
     const end = start + n;
     this.pos = end;
-    if (n <= 48) {
-      let s = '';
+    if (n <= SHORT_TEXT) {
+      // Short ASCII (keys, agent names, operations): one String.fromCharCode over char codes
+      // gathered in a reused array beats both per-character concatenation and TextDecoder here.
+      const units = shortUnits[n] as number[];
       let i = start;
       for (; i < end; i++) {
         const b = buf[i] as number;
         if (b >= 0x80) break;
-        s += String.fromCharCode(b);
+        units[i - start] = b;
       }
-      if (i === end) return s;
+      if (i === end) return String.fromCharCode.apply(null, units);
     }
     try {
       return fatalDecoder.decode(buf.subarray(start, end));

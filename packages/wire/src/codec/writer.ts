@@ -1,84 +1,116 @@
 import { AgdxError, InvalidError } from '../errors.js';
 import { toHalfBits } from './float16.js';
+import { slabChunk, slabCommit, slabFreshChunk, slabOffset, SLAB_CHUNK_BYTES } from './output-slab.js';
 
 import { utf8Length } from '../ids/utf8.js';
 
 const encoder = new TextEncoder();
 const scratch = new DataView(new ArrayBuffer(8));
 
+/** Byte strings up to this length are copied with a loop: cheaper than `set` for ids and keys. */
+const SMALL_COPY = 32;
+
 /**
- * A two-pass CBOR writer: run the same write sequence once with no buffer to measure the exact
- * size, allocate once, then run it again to fill the buffer. Only canonical forms are produced
- * (definite lengths, minimal heads, shortest lossless floats).
+ * A one-pass CBOR writer: every field is visited once and written straight into `buf` from
+ * `start`; when the room runs out the bytes written so far move to a larger buffer. Only canonical
+ * forms are produced (definite lengths, minimal heads, shortest lossless floats).
  * @internal
  */
 export class ByteWriter {
-  /** Output buffer, or null while measuring. */
-  readonly buf: Uint8Array | null;
-  /** Bytes written (or measured) so far. */
-  pos = 0;
+  /** Output buffer; the encoding occupies `[start, pos)`. */
+  buf: Uint8Array;
+  /** Where this encoding starts in `buf`. */
+  start: number;
+  /** Bytes written so far end here. */
+  pos: number;
 
-  constructor(buf: Uint8Array | null) {
+  constructor(buf: Uint8Array, start = 0) {
     this.buf = buf;
+    this.start = start;
+    this.pos = start;
+  }
+
+  /** Points the writer at a new region (the writer objects are reused between encodings). */
+  reset(buf: Uint8Array, start: number): void {
+    this.buf = buf;
+    this.start = start;
+    this.pos = start;
+  }
+
+  /** Makes room for `n` more bytes. */
+  ensure(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  // Rare: moves what was written so far to a fresh chunk (see slabFreshChunk for the sizing).
+  private grow(n: number): void {
+    const used = this.pos - this.start;
+    const next = slabFreshChunk(Math.max(used + n, 2 * used));
+    next.set(this.buf.subarray(this.start, this.pos));
+    this.buf = next;
+    this.start = 0;
+    this.pos = used;
   }
 
   /** Raw bytes. */
   raw(bytes: Uint8Array): void {
-    if (this.buf !== null) this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let p = this.pos;
+    if (n <= SMALL_COPY) for (let i = 0; i < n; i++) buf[p++] = bytes[i] as number;
+    else buf.set(bytes, p);
+    this.pos += n;
   }
 
   /** One raw byte. */
   byte(b: number): void {
-    if (this.buf !== null) this.buf[this.pos] = b;
-    this.pos += 1;
+    this.ensure(1);
+    this.buf[this.pos++] = b;
   }
 
   /** A head with a non-negative safe-integer argument. */
   head(major: number, arg: number): void {
+    this.ensure(9);
     const m = major << 5;
     const buf = this.buf;
+    const p = this.pos;
     if (arg < 24) {
-      if (buf !== null) buf[this.pos] = m | arg;
-      this.pos += 1;
+      buf[p] = m | arg;
+      this.pos = p + 1;
     } else if (arg < 0x100) {
-      if (buf !== null) {
-        buf[this.pos] = m | 24;
-        buf[this.pos + 1] = arg;
-      }
-      this.pos += 2;
+      buf[p] = m | 24;
+      buf[p + 1] = arg;
+      this.pos = p + 2;
     } else if (arg < 0x10000) {
-      if (buf !== null) {
-        buf[this.pos] = m | 25;
-        buf[this.pos + 1] = arg >>> 8;
-        buf[this.pos + 2] = arg & 0xff;
-      }
-      this.pos += 3;
+      buf[p] = m | 25;
+      buf[p + 1] = arg >>> 8;
+      buf[p + 2] = arg & 0xff;
+      this.pos = p + 3;
     } else if (arg < 0x100000000) {
-      if (buf !== null) {
-        buf[this.pos] = m | 26;
-        buf[this.pos + 1] = arg >>> 24;
-        buf[this.pos + 2] = (arg >>> 16) & 0xff;
-        buf[this.pos + 3] = (arg >>> 8) & 0xff;
-        buf[this.pos + 4] = arg & 0xff;
-      }
-      this.pos += 5;
+      buf[p] = m | 26;
+      buf[p + 1] = arg >>> 24;
+      buf[p + 2] = (arg >>> 16) & 0xff;
+      buf[p + 3] = (arg >>> 8) & 0xff;
+      buf[p + 4] = arg & 0xff;
+      this.pos = p + 5;
     } else {
-      if (buf !== null) {
-        buf[this.pos] = m | 27;
-        const hi = Math.floor(arg / 0x100000000);
-        const lo = arg >>> 0;
-        buf[this.pos + 1] = hi >>> 24;
-        buf[this.pos + 2] = (hi >>> 16) & 0xff;
-        buf[this.pos + 3] = (hi >>> 8) & 0xff;
-        buf[this.pos + 4] = hi & 0xff;
-        buf[this.pos + 5] = lo >>> 24;
-        buf[this.pos + 6] = (lo >>> 16) & 0xff;
-        buf[this.pos + 7] = (lo >>> 8) & 0xff;
-        buf[this.pos + 8] = lo & 0xff;
-      }
-      this.pos += 9;
+      buf[p] = m | 27;
+      this.be64(p + 1, Math.floor(arg / 0x100000000), arg >>> 0);
+      this.pos = p + 9;
     }
+  }
+
+  private be64(p: number, hi: number, lo: number): void {
+    const buf = this.buf;
+    buf[p] = hi >>> 24;
+    buf[p + 1] = (hi >>> 16) & 0xff;
+    buf[p + 2] = (hi >>> 8) & 0xff;
+    buf[p + 3] = hi & 0xff;
+    buf[p + 4] = lo >>> 24;
+    buf[p + 5] = (lo >>> 16) & 0xff;
+    buf[p + 6] = (lo >>> 8) & 0xff;
+    buf[p + 7] = lo & 0xff;
   }
 
   /** A head with a bigint argument (0 ≤ arg < 2^64). */
@@ -87,10 +119,9 @@ export class ByteWriter {
       this.head(major, Number(arg));
       return;
     }
-    if (this.buf !== null) {
-      this.buf[this.pos] = (major << 5) | 27;
-      new DataView(this.buf.buffer, this.buf.byteOffset).setBigUint64(this.pos + 1, arg);
-    }
+    this.ensure(9);
+    this.buf[this.pos] = (major << 5) | 27;
+    this.be64(this.pos + 1, Number(arg >> 32n), Number(arg & 0xffffffffn));
     this.pos += 9;
   }
 
@@ -105,30 +136,43 @@ export class ByteWriter {
     else this.headBig(1, -1n - v);
   }
 
-  /** A byte string. */
+  /** A byte string, copied once into the output. */
   bytes(b: Uint8Array): void {
     this.head(2, b.length);
     this.raw(b);
   }
 
-  /** A text string whose UTF-8 length the caller already knows. */
-  textKnown(s: string, byteLength: number): void {
-    this.head(3, byteLength);
+  /**
+   * A text string. ASCII (the usual agent names, operations and metadata keys) is copied in the one
+   * scan that also finds its length; other text is measured once and written by `encodeInto`.
+   */
+  text(s: string): void {
+    const n = s.length;
+    // Head and room first: either may move the output to a larger buffer, and a move copies only
+    // what is before `pos`, so nothing may be written beyond `pos` until both are done.
+    this.head(3, n);
+    this.ensure(n);
     const buf = this.buf;
-    if (buf !== null) {
-      if (byteLength === s.length) {
-        let p = this.pos;
-        for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
-      } else {
-        encoder.encodeInto(s, buf.subarray(this.pos, this.pos + byteLength));
+    const start = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        // Not ASCII: drop the head written for n bytes and write the exact UTF-8 length instead.
+        this.pos = start - (n < 24 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+        this.textUtf8(s);
+        return;
       }
+      buf[start + i] = c;
     }
-    this.pos += byteLength;
+    this.pos = start + n;
   }
 
-  /** A text string. */
-  text(s: string): void {
-    this.textKnown(s, utf8Length(s));
+  private textUtf8(s: string): void {
+    const byteLength = utf8Length(s);
+    this.head(3, byteLength);
+    this.ensure(byteLength);
+    encoder.encodeInto(s, this.buf.subarray(this.pos, this.pos + byteLength));
+    this.pos += byteLength;
   }
 
   /** A boolean. */
@@ -143,56 +187,88 @@ export class ByteWriter {
 
   /** A float in the shortest width that keeps its value (f16, f32 or f64). */
   float(v: number): void {
+    this.ensure(9);
     const half = toHalfBits(v);
     const buf = this.buf;
+    const p = this.pos;
     if (half >= 0) {
-      if (buf !== null) {
-        buf[this.pos] = 0xf9;
-        buf[this.pos + 1] = half >>> 8;
-        buf[this.pos + 2] = half & 0xff;
-      }
-      this.pos += 3;
+      buf[p] = 0xf9;
+      buf[p + 1] = half >>> 8;
+      buf[p + 2] = half & 0xff;
+      this.pos = p + 3;
     } else if (Math.fround(v) === v) {
-      if (buf !== null) {
-        buf[this.pos] = 0xfa;
-        scratch.setFloat32(0, v);
-        for (let i = 0; i < 4; i++) buf[this.pos + 1 + i] = scratch.getUint8(i);
-      }
-      this.pos += 5;
+      buf[p] = 0xfa;
+      scratch.setFloat32(0, v);
+      for (let i = 0; i < 4; i++) buf[p + 1 + i] = scratch.getUint8(i);
+      this.pos = p + 5;
     } else {
-      if (buf !== null) {
-        buf[this.pos] = 0xfb;
-        scratch.setFloat64(0, v);
-        for (let i = 0; i < 8; i++) buf[this.pos + 1 + i] = scratch.getUint8(i);
-      }
-      this.pos += 9;
+      buf[p] = 0xfb;
+      scratch.setFloat64(0, v);
+      for (let i = 0; i < 8; i++) buf[p + 1 + i] = scratch.getUint8(i);
+      this.pos = p + 9;
     }
   }
 }
 
-/**
- * Runs `write` twice (measure, then fill) and returns the exact-size result, in a fresh array or
- * in what `allocate` returns for the size. @internal
- */
-export function encodeWith(write: (w: ByteWriter) => void, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
+/** A scratch buffer that grew past this is dropped after use rather than kept. */
+const MAX_KEPT_SCRATCH = 1024 * 1024;
+
+// One writer for the shared slab and one for the scratch that `allocate` copies from. `busy` makes
+// a nested encoding (an `allocate` callback or a hostile getter that encodes again) use a writer of
+// its own instead of scribbling over the bytes of the encoding in progress.
+const slabWriter = new ByteWriter(slabChunk(), 0);
+const scratchWriter = new ByteWriter(new Uint8Array(SLAB_CHUNK_BYTES), 0);
+let busy = false;
+
+function exactCopy(w: ByteWriter, allocate: (byteLength: number) => Uint8Array): Uint8Array {
+  const size = w.pos - w.start;
   let out: Uint8Array;
   try {
-    const measure = new ByteWriter(null);
-    write(measure);
-    if (allocate === undefined) out = new Uint8Array(measure.pos);
-    else {
-      try {
-        out = allocate(measure.pos);
-      } catch (error) {
-        throw new InvalidError(`allocate(${measure.pos}) failed`, { context: { field: 'allocate' }, cause: error });
-      }
-      if (!(out instanceof Uint8Array) || out.length !== measure.pos) {
-        throw new InvalidError(`allocate(${measure.pos}) must return a Uint8Array of exactly that length`, { context: { field: 'allocate' } });
-      }
+    out = allocate(size);
+  } catch (error) {
+    throw new InvalidError(`allocate(${size}) failed`, { context: { field: 'allocate' }, cause: error });
+  }
+  if (!(out instanceof Uint8Array) || out.length !== size) {
+    throw new InvalidError(`allocate(${size}) must return a Uint8Array of exactly that length`, { context: { field: 'allocate' } });
+  }
+  out.set(w.buf.subarray(w.start, w.pos));
+  return out;
+}
+
+function encodeOnce<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate: ((byteLength: number) => Uint8Array) | undefined): Uint8Array {
+  if (busy) {
+    const own = new ByteWriter(new Uint8Array(256), 0);
+    write(own, value);
+    return allocate === undefined ? own.buf.slice(0, own.pos) : exactCopy(own, allocate);
+  }
+  busy = true;
+  try {
+    if (allocate === undefined) {
+      const w = slabWriter;
+      w.reset(slabChunk(), slabOffset());
+      write(w, value);
+      slabCommit(w.buf, w.pos);
+      return w.buf.subarray(w.start, w.pos);
     }
-    const w = new ByteWriter(out);
-    write(w);
-    return out;
+    const w = scratchWriter;
+    w.reset(w.buf.length > MAX_KEPT_SCRATCH ? new Uint8Array(SLAB_CHUNK_BYTES) : w.buf, 0);
+    write(w, value);
+    return exactCopy(w, allocate);
+  } finally {
+    busy = false;
+  }
+}
+
+/**
+ * Writes `value` once with `write` and returns the exact bytes: by default a view carved out of the
+ * shared output slab (never reused, so it may be kept; its `buffer` is shared with other
+ * encodings), or, with `allocate`, a copy in the array `allocate` returns for the exact size. The
+ * value is passed through rather than captured so a hot caller needs no closure per encoding.
+ * @internal
+ */
+export function encodeWith<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
+  try {
+    return encodeOnce(write, value, allocate);
   } catch (error) {
     // The low-level encoders skip validation for speed; a field of the wrong runtime type must
     // still surface as a typed error, never as a platform TypeError or RangeError.

@@ -140,9 +140,9 @@ function key(w: ByteWriter, k: string): void {
   w.text(k);
 }
 
-/** Canonical CBOR of a SessionStart (fields in declaration order, absent ones omitted). */
+/** Canonical CBOR of a SessionStart (fields in declaration order, absent ones omitted); a slab view, as from `encodeEnvelope`. */
 export function encodeSessionStart(start: SessionStart): Uint8Array {
-  return encodeWith((w) => {
+  return encodeWith((w: ByteWriter, start: SessionStart) => {
     const tags = start.tags ?? [];
     const n =
       2 +
@@ -179,21 +179,21 @@ export function encodeSessionStart(start: SessionStart): Uint8Array {
       w.head(4, tags.length);
       for (const t of tags) w.text(t);
     }
-  });
+  }, start);
 }
 
-/** Canonical CBOR of a SessionTransition. */
+/** Canonical CBOR of a SessionTransition; a slab view, as from `encodeEnvelope`. */
 export function encodeSessionTransition(t: SessionTransition): Uint8Array {
-  return encodeWith((w) => {
+  return encodeWith((w: ByteWriter, t: SessionTransition) => {
     w.head(5, (t.actor !== undefined ? 1 : 0) + (t.acknowledges !== undefined ? 1 : 0));
     if (t.actor !== undefined) (key(w, 'actor'), w.text(t.actor.value));
     if (t.acknowledges !== undefined) (key(w, 'acknowledges'), w.bytes(t.acknowledges.toBytes()));
-  });
+  }, t);
 }
 
-/** Canonical CBOR of a SessionEnd. */
+/** Canonical CBOR of a SessionEnd; a slab view, as from `encodeEnvelope`. */
 export function encodeSessionEnd(end: SessionEnd): Uint8Array {
-  return encodeWith((w) => {
+  return encodeWith((w: ByteWriter, end: SessionEnd) => {
     w.head(5, (end.reason !== undefined ? 1 : 0) + (end.error !== undefined ? 1 : 0));
     if (end.reason !== undefined) (key(w, 'reason'), w.text(end.reason));
     if (end.error !== undefined) {
@@ -206,7 +206,7 @@ export function encodeSessionEnd(end: SessionEnd): Uint8Array {
       if (e.retryable === true) (key(w, 'retryable'), w.bool(true));
       if (e.detail !== undefined) (key(w, 'detail'), writeMetadata(w, e.detail));
     }
-  });
+  }, end);
 }
 
 // --------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ function findControl(text: string): string | undefined {
   return undefined;
 }
 
+let adopt: (text: string) => AgentId;
+
 /**
  * An agent's name: non-empty UTF-8 text without C0/DEL/C1 control characters.
  *
@@ -26,6 +28,10 @@ function findControl(text: string): string | undefined {
 export class AgentId {
   /** The id text. */
   readonly value: string;
+
+  static {
+    adopt = (text) => new AgentId(text);
+  }
 
   private constructor(value: string) {
     this.value = value;
@@ -107,4 +113,12 @@ export function checkWireAgentId(text: string): void {
   if (bad !== undefined) {
     throw new InvalidError(`agent id must not contain control characters (found ${bad})`, { context: { char: bad } });
   }
+}
+
+/**
+ * Wraps text the caller has already checked against the wire rule (the decoder checks printable
+ * ASCII while it reads the bytes, so a second scan would only repeat it). @internal
+ */
+export function adoptCheckedAgentId(text: string): AgentId {
+  return adopt(text);
 }
