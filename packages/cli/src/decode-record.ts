@@ -62,7 +62,7 @@ function jsonFriendly(value: unknown, depth: number = 0): unknown {
  * Largest body that is parsed for display (JSON or CBOR). A bigger one is summarised instead: one
  * hostile record must not hold the tail for seconds (JSON.parse has no limits of its own).
  */
-export const MAX_READABLE_BODY_BYTES = 1024 * 1024;
+export const MAX_READABLE_BODY_BYTES: number = 1024 * 1024;
 
 /** The body shown for bytes of a content type. */
 export function readableBody(bytes: Uint8Array, contentType: number | undefined): unknown {

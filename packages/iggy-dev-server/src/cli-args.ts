@@ -5,7 +5,7 @@ import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags } from './limit-f
 import type { DevServerOptions } from './options.js';
 
 /** The command's usage text. */
-export const USAGE = `Usage: agdx-iggy-dev [options]
+export const USAGE: string = `Usage: agdx-iggy-dev [options]
 
 A development server that speaks the Apache Iggy TCP protocol (VSR 0.11 and classic 0.10 on
 one port). For development and tests only: production runs Apache Iggy.

@@ -156,7 +156,7 @@ export class IggyConnection {
    * settles on the leader. `directory` is shared by a transport's connections (default: one of
    * its own, from the options' seeds).
    */
-  static async open(options: ResolvedIggyOptions, signal?: AbortSignal, directory = new ClusterDirectory(options.seeds)): Promise<IggyConnection> {
+  static async open(options: ResolvedIggyOptions, signal?: AbortSignal, directory: ClusterDirectory = new ClusterDirectory(options.seeds)): Promise<IggyConnection> {
     const connection = new IggyConnection(options, directory);
     try {
       await connection.#establish(signal);

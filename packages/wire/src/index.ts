@@ -75,7 +75,7 @@ export { encodeEnvelope, encodeEnvelopeUnsigned, encodeSignatureContext } from '
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
 export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH, DEFAULT_MAX_CBOR_ITEMS } from './cbor/strict.js';
 export { CAPSULE_LIMITS, MAX_STATE_CBOR_ITEMS } from './cbor/capsule-limits.js';
-export type { CapsuleLimits } from './cbor/capsule-limits.js';
+export type { CapsuleKind, CapsuleLimits } from './cbor/capsule-limits.js';
 export { MAX_ITEMS as MAX_ENVELOPE_CBOR_ITEMS } from './codec/reader.js';
 export type { CborValue, StrictCborOptions } from './cbor/strict.js';
 export { FieldReader, isCborMap } from './cbor/fields.js';

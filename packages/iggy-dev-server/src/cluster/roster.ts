@@ -93,7 +93,7 @@ export class ClusterRoster {
    * Makes `index` the primary (default: the next node) by advancing the view to the next number
    * that names it, as a view change does; the view never goes back.
    */
-  movePrimary(index = (this.primary + 1) % this.#nodes.length): number {
+  movePrimary(index: number = (this.primary + 1) % this.#nodes.length): number {
     if (!Number.isInteger(index) || index < 0 || index >= this.#nodes.length) throw new DevServerError('invalid', `no node ${String(index)} in the roster of ${this.#nodes.length}`);
     if (this.#single) throw new DevServerError('invalid', 'a server without a declared cluster has no other node to move the primary to');
     const n = this.#nodes.length;

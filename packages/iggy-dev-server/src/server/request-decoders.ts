@@ -19,49 +19,49 @@ import { ignoringTrailingBytes } from '@agdx/iggy-protocol';
 export const STRICT_REQUESTS: ReadonlySet<number> = new Set([codecs.CommandCode.SendMessages, codecs.CommandCode.LoginRegister, codecs.CommandCode.LoginRegisterWithPersonalAccessToken]);
 
 /** SendMessages: strict (see {@link STRICT_REQUESTS}). */
-export const decodeSendMessagesRequest = codecs.decodeSendMessagesRequest;
+export const decodeSendMessagesRequest: typeof codecs.decodeSendMessagesRequest = codecs.decodeSendMessagesRequest;
 
 /** Tolerant: `[stream]` (GetStream, DeleteStream, PurgeStream, GetTopics). */
-export const decodeStreamTarget = ignoringTrailingBytes(codecs.decodeStreamTarget);
+export const decodeStreamTarget: typeof codecs.decodeStreamTarget = ignoringTrailingBytes(codecs.decodeStreamTarget);
 /** Tolerant: `[stream][topic]` (GetTopic, DeleteTopic, PurgeTopic, GetConsumerGroups). */
-export const decodeTopicTarget = ignoringTrailingBytes(codecs.decodeTopicTarget);
+export const decodeTopicTarget: typeof codecs.decodeTopicTarget = ignoringTrailingBytes(codecs.decodeTopicTarget);
 /** Tolerant: `[stream][topic][group]` (the group commands). */
-export const decodeGroupTarget = ignoringTrailingBytes(codecs.decodeGroupTarget);
+export const decodeGroupTarget: typeof codecs.decodeGroupTarget = ignoringTrailingBytes(codecs.decodeGroupTarget);
 /** Tolerant: CreateStream (VSR options run to the end, so only classic can carry extra bytes). */
-export const decodeCreateStreamRequest = ignoringTrailingBytes(codecs.decodeCreateStreamRequest);
+export const decodeCreateStreamRequest: typeof codecs.decodeCreateStreamRequest = ignoringTrailingBytes(codecs.decodeCreateStreamRequest);
 /** Tolerant: UpdateStream. */
-export const decodeUpdateStreamRequest = ignoringTrailingBytes(codecs.decodeUpdateStreamRequest);
+export const decodeUpdateStreamRequest: typeof codecs.decodeUpdateStreamRequest = ignoringTrailingBytes(codecs.decodeUpdateStreamRequest);
 /** Tolerant: CreateTopic. */
-export const decodeCreateTopicRequest = ignoringTrailingBytes(codecs.decodeCreateTopicRequest);
+export const decodeCreateTopicRequest: typeof codecs.decodeCreateTopicRequest = ignoringTrailingBytes(codecs.decodeCreateTopicRequest);
 /** Tolerant: UpdateTopic. */
-export const decodeUpdateTopicRequest = ignoringTrailingBytes(codecs.decodeUpdateTopicRequest);
+export const decodeUpdateTopicRequest: typeof codecs.decodeUpdateTopicRequest = ignoringTrailingBytes(codecs.decodeUpdateTopicRequest);
 /** Tolerant: CreatePartitions and DeletePartitions. */
-export const decodePartitionsRequest = ignoringTrailingBytes(codecs.decodePartitionsRequest);
+export const decodePartitionsRequest: typeof codecs.decodePartitionsRequest = ignoringTrailingBytes(codecs.decodePartitionsRequest);
 /** Tolerant: DeleteSegments. */
-export const decodeDeleteSegmentsRequest = ignoringTrailingBytes(codecs.decodeDeleteSegmentsRequest);
+export const decodeDeleteSegmentsRequest: typeof codecs.decodeDeleteSegmentsRequest = ignoringTrailingBytes(codecs.decodeDeleteSegmentsRequest);
 /** Tolerant: FlushUnsavedBuffer. */
-export const decodeFlushUnsavedBufferRequest = ignoringTrailingBytes(codecs.decodeFlushUnsavedBufferRequest);
+export const decodeFlushUnsavedBufferRequest: typeof codecs.decodeFlushUnsavedBufferRequest = ignoringTrailingBytes(codecs.decodeFlushUnsavedBufferRequest);
 /** Tolerant: PollMessages. */
-export const decodePollMessagesRequest = ignoringTrailingBytes(codecs.decodePollMessagesRequest);
+export const decodePollMessagesRequest: typeof codecs.decodePollMessagesRequest = ignoringTrailingBytes(codecs.decodePollMessagesRequest);
 /** Tolerant: GetConsumerOffset. */
-export const decodeGetConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeGetConsumerOffsetRequest);
+export const decodeGetConsumerOffsetRequest: typeof codecs.decodeGetConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeGetConsumerOffsetRequest);
 /** Tolerant: StoreConsumerOffset. */
-export const decodeStoreConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeStoreConsumerOffsetRequest);
+export const decodeStoreConsumerOffsetRequest: typeof codecs.decodeStoreConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeStoreConsumerOffsetRequest);
 /** Tolerant: DeleteConsumerOffset. */
-export const decodeDeleteConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeDeleteConsumerOffsetRequest);
+export const decodeDeleteConsumerOffsetRequest: typeof codecs.decodeDeleteConsumerOffsetRequest = ignoringTrailingBytes(codecs.decodeDeleteConsumerOffsetRequest);
 /** Tolerant: CreateConsumerGroup. */
-export const decodeCreateConsumerGroupRequest = ignoringTrailingBytes(codecs.decodeCreateConsumerGroupRequest);
+export const decodeCreateConsumerGroupRequest: typeof codecs.decodeCreateConsumerGroupRequest = ignoringTrailingBytes(codecs.decodeCreateConsumerGroupRequest);
 /** Tolerant: GetClient. */
-export const decodeGetClientRequest = ignoringTrailingBytes(codecs.decodeGetClientRequest);
+export const decodeGetClientRequest: typeof codecs.decodeGetClientRequest = ignoringTrailingBytes(codecs.decodeGetClientRequest);
 /** Tolerant: DescribeOptions. */
-export const decodeDescribeOptionsRequest = ignoringTrailingBytes(codecs.decodeDescribeOptionsRequest);
+export const decodeDescribeOptionsRequest: typeof codecs.decodeDescribeOptionsRequest = ignoringTrailingBytes(codecs.decodeDescribeOptionsRequest);
 /** Tolerant: classic LoginUser. */
-export const decodeLoginUserRequest = ignoringTrailingBytes(codecs.decodeLoginUserRequest);
+export const decodeLoginUserRequest: typeof codecs.decodeLoginUserRequest = ignoringTrailingBytes(codecs.decodeLoginUserRequest);
 /** Tolerant: classic LoginWithPersonalAccessToken. */
-export const decodeLoginWithTokenRequest = ignoringTrailingBytes(codecs.decodeLoginWithTokenRequest);
+export const decodeLoginWithTokenRequest: typeof codecs.decodeLoginWithTokenRequest = ignoringTrailingBytes(codecs.decodeLoginWithTokenRequest);
 /**
  * Strict: the VSR Register body. Iggy tries the password shape and then the token shape, each
  * from a prefix; with two shapes a prefix can fit the wrong one, so this server keeps the
  * exact-length parse (every official SDK sends exact bodies) and evicts the rest with reason 15.
  */
-export const decodeRegisterRequest = codecs.decodeRegisterRequest;
+export const decodeRegisterRequest: typeof codecs.decodeRegisterRequest = codecs.decodeRegisterRequest;

@@ -34,7 +34,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * Largest accepted pause request body: room for about a thousand participants of 250-byte agent
  * ids, far beyond any real session.
  */
-export const MAX_PAUSE_REQUEST_BYTES = 256 * 1024;
+export const MAX_PAUSE_REQUEST_BYTES: number = 256 * 1024;
 
 /** Encodes a pause request as JSON; an empty set is written as `{}`. */
 export function encodeSessionPauseRequest(request: SessionPauseRequest): Uint8Array {

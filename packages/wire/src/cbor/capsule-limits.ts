@@ -8,6 +8,20 @@ export interface CapsuleLimits {
 
 const MIB = 1024 * 1024;
 
+/** The capsules that have their own caps in {@link CAPSULE_LIMITS}. */
+export type CapsuleKind =
+  | 'errorBody'
+  | 'deadLetter'
+  | 'agentCard'
+  | 'agentPresence'
+  | 'foldSnapshot'
+  | 'sessionHeartbeat'
+  | 'hello'
+  | 'sessionParking'
+  | 'bodyRef'
+  | 'stateDelta'
+  | 'stateSnapshot';
+
 /**
  * Items a state document or patch may hold. The seeds cap the compact JSON at 8 MiB, which would
  * allow about four million one-byte items; this cap keeps a full decode, the JSON conversion and
@@ -20,7 +34,7 @@ export const MAX_STATE_CBOR_ITEMS = 65_536;
  * the schema's own bound with room for unknown keys from newer writers; where the seeds state a
  * cap (heartbeat sessions, card capabilities, state size) it is the source.
  */
-export const CAPSULE_LIMITS = Object.freeze({
+export const CAPSULE_LIMITS: Readonly<Record<CapsuleKind, CapsuleLimits>> = Object.freeze({
   /** AgentErrorBody: code, message, retryable and a metadata-like `detail` map (about 4,000 entries at most). */
   errorBody: { maxBytes: 1 * MIB, maxItems: 8_192 },
   /** Dead letter: five fields; `payload` is the original record verbatim (up to the default byte cap). */
@@ -43,4 +57,4 @@ export const CAPSULE_LIMITS = Object.freeze({
   stateDelta: { maxBytes: 16 * MIB, maxItems: MAX_STATE_CBOR_ITEMS },
   /** StateSnapshot: one document; 8 MiB of JSON (seed 000), which CBOR floats can triple. */
   stateSnapshot: { maxBytes: 16 * MIB, maxItems: MAX_STATE_CBOR_ITEMS },
-} satisfies Record<string, CapsuleLimits>);
+} satisfies Record<CapsuleKind, CapsuleLimits>);

@@ -8,7 +8,7 @@
  */
 
 /** Bytes per chunk: many small envelopes per chunk, and a few 8 KiB responses. */
-export const SLAB_CHUNK_BYTES = 64 * 1024;
+export const SLAB_CHUNK_BYTES: number = 64 * 1024;
 
 /**
  * Spare room given to a chunk that is started for an output larger than {@link SLAB_CHUNK_BYTES}:
