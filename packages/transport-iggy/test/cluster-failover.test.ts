@@ -58,8 +58,12 @@ interface AppendLog {
   readonly untyped: string[];
 }
 
-/** Appends numbered records one after another until `stop()` is called (at most `max`). */
-function appendLoop(t: IggyTransport, max = 2_000): { log: AppendLog; stop: () => Promise<void> } {
+/**
+ * Appends numbered records one after another until `stop()` is called. `max` only bounds a loop
+ * that is never stopped: appends between view changes take well under a millisecond, so a small
+ * cap ran out while the primary was still flapping and left nothing to wait for afterwards.
+ */
+function appendLoop(t: IggyTransport, max = 200_000): { log: AppendLog; stop: () => Promise<void> } {
   const log: AppendLog = { acked: new Map(), unknown: [], failed: [], untyped: [] };
   let running = true;
   const done = (async () => {
