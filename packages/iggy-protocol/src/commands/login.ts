@@ -6,7 +6,7 @@
 import { IggyCodecError, IggyInvalidError } from '../errors.js';
 import { ByteReader, decodeUtf8 } from '../internal/byte-reader.js';
 import { ByteWriter, encodeUtf8 } from '../internal/byte-writer.js';
-import { checkU32, checkU64, shortStringBytes, wireNameBytes } from '../internal/checks.js';
+import { checkU32, checkU64, shortStringBytes, wireNameBytes, wireNameOnly } from '../internal/checks.js';
 import type { ClientVersionInfo } from './version.js';
 import { readClientVersionInfo, writeClientVersionInfo } from './version.js';
 
@@ -64,11 +64,7 @@ export function decodeLoginUserRequest(payload: Uint8Array): ClassicLoginRequest
 
 /** Encodes a classic LoginWithPersonalAccessToken (44) request: `[token WireName]`. */
 export function encodeLoginWithTokenRequest(token: string): Uint8Array {
-  const b = wireNameBytes(token, 'token');
-  const out = new Uint8Array(1 + b.length);
-  out[0] = b.length;
-  out.set(b, 1);
-  return out;
+  return wireNameOnly(token, 'token');
 }
 
 /** Decodes a classic LoginWithPersonalAccessToken request. */

@@ -8,7 +8,7 @@
 
 import { ByteReader } from '../internal/byte-reader.js';
 import { ByteWriter } from '../internal/byte-writer.js';
-import { checkU64, wireNameBytes } from '../internal/checks.js';
+import { checkU64, wireNameBytes, wireNameOnly } from '../internal/checks.js';
 
 /** Token expiry that asks for the server's default lifetime. */
 export const TOKEN_EXPIRY_SERVER_DEFAULT = 0n;
@@ -46,14 +46,6 @@ export function decodeCreateTokenRequest(payload: Uint8Array): CreateTokenReques
 export interface DeleteTokenRequest {
   /** The token's name. */
   readonly name: string;
-}
-
-function wireNameOnly(text: string, field: string): Uint8Array {
-  const b = wireNameBytes(text, field);
-  const out = new Uint8Array(1 + b.length);
-  out[0] = b.length;
-  out.set(b, 1);
-  return out;
 }
 
 /** Encodes `[name WireName]`. */

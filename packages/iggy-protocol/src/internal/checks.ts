@@ -48,6 +48,15 @@ export function wireNameBytes(name: string, field: string, cache = false): Uint8
   return b;
 }
 
+/** A body that is one WireName and nothing else: `[len u8][bytes]` (a token, a token's name). */
+export function wireNameOnly(text: string, field: string): Uint8Array {
+  const b = wireNameBytes(text, field);
+  const out = new Uint8Array(1 + b.length);
+  out[0] = b.length;
+  out.set(b, 1);
+  return out;
+}
+
 /** Encodes an optional short string (`[len u8][utf8]`, 0..255 bytes). */
 export function shortStringBytes(text: string, field: string): Uint8Array {
   const b = encodeUtf8(text);
