@@ -2,7 +2,8 @@ import { AgdxClient, AgentTopic, type StreamLayout } from '@agdx/agents';
 import { AguiBridge } from '@agdx/agui';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid, TaskState } from '@agdx/wire';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sseBlocks, startServer } from './support/server.js';
 
 const text = new TextEncoder();
 const PARTITIONS = 4;
@@ -47,5 +48,74 @@ describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'
       'RUN_FINISHED',
     ]);
     expect(events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as { delta: string }).delta).join('')).toBe('Hello there.');
+  });
+});
+
+describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'])('the live SSE endpoint under the %s layout', (name) => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('follows a chunk stream addressed to a declared agent, and resumes after the id it was given', async () => {
+    const conversation = ConversationId.new();
+    const layout = (await layouts(conversation)).find(([n]) => n === name)![1];
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', layout });
+    await laser.bootstrap(PARTITIONS);
+    const bridge = new AguiBridge(laser);
+    const server = await startServer(bridge.handler());
+    closers.push(server.close);
+    const abort = new AbortController();
+    closers.push(async () => abort.abort());
+    const response = await fetch(`${server.url}/agui?threadId=${conversation}`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    const blocks = sseBlocks(response);
+    const correlation = MintUlid.mint(CorrelationId);
+    const send = laser.agdx(AgentTopic.Sessions, assistant, conversation);
+    await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Submitted).send();
+    const chat = send.stream(correlation, 'chat').withTarget(user);
+    await chat.write(text.encode('Hello '));
+    await chat.write(text.encode('there.'));
+    await chat.finish('stop');
+    await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Completed).send();
+    const seen: { type: string; id: string | undefined; delta?: string }[] = [];
+    while (seen.length < 6) {
+      const next = await blocks.next();
+      if (next.done === true) throw new Error(`stream ended after ${seen.length} events`);
+      if (next.value.data !== undefined) seen.push({ ...(JSON.parse(next.value.data) as { type: string; delta?: string }), id: next.value.id });
+    }
+    abort.abort();
+    expect(seen.map((e) => e.type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+    // resume after the first chunk: exactly the events after it come again
+    const firstChunkId = seen[2]?.id;
+    expect(firstChunkId).toBeDefined();
+    const again = new AbortController();
+    closers.push(async () => again.abort());
+    const resumed = await fetch(`${server.url}/agui?threadId=${conversation}`, { headers: { 'last-event-id': firstChunkId as string }, signal: again.signal });
+    expect(resumed.status).toBe(200);
+    const rest: string[] = [];
+    const more = sseBlocks(resumed);
+    while (rest.length < 3) {
+      const next = await more.next();
+      if (next.done === true) throw new Error('resumed stream ended early');
+      if (next.value.data !== undefined) rest.push((JSON.parse(next.value.data) as { delta?: string; type: string }).delta ?? (JSON.parse(next.value.data) as { type: string }).type);
+    }
+    again.abort();
+    expect(rest).toEqual(['there.', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+    // an id naming other places than this conversation's is refused
+    const wrong = await fetch(`${server.url}/agui?threadId=${conversation}`, { headers: { 'last-event-id': '0:1,0:1,0:1,0:1,0:1' } });
+    expect(wrong.status).toBe(400);
+    await wrong.body?.cancel();
+  });
+});
+
+describe('the live SSE endpoint and a log written with another layout', () => {
+  it('answers 409 layout-mismatch when a declared per-agent topic does not exist', async () => {
+    const log = new MemoryLog();
+    await AgdxClient.from(log, { stream: 'demo' }).bootstrap(PARTITIONS);
+    const laser = AgdxClient.from(log, { stream: 'demo', layout: { kind: 'perAgentTopic', topics: new Map([[user.value, 'agent.user']]) } });
+    const response = await new AguiBridge(laser).handler()(new Request(`http://x/agui?threadId=${ConversationId.new()}`));
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: { kind: string } }).error.kind).toBe('layout-mismatch');
   });
 });
