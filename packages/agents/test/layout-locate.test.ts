@@ -1,4 +1,4 @@
-import { AgentTopic, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, routeRecord, type StreamLayout } from '@agdx/agents';
+import { AgentTopic, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, recordPlacementMismatch, routeRecord, type StreamLayout } from '@agdx/agents';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgdxError, ConversationId } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
@@ -71,5 +71,21 @@ describe('locateRecords: where a conversation\'s records live', () => {
     // a missing stream stays not-found: nothing says another layout wrote it
     const noStream = await locatePartitions(log, 'nope', byTopic, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'command' }).catch((e: unknown) => e);
     expect(AgdxError.is(noStream, 'not-found')).toBe(true);
+  });
+
+  it('recordPlacementMismatch tells a record written under another layout from one where this layout puts it', () => {
+    const at = { stream: 's', topic: AgentTopic.Sessions, partition: 1, offset: 5n };
+    // a chunk for a declared agent on the conversation partition: only a shared writer puts it there
+    const wrong = recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'model' });
+    expect(wrong).toBeInstanceOf(LayoutMismatchError);
+    expect(wrong?.context).toMatchObject({ agent: 'model', expectedTopic: 'agent.model', offset: 5n });
+    expect(recordPlacementMismatch(byPartition, AgentTopic.Sessions, 1, { ...at, kind: 'command', target: 'model' })?.context).toMatchObject({ expectedPartition: 2 });
+    // lifecycle, undeclared agents, the declared partition itself and the shared layout are all fine
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'status', target: 'model' })).toBeUndefined();
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'nobody' })).toBeUndefined();
+    expect(recordPlacementMismatch(byPartition, AgentTopic.Sessions, 2, { ...at, partition: 2, kind: 'chunk', target: 'model' })).toBeUndefined();
+    expect(recordPlacementMismatch({ kind: 'shared' }, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
+    // records read elsewhere than the conversation partition are not judged
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 0, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { AgdxClient, AgentTopic, type StreamLayout } from '@agdx/agents';
+import { AgdxClient, AgentTopic, LayoutMismatchError, type StreamLayout } from '@agdx/agents';
 import { AguiBridge } from '@agdx/agui';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid, TaskState } from '@agdx/wire';
@@ -117,5 +117,26 @@ describe('the live SSE endpoint and a log written with another layout', () => {
     const response = await new AguiBridge(laser).handler()(new Request(`http://x/agui?threadId=${ConversationId.new()}`));
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: { kind: string } }).error.kind).toBe('layout-mismatch');
+  });
+});
+
+describe('AguiBridge.aguiEvents and a log written with another layout', () => {
+  it('says LayoutMismatchError when a chunk for a declared agent sits on the conversation partition', async () => {
+    const log = new MemoryLog();
+    const conversation = ConversationId.new();
+    // written under the shared layout: the chunk stream to `user` stays on the conversation's partition
+    const writer = AgdxClient.from(log, { stream: 'demo' });
+    await writer.bootstrap(PARTITIONS);
+    await log.ensureTopic({ stream: 'demo', topic: 'agent.user' }, { partitions: PARTITIONS });
+    const chat = writer.agdx(AgentTopic.Sessions, assistant, conversation).stream(MintUlid.mint(CorrelationId), 'chat').withTarget(user);
+    await chat.write(text.encode('Hello'));
+    for (const [name, layout] of (await layouts(conversation)).filter(([n]) => n === 'perAgentTopic' || n === 'perAgentPartition')) {
+      const reader = AgdxClient.from(log, { stream: 'demo', layout });
+      const failure = await new AguiBridge(reader).aguiEvents(conversation).then(() => undefined, (error: unknown) => error);
+      expect(failure, name).toBeInstanceOf(LayoutMismatchError);
+      expect((failure as LayoutMismatchError).context, name).toMatchObject({ agent: user.value, topic: AgentTopic.Sessions });
+    }
+    // the layout it was written with reads it
+    expect((await new AguiBridge(writer).aguiEvents(conversation)).some((e) => e.type === 'TEXT_MESSAGE_CONTENT')).toBe(true);
   });
 });
