@@ -111,3 +111,15 @@ describe('an agent of a partition-per-agent layout', () => {
     await agent.shutdown().catch(() => undefined);
   });
 });
+
+describe('an agent of a topic-per-agent layout', () => {
+  it('refuses a declared topic the stream does not have, with LayoutMismatchError', async () => {
+    const h = await harness(2);
+    const layout: StreamLayout = { kind: 'perAgentTopic', topics: new Map([[assistant.value, 'agent.assistant']]) };
+    const agent = Agent.builder().id(assistant).listenOn(AgentTopic.Sessions).handler({ handle: () => undefined }).build().spawn(h.connect({ layout }));
+    const failure = await agent.ready().then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(LayoutMismatchError);
+    expect((failure as LayoutMismatchError).context).toMatchObject({ topic: 'agent.assistant', agent: assistant.value });
+    await agent.shutdown().catch(() => undefined);
+  });
+});

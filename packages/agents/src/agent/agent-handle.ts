@@ -319,6 +319,7 @@ export class AgentHandle {
     const consumePipeline = pipeline;
     const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);
     if (ownPartitions !== undefined) await checkOwnPartitions(client, stream, config.listenOn, me.value, ownPartitions);
+    await checkOwnTopic(client, stream, config.listenOn, me.value);
     const consumer = new ConsumerLoop({
       transport,
       stream,
@@ -404,5 +405,26 @@ async function checkOwnPartitions(client: AgdxClient, stream: string, topic: str
         context: { stream, topic, agent, partition, partitionCount: count },
       });
     }
+  }
+}
+
+/**
+ * The agent's declared topic of a topic-per-agent layout must exist: `bootstrap()` creates it, so
+ * a missing one means the stream was bootstrapped for another layout.
+ * @throws LayoutMismatchError naming the topic.
+ */
+async function checkOwnTopic(client: AgdxClient, stream: string, topic: string, agent: string): Promise<void> {
+  const layout = client.layout;
+  if (layout.kind !== 'perAgentTopic' || layout.topics.get(agent) !== topic) return;
+  try {
+    await client.transport.describeTopic({ stream, topic });
+  } catch (error) {
+    if (!AgdxError.is(error, 'not-found')) throw error;
+    // a missing stream stays not-found: only the layout's own topic is a layout question
+    await client.transport.describeTopic({ stream, topic: AgentTopic.Sessions });
+    throw new LayoutMismatchError(`the layout declares topic \`${topic}\` for \`${agent}\`, but stream \`${stream}\` has no such topic`, {
+      cause: error,
+      context: { stream, topic, agent },
+    });
   }
 }
