@@ -21,12 +21,8 @@ async function layouts(conversation: ConversationId): Promise<[string, StreamLay
   ];
 }
 
-describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'])('AguiBridge.aguiEvents under the %s layout', (name) => {
-  it('returns the events of a chunk stream addressed to a declared agent, framed by the run', async () => {
-    const conversation = ConversationId.new();
-    const layout = (await layouts(conversation)).find(([n]) => n === name)![1];
-    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', layout });
-    await laser.bootstrap(PARTITIONS);
+/** A task run of `assistant` in `conversation`: a chat stream of two chunks addressed to `user`, between Submitted and Completed. */
+async function writeRun(laser: AgdxClient, conversation: ConversationId): Promise<void> {
     const correlation = MintUlid.mint(CorrelationId);
     const send = laser.agdx(AgentTopic.Sessions, assistant, conversation);
     await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Submitted).send();
@@ -35,6 +31,15 @@ describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'
     await chat.write(text.encode('there.'));
     await chat.finish('stop');
     await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Completed).send();
+}
+
+describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'])('AguiBridge.aguiEvents under the %s layout', (name) => {
+  it('returns the events of a chunk stream addressed to a declared agent, framed by the run', async () => {
+    const conversation = ConversationId.new();
+    const layout = (await layouts(conversation)).find(([n]) => n === name)![1];
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', layout });
+    await laser.bootstrap(PARTITIONS);
+    await writeRun(laser, conversation);
     // another conversation's stream to the same agent never leaks in
     await laser.agdx(AgentTopic.Sessions, assistant, ConversationId.new()).stream(MintUlid.mint(CorrelationId), 'chat').withTarget(user).write(text.encode('other'));
 
@@ -70,14 +75,7 @@ describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'
     const response = await fetch(`${server.url}/agui?threadId=${conversation}`, { signal: abort.signal });
     expect(response.status).toBe(200);
     const blocks = sseBlocks(response);
-    const correlation = MintUlid.mint(CorrelationId);
-    const send = laser.agdx(AgentTopic.Sessions, assistant, conversation);
-    await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Submitted).send();
-    const chat = send.stream(correlation, 'chat').withTarget(user);
-    await chat.write(text.encode('Hello '));
-    await chat.write(text.encode('there.'));
-    await chat.finish('stop');
-    await send.status('task').withCorrelation(correlation).withTaskState(TaskState.Completed).send();
+    await writeRun(laser, conversation);
     const seen: { type: string; id: string | undefined; delta?: string }[] = [];
     while (seen.length < 6) {
       const next = await blocks.next();
