@@ -130,6 +130,12 @@ export class ConsumerLoop {
         await new Promise((resolve) => setTimeout(resolve, o.retryDelayMs));
         continue;
       }
+      if (owned.length === 0 && o.partitions !== undefined) {
+        // A standby member (the group gave the agent's partition to another): nothing to read
+        // until a rebalance, which the next assignment check after one idle wait notices.
+        await this.#standBy();
+        continue;
+      }
       let progressed = false;
       let reads = 0;
       for (const partition of owned) {
@@ -156,6 +162,21 @@ export class ConsumerLoop {
       if (progressed) this.#pacer?.active();
       else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
     }
+  }
+
+  /** Waits `idleWaitMs`, or less when stopped. */
+  async #standBy(): Promise<void> {
+    const signal = this.#stop.signal;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.#o.idleWaitMs);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
