@@ -2,7 +2,9 @@ import { Agent, agentMessageBody, AgentTopic, LayoutMismatchError, type AgentHan
 import { partitionForKey } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
+import { memoryEnv } from './support-runtime/env.js';
 import { harness } from './support-runtime/harness.js';
+import { partitionAgentGroupSharesItsPartition } from './support-runtime/scenarios.js';
 
 const text = new TextEncoder();
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
@@ -73,33 +75,8 @@ describe('an agent of a partition-per-agent layout', () => {
     }
   });
 
-  it('instances in one consumer group share the work: each request handled once, and another instance takes over', async () => {
-    const h = await harness(4, { layout });
-    const counts = new Map<string, number>();
-    const spawn = (tag: string) =>
-      Agent.builder().id(assistant).listenOn(AgentTopic.Sessions).respondOn(AgentTopic.Sessions).consumerGroup('assistants').pollInterval(20).handler(echo(tag, counts)).build().spawn(h.connect());
-    const first = spawn('a');
-    const second = spawn('b');
-    try {
-      await Promise.all([first.ready(), second.ready()]);
-      const ask = async (body: string): Promise<string> => {
-        const request = h.laser.agdx(AgentTopic.Sessions, gateway, ConversationId.new()).command(MintUlid.mint(CorrelationId), text.encode(body)).withTarget(assistant);
-        return decode(agentMessageBody(await h.laser.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: 10_000 })));
-      };
-      const before: string[] = [];
-      for (let i = 0; i < 4; i++) before.push(await ask(`q${i}`));
-      const owner = before[0]?.startsWith('a:') === true ? 'a' : 'b';
-      expect(before.every((answer) => answer.startsWith(`${owner}:`))).toBe(true);
-      expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(4);
-      // the owner leaves: the group hands partition 1 to the other instance, which goes on from the committed offset
-      await (owner === 'a' ? first : second).shutdown();
-      const after = await ask('later');
-      expect(after).toBe(`${owner === 'a' ? 'b' : 'a'}: later`);
-      expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(5);
-    } finally {
-      await Promise.allSettled([first.shutdown(), second.shutdown()]);
-    }
-  });
+  it('instances in one consumer group share the work: each request handled once, and another instance takes over', () =>
+    partitionAgentGroupSharesItsPartition(memoryEnv));
 
   it('refuses a declared partition the topic does not have, with LayoutMismatchError', async () => {
     const h = await harness(2, { layout });
