@@ -238,7 +238,7 @@ export async function customSessionConfig(env: LayoutEnv): Promise<SessionConfig
   return new SessionConfig().stream(stream).topic('instruction', 'support.turns').topic('response', 'support.replies').contextTurns(10);
 }
 
-/** A2A SendMessage (addressed to the assistant) and GetTask until the task completes. */
+/** A2A SendMessage (addressed to the assistant) and GetTask until the task completes; then a streamed task (`watch`). */
 export async function a2aSendAndGetTask(env: LayoutEnv): Promise<void> {
   const bridge = new A2aBridge(await env.connect(), a2aId, AgentTopic.Sessions, AgentTopic.Sessions).forAgent(assistant);
   const sent = await bridge.handleRpc({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', parts: [{ text: 'hi' }] } } });
@@ -255,6 +255,12 @@ export async function a2aSendAndGetTask(env: LayoutEnv): Promise<void> {
   const artifact = (got as { result: { artifacts?: { parts: { text: string }[] }[] } }).result.artifacts?.[0]?.parts[0]?.text;
   expect(artifact).toContain('handled: ');
   expect(artifact).toContain('"hi"');
+  // the streaming path waits on the reply topic the layout routes the bridge's replies to
+  const watched = await bridge.watch({ message: { role: 'ROLE_USER', parts: [{ text: 'stream it' }] } }, { timeoutMs: 10_000 });
+  const final = await watched.final;
+  expect(final.state).toEqual({ kind: 'known', name: 'Completed' });
+  expect((await bridge.task(watched.task.id)).state).toEqual(final.state);
+  expect(final.artifacts[0]?.text).toContain('stream it');
 }
 
 /** MCP `tools/call` to the assistant returns its answer as the tool result. */
