@@ -154,7 +154,7 @@ export class SessionMemory implements RecallSource {
   }
 
   /** A keyword recall: the items containing the words of `text`, best match first (see {@link RecallBuilder.keyword}). */
-  search(text: string, signal?: AbortSignal): Promise<MemoryItem[]> {
+  async search(text: string, signal?: AbortSignal): Promise<MemoryItem[]> {
     return this.recall().keyword(text).fetch(signal);
   }
 
