@@ -3,6 +3,7 @@ import { PolicyBlockedError, type ActionGovernor } from '@agdx/agents';
 import {
   decodeMemoryRecord,
   EmbedderError,
+  encodeMemoryRecord,
   MAX_INDEXED_TOKENS,
   MEMORY_NAMESPACE_HEADER,
   sessions,
@@ -10,6 +11,7 @@ import {
   SummarizerError,
   tokenize,
   type Embedder,
+  type MemoryRecord,
 } from '@agdx/sessions';
 import { MemoryLog, type LogTransport } from '@agdx/transport';
 import { AgdxClient } from '@agdx/agents';
@@ -60,6 +62,12 @@ function countingReads(inner: LogTransport): { transport: LogTransport; recordsR
     },
   });
   return { transport, recordsRead: () => count };
+}
+
+/** Appends memory records of `conversation` in the default namespace in one batch. */
+async function appendMemory(log: MemoryLog, conversation: ConversationId, records: readonly MemoryRecord[]): Promise<void> {
+  const headers = new Map([...encodeProvenanceHeaders({ conversation }), [MEMORY_NAMESPACE_HEADER, stringHeader('agent.session')]]);
+  await log.append({ stream: 'demo', topic: 'agent.memory', records: records.map((r) => ({ headers, payload: encodeMemoryRecord(r) })), routing: { partition: 0 } });
 }
 
 describe('keyword recall (BM25 over a Unicode tokenizer)', () => {
@@ -182,6 +190,21 @@ describe('incremental folded index', () => {
       ['drinks tea', 1],
       ['drinks coffee', 0],
     ]);
+  });
+
+  it('recent recall stays correct after most items are forgotten (the newest-first list is compacted)', async () => {
+    const { log, laser } = await setup({ partitions: 1 });
+    const session = sessions(laser).create('compaction');
+    const memory = session.memory();
+    // written in two batches, as remember and forget would write them one by one
+    const ids = Array.from({ length: 1500 }, (_, i) => `item-${String(i).padStart(4, '0')}`);
+    await appendMemory(log, session.conversation, ids.map((id, i) => ({ kind: 'item', id, itemKind: 'fact', body: new TextEncoder().encode(`entry ${i}`) })));
+    expect((await memory.recall().limit(2).fetch()).map((i) => i.text())).toEqual(['entry 1499', 'entry 1498']);
+    await memory.improve(ids[3]!, 1);
+    await appendMemory(log, session.conversation, ids.slice(0, 1490).map((target) => ({ kind: 'forget', target })));
+    await memory.remember('entry after');
+    const recalled = (await memory.recall().limit(20).fetch()).map((i) => i.text());
+    expect(recalled).toEqual(['entry after', ...Array.from({ length: 10 }, (_, i) => `entry ${1499 - i}`)]);
   });
 
   it('concurrent recalls see one consistent fold', async () => {
@@ -359,7 +382,7 @@ describe('hostile input', () => {
     const session = factory.create('bad-record');
     const memory = session.memory();
     await memory.remember('good tea');
-    const headers = new Map([...encodeProvenanceHeaders({ conversation: session.conversation as ConversationId }), [MEMORY_NAMESPACE_HEADER, stringHeader('agent.session')]]);
+    const headers = new Map([...encodeProvenanceHeaders({ conversation: session.conversation }), [MEMORY_NAMESPACE_HEADER, stringHeader('agent.session')]]);
     await log.append({ stream: 'demo', topic: 'agent.memory', records: [{ headers, payload: new Uint8Array([0xff, 0x00]) }], routing: { partition: 0 } });
     await memory.remember('more tea');
     expect((await memory.search('tea')).map((i) => i.text())).toEqual(['more tea', 'good tea']);

@@ -48,6 +48,11 @@ export class MemoryIndex {
   #items = new Map<string, IndexedItem>();
   #forgotten = new Set<string>();
   #weights = new Map<string, number>();
+  /** Live items whose summed weight is not zero: the few that a recent recall must sort. */
+  #weighted = new Set<string>();
+  /** Every item in fold order, dead ones included until compaction, so the newest are found from the end. */
+  #ordered: IndexedItem[] = [];
+  #dead = 0;
   #nextOrder = 0;
   /** Built on the first keyword recall, then kept current by each fold step. */
   #bm25: Bm25Index<string> | undefined;
@@ -86,6 +91,31 @@ export class MemoryIndex {
   /** How many items were folded after this one (0 for the newest). */
   age(item: IndexedItem): number {
     return this.#nextOrder - 1 - item.order;
+  }
+
+  /**
+   * The newest `limit` live items, newest first, optionally leaving out items with feedback.
+   * Walks from the newest, so it costs about `limit` steps however many items there are.
+   */
+  newest(limit: number, withoutWeighted = false): IndexedItem[] {
+    const out: IndexedItem[] = [];
+    for (let i = this.#ordered.length - 1; i >= 0 && out.length < limit; i--) {
+      const item = this.#ordered[i] as IndexedItem;
+      if (this.#items.get(item.id) !== item) continue;
+      if (withoutWeighted && this.#weighted.has(item.id)) continue;
+      out.push(item);
+    }
+    return out;
+  }
+
+  /** The live items with non-zero feedback weight. */
+  weighted(): IndexedItem[] {
+    const out: IndexedItem[] = [];
+    for (const id of this.#weighted) {
+      const item = this.#items.get(id);
+      if (item !== undefined) out.push(item);
+    }
+    return out;
   }
 
   /** BM25 scores of the live items containing any of `words` (the word index is built on first use). */
@@ -148,6 +178,9 @@ export class MemoryIndex {
     this.#items = new Map();
     this.#forgotten = new Set();
     this.#weights = new Map();
+    this.#weighted = new Set();
+    this.#ordered = [];
+    this.#dead = 0;
     this.#computed = new Map();
     this.#bm25 = undefined;
     this.#nextOrder = 0;
@@ -174,7 +207,10 @@ export class MemoryIndex {
       this.#drop(record.target);
       this.#forgotten.add(record.target);
     } else if (record.kind === 'feedback') {
-      this.#weights.set(record.target, this.weight(record.target) + record.weight);
+      const weight = this.weight(record.target) + record.weight;
+      this.#weights.set(record.target, weight);
+      if (weight !== 0) this.#weighted.add(record.target);
+      else this.#weighted.delete(record.target);
     } else {
       const named = record.id.startsWith(this.#namedPrefix);
       if (!named && (this.#forgotten.has(record.id) || this.#items.has(record.id))) return;
@@ -191,12 +227,18 @@ export class MemoryIndex {
         storedVector: record.embedding === undefined ? undefined : vectorFromBytes(record.embedding),
       };
       this.#items.set(item.id, item);
+      this.#ordered.push(item);
       this.#bm25?.add(item.id, tokenize(itemText(item)));
     }
   }
 
   #drop(id: string): void {
-    this.#items.delete(id);
+    if (!this.#items.delete(id)) return;
+    // dead entries are skipped by `newest`; once they are the majority the list is rebuilt
+    if (++this.#dead > 1024 && this.#dead > this.#ordered.length / 2) {
+      this.#ordered = this.#ordered.filter((item) => this.#items.get(item.id) === item);
+      this.#dead = 0;
+    }
     this.#bm25?.remove(id);
     this.#computed.delete(id);
   }

@@ -43,6 +43,23 @@ interface Scored {
   readonly score: number;
 }
 
+/**
+ * Highest feedback weight first, then newest first. Items without feedback are read from the
+ * newest end, so the cost follows `limit` and the number of items with feedback, not the total.
+ */
+function recent(index: MemoryIndex, limit: number): IndexedItem[] {
+  const weighted = index.weighted().sort((a, b) => {
+    const d = index.weight(b.id) - index.weight(a.id);
+    return d !== 0 ? d : b.order - a.order;
+  });
+  const positive = weighted.filter((item) => index.weight(item.id) > 0);
+  const negative = weighted.filter((item) => index.weight(item.id) < 0);
+  const out = positive.slice(0, limit);
+  if (out.length < limit) out.push(...index.newest(limit - out.length, true));
+  if (out.length < limit) out.push(...negative.slice(0, limit - out.length));
+  return out;
+}
+
 function toMemoryItem(index: MemoryIndex, item: IndexedItem, score: number): MemoryItem {
   return {
     id: item.id,
@@ -152,8 +169,7 @@ export class RecallBuilder {
   /** @internal The newest `limit` items regardless of weight (what `consolidate` keeps). */
   async newestFirst(signal?: AbortSignal): Promise<MemoryItem[]> {
     const index = await this.#source.index(signal);
-    const newest = topK([...index.items()], this.#limit, (a, b) => b.order - a.order);
-    return newest.map((item) => toMemoryItem(index, item, 0));
+    return index.newest(this.#limit).map((item) => toMemoryItem(index, item, 0));
   }
 
   /** The recalled items as one prompt-ready string, cut to the token budget by `toContextBlock`. */
@@ -164,10 +180,8 @@ export class RecallBuilder {
   async #rank(index: MemoryIndex, signal: AbortSignal | undefined): Promise<Scored[]> {
     const limit = this.#limit;
     switch (this.#strategy) {
-      case 'recent': {
-        const all = [...index.items()].map((item) => ({ item, score: index.weight(item.id) }));
-        return topK(all, limit, byScore).map(({ item }) => ({ item, score: 0 }));
-      }
+      case 'recent':
+        return recent(index, limit).map((item) => ({ item, score: 0 }));
       case 'keyword':
         return topK(this.#keyword(index), limit, byScore);
       case 'semantic':
