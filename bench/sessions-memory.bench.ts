@@ -39,7 +39,8 @@ const embedder: Embedder = {
       for (const word of text.split(' ')) {
         let h = 2166136261;
         for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-        v[(h >>> 0) % DIMENSIONS] += 1;
+        const axis = (h >>> 0) % DIMENSIONS;
+        v[axis] = (v[axis] as number) + 1;
       }
       return v;
     }),

@@ -36,11 +36,11 @@ export interface MemoryToolStore {
 }
 
 function toolError(text: string): McpToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
+  return { content: [{ kind: 'text', text }], isError: true };
 }
 
 function toolJson(value: Record<string, unknown>): McpToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  return { content: [{ kind: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
 function field(args: unknown, name: string): unknown {
