@@ -55,7 +55,7 @@ export class MemoryIndex {
   #dead = 0;
   #nextOrder = 0;
   /** Built on the first keyword recall, then kept current by each fold step. */
-  #bm25: Bm25Index<string> | undefined;
+  #bm25: Bm25Index<IndexedItem> | undefined;
   /** Vectors computed at recall time for items written without one (never written back). */
   #computed = new Map<string, Float32Array>();
   #queue: Promise<void> = Promise.resolve();
@@ -118,13 +118,13 @@ export class MemoryIndex {
     return out;
   }
 
-  /** BM25 scores of the live items containing any of `words` (the word index is built on first use). */
-  keywordScores(words: readonly string[]): Map<string, number> {
+  /** Visits the BM25 score of each live item containing any of `words` (the word index is built on first use). */
+  keywordScores(words: readonly string[], visit: (item: IndexedItem, bm25: number) => void): void {
     if (this.#bm25 === undefined) {
-      this.#bm25 = new Bm25Index<string>();
-      for (const item of this.#items.values()) this.#bm25.add(item.id, tokenize(itemText(item)));
+      this.#bm25 = new Bm25Index<IndexedItem>();
+      for (const item of this.#items.values()) this.#bm25.add(item, tokenize(itemText(item)));
     }
-    return this.#bm25.score(words);
+    this.#bm25.score(words, visit);
   }
 
   /** The item's vector of `dimensions`: the stored one when it fits, else one computed earlier. */
@@ -228,18 +228,20 @@ export class MemoryIndex {
       };
       this.#items.set(item.id, item);
       this.#ordered.push(item);
-      this.#bm25?.add(item.id, tokenize(itemText(item)));
+      this.#bm25?.add(item, tokenize(itemText(item)));
     }
   }
 
   #drop(id: string): void {
-    if (!this.#items.delete(id)) return;
+    const item = this.#items.get(id);
+    if (item === undefined) return;
+    this.#items.delete(id);
+    this.#bm25?.remove(item);
     // dead entries are skipped by `newest`; once they are the majority the list is rebuilt
     if (++this.#dead > 1024 && this.#dead > this.#ordered.length / 2) {
-      this.#ordered = this.#ordered.filter((item) => this.#items.get(item.id) === item);
+      this.#ordered = this.#ordered.filter((kept) => this.#items.get(kept.id) === kept);
       this.#dead = 0;
     }
-    this.#bm25?.remove(id);
     this.#computed.delete(id);
   }
 }

@@ -201,10 +201,7 @@ export class RecallBuilder {
     const words = tokenize(this.#query, MAX_QUERY_WORDS);
     if (words.length === 0) throw new InvalidError('a keyword recall needs at least one word (letters or digits)');
     const scored: Scored[] = [];
-    for (const [id, bm25] of index.keywordScores(words)) {
-      const item = index.get(id);
-      if (item !== undefined) scored.push({ item, score: bm25 * scoreBoost(index.weight(id), index.age(item)) });
-    }
+    index.keywordScores(words, (item, bm25) => scored.push({ item, score: bm25 * scoreBoost(index.weight(item.id), index.age(item)) }));
     return scored;
   }
 
