@@ -157,7 +157,7 @@ async function main(): Promise<void> {
         items: ITEMS,
         limit: LIMIT,
         dimensions: DIMENSIONS,
-        targetRatio: 2,
+        targetRepeatedOverOwnRecordsAtMost: 2,
         strategies: results,
         readAllItemRecordsMs: Number(all.toFixed(1)),
       },

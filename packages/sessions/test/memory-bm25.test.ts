@@ -41,3 +41,20 @@ describe('Bm25Index', () => {
     }
   });
 });
+
+describe('TopK', () => {
+  it('keeps what a full sort would put first, newer first on equal scores', async () => {
+    const { TopK } = await import('../src/memory/ranking.js');
+    let x = 7;
+    const items = Array.from({ length: 2000 }, (_, order) => {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      return { order, score: x % 97 };
+    });
+    for (const k of [0, 1, 5, 50, 3000]) {
+      const top = new TopK<{ order: number; score: number }>(k, (i) => i.order);
+      for (const item of items) top.offer(item, item.score);
+      const expected = [...items].sort((a, b) => b.score - a.score || b.order - a.order).slice(0, k);
+      expect(top.result().map((r) => r.item)).toEqual(expected);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import {
   decodeMemoryRecord,
   EmbedderError,
   encodeMemoryRecord,
+  fuseReciprocalRank,
   MAX_INDEXED_TOKENS,
   MEMORY_NAMESPACE_HEADER,
   sessions,
@@ -289,6 +290,24 @@ describe('semantic and hybrid recall with the user embedder', () => {
     expect(hybrid.slice(1, 3).map((i) => i.text()).sort()).toEqual(['espresso every morning', 'green paint for the kitchen wall']);
     expect(hybrid[0]!.score).toBeGreaterThan(1 / 61);
     expect(hybrid[0]!.score).toBeLessThanOrEqual(2 / 61);
+  });
+
+  it('hybrid over many items equals fusing the full keyword and semantic rankings', async () => {
+    const { log, laser } = await setup({ partitions: 1 });
+    const session = sessions(laser).create('hybrid-depth');
+    const words = ['tea', 'coffee', 'night', 'shift', 'french', 'dog', 'cat', 'report', 'ticket', 'window'];
+    const texts = Array.from({ length: 400 }, (_, i) => `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} note${i % 37}`);
+    await appendMemory(log, session.conversation, texts.map((t, i) => ({ kind: 'item', id: `h-${String(i).padStart(3, '0')}`, itemKind: 'fact', body: new TextEncoder().encode(t) })));
+    const memory = session.memory().withEmbedder(conceptEmbedder());
+    for (const [query, limit] of [['tea night', 5], ['dog report ticket', 20], ['window', 3]] as const) {
+      const keyword = (await memory.recall().keyword(query).limit(1000).fetch()).map((i) => i.id);
+      const semantic = (await memory.recall().semantic(query).limit(1000).fetch()).map((i) => i.id);
+      const fused = [...fuseReciprocalRank([keyword, semantic])];
+      const order = new Map((await memory.recall().limit(1000).fetch()).map((i, rank) => [i.id, rank]));
+      fused.sort((a, b) => b[1] - a[1] || (order.get(a[0]) ?? 0) - (order.get(b[0]) ?? 0));
+      const hybrid = await memory.recall().hybrid(query).limit(limit).fetch();
+      expect(hybrid.map((i) => i.id)).toEqual(fused.slice(0, limit).map(([id]) => id));
+    }
   });
 
   it('semantic recall respects forget and improve', async () => {

@@ -34,6 +34,8 @@ export class Bm25Index<K> {
   #live = 0;
   #removed = 0;
   #totalLength = 0;
+  /** Score accumulator reused by every query (zeroed again after each), so a query allocates nothing per document. */
+  #acc = new Float64Array(0);
 
   /** How many documents are indexed. */
   get size(): number {
@@ -84,7 +86,8 @@ export class Bm25Index<K> {
     if (n === 0) return;
     const avgLength = this.#totalLength / n || 1;
     const lengths = this.#lengths;
-    const acc = new Float64Array(lengths.length);
+    if (this.#acc.length < lengths.length) this.#acc = new Float64Array(Math.max(1024, lengths.length * 2));
+    const acc = this.#acc;
     const touched: number[] = [];
     for (const w of new Set(queryWords)) {
       const posting = this.#postings.get(w);
@@ -102,7 +105,11 @@ export class Bm25Index<K> {
         acc[slot] += (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
       }
     }
-    for (const slot of touched) visit(this.#keys[slot] as K, acc[slot] as number);
+    try {
+      for (const slot of touched) visit(this.#keys[slot] as K, acc[slot] as number);
+    } finally {
+      for (const slot of touched) acc[slot] = 0;
+    }
   }
 
   /** Gives the live documents consecutive slots again, so removed ones stop costing memory and time. */

@@ -6,7 +6,7 @@ import type { ContextMessage } from '../turns/session-turn.js';
 import { Bm25Index } from './bm25.js';
 import { decodeMemoryRecord, type MemoryKind } from './memory-record.js';
 import { tokenize } from './tokenize.js';
-import { vectorFromBytes } from './vector.js';
+import { unitVector, vectorFromBytes } from './vector.js';
 
 /** The header naming a memory record's namespace. */
 export const MEMORY_NAMESPACE_HEADER = 'agdx.mem.ns';
@@ -24,7 +24,7 @@ export interface IndexedItem {
   readonly position: MessagePosition;
   /** Fold order: larger is newer. */
   readonly order: number;
-  /** The vector written with the item, if any. */
+  /** The vector written with the item, if any, scaled to length 1. */
   readonly storedVector: Float32Array | undefined;
 }
 
@@ -127,7 +127,7 @@ export class MemoryIndex {
     this.#bm25.score(words, visit);
   }
 
-  /** The item's vector of `dimensions`: the stored one when it fits, else one computed earlier. */
+  /** The item's unit vector of `dimensions`: the stored one when it fits, else one computed earlier. */
   vector(item: IndexedItem, dimensions: number): Float32Array | undefined {
     if (item.storedVector?.length === dimensions) return item.storedVector;
     const computed = this.#computed.get(item.id);
@@ -136,7 +136,7 @@ export class MemoryIndex {
 
   /** Keeps a vector computed at recall time for a live item. */
   remember(item: IndexedItem, vector: Float32Array): void {
-    if (this.#items.get(item.id) === item) this.#computed.set(item.id, vector);
+    if (this.#items.get(item.id) === item) this.#computed.set(item.id, unitVector(vector));
   }
 
   /** Reads what was appended since the last refresh and folds it; concurrent calls run one after another. */
@@ -224,7 +224,7 @@ export class MemoryIndex {
         body: record.body,
         position: message.id,
         order: this.#nextOrder++,
-        storedVector: record.embedding === undefined ? undefined : vectorFromBytes(record.embedding),
+        storedVector: unitOrUndefined(record.embedding === undefined ? undefined : vectorFromBytes(record.embedding)),
       };
       this.#items.set(item.id, item);
       this.#ordered.push(item);
@@ -244,6 +244,10 @@ export class MemoryIndex {
     }
     this.#computed.delete(id);
   }
+}
+
+function unitOrUndefined(vector: Float32Array | undefined): Float32Array | undefined {
+  return vector === undefined ? undefined : unitVector(vector);
 }
 
 const caches = new WeakMap<SessionsRuntime, Map<string, MemoryIndex>>();

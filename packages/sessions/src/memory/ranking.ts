@@ -35,46 +35,82 @@ export function fuseReciprocalRank<K>(lists: readonly (readonly K[])[], k: numbe
   return fused;
 }
 
+/** An item with its score. */
+export interface Ranked<T> {
+  readonly item: T;
+  readonly score: number;
+}
+
 /**
- * The best `k` of `items` in order (best first) under `compare` (negative when `a` is better).
- * Keeps a bounded heap instead of sorting everything, so a short recall over many items is cheap.
+ * Keeps the best `k` of the items offered (higher score first; on equal scores the larger
+ * `tieBreak`, the newer item, first) in a bounded heap, so ranking many items for a short
+ * recall neither sorts nor keeps them all; an item that cannot enter costs no allocation.
  */
-export function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
-  if (k <= 0) return [];
-  if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
-  // a heap whose root is the worst of the best k seen so far
-  const heap: T[] = [];
-  const worse = (i: number, j: number): boolean => compare(heap[i] as T, heap[j] as T) > 0;
-  const swap = (i: number, j: number): void => {
-    const t = heap[i] as T;
-    heap[i] = heap[j] as T;
+export class TopK<T> {
+  readonly #k: number;
+  readonly #tieBreak: (item: T) => number;
+  /** A heap whose root is the worst of the best `k` so far. */
+  readonly #heap: Ranked<T>[] = [];
+
+  constructor(k: number, tieBreak: (item: T) => number) {
+    this.#k = Math.max(0, k);
+    this.#tieBreak = tieBreak;
+  }
+
+  /** Negative when `a` ranks before `b`. */
+  compare = (a: Ranked<T>, b: Ranked<T>): number => (b.score !== a.score ? b.score - a.score : this.#tieBreak(b.item) - this.#tieBreak(a.item));
+
+  /** Considers one item. */
+  offer(item: T, score: number): void {
+    const heap = this.#heap;
+    if (heap.length < this.#k) {
+      heap.push({ item, score });
+      this.#up(heap.length - 1);
+      return;
+    }
+    if (this.#k === 0) return;
+    const root = heap[0] as Ranked<T>;
+    if (score < root.score || (score === root.score && this.#tieBreak(item) <= this.#tieBreak(root.item))) return;
+    heap[0] = { item, score };
+    this.#down(0);
+  }
+
+  /** The kept items, best first. */
+  result(): Ranked<T>[] {
+    return [...this.#heap].sort(this.compare);
+  }
+
+  #worse(i: number, j: number): boolean {
+    return this.compare(this.#heap[i] as Ranked<T>, this.#heap[j] as Ranked<T>) > 0;
+  }
+
+  #swap(i: number, j: number): void {
+    const heap = this.#heap;
+    const t = heap[i] as Ranked<T>;
+    heap[i] = heap[j] as Ranked<T>;
     heap[j] = t;
-  };
-  const down = (i: number): void => {
+  }
+
+  #up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.#worse(i, p)) return;
+      this.#swap(i, p);
+      i = p;
+    }
+  }
+
+  #down(i: number): void {
+    const n = this.#heap.length;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && worse(l, m)) m = l;
-      if (r < heap.length && worse(r, m)) m = r;
+      if (l < n && this.#worse(l, m)) m = l;
+      if (r < n && this.#worse(r, m)) m = r;
       if (m === i) return;
-      swap(i, m);
+      this.#swap(i, m);
       i = m;
     }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      for (let i = heap.length - 1; i > 0; ) {
-        const p = (i - 1) >> 1;
-        if (!worse(i, p)) break;
-        swap(i, p);
-        i = p;
-      }
-    } else if (compare(item, heap[0] as T) < 0) {
-      heap[0] = item;
-      down(0);
-    }
   }
-  return heap.sort(compare);
 }

@@ -3,9 +3,9 @@ import { InvalidError, UnsupportedError } from '@agdx/wire';
 import { toContextBlock } from './context-block.js';
 import { itemText, type IndexedItem, type MemoryIndex } from './memory-index.js';
 import type { MemoryKind } from './memory-record.js';
-import { fuseReciprocalRank, RECALL_STRATEGIES, scoreBoost, topK, type RecallStrategy } from './ranking.js';
+import { RECALL_STRATEGIES, RRF_K, scoreBoost, TopK, type RecallStrategy } from './ranking.js';
 import { tokenize } from './tokenize.js';
-import { cosine, embedTexts, type Embedder } from './vector.js';
+import { dot, embedTexts, unitVector, type Embedder } from './vector.js';
 
 /** How many items a recall returns by default. */
 export const DEFAULT_RECALL_LIMIT = 50;
@@ -72,9 +72,9 @@ function toMemoryItem(index: MemoryIndex, item: IndexedItem, score: number): Mem
   };
 }
 
-/** Higher score first, then newest first. */
-function byScore(a: Scored, b: Scored): number {
-  return b.score !== a.score ? b.score - a.score : b.item.order - a.item.order;
+/** The tie break of every ranking: the newer item first. */
+function newer(item: IndexedItem): number {
+  return item.order;
 }
 
 /**
@@ -183,42 +183,97 @@ export class RecallBuilder {
       case 'recent':
         return recent(index, limit).map((item) => ({ item, score: 0 }));
       case 'keyword':
-        return topK(this.#keyword(index), limit, byScore);
+        return this.#keyword(index, limit);
       case 'semantic':
-        return topK(await this.#semantic(index, signal), limit, byScore);
-      case 'hybrid': {
-        const keyword = this.#keyword(index).sort(byScore);
-        const semantic = (await this.#semantic(index, signal)).sort(byScore);
-        const items = new Map<string, IndexedItem>(semantic.map((s) => [s.item.id, s.item]));
-        const fused = fuseReciprocalRank([keyword.map((s) => s.item.id), semantic.map((s) => s.item.id)]);
-        const all = [...fused].map(([id, score]) => ({ item: items.get(id) as IndexedItem, score }));
-        return topK(all, limit, byScore);
-      }
+        return (await this.#semantic(index, signal, limit)).ranked;
+      case 'hybrid':
+        return this.#hybrid(index, signal, limit);
     }
   }
 
-  #keyword(index: MemoryIndex): Scored[] {
-    const words = tokenize(this.#query, MAX_QUERY_WORDS);
-    if (words.length === 0) throw new InvalidError('a keyword recall needs at least one word (letters or digits)');
-    const scored: Scored[] = [];
-    index.keywordScores(words, (item, bm25) => scored.push({ item, score: bm25 * scoreBoost(index.weight(item.id), index.age(item)) }));
-    return scored;
+  /**
+   * Reciprocal-rank fusion without sorting either list whole. An item below rank `depth` in both
+   * lists fuses to less than `2 / (61 + depth)`, under the `limit`-th item of either list
+   * (`1 / (60 + limit)`), so only the union of the two top-`depth` lists can be returned; the
+   * rank of such an item in the list whose top it missed is counted from that list's scores.
+   */
+  async #hybrid(index: MemoryIndex, signal: AbortSignal | undefined, limit: number): Promise<Scored[]> {
+    const depth = 2 * limit + RRF_K;
+    const keywordScores = new Map<IndexedItem, number>();
+    const keyword = this.#keyword(index, depth, keywordScores);
+    const { ranked: semantic, score: semanticScore, all: semanticAll } = await this.#semantic(index, signal, depth);
+    const keywordSorted = Float64Array.from(keywordScores.values()).sort();
+    const semanticSorted = semanticAll.sort();
+    const keywordRank = new Map(keyword.map((s, i) => [s.item, i + 1]));
+    const semanticRank = new Map(semantic.map((s, i) => [s.item, i + 1]));
+    const best = new TopK<IndexedItem>(limit, newer);
+    for (const item of new Set([...keyword, ...semantic].map((s) => s.item))) {
+      const k = keywordScores.get(item);
+      const kRank = keywordRank.get(item) ?? (k === undefined ? undefined : 1 + countAbove(keywordSorted, k));
+      const sRank = semanticRank.get(item) ?? 1 + countAbove(semanticSorted, semanticScore(item));
+      best.offer(item, (kRank === undefined ? 0 : 1 / (RRF_K + kRank)) + 1 / (RRF_K + sRank));
+    }
+    return best.result();
   }
 
-  async #semantic(index: MemoryIndex, signal: AbortSignal | undefined): Promise<Scored[]> {
+  /** The best `keep` keyword matches, best first; `all` receives every match's score. */
+  #keyword(index: MemoryIndex, keep: number, all?: Map<IndexedItem, number>): Scored[] {
+    const words = tokenize(this.#query, MAX_QUERY_WORDS);
+    if (words.length === 0) throw new InvalidError('a keyword recall needs at least one word (letters or digits)');
+    const best = new TopK<IndexedItem>(keep, newer);
+    index.keywordScores(words, (item, bm25) => {
+      const score = bm25 * scoreBoost(index.weight(item.id), index.age(item));
+      all?.set(item, score);
+      best.offer(item, score);
+    });
+    return best.result();
+  }
+
+  /**
+   * The `keep` items nearest to the query, best first, with the scoring function and every
+   * item's score; items without a usable vector are embedded first.
+   */
+  async #semantic(
+    index: MemoryIndex,
+    signal: AbortSignal | undefined,
+    keep: number,
+  ): Promise<{ ranked: Scored[]; score: (item: IndexedItem) => number; all: Float64Array }> {
     const embedder = this.#source.embedder as Embedder;
+    const dimensions = embedder.dimensions;
     const [query] = (await embedTexts(embedder, [this.#query], signal)) as [Float32Array];
-    const items = [...index.items()];
-    const missing = items.filter((item) => index.vector(item, embedder.dimensions) === undefined);
+    const unitQuery = unitVector(query);
+    const missing: IndexedItem[] = [];
+    for (const item of index.items()) if (index.vector(item, dimensions) === undefined) missing.push(item);
     if (missing.length > 0) {
       const vectors = await embedTexts(embedder, missing.map(itemText), signal);
       missing.forEach((item, i) => index.remember(item, vectors[i] as Float32Array));
     }
-    return items.map((item) => {
-      const v = index.vector(item, embedder.dimensions);
-      // similarity mapped to [0, 1] so that the boost factor keeps its meaning for opposite vectors
-      const similarity = v === undefined ? 0 : (1 + cosine(query, v)) / 2;
-      return { item, score: similarity * scoreBoost(index.weight(item.id), index.age(item)) };
-    });
+    const score = (item: IndexedItem): number => {
+      const v = index.vector(item, dimensions);
+      // unit vectors: the dot product is the cosine, mapped to [0, 1] so that the boost keeps its meaning
+      const similarity = v === undefined ? 0 : (1 + Math.max(-1, Math.min(1, dot(unitQuery, v)))) / 2;
+      return similarity * scoreBoost(index.weight(item.id), index.age(item));
+    };
+    const best = new TopK<IndexedItem>(keep, newer);
+    const all = new Float64Array(index.size);
+    let n = 0;
+    for (const item of index.items()) {
+      const s = score(item);
+      all[n++] = s;
+      best.offer(item, s);
+    }
+    return { ranked: best.result(), score, all };
   }
+}
+
+/** How many values of the ascending `sorted` are greater than `value`. */
+function countAbove(sorted: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted.length - lo;
 }

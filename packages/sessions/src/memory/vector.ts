@@ -87,6 +87,24 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return c > 1 ? 1 : c < -1 ? -1 : c;
 }
 
+/** The vector scaled to length 1 (an all-zero vector stays zero), so that cosine similarity is a dot product. */
+export function unitVector(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] as number) ** 2;
+  const out = new Float32Array(vector.length);
+  if (norm === 0) return out;
+  const scale = 1 / Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
+  return out;
+}
+
+/** The dot product of two vectors of one length. */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
+
 /** A vector as little-endian float32 bytes (how an item record carries it). */
 export function vectorToBytes(vector: Float32Array): Uint8Array {
   const bytes = new Uint8Array(vector.length * 4);
