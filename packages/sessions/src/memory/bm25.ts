@@ -101,8 +101,9 @@ export class Bm25Index<K> {
         if (length < 0) continue;
         const tf = tfs[i] as number;
         // idf > 0 and tf ≥ 1, so a part is never 0 and 0 in `acc` means "not touched yet"
-        if (acc[slot] === 0) touched.push(slot);
-        acc[slot] += (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+        const before = acc[slot] as number;
+        if (before === 0) touched.push(slot);
+        acc[slot] = before + (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
       }
     }
     try {
