@@ -26,14 +26,27 @@ export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
 export { Checkpoint, contextCheckpoint } from './checkpoint/checkpoint.js';
 export { MissingTopicError, StaleSessionError } from './errors.js';
+export { CONSOLIDATE_SCAN_LIMIT, SessionMemory } from './memory/session-memory.js';
+export type { ConsolidateOptions, ConsolidateReport, RememberOptions, Summarizer, VectorMemory, VectorMemoryOptions } from './memory/session-memory.js';
+export { DEFAULT_RECALL_LIMIT, MAX_RECALL_QUERY_LENGTH, RecallBuilder } from './memory/recall-builder.js';
+export type { MemoryItem } from './memory/recall-builder.js';
+export { MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
 export {
-  CONSOLIDATE_SCAN_LIMIT,
-  DEFAULT_RECALL_LIMIT,
-  MEMORY_NAMESPACE_HEADER,
-  RecallBuilder,
-  SessionMemory,
-} from './memory/session-memory.js';
-export type { ConsolidateReport, MemoryItem, RememberOptions } from './memory/session-memory.js';
+  FEEDBACK_DOUBLING_WEIGHT,
+  FEEDBACK_WEIGHT_CAP,
+  fuseReciprocalRank,
+  RECALL_STRATEGIES,
+  RECENCY_BOOST,
+  RECENCY_HALF_LIFE_ITEMS,
+  RRF_K,
+  scoreBoost,
+} from './memory/ranking.js';
+export type { RecallStrategy } from './memory/ranking.js';
+export { BM25_B, BM25_K1 } from './memory/bm25.js';
+export { MAX_INDEXED_TOKENS, MAX_TOKEN_LENGTH, tokenize } from './memory/tokenize.js';
+export { cosine, EMBED_BATCH, MAX_EMBEDDING_DIMENSIONS } from './memory/vector.js';
+export type { Embedder } from './memory/vector.js';
+export { EmbedderError, SummarizerError } from './memory/memory-errors.js';
 export { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS } from './memory/memory-record.js';
 export type { MemoryKind, MemoryRecord } from './memory/memory-record.js';
 export { toContextBlock } from './memory/context-block.js';
