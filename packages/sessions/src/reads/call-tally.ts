@@ -1,0 +1,59 @@
+import { readBridgeHops, type AgentEnvelope } from '@agdx/wire';
+
+const MODEL_STREAM_PURPOSES: ReadonlySet<string> = new Set(['chat', 'reasoning']);
+const TOOL_STREAM_PURPOSE = 'tool_args';
+
+/** The records that say a model or a tool was called, one identity per call. */
+function callIdentity(envelope: AgentEnvelope, fallback: string): string {
+  // One call often shows up several times: a reasoning stream and a chat stream answer the same
+  // request under its correlation, and a tool's argument stream shares the correlation its
+  // result answers. Keying by correlation counts each call once however many records carry it.
+  return envelope.correlation?.toString() ?? envelope.channel?.toString() ?? envelope.record?.toString() ?? fallback;
+}
+
+/**
+ * Counts the model calls and tool calls of one session from the envelopes that carry them, and
+ * notes the bridge a conversation came through.
+ *
+ * A model call is a model request (display `model.request`) or the opening chunk of a `chat` or
+ * `reasoning` stream; a tool call is an `execute_tool` command (display `tool.call`) or the
+ * opening chunk of a `tool_args` stream. Records of one call share its correlation (or, without
+ * one, its channel), and each identity counts once.
+ */
+export class CallTally {
+  readonly #model = new Set<string>();
+  readonly #tool = new Set<string>();
+  #bridge: string | undefined;
+  #seen = false;
+
+  /** Observes one envelope of the session; `display` is its timeline display type. */
+  observe(envelope: AgentEnvelope, display: string, position: string): void {
+    if (!this.#seen) {
+      this.#seen = true;
+      // The first record says who opened the conversation: a bridge stamps its hop on every
+      // request it forwards, so a conversation a bridge opened is a bridge call.
+      this.#bridge = readBridgeHops(envelope.metadata)[0];
+    }
+    const opening = envelope.kind === 'chunk' && (envelope.sequence ?? 0n) === 0n ? envelope.operation : undefined;
+    if (display === 'model.request' || (opening !== undefined && MODEL_STREAM_PURPOSES.has(opening))) {
+      this.#model.add(callIdentity(envelope, position));
+    } else if (display === 'tool.call' || opening === TOOL_STREAM_PURPOSE) {
+      this.#tool.add(callIdentity(envelope, position));
+    }
+  }
+
+  /** Distinct model calls seen. */
+  get modelCalls(): bigint {
+    return BigInt(this.#model.size);
+  }
+
+  /** Distinct tool calls seen. */
+  get toolCalls(): bigint {
+    return BigInt(this.#tool.size);
+  }
+
+  /** The first bridge named by the conversation's first envelope, if a bridge opened it. */
+  get bridge(): string | undefined {
+    return this.#bridge;
+  }
+}
