@@ -85,7 +85,7 @@ describe('agdx tail over the dev server', () => {
     expect(record!.error).toContain('decode');
     // Reported once on stderr with its position; the tail went on to its limit.
     const reports = poison.stderr.split('\n').filter((l) => l.includes('skipped an unreadable record'));
-    expect(reports).toEqual([expect.stringContaining(`skipped an unreadable record at ${stream}/${record!.topic} ${(record as TailLine & { partition: number }).partition}:${record!.offset}: `)]);
+    expect(reports).toEqual([expect.stringContaining(`skipped an unreadable record at ${record!.topic}[${(record as TailLine & { partition: number }).partition}]@${record!.offset} on stream ${stream}: `)]);
     const byAgent = await runAgdx(
       ['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '2', '--agent', 'approver', '--conversation', '5dd4nkqan5d8va7zzrg8zsn1r1', 'agent.human_input'],
       30_000,
