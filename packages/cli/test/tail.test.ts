@@ -103,9 +103,18 @@ describe('agdx tail over the dev server', () => {
     const list = await runAgdx(['sessions', 'list', '--iggy', url, '--stream', stream], 30_000);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/5DD4NKQAN5D8VA7ZZRG8ZSN1R1\s+completed\s+incident 42\s+planner/);
+    // The demo's A2A and MCP calls are bridge calls: counted, not listed as sessions.
+    expect(list.stdout).not.toContain('bridge call (');
+    expect(list.stdout).toContain('1 of 1 session(s) on stream tail-filter (2 bridge call(s) not shown; --all lists them)');
+    const all = await runAgdx(['sessions', 'list', '--all', '--iggy', url, '--stream', stream], 30_000);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/bridge call \(a2a-gateway\)/);
+    expect(all.stdout).toMatch(/bridge call \(mcp-gateway\)/);
+    expect(all.stdout).toContain('3 of 3 session(s) and bridge call(s) on stream tail-filter');
     const show = await runAgdx(['sessions', 'show', 'incident-42', '--iggy', url, '--stream', stream], 30_000);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('status   completed');
+    expect(show.stdout).toContain('(model calls 1, tool calls 1, errors 0)');
     expect(show.stdout).toMatch(/session\.started\s+planner/);
     expect(show.stdout).toMatch(/session\.completed\s+planner/);
   }, 60_000);
