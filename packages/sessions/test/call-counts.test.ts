@@ -32,6 +32,13 @@ describe('session reads count model and tool calls', () => {
     expect(info).toMatchObject({ modelCalls: 1n, toolCalls: 1n, status: 'completed', bridge: undefined });
     const listed = (await sessions(laser).list()).items.find((s) => s.id.equals(id));
     expect(listed).toMatchObject({ modelCalls: 1n, toolCalls: 1n });
+    // Later chunks do not repeat their stream's purpose; the timeline names it for every chunk.
+    const chunks = (await sessions(laser).events(id)).items.filter((e) => e.kind === 'chunk').map((e) => `${e.display}: ${e.summary}`);
+    expect(chunks).toEqual([
+      ...Array<string>(3).fill('model.stream: chunk reasoning from worker'),
+      ...Array<string>(2).fill('agent.message: chunk tool_args from worker'),
+      ...Array<string>(2).fill('model.stream: chunk chat from worker'),
+    ]);
   });
 
   it('count separate requests and separate tool calls separately', async () => {

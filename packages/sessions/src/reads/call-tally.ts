@@ -23,6 +23,8 @@ function callIdentity(envelope: AgentEnvelope, fallback: string): string {
 export class CallTally {
   readonly #model = new Set<string>();
   readonly #tool = new Set<string>();
+  /** The purpose each chunk stream opened with, by channel: later chunks do not repeat it. */
+  readonly #purposes = new Map<string, string>();
   #bridge: string | undefined;
   #seen = false;
 
@@ -35,11 +37,30 @@ export class CallTally {
       this.#bridge = readBridgeHops(envelope.metadata)[0];
     }
     const opening = envelope.kind === 'chunk' && (envelope.sequence ?? 0n) === 0n ? envelope.operation : undefined;
+    if (opening !== undefined && envelope.channel !== undefined) this.#purposes.set(envelope.channel.toString(), opening);
     if (display === 'model.request' || (opening !== undefined && MODEL_STREAM_PURPOSES.has(opening))) {
       this.#model.add(callIdentity(envelope, position));
     } else if (display === 'tool.call' || opening === TOOL_STREAM_PURPOSE) {
       this.#tool.add(callIdentity(envelope, position));
     }
+  }
+
+  /**
+   * The purpose of a chunk's stream: its own operation on the opening chunk, else the purpose its
+   * channel opened with (observed earlier), else undefined.
+   */
+  purposeOf(envelope: AgentEnvelope): string | undefined {
+    if (envelope.kind !== 'chunk') return undefined;
+    return envelope.operation ?? (envelope.channel !== undefined ? this.#purposes.get(envelope.channel.toString()) : undefined);
+  }
+
+  /**
+   * The display type of a record whose envelope display is `display`: a later chunk of a `chat`
+   * or `reasoning` stream shows as `model.stream` like the chunk that opened it.
+   */
+  displayOf(envelope: AgentEnvelope, display: string): string {
+    const purpose = this.purposeOf(envelope);
+    return purpose !== undefined && MODEL_STREAM_PURPOSES.has(purpose) ? 'model.stream' : display;
   }
 
   /** Distinct model calls seen. */

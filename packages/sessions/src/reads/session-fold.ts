@@ -420,8 +420,10 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       if (acc.ended === undefined) acc.status = sessionStatusOf(state);
     }
   }
-  const display = envelopeDisplayType(envelope, scanned.topic, isStart);
-  acc.calls.observe(envelope, display, `${at.topic}:${at.partition}:${at.offset}`);
+  const envelopeDisplay = envelopeDisplayType(envelope, scanned.topic, isStart);
+  acc.calls.observe(envelope, envelopeDisplay, `${at.topic}:${at.partition}:${at.offset}`);
+  const display = acc.calls.displayOf(envelope, envelopeDisplay);
+  const operation = envelope.operation ?? acc.calls.purposeOf(envelope);
   if (envelope.kind === 'error') acc.counters.errors++;
   if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
   if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
@@ -453,6 +455,6 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     usage: envelope.usage,
     taskState: envelope.taskState,
     afterEnd: eventAfterEnd,
-    summary: `${envelope.kind}${envelope.operation !== undefined ? ` ${envelope.operation}` : ''} from ${envelope.source.value}`,
+    summary: `${envelope.kind}${operation !== undefined ? ` ${operation}` : ''} from ${envelope.source.value}`,
   };
 }
