@@ -111,6 +111,11 @@ describe('agdx tail over the dev server', () => {
     expect(all.stdout).toMatch(/bridge call \(a2a-gateway\)/);
     expect(all.stdout).toMatch(/bridge call \(mcp-gateway\)/);
     expect(all.stdout).toContain('3 of 3 session(s) and bridge call(s) on stream tail-filter');
+    const bridged = all.stdout.match(/^(\S{26})\s+bridge call \(a2a-gateway\)/m)?.[1];
+    const call = await runAgdx(['sessions', 'show', bridged ?? 'missing', '--iggy', url, '--stream', stream], 30_000);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('status   bridge call (a2a-gateway): no session start record');
+    expect(call.stdout).toContain('bridge   a2a-gateway');
     const show = await runAgdx(['sessions', 'show', 'incident-42', '--iggy', url, '--stream', stream], 30_000);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('status   completed');

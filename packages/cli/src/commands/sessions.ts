@@ -74,7 +74,7 @@ export function selectListed(items: readonly SessionInfo[], options: { readonly 
 function summaryRows(info: SessionInfo): [string, string][] {
   return [
     ['id', info.id.toString()],
-    ['status', `${info.status}${info.implicit ? ' (implicit: no start record)' : ''}${info.idle ? ', idle' : ''}${info.overBudget ? ', over budget' : ''}`],
+    ['status', isBridgeCall(info) ? `${statusLabel(info)}: no session start record` : `${info.status}${info.implicit ? ' (implicit: no start record)' : ''}${info.idle ? ', idle' : ''}${info.overBudget ? ', over budget' : ''}`],
     ['label', info.label ?? '-'],
     ['agent', info.agent ?? '-'],
     ['parent', info.parent?.toString() ?? '-'],
