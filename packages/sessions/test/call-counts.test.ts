@@ -54,8 +54,13 @@ describe('session reads count model and tool calls', () => {
     const send = laser.agdx(SESSIONS_TOPIC, planner, id);
     await send.command(MintUlid.mint(CorrelationId), encoder.encode('{}')).withOperation('chat').send();
     for (let i = 0; i < 3; i++) await send.command(MintUlid.mint(CorrelationId), encoder.encode('{}')).withOperation('execute_tool').withTool('search').send();
+    // A response answers its request's call; a response whose request is elsewhere is a call too.
+    const answered = MintUlid.mint(CorrelationId);
+    await send.command(answered, encoder.encode('{}')).withOperation('execute_tool').withTool('search').send();
+    await laser.agdx(SESSIONS_TOPIC, worker, id).respond(answered, encoder.encode('{}')).withOperation('execute_tool').withTool('search').send();
+    await laser.agdx(SESSIONS_TOPIC, worker, id).respond(MintUlid.mint(CorrelationId), encoder.encode('{}')).withOperation('chat').send();
     const info = await sessions(laser).get(id);
-    expect(info).toMatchObject({ modelCalls: 3n, toolCalls: 3n });
+    expect(info).toMatchObject({ modelCalls: 4n, toolCalls: 4n });
   });
 
   it('name the bridge that opened a conversation without a start record', async () => {

@@ -15,10 +15,12 @@ function callIdentity(envelope: AgentEnvelope, fallback: string): string {
  * Counts the model calls and tool calls of one session from the envelopes that carry them, and
  * notes the bridge a conversation came through.
  *
- * A model call is a model request (display `model.request`) or the opening chunk of a `chat` or
- * `reasoning` stream; a tool call is an `execute_tool` command (display `tool.call`) or the
- * opening chunk of a `tool_args` stream. Records of one call share its correlation (or, without
- * one, its channel), and each identity counts once.
+ * A model call shows as a model request or response (display `model.request`, `model.response`)
+ * or the opening chunk of a `chat` or `reasoning` stream; a tool call as an `execute_tool`
+ * command or its result (display `tool.call`, `tool.result`) or the opening chunk of a
+ * `tool_args` stream. Records of one call share its correlation (or, without one, its channel),
+ * and each identity counts once, so a request and its response are one call, and a response
+ * whose request is not on the scanned topics still counts.
  */
 export class CallTally {
   readonly #model = new Set<string>();
@@ -38,9 +40,9 @@ export class CallTally {
     }
     const opening = envelope.kind === 'chunk' && (envelope.sequence ?? 0n) === 0n ? envelope.operation : undefined;
     if (opening !== undefined && envelope.channel !== undefined) this.#purposes.set(envelope.channel.toString(), opening);
-    if (display === 'model.request' || (opening !== undefined && MODEL_STREAM_PURPOSES.has(opening))) {
+    if (display === 'model.request' || display === 'model.response' || (opening !== undefined && MODEL_STREAM_PURPOSES.has(opening))) {
       this.#model.add(callIdentity(envelope, position));
-    } else if (display === 'tool.call' || opening === TOOL_STREAM_PURPOSE) {
+    } else if (display === 'tool.call' || display === 'tool.result' || opening === TOOL_STREAM_PURPOSE) {
       this.#tool.add(callIdentity(envelope, position));
     }
   }
