@@ -122,6 +122,17 @@ describe("the README's five-minute tour", () => {
     for (const step of tour) expect(step.expected.length, `the README shows no output for "${step.command}"`).toBeGreaterThan(0);
   });
 
+  it('matches README lines in order, with … for any text and any spacing, and reports the first one missing', () => {
+    const output = '  5DD4  completed   incident 42\nevents   21 (model calls 1, tool calls 1)\n';
+    expect(firstMissing(output, ['5DD4 completed incident 42', 'events 21 (model calls 1, …)'])).toBeUndefined();
+    expect(firstMissing(output, ['events 21 (model calls 2, …)'])).toBe('events 21 (model calls 2, …)');
+    expect(firstMissing(output, ['events …', '5DD4 …'])).toBe('5DD4 …');
+    expect(firstMissing(output, ['completed'])).toBe('completed');
+    expect(readTour('## A five-minute tour\n\n   ```console\n   $ pnpm agdx dev\n   listening\n   …\n   ```\n\n## Next\n```console\n$ not read\n```\n')).toEqual([
+      { command: 'pnpm agdx dev', expected: ['listening'] },
+    ]);
+  });
+
   it(
     'runs as written: dev server, tail, demo over Iggy, sessions list and show, a seed example',
     async () => {
