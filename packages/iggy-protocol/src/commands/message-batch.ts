@@ -6,7 +6,7 @@
  * every frame's 8-byte checksum in order.
  */
 
-import { xxh3_64, xxh3_64Into, xxh3_64Matches } from '../checksums.js';
+import { xxh3_64, xxh3_64RangeInto, xxh3_64RangeMatches } from '../checksums.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
@@ -201,7 +201,7 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + payload.length);
     const end = at + FRAME_HEADER_SIZE + payload.length + block.length;
     if (withChecksums) {
-      xxh3_64Into(batch.subarray(at + 8, end), batch, at);
+      xxh3_64RangeInto(batch, at + 8, end, batch, at);
       for (let k = 0; k < 8; k++) sums[44 + i * 8 + k] = batch[at + k] as number;
     } else {
       view.setBigUint64(at, 0n, true);
@@ -280,7 +280,7 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
     if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
       throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
     }
-    if (verify && !xxh3_64Matches(bytes.subarray(pos + at + 8, pos + end), bytes, pos + at)) {
+    if (verify && !xxh3_64RangeMatches(bytes, pos + at + 8, pos + end, bytes, pos + at)) {
       throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
     }
     at = end;
