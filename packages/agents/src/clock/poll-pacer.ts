@@ -25,7 +25,7 @@ export interface PollPacing {
  * Pacing of reply readers, which run only while waits are pending (the hot window covers a
  * loopback round trip several times over; a slow reply is seen within 50 ms).
  */
-export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, hotReads: 4, minMs: 1, maxMs: 50 };
+export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, hotReads: 32, minMs: 1, maxMs: 50 };
 
 /**
  * Pacing of an agent's consumer, which polls for as long as the agent runs: its largest pause is

@@ -67,11 +67,24 @@ function viewOf(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
+// The batch checksum's input (six header fields, then every frame checksum) is assembled here
+// while the frames are written; kept between calls unless a batch needs more than this.
+const SCRATCH_KEEP = 64 * 1024;
+let scratch = new Uint8Array(44 + 1024 * 8);
+
+function checksumInput(bytes: number): Uint8Array {
+  if (bytes <= scratch.length) return scratch;
+  const fresh = new Uint8Array(bytes);
+  if (bytes <= SCRATCH_KEEP) scratch = fresh;
+  return fresh;
+}
+
 /** Computes the batch checksum of a batch (header plus frames) as it currently stands. */
 export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): bigint {
   const view = viewOf(batch);
   const count = messageCount ?? view.getUint32(48, true);
-  const input = new Uint8Array(44 + count * 8);
+  // The scratch the writer uses: a server verifies and re-stamps every batch it admits.
+  const input = checksumInput(44 + count * 8);
   input.set(batch.subarray(0, 40), 0);
   input.set(batch.subarray(48, 52), 40);
   let pos = BATCH_HEADER_SIZE;
@@ -79,7 +92,7 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
     input.set(batch.subarray(pos, pos + 8), 44 + i * 8);
     pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
   }
-  return xxh3_64(input);
+  return xxh3_64(input.subarray(0, 44 + count * 8));
 }
 
 /** A batch measured and checked, ready to be written (see {@link prepareMessageBatch}). */
@@ -138,18 +151,6 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   return { size, messages, blocks, origins, origin };
 }
 
-// The batch checksum's input (six header fields, then every frame checksum) is assembled here
-// while the frames are written; kept between calls unless a batch needs more than this.
-const SCRATCH_KEEP = 64 * 1024;
-let scratch = new Uint8Array(44 + 1024 * 8);
-
-function checksumInput(bytes: number): Uint8Array {
-  if (bytes <= scratch.length) return scratch;
-  const fresh = new Uint8Array(bytes);
-  if (bytes <= SCRATCH_KEEP) scratch = fresh;
-  return fresh;
-}
-
 /** Writes a u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
 function writeId(view: DataView, at: number, id: bigint): void {
   if (id > U64) {
@@ -196,7 +197,8 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     view.setUint32(at + 28, delta, true);
     view.setUint32(at + 32, block.length, true);
     view.setUint32(at + 36, payload.length, true);
-    view.setBigUint64(at + 40, 0n, true);
+    view.setUint32(at + 40, 0, true);
+    view.setUint32(at + 44, 0, true);
     batch.set(payload, at + FRAME_HEADER_SIZE);
     if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + payload.length);
     const end = at + FRAME_HEADER_SIZE + payload.length + block.length;

@@ -78,7 +78,7 @@ function mul128Fold(ah: number, al: number, bh: number, bl: number): void {
 // A view of the last input's buffer: one aligned-or-not load per word instead of four byte loads,
 // and the send path hashes a thousand frames of one buffer in a row, so it is rarely rebuilt.
 let viewOf: Uint8Array | undefined;
-let view = new DataView(new ArrayBuffer(0));
+let view: DataView = new DataView(new ArrayBuffer(0));
 
 function viewFor(b: Uint8Array): DataView {
   if (b !== viewOf) {
