@@ -1,15 +1,12 @@
 /**
- * Concurrent appends to one target merged into one SendMessages: the coalescer alone (with a
- * sender that records what it was asked to send), and the transport against the dev server in
- * another process, where 64 concurrent appends on one connection must each come back with the
- * offsets its own records were stored at.
+ * Concurrent appends to one target merged into one SendMessages: the coalescer alone, with a
+ * sender that records what it was asked to send. The transport's merged appends against the dev
+ * server in another process are in dev-server.test.ts.
  */
 
-import { IggyTransport } from '@agdx/transport-iggy';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppendCoalescer, MAX_MERGED_MESSAGES } from '../src/append-coalescer.js';
-import { startDevServerProcess, type DevServerProcess } from './support/dev-server-process.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const msgs = (...payloads: string[]): OutgoingMessage[] => payloads.map((p) => ({ payload: text(p) }));
@@ -115,47 +112,5 @@ describe('AppendCoalescer', () => {
     expect(s.batches[2]).toEqual(['y']);
     s.release();
     await Promise.all(queued);
-  });
-});
-
-describe('merged appends against the dev server (separate process)', () => {
-  let server: DevServerProcess;
-  beforeAll(async () => {
-    server = await startDevServerProcess();
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  it('64 concurrent appends on one connection each get the offsets their own records are stored at', async () => {
-    const t = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
-    try {
-      const stream = `merge-${Date.now().toString(36)}`;
-      await t.ensureStream(stream);
-      await t.ensureTopic({ stream, topic: 't' }, { partitions: 2 });
-      const appends = Array.from({ length: 64 }, (_, i) =>
-        t.append({
-          stream,
-          topic: 't',
-          routing: { partition: 1 },
-          records: Array.from({ length: 1 + (i % 3) }, (_, k) => ({ payload: text(`${i}.${k}`), headers: new Map([['n', { kind: 'string' as const, value: text(`${i}`) }]]) })),
-        }),
-      );
-      const results = await Promise.all(appends);
-      const seen = new Set<bigint>();
-      for (const [i, r] of results.entries()) {
-        expect(r.partition).toBe(1);
-        expect(r.count).toBe(1 + (i % 3));
-        const back = await t.read({ stream, topic: 't', partition: 1, offset: r.baseOffset, maxCount: r.count });
-        expect(back.map((x) => new TextDecoder().decode(x.payload))).toEqual(Array.from({ length: r.count }, (_, k) => `${i}.${k}`));
-        expect(back.every((x) => new TextDecoder().decode(x.headers.get('n')?.value) === `${i}`)).toBe(true);
-        for (const x of back) seen.add(x.offset);
-      }
-      expect(seen.size).toBe(results.reduce((n, r) => n + r.count, 0));
-      const description = await t.describeTopic({ stream, topic: 't' });
-      expect(description.partitions.find((p) => p.partition === 1)?.nextOffset).toBe(BigInt(seen.size));
-    } finally {
-      await t.close();
-    }
   });
 });
