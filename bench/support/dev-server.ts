@@ -16,7 +16,7 @@ export interface DevServer {
 
 /** Spawns `agdx-iggy-dev --port 0 ...args` and resolves with the port it printed. */
 export async function startDevServer(args: readonly string[] = []): Promise<DevServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--conditions=@agdx/source', cli, '--port', '0', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.AGDX_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGDX_SERVER_PROF}`] : []), '--import', 'tsx', '--conditions=@agdx/source', cli, '--port', '0', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

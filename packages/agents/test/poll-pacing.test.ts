@@ -127,3 +127,46 @@ describe('on a log whose waits poll', () => {
     }
   });
 });
+
+describe('PendingReply.sent()', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('makes the reply reader, paused after its hot reads, look again at once', async () => {
+    // Timers and the clock are frozen: a paused reader would never read again on its own.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = new MemoryLog();
+    const requester = pollingLog(log);
+    const laser = AgdxClient.from(requester, { stream: 'sent' });
+    try {
+      await laser.bootstrap(1);
+      const conversation = ConversationId.new();
+      const correlation = MintUlid.mint(CorrelationId);
+      const pending = await laser.replies(AgentTopic.Responses).expect({ correlation, conversation, timeoutMs: 60_000 });
+      const settle = async (): Promise<number> => {
+        // Let the reader run until it stops reading (its hot reads spent, it sits in a pause).
+        let reads = -1;
+        for (let i = 0; i < 1000 && reads !== requester.calls.read; i++) {
+          reads = requester.calls.read;
+          // setImmediate is not faked: several turns of the event loop per check.
+          for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return requester.calls.read;
+      };
+      const paused = await settle();
+      expect(paused).toBeGreaterThan(1);
+      // The answer lands while the reader is paused: without a wake-up it is not seen.
+      await laser.agdx(AgentTopic.Responses, AgentId.new('echo'), conversation).respond(correlation, enc.encode('answer')).send();
+      expect(await settle()).toBe(paused);
+      expect(await settledNow(pending.reply)).toBe(false);
+      pending.sent();
+      await settle();
+      expect(requester.calls.read).toBeGreaterThan(paused);
+      expect(dec(agentMessageBody(await pending.reply))).toBe('answer');
+      pending.sent(); // after the reply: a no-op
+    } finally {
+      await laser.close();
+    }
+  });
+});

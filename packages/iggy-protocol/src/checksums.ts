@@ -3,11 +3,14 @@
  * consumer ids), from hash-wasm. hash-wasm instantiates WebAssembly asynchronously, so the
  * package's hashing is initialised once with `await initChecksums()`; after that every hash is
  * synchronous and reuses one hasher instance, which keeps the encode hot path free of promises.
+ * XXH3 of inputs up to 240 bytes (every frame of a small message) is computed in plain JavaScript
+ * instead (`internal/xxh3-short.ts`): the call into WebAssembly cost several times the hash.
  */
 
 import { createXXHash3, createXXHash32 } from 'hash-wasm';
 import type { IHasher } from 'hash-wasm';
 import { IggyInvalidError } from './errors.js';
+import { XXH3_OUT, XXH3_SHORT_MAX, xxh3Short } from './internal/xxh3-short.js';
 
 let hasher3: IHasher | undefined;
 let hasher32: IHasher | undefined;
@@ -52,22 +55,57 @@ function xxh3Digest(bytes: Uint8Array): Uint8Array {
 
 /** XXH3-64 with seed 0 and the default secret. */
 export function xxh3_64(bytes: Uint8Array): bigint {
+  if (bytes.length <= XXH3_SHORT_MAX) {
+    if (hasher3 === undefined) throw notReady();
+    xxh3Short(bytes, 0, bytes.length);
+    return (BigInt(XXH3_OUT[0]!) << 32n) | BigInt(XXH3_OUT[1]!);
+  }
   return digestToBigInt(xxh3Digest(bytes));
 }
 
+/** Hashes `bytes[start .. end]`; the digest is left in `XXH3_OUT` or returned big-endian. */
+function xxh3Range(bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  if (hasher3 === undefined) throw notReady();
+  if (end - start <= XXH3_SHORT_MAX) {
+    xxh3Short(bytes, start, end - start);
+    return undefined;
+  }
+  return xxh3Digest(bytes.subarray(start, end));
+}
+
 /**
- * XXH3-64 of `bytes` written as a little-endian u64 at `at` of `out`, without building a bigint:
- * the send path hashes every frame, and a bigint per frame was a measurable part of its cost.
+ * XXH3-64 of `bytes[start .. end]` written as a little-endian u64 at `at` of `out`, without
+ * building a bigint or a subarray: the send path hashes every frame.
  */
-export function xxh3_64Into(bytes: Uint8Array, out: Uint8Array, at: number): void {
-  const d = xxh3Digest(bytes);
+export function xxh3_64RangeInto(bytes: Uint8Array, start: number, end: number, out: Uint8Array, at: number): void {
+  const d = xxh3Range(bytes, start, end);
+  if (d === undefined) {
+    const hi = XXH3_OUT[0]!, lo = XXH3_OUT[1]!;
+    out[at] = lo & 0xff;
+    out[at + 1] = (lo >>> 8) & 0xff;
+    out[at + 2] = (lo >>> 16) & 0xff;
+    out[at + 3] = lo >>> 24;
+    out[at + 4] = hi & 0xff;
+    out[at + 5] = (hi >>> 8) & 0xff;
+    out[at + 6] = (hi >>> 16) & 0xff;
+    out[at + 7] = hi >>> 24;
+    return;
+  }
   // The digest is big-endian; the wire wants little-endian.
   for (let i = 0; i < 8; i++) out[at + i] = d[7 - i] as number;
 }
 
-/** True when XXH3-64 of `bytes` equals the little-endian u64 at `at` of `stored` (no bigint built). */
-export function xxh3_64Matches(bytes: Uint8Array, stored: Uint8Array, at: number): boolean {
-  const d = xxh3Digest(bytes);
+/**
+ * True when XXH3-64 of `bytes[start .. end]` equals the little-endian u64 at `at` of `stored`
+ * (no bigint and no subarray built).
+ */
+export function xxh3_64RangeMatches(bytes: Uint8Array, start: number, end: number, stored: Uint8Array, at: number): boolean {
+  const d = xxh3Range(bytes, start, end);
+  if (d === undefined) {
+    const lo = (stored[at]! | (stored[at + 1]! << 8) | (stored[at + 2]! << 16) | (stored[at + 3]! << 24)) >>> 0;
+    const hi = (stored[at + 4]! | (stored[at + 5]! << 8) | (stored[at + 6]! << 16) | (stored[at + 7]! << 24)) >>> 0;
+    return lo === XXH3_OUT[1] && hi === XXH3_OUT[0];
+  }
   for (let i = 0; i < 8; i++) if (stored[at + i] !== d[7 - i]) return false;
   return true;
 }

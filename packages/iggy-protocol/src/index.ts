@@ -25,6 +25,7 @@ export {
   EvictionReason,
   writeVsrRequestHeader,
   encodeVsrRequestFrame,
+  encodeVsrRequestFrameInPlace,
   decodeVsrRequestHeader,
   decodeVsrRequestFrame,
   vsrRequestHeaderProblem,

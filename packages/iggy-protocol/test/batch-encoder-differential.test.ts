@@ -73,3 +73,37 @@ describe('optimised VSR batch encoder', () => {
     expect(() => encodeMessageBatch([{ payload: 'x' as unknown as Uint8Array }])).toThrow(expect.objectContaining({ kind: 'invalid' }));
   });
 });
+
+describe('SendMessages body with headroom and an in-place VSR frame', () => {
+  it('writes the same body behind the headroom of a reused, dirty buffer, and the frame around it matches a copied frame', async () => {
+    const { VsrClientSession, VSR_HEADER_SIZE, decodeVsrRequestFrame, encodeVsrReplyFrame, encodeResultSection, encodeRegisterReply } = await import('@agdx/iggy-protocol');
+    const registered = (): InstanceType<typeof VsrClientSession> => {
+      const s = new VsrClientSession({ clientId: 7n });
+      const h = decodeVsrRequestFrame(s.register({ username: 'u', password: 'p' }).frame).header;
+      const reply = encodeRegisterReply({ userId: 0, session: 5n, serverProtocolVersion: 11264, serverVersion: 'test' });
+      s.handleFrame(encodeVsrReplyFrame({ client: h.client, request: h.request, operation: h.operation }, encodeResultSection([], reply)));
+      return s;
+    };
+    const messages: OutgoingMessage[] = Array.from({ length: 5 }, (_, i) => ({ id: BigInt(i + 1), payload: new Uint8Array(30 + i).fill(i), originTimestamp: 1_700_000_000_000_000n }));
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(2), messages };
+    const plain = encodeSendMessagesRequest(req, 'vsr');
+    const dirty = new Uint8Array(4096).fill(0xee);
+    const body = encodeSendMessagesRequest(req, 'vsr', { headroom: VSR_HEADER_SIZE, allocate: (n) => (n <= dirty.length ? dirty : new Uint8Array(n)) });
+    expect(body.buffer).toBe(dirty.buffer);
+    expect(body.byteOffset).toBe(VSR_HEADER_SIZE);
+    expect([...body]).toEqual([...plain]);
+    const a = registered();
+    const b = registered();
+    const copied = a.command(101, plain).frame;
+    const inPlace = b.command(101, body, true).frame;
+    expect(inPlace.buffer).toBe(dirty.buffer);
+    expect([...inPlace]).toEqual([...copied]);
+    expect(() => b.command(101, plain, true)).toThrow(/256 bytes before the body/);
+  });
+
+  it('refuses an allocator that gives too few bytes and a negative headroom', () => {
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
+    expect(() => encodeSendMessagesRequest(req, 'vsr', { allocate: () => new Uint8Array(4) })).toThrow(/allocate gave fewer/);
+    expect(() => encodeSendMessagesRequest(req, 'vsr', { headroom: -1 })).toThrow(/headroom/);
+  });
+});

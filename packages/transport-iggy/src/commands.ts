@@ -23,6 +23,7 @@ import {
   encodeStoreConsumerOffsetRequest,
   encodeTopicTarget,
   EXPIRY_NEVER,
+  VSR_HEADER_SIZE,
 } from '@agdx/iggy-protocol';
 import type {
   Consumer,
@@ -40,12 +41,16 @@ import type { LogRecord, TransportError } from '@agdx/transport';
 import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
 import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
+import { FramePool } from './frame-pool.js';
 import { checkedPollReply } from './poll-reply.js';
 import { headersOf } from './record-headers.js';
 
 // VSR ids are minted by the encoder, which writes pooled random bytes straight into each frame
 // (no bigint per message); classic ids are minted in `IggyTransport.append`.
 const SEND_OPTIONS = {} as const;
+
+/** Buffers of large VSR send frames, shared by every connection of the process. */
+const FRAMES = new FramePool();
 
 /**
  * Refuses a classic reply that is not shaped like the answer to its command. Classic replies
@@ -126,14 +131,21 @@ export async function sendMessages(
   messages: readonly OutgoingMessage[],
   o: RequestOptions,
 ): Promise<SendConfirmation[]> {
-  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
-  const payload = await c.request(CommandCode.SendMessages, body, o);
-  if (c.protocol === 'classic') {
-    // Classic answers SendMessages with an empty payload; anything else answered another call.
-    if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
-    return [];
+  if (c.protocol === 'vsr') {
+    // The body is encoded behind room for the header into a pooled buffer (see frame-pool.ts).
+    let buffer: Uint8Array | undefined;
+    const allocate = (bytes: number): Uint8Array => (buffer = FRAMES.take(bytes));
+    const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, 'vsr', { headroom: VSR_HEADER_SIZE, allocate }));
+    const payload = await c.request(CommandCode.SendMessages, body, { ...o, headerInPlace: true });
+    // Answered: the whole frame reached the server, so its buffer may serve the next send.
+    if (buffer !== undefined) FRAMES.give(buffer);
+    return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
   }
-  return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
+  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, 'classic', SEND_OPTIONS));
+  const payload = await c.request(CommandCode.SendMessages, body, o);
+  // Classic answers SendMessages with an empty payload; anything else answered another call.
+  if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
+  return [];
 }
 
 /** Builds the SendMessages body without sending it (classic appends pair it with a GetTopic). */

@@ -43,12 +43,19 @@ export interface RequestOptions {
    * (reads). Mutations are never replayed: they fail with a `transport` error instead.
    */
   readonly idempotent?: boolean | undefined;
+  /**
+   * VSR: the 256 bytes before `body` in its buffer are free for the request header, so the frame
+   * is built around the body instead of copying it (ignored on classic).
+   */
+  readonly headerInPlace?: boolean | undefined;
 }
 
 interface Call {
   readonly code: number;
   readonly body: Uint8Array;
   readonly idempotent: boolean;
+  /** See `RequestOptions.headerInPlace`. */
+  readonly headerInPlace: boolean;
   /** The call's time limit, ms. */
   readonly timeoutMs: number;
   /** Restore-hook and heartbeat calls may go out before the connection is `ready`. */
@@ -230,6 +237,7 @@ export class IggyConnection {
         code,
         body,
         idempotent: options.idempotent === true,
+        headerInPlace: options.headerInPlace === true,
         timeoutMs,
         internal,
         settled: false,
@@ -307,7 +315,7 @@ export class IggyConnection {
       if (call.settled) continue;
       let frame: Uint8Array;
       try {
-        const pending = session.command(call.code, call.body);
+        const pending = session instanceof VsrClientSession ? session.command(call.code, call.body, call.headerInPlace) : session.command(call.code, call.body);
         frame = pending.frame;
         call.pending = pending;
       } catch (error) {

@@ -34,6 +34,7 @@ import type {
 import { CommandCode, decodeTopicDetails, encodeTopicTarget, initChecksums, partitionForKey, partitioning } from '@agdx/iggy-protocol';
 import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
 import { IggyAdmin } from './admin.js';
+import { AppendCoalescer } from './append-coalescer.js';
 import * as cmd from './commands.js';
 import { ClusterDirectory } from './cluster-directory.js';
 import type { Endpoint } from './cluster-directory.js';
@@ -64,6 +65,15 @@ function describe(stream: string, topic: string, details: TopicDetails): TopicDe
   return { stream, topic, partitionCount: partitions.length, messageExpiryMicros: cmd.expiryOf(details), partitions, createdAtMicros: details.createdAt };
 }
 
+/** The coalescing key of an append's target: stream, topic and partition or key bytes; none for balanced. */
+function coalescingKey(stream: string, topic: string, wire: Partitioning): string | undefined {
+  if (wire.kind === 'partition') return `${stream}\u0000${topic}\u0000p${wire.partitionId}`;
+  if (wire.kind !== 'key') return undefined;
+  let hex = '';
+  for (const b of wire.key) hex += (b < 16 ? '0' : '') + b.toString(16);
+  return `${stream}\u0000${topic}\u0000k${hex}`;
+}
+
 /** A connected Iggy client implementing `LogTransport`; create it with {@link IggyTransport.connect}. */
 export class IggyTransport implements LogTransport {
   /** Iggy has no blocking poll: `waitFor` polls, so latency-sensitive readers pace their own reads. */
@@ -77,6 +87,8 @@ export class IggyTransport implements LogTransport {
   readonly #balanced = new Map<string, number>();
   #closed = false;
   #admin: IggyAdmin | undefined;
+  /** VSR: concurrent appends to one target beyond one per connection leave as one batch. */
+  readonly #coalescer = new AppendCoalescer(() => this.#connections.length);
 
   readonly #directory: ClusterDirectory;
 
@@ -246,9 +258,15 @@ export class IggyTransport implements LogTransport {
     else throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
 
     if (this.#options.protocol === 'vsr') {
-      const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, messages, o);
-      if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
-      return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset, count: messages.length };
+      const send = async (batch: readonly OutgoingMessage[], signal: AbortSignal | undefined): Promise<{ partition: number; baseOffset: bigint }> => {
+        const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal });
+        if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
+        return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
+      };
+      // Balanced appends spread over partitions one by one, so they are never merged.
+      const target = coalescingKey(stream, topic, wire);
+      const placed = target === undefined ? await send(messages, o.signal) : await this.#coalescer.send(target, messages, send, o.signal);
+      return { partition: placed.partition, baseOffset: placed.baseOffset, count: messages.length };
     }
     return this.#appendClassic(stream, topic, wire, messages, o);
   }

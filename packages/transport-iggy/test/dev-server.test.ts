@@ -21,6 +21,38 @@ afterAll(async () => {
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 describe('against the dev server (separate process)', () => {
+  it('vsr: 64 concurrent appends on one connection (merged behind the first) each get the offsets their own records are stored at', async () => {
+    const t = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
+    try {
+      const stream = `merge-${Date.now().toString(36)}`;
+      await t.ensureStream(stream);
+      await t.ensureTopic({ stream, topic: 't' }, { partitions: 2 });
+      const appends = Array.from({ length: 64 }, (_, i) =>
+        t.append({
+          stream,
+          topic: 't',
+          routing: { partition: 1 },
+          records: Array.from({ length: 1 + (i % 3) }, (_, k) => ({ payload: text(`${i}.${k}`), headers: new Map([['n', { kind: 'string' as const, value: text(`${i}`) }]]) })),
+        }),
+      );
+      const results = await Promise.all(appends);
+      const seen = new Set<bigint>();
+      for (const [i, r] of results.entries()) {
+        expect(r.partition).toBe(1);
+        expect(r.count).toBe(1 + (i % 3));
+        const back = await t.read({ stream, topic: 't', partition: 1, offset: r.baseOffset, maxCount: r.count });
+        expect(back.map((x) => new TextDecoder().decode(x.payload))).toEqual(Array.from({ length: r.count }, (_, k) => `${i}.${k}`));
+        expect(back.every((x) => new TextDecoder().decode(x.headers.get('n')?.value) === `${i}`)).toBe(true);
+        for (const x of back) seen.add(x.offset);
+      }
+      expect(seen.size).toBe(results.reduce((n, r) => n + r.count, 0));
+      const description = await t.describeTopic({ stream, topic: 't' });
+      expect(description.partitions.find((p) => p.partition === 1)?.nextOffset).toBe(BigInt(seen.size));
+    } finally {
+      await t.close();
+    }
+  });
+
   for (const protocol of ['vsr', 'classic'] as const) {
     it(`${protocol}: a dropped connection mid-stream — reconnect, re-join, continue from the committed offset`, async () => {
       await runDropScenario(server.port, protocol);

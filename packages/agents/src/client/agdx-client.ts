@@ -328,6 +328,7 @@ export class AgdxClient {
     });
     try {
       await request.send({ signal: options.signal });
+      pending.sent();
     } catch (error) {
       pending.cancel();
       throw error;

@@ -23,7 +23,11 @@ export interface PollPacing {
 
 /**
  * Pacing of reply readers, which run only while waits are pending (the hot window covers a
- * loopback round trip several times over; a slow reply is seen within 50 ms).
+ * loopback round trip several times over; a slow reply is seen within 50 ms). A reply wait
+ * re-heats its reader once the request is on the log (`PendingReply.sent`), so the hot reads are
+ * spent when the answer can appear. 32 hot reads instead of 4 were measured slower on a saturated
+ * machine (p50 8.2 ms against 3.9 ms for the waitFor baseline, load average 22): back-to-back
+ * empty reads take CPU from the server and the agent that must produce the answer.
  */
 export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, hotReads: 4, minMs: 1, maxMs: 50 };
 

@@ -52,6 +52,12 @@ export interface PendingReply {
   readonly reply: Promise<AgentMessage>;
   /** Stops waiting; `reply` rejects with CancelledError. Idempotent. */
   cancel(): void;
+  /**
+   * Says the request is now on the log. Where waits poll (Iggy), the reader of the reply's
+   * partition looks at once and stays hot, since an answer can only come from now on; a no-op
+   * elsewhere. Optional to call.
+   */
+  sent(): void;
 }
 
 interface Waiter {
@@ -173,7 +179,7 @@ export class ReplyHub {
     // The request goes out next: the reader of the partition its reply will land on looks at once
     // and stays hot for it.
     const pacers = this.#run?.pacers;
-    if (pacers !== undefined) await this.#expectOn(pacers, criteria);
+    const pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, criteria);
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
@@ -182,7 +188,15 @@ export class ReplyHub {
         waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
       );
     }
-    return { reply, cancel: () => waiter.reject(new CancelledError(cancelMessage)) };
+    return {
+      reply,
+      cancel: () => waiter.reject(new CancelledError(cancelMessage)),
+      sent: () => {
+        if (waiter.settled) return;
+        if (pacer !== undefined) pacer.active();
+        else for (const p of pacers ?? []) p.active();
+      },
+    };
   }
 
   /**
@@ -202,9 +216,10 @@ export class ReplyHub {
   /**
    * Wakes the reader of the partition the reply is routed to when the responder uses the same
    * layout (by conversation key, or the requester's declared partition), or every reader when
-   * that cannot be told. Only latency depends on the guess: every partition is still read.
+   * that cannot be told, and returns that reader's pacer (none: every reader). Only latency
+   * depends on the guess: every partition is still read.
    */
-  async #expectOn(pacers: readonly PollPacer[], criteria: ReplyCriteria): Promise<void> {
+  async #expectOn(pacers: readonly PollPacer[], criteria: ReplyCriteria): Promise<PollPacer | undefined> {
     const route = routeRecord(this.#core.layout, this.topic, 'response', criteria.requester?.value, criteria.conversation.toString());
     let partition: number | undefined;
     if ('partition' in route.routing) partition = route.routing.partition;
@@ -212,6 +227,7 @@ export class ReplyHub {
     const pacer = partition === undefined ? undefined : pacers[partition];
     if (pacer !== undefined) pacer.active();
     else for (const p of pacers) p.active();
+    return pacer;
   }
 
   #scheduleIdleStop(): void {

@@ -120,6 +120,7 @@ export class AgdxSend {
     });
     try {
       await command.send({ signal: options.signal });
+      pending.sent();
     } catch (error) {
       pending.cancel();
       throw error;

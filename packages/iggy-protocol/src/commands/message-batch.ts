@@ -6,7 +6,7 @@
  * every frame's 8-byte checksum in order.
  */
 
-import { xxh3_64, xxh3_64Into, xxh3_64Matches } from '../checksums.js';
+import { xxh3_64, xxh3_64RangeInto, xxh3_64RangeMatches } from '../checksums.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
@@ -67,11 +67,24 @@ function viewOf(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
+// The batch checksum's input (six header fields, then every frame checksum) is assembled here
+// while the frames are written; kept between calls unless a batch needs more than this.
+const SCRATCH_KEEP = 64 * 1024;
+let scratch = new Uint8Array(44 + 1024 * 8);
+
+function checksumInput(bytes: number): Uint8Array {
+  if (bytes <= scratch.length) return scratch;
+  const fresh = new Uint8Array(bytes);
+  if (bytes <= SCRATCH_KEEP) scratch = fresh;
+  return fresh;
+}
+
 /** Computes the batch checksum of a batch (header plus frames) as it currently stands. */
 export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): bigint {
   const view = viewOf(batch);
   const count = messageCount ?? view.getUint32(48, true);
-  const input = new Uint8Array(44 + count * 8);
+  // The scratch the writer uses: a server verifies and re-stamps every batch it admits.
+  const input = checksumInput(44 + count * 8);
   input.set(batch.subarray(0, 40), 0);
   input.set(batch.subarray(48, 52), 40);
   let pos = BATCH_HEADER_SIZE;
@@ -79,7 +92,7 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
     input.set(batch.subarray(pos, pos + 8), 44 + i * 8);
     pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
   }
-  return xxh3_64(input);
+  return xxh3_64(input.subarray(0, 44 + count * 8));
 }
 
 /** A batch measured and checked, ready to be written (see {@link prepareMessageBatch}). */
@@ -138,18 +151,6 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   return { size, messages, blocks, origins, origin };
 }
 
-// The batch checksum's input (six header fields, then every frame checksum) is assembled here
-// while the frames are written; kept between calls unless a batch needs more than this.
-const SCRATCH_KEEP = 64 * 1024;
-let scratch = new Uint8Array(44 + 1024 * 8);
-
-function checksumInput(bytes: number): Uint8Array {
-  if (bytes <= scratch.length) return scratch;
-  const fresh = new Uint8Array(bytes);
-  if (bytes <= SCRATCH_KEEP) scratch = fresh;
-  return fresh;
-}
-
 /** Writes a u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
 function writeId(view: DataView, at: number, id: bigint): void {
   if (id > U64) {
@@ -196,12 +197,13 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     view.setUint32(at + 28, delta, true);
     view.setUint32(at + 32, block.length, true);
     view.setUint32(at + 36, payload.length, true);
-    view.setBigUint64(at + 40, 0n, true);
+    view.setUint32(at + 40, 0, true);
+    view.setUint32(at + 44, 0, true);
     batch.set(payload, at + FRAME_HEADER_SIZE);
     if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + payload.length);
     const end = at + FRAME_HEADER_SIZE + payload.length + block.length;
     if (withChecksums) {
-      xxh3_64Into(batch.subarray(at + 8, end), batch, at);
+      xxh3_64RangeInto(batch, at + 8, end, batch, at);
       for (let k = 0; k < 8; k++) sums[44 + i * 8 + k] = batch[at + k] as number;
     } else {
       view.setBigUint64(at, 0n, true);
@@ -280,7 +282,7 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
     if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
       throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
     }
-    if (verify && !xxh3_64Matches(bytes.subarray(pos + at + 8, pos + end), bytes, pos + at)) {
+    if (verify && !xxh3_64RangeMatches(bytes, pos + at + 8, pos + end, bytes, pos + at)) {
       throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
     }
     at = end;

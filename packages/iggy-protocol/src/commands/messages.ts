@@ -50,6 +50,18 @@ export interface EncodeMessagesOptions {
    * which a server rejects; it exists to measure the checksum cost separately.
    */
   readonly checksums?: boolean;
+  /**
+   * `encodeSendMessagesRequest` only: bytes left free before the body in the buffer it is written
+   * to (default 0), so a VSR client can write the request header there instead of copying the
+   * body into a new frame (see `VsrClientSession.command`). The body is returned as a view.
+   */
+  readonly headroom?: number;
+  /**
+   * `encodeSendMessagesRequest` only: gives the buffer the body is written to, at least `bytes`
+   * long (default a fresh `Uint8Array`), so a caller can reuse buffers instead of allocating a
+   * large one per send. Every byte of the body is written; the headroom is left as it is.
+   */
+  readonly allocate?: (bytes: number) => Uint8Array;
 }
 
 /** Largest payload the servers accept. */

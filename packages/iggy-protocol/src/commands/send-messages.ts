@@ -57,8 +57,13 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
   const routing = routingSize(req);
   if (protocol === 'vsr') {
     const prepared = prepareMessageBatch(req.messages, options);
-    const out = new Uint8Array(routing + prepared.size);
-    writeRouting(out, new DataView(out.buffer), req, n);
+    const size = routing + prepared.size;
+    const headroom = options.headroom ?? 0;
+    if (!Number.isSafeInteger(headroom) || headroom < 0) throw new IggyInvalidError('headroom must be a non-negative integer', { context: { field: 'headroom' } });
+    const buffer = options.allocate === undefined ? new Uint8Array(headroom + size) : options.allocate(headroom + size);
+    if (!(buffer instanceof Uint8Array) || buffer.length < headroom + size) throw new IggyInvalidError(`allocate gave fewer than ${headroom + size} bytes`, { context: { field: 'allocate' } });
+    const out = buffer.subarray(headroom, headroom + size);
+    writeRouting(out, new DataView(out.buffer, out.byteOffset, size), req, n);
     writeMessageBatch(prepared, out, routing, options);
     return out;
   }

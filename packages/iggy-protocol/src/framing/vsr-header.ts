@@ -116,6 +116,20 @@ export function encodeVsrRequestFrame(init: VsrRequestHeaderInit, body: Uint8Arr
   return frame;
 }
 
+/**
+ * Builds a request frame around `body` without copying it: the {@link VSR_HEADER_SIZE} bytes
+ * before `body` in its buffer must be free for the caller's use; the header is written there and
+ * the frame is a view over header and body.
+ */
+export function encodeVsrRequestFrameInPlace(init: VsrRequestHeaderInit, body: Uint8Array): Uint8Array {
+  if (body.byteOffset < VSR_HEADER_SIZE) throw new IggyInvalidError(`an in-place frame needs ${VSR_HEADER_SIZE} bytes before the body`, { context: { field: 'body' } });
+  const frame = new Uint8Array(body.buffer, body.byteOffset - VSR_HEADER_SIZE, VSR_HEADER_SIZE + body.length);
+  // The header rules expect a zeroed target; a reused buffer holds an earlier header there.
+  frame.fill(0, 0, VSR_HEADER_SIZE);
+  writeVsrRequestHeader(frame, init, body.length);
+  return frame;
+}
+
 /** Decodes the header of a request frame (server side). Checks command 5, size and operation. */
 export function decodeVsrRequestHeader(frame: Uint8Array): VsrRequestHeader {
   const view = checkHeaderPrefix(frame, VsrCommand.Request, 'VSR request');

@@ -17,7 +17,7 @@ import { IggyCodecError, IggyError, IggyInvalidError, UNMATCHED_REPLY } from '..
 import { checkU128 } from '../internal/checks.js';
 import { Operation, isMetadataOperation, isPartitionOperation, operationForCode } from '../framing/operations.js';
 import { evictionError, unwrapVsrReply } from '../framing/result-section.js';
-import { decodeVsrServerFrame, encodeVsrRequestFrame, vsrRequestChecksum } from '../framing/vsr-header.js';
+import { decodeVsrServerFrame, encodeVsrRequestFrame, encodeVsrRequestFrameInPlace, vsrRequestChecksum } from '../framing/vsr-header.js';
 
 /** Life cycle of a {@link VsrClientSession}. */
 export type VsrSessionState = 'unregistered' | 'registering' | 'registered' | 'closed';
@@ -125,18 +125,16 @@ export class VsrClientSession {
     return this.#inFlight;
   }
 
-  #push(operation: number, code: number, request: bigint, session: bigint, body: Uint8Array): VsrPendingRequest {
-    const frame = encodeVsrRequestFrame(
-      {
-        client: this.clientId,
-        request,
-        operation,
-        session,
-        code: operation === Operation.NonReplicated ? code : 0,
-        ...(this.#stamp ? { requestChecksum: vsrRequestChecksum(body) } : {}),
-      },
-      body,
-    );
+  #push(operation: number, code: number, request: bigint, session: bigint, body: Uint8Array, inPlace = false): VsrPendingRequest {
+    const init = {
+      client: this.clientId,
+      request,
+      operation,
+      session,
+      code: operation === Operation.NonReplicated ? code : 0,
+      ...(this.#stamp ? { requestChecksum: vsrRequestChecksum(body) } : {}),
+    };
+    const frame = inPlace ? encodeVsrRequestFrameInPlace(init, body) : encodeVsrRequestFrame(init, body);
     const pending = { frame, operation, code, request };
     this.#inFlight.push(pending);
     this.#lastSent = this.#now();
@@ -165,9 +163,12 @@ export class VsrClientSession {
 
   /**
    * Builds a request for any command code with an already encoded body. The operation follows
-   * from the code; login and logout codes must use {@link register} and {@link logout}.
+   * from the code; login and logout codes must use {@link register} and {@link logout}. With
+   * `headerInPlace`, the 256 bytes before `body` in its buffer belong to this request (encode the
+   * body with `headroom: VSR_HEADER_SIZE`): the header is written there and the frame is a view,
+   * so a large body is not copied.
    */
-  command(code: number, body: Uint8Array = new Uint8Array(0)): VsrPendingRequest {
+  command(code: number, body: Uint8Array = new Uint8Array(0), headerInPlace = false): VsrPendingRequest {
     if (code === CommandCode.Ping) return this.ping();
     if (this.#state !== 'registered') throw new IggyInvalidError(`command ${code} needs a registered session (state ${this.#state})`);
     const operation = operationForCode(code);
@@ -176,7 +177,7 @@ export class VsrClientSession {
     }
     const request = this.#counter;
     if (isMetadataOperation(operation)) this.#counter += 1n;
-    return this.#push(operation, code, request, this.#session, body);
+    return this.#push(operation, code, request, this.#session, body, headerInPlace);
   }
 
   /** Builds the Logout request (operation 3, empty body); the session closes when it is answered. */

@@ -1,0 +1,154 @@
+/**
+ * Merges concurrent appends to one target into one SendMessages. VSR carries one request per
+ * connection at a time, so when many callers append to the same partition at once (64 requests
+ * in flight, a busy agent's answers) each append used to wait a full request round trip behind
+ * the others. Here at most `limit()` sends per target are on the wire; appends arriving
+ * meanwhile queue, and when a send finishes the queue leaves as one batch (in arrival order, up
+ * to {@link MAX_MERGED_MESSAGES} messages and {@link MAX_MERGED_BYTES} bytes), its offsets split
+ * back to each caller. An append that finds a free slot goes out at once, so a lone caller pays
+ * no extra latency.
+ *
+ * A merged batch succeeds or fails as a whole, as one append does: every caller in it gets the
+ * same error. A caller whose signal fires while queued leaves the queue (nothing was sent); once
+ * its records are on the wire, the abort settles its call with `CancelledError` at once while the
+ * batch completes for the others, so its records may still be stored (as for any aborted write).
+ */
+
+import type { OutgoingMessage } from '@agdx/iggy-protocol';
+import { CancelledError, watchAbort } from '@agdx/transport';
+
+/** Largest number of messages merged into one batch. */
+export const MAX_MERGED_MESSAGES = 4096;
+/** Largest number of payload and header bytes merged into one batch (one large append still goes alone). */
+export const MAX_MERGED_BYTES = 1024 * 1024;
+
+/** Where a send landed. */
+export interface SendPlacement {
+  /** The partition. */
+  readonly partition: number;
+  /** Offset of the batch's first message. */
+  readonly baseOffset: bigint;
+}
+
+/** Sends one batch (with the caller's signal for a direct send, none for a merged one). */
+export type BatchSender = (messages: readonly OutgoingMessage[], signal: AbortSignal | undefined) => Promise<SendPlacement>;
+
+interface Waiting {
+  readonly messages: readonly OutgoingMessage[];
+  readonly bytes: number;
+  readonly send: BatchSender;
+  settled: boolean;
+  unwatch: (() => void) | undefined;
+  resolve(placement: SendPlacement): void;
+  reject(error: unknown): void;
+}
+
+interface Target {
+  inFlight: number;
+  readonly queue: Waiting[];
+}
+
+function sizeOf(messages: readonly OutgoingMessage[]): number {
+  let bytes = 0;
+  for (const m of messages) bytes += m.payload.length + (m.rawHeaders?.length ?? 0);
+  return bytes;
+}
+
+function settle(w: Waiting, outcome: { placement: SendPlacement } | { error: unknown }): void {
+  if (w.settled) return;
+  w.settled = true;
+  w.unwatch?.();
+  if ('placement' in outcome) w.resolve(outcome.placement);
+  else w.reject(outcome.error);
+}
+
+/** Per-target send slots and queues; one per transport. */
+export class AppendCoalescer {
+  readonly #limit: () => number;
+  readonly #targets = new Map<string, Target>();
+
+  /** `limit()` is the number of sends per target allowed on the wire at once (at least 1). */
+  constructor(limit: () => number) {
+    this.#limit = limit;
+  }
+
+  /**
+   * Sends `messages` to the target named `key` (callers with equal keys must route identically),
+   * at once when a slot is free, else merged with the appends queued behind the sends in flight.
+   */
+  send(key: string, messages: readonly OutgoingMessage[], send: BatchSender, signal: AbortSignal | undefined): Promise<SendPlacement> {
+    let target = this.#targets.get(key);
+    if (target === undefined) this.#targets.set(key, (target = { inFlight: 0, queue: [] }));
+    if (target.inFlight < Math.max(1, this.#limit()) && target.queue.length === 0) return this.#direct(key, target, messages, send, signal);
+    return new Promise<SendPlacement>((resolve, reject) => {
+      const waiting: Waiting = { messages, bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
+      const t = target;
+      waiting.unwatch = watchAbort(signal, () => {
+        const at = t.queue.indexOf(waiting);
+        if (at !== -1) t.queue.splice(at, 1);
+        settle(waiting, { error: new CancelledError('the operation was aborted', { cause: signal?.reason }) });
+        this.#forget(key, t);
+      });
+      if (!waiting.settled) target.queue.push(waiting);
+    });
+  }
+
+  async #direct(key: string, target: Target, messages: readonly OutgoingMessage[], send: BatchSender, signal: AbortSignal | undefined): Promise<SendPlacement> {
+    target.inFlight++;
+    try {
+      return await send(messages, signal);
+    } finally {
+      target.inFlight--;
+      this.#drain(key, target);
+    }
+  }
+
+  /** Sends queued appends as merged batches while slots are free. */
+  #drain(key: string, target: Target): void {
+    while (target.queue.length > 0 && target.inFlight < Math.max(1, this.#limit())) {
+      const group: Waiting[] = [];
+      let count = 0;
+      let bytes = 0;
+      while (target.queue.length > 0) {
+        const next = target.queue[0] as Waiting;
+        if (group.length > 0 && (count + next.messages.length > MAX_MERGED_MESSAGES || bytes + next.bytes > MAX_MERGED_BYTES)) break;
+        target.queue.shift();
+        group.push(next);
+        count += next.messages.length;
+        bytes += next.bytes;
+      }
+      target.inFlight++;
+      void this.#sendGroup(group, count).finally(() => {
+        target.inFlight--;
+        this.#drain(key, target);
+      });
+    }
+    this.#forget(key, target);
+  }
+
+  async #sendGroup(group: readonly Waiting[], count: number): Promise<void> {
+    const first = group[0] as Waiting;
+    let merged: readonly OutgoingMessage[];
+    if (group.length === 1) merged = first.messages;
+    else {
+      const all = new Array<OutgoingMessage>(count);
+      let i = 0;
+      for (const w of group) for (const m of w.messages) all[i++] = m;
+      merged = all;
+    }
+    try {
+      const placement = await first.send(merged, undefined);
+      let offset = placement.baseOffset;
+      for (const w of group) {
+        settle(w, { placement: { partition: placement.partition, baseOffset: offset } });
+        offset += BigInt(w.messages.length);
+      }
+    } catch (error) {
+      for (const w of group) settle(w, { error });
+    }
+  }
+
+  #forget(key: string, target: Target): void {
+    if (target.inFlight === 0 && target.queue.length === 0 && this.#targets.get(key) === target) this.#targets.delete(key);
+  }
+}
