@@ -126,6 +126,8 @@ class ModelCallRecorder {
   readonly #call = MintUlid.mint(RecordId).toString();
   readonly #toolNames = new Map<string, string>();
   readonly #toolCorrelations = new Map<string, CorrelationId>();
+  // Calls whose arguments were streamed (tool-input parts); the others are written whole at tool-call.
+  readonly #streamedInputs = new Set<string>();
   readonly #messages: ModelMessage[] = [];
   #seq = 0;
   #step = new StepMessages();
@@ -205,9 +207,11 @@ class ModelCallRecorder {
         this.#step.endText('text', id);
         return;
       case 'tool-input-start':
+        this.#streamedInputs.add(id);
         this.#writers.open('tool', id, str(part, 'toolName'));
         return;
       case 'tool-input-delta':
+        this.#streamedInputs.add(id);
         await this.#writers.write('tool', id, str(part, 'delta') ?? '');
         return;
       case 'tool-input-end':
@@ -239,7 +243,7 @@ class ModelCallRecorder {
     this.#toolNames.set(callId, toolName);
     const input = field(part, 'input');
     // A provider that sends whole calls (no input deltas) still gets its arguments on the log.
-    if (!this.#writers.has('tool', callId)) {
+    if (!this.#streamedInputs.has(callId)) {
       this.#writers.open('tool', callId, toolName);
       await this.#writers.write('tool', callId, jsonText(input));
     }
