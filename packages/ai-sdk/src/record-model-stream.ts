@@ -194,6 +194,7 @@ class ModelCallRecorder {
       case 'text-delta': {
         const kind = part.type === 'text-delta' ? 'text' : 'reasoning';
         const text = str(part, 'text') ?? str(part, 'delta') ?? '';
+        if (text.length === 0) return;
         this.#step.addText(kind, id, text);
         await this.#writers.write(kind, id, text);
         return;
@@ -238,8 +239,10 @@ class ModelCallRecorder {
   }
 
   async #toolCall(part: ModelStreamPart): Promise<void> {
-    const callId = str(part, 'toolCallId') ?? '';
-    const toolName = str(part, 'toolName') ?? '';
+    const callId = str(part, 'toolCallId');
+    const toolName = str(part, 'toolName');
+    // A call without an id or a tool cannot be answered or replayed; there is nothing to record.
+    if (callId === undefined || toolName === undefined) return;
     this.#toolNames.set(callId, toolName);
     const input = field(part, 'input');
     // A provider that sends whole calls (no input deltas) still gets its arguments on the log.
@@ -314,7 +317,12 @@ class ModelCallRecorder {
     // Streams a model never ended (no end part) still end: the call did.
     await this.#writers.finishStep(finishReason, undefined);
     const usage = tokenUsageOf(this.#totalUsage, this.#options.price);
-    const builder = this.#to.respond(encoder.encode(this.#lastText)).withOperation('chat').withFinishReason(finishReason).withUsage(usage);
+    // A response body may not be empty: a call that wrote no text (only tool calls) answers with its messages as JSON.
+    const builder =
+      this.#lastText.length > 0
+        ? this.#to.respond(encoder.encode(this.#lastText))
+        : this.#to.respond(encoder.encode(jsonText(this.#messages))).contentType(ContentType.json);
+    builder.withOperation('chat').withFinishReason(finishReason).withUsage(usage);
     if (this.#modelId !== undefined) builder.withMetadata('gen_ai.response.model', this.#modelId);
     if (this.#options.requestModel !== undefined) builder.withMetadata('gen_ai.request.model', this.#options.requestModel);
     if (this.#options.provider !== undefined) builder.withMetadata('gen_ai.provider.name', this.#options.provider);
