@@ -1,12 +1,12 @@
 import { Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
 import { agentTool } from '@agdx/ai-sdk';
 import { AgdxError, AgentErrorCode, AgentId, ContentType } from '@agdx/wire';
-import { jsonSchema, stepCountIs, streamText, type Tool } from 'ai';
+import { jsonSchema, stepCountIs, streamText, type JSONSchema7, type Tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { decode, envelopes, memoryClient, text } from './support/log.js';
 import { finish, scriptedModel, textParts } from './support/mock-model.js';
 
-const citySchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
+const citySchema: JSONSchema7 = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
 async function weatherAgent() {
   const { laser, log } = await memoryClient();
