@@ -251,7 +251,8 @@ class ModelCallRecorder {
       await this.#writers.write('tool', callId, jsonText(input));
     }
     await this.#writers.finish('tool', callId, 'stop');
-    if (field(part, 'invalid') !== true) this.#step.addCall(callId, toolName, input, field(part, 'providerExecuted') === true);
+    // An invalid call (input the schema refused) stays in the history too: its tool-error answers it.
+    this.#step.addCall(callId, toolName, input, field(part, 'providerExecuted') === true);
   }
 
   #toolCorrelation(callId: string): CorrelationId {
@@ -298,8 +299,11 @@ class ModelCallRecorder {
     const response = field(part, 'response');
     const modelId = typeof response === 'object' && response !== null ? (response as { modelId?: unknown }).modelId : undefined;
     if (typeof modelId === 'string' && modelId.length > 0) this.#modelId = modelId;
-    const usage = tokenUsageOf(field(part, 'usage') as AiSdkUsage | undefined);
-    await this.#writers.finishStep(seedFinishReason(field(part, 'finishReason')), usage);
+    await this.#closeStep(seedFinishReason(field(part, 'finishReason')), tokenUsageOf(field(part, 'usage') as AiSdkUsage | undefined));
+  }
+
+  async #closeStep(finishReason: string, usage: TokenUsage | undefined): Promise<void> {
+    await this.#writers.finishStep(finishReason, usage);
     const messages = this.#step.messages();
     this.#lastText = this.#step.text();
     this.#step = new StepMessages();
@@ -314,8 +318,9 @@ class ModelCallRecorder {
 
   async #finish(): Promise<ModelStreamOutcome> {
     const finishReason = this.#finishReason ?? 'other';
-    // Streams a model never ended (no end part) still end: the call did.
-    await this.#writers.finishStep(finishReason, undefined);
+    // A stream without finish-step parts (a hand-made one) still closes its last step: the call ended.
+    if (this.#step.messages().length > 0) await this.#closeStep(finishReason, undefined);
+    else await this.#writers.finishStep(finishReason, undefined);
     const usage = tokenUsageOf(this.#totalUsage, this.#options.price);
     // A response body may not be empty: a call that wrote no text (only tool calls) answers with its messages as JSON.
     const builder =

@@ -35,11 +35,6 @@ export class StreamWriters {
     this.#buffer = buffer;
   }
 
-  /** True while the stream of this id is open. */
-  has(kind: OutputKind, id: string): boolean {
-    return this.#open.has(`${kind}:${id}`);
-  }
-
   /** Opens the stream of an id (a repeated start of an open id keeps the open stream). */
   open(kind: OutputKind, id: string, toolName?: string): AgdxChunkWriter {
     const key = `${kind}:${id}`;

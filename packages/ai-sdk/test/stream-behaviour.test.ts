@@ -65,6 +65,16 @@ describe('recordModelStream: back-pressure and endings', () => {
     expect(channels(await envelopes(log, AgentTopic.Streams))).toMatchObject([{ purpose: 'chat', text: 'abcde', chunks: 6, finishReason: 'stop' }]);
   });
 
+  it('closes the last step at finish when a hand-made stream has no finish-step part', async () => {
+    const { log, destination } = await target();
+    const parts = [{ type: 'text-delta', id: 't', text: 'no ' }, { type: 'text-delta', id: 't', text: 'steps' }, { type: 'finish', finishReason: 'stop', totalUsage: { inputTokens: 1, outputTokens: 2 } }];
+    const outcome = await recordModelStream(counted(parts).source, destination);
+    expect(outcome).toMatchObject({ status: 'finished', text: 'no steps', steps: 1, messages: [{ role: 'assistant', content: [{ type: 'text', text: 'no steps' }] }] });
+    const all = await envelopes(log, AgentTopic.Streams);
+    expect(channels(all)).toMatchObject([{ purpose: 'chat', text: 'no steps', finishReason: 'stop' }]);
+    expect(new TextDecoder().decode(all.find((e) => e.kind === 'response')!.body)).toBe('no steps');
+  });
+
   it('batches deltas into one append per buffer when asked', async () => {
     const { log, destination } = await target();
     await recordModelStream(counted(textStream('a', 'b', 'c', 'd', 'e')).source, destination, { buffer: { maxChunks: 2, lingerMs: 60_000 } });
