@@ -10,15 +10,9 @@ import { appendModelMessages } from './session-turns.js';
 import { StepMessages } from './step-messages.js';
 import { tokenUsageOf, type AiSdkUsage } from './token-usage.js';
 import { StreamWriters } from './stream-writers.js';
+import { ABORTED, cancel, field, nextOrAbort, partsOf, str, type ModelStreamPart, type ModelStreamSource } from './stream-parts.js';
 
-/** One part of the AI SDK's full stream, read structurally (`TextStreamPart` of `streamText`). */
-export interface ModelStreamPart {
-  /** The part type (`text-delta`, `tool-call`, `finish`, …). */
-  readonly type: string;
-}
-
-/** What a model call is read from: the result of `streamText` (its `fullStream`) or the part stream itself. */
-export type ModelStreamSource = { readonly fullStream: AsyncIterable<ModelStreamPart> } | AsyncIterable<ModelStreamPart>;
+export type { ModelStreamPart, ModelStreamSource } from './stream-parts.js';
 
 /** Options of {@link recordModelStream}. */
 export interface RecordModelStreamOptions {
@@ -66,15 +60,6 @@ export interface ModelStreamOutcome {
 
 const encoder = new TextEncoder();
 
-function partsOf(source: ModelStreamSource): AsyncIterable<ModelStreamPart> {
-  const stream = (source as { fullStream?: unknown }).fullStream;
-  const iterable = stream ?? source;
-  if (typeof iterable !== 'object' || iterable === null || typeof (iterable as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== 'function') {
-    throw new InvalidError('a model stream is the result of streamText or an async iterable of its parts', { context: { field: 'source' } });
-  }
-  return iterable as AsyncIterable<ModelStreamPart>;
-}
-
 function checkOptions(options: RecordModelStreamOptions): void {
   if (options.price !== undefined) checkModelPrice(options.price);
   if (options.request !== undefined && options.session === undefined) throw new InvalidError('request messages need a session to be appended to', { context: { field: 'request' } });
@@ -83,16 +68,6 @@ function checkOptions(options: RecordModelStreamOptions): void {
     const value = options[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
   }
-}
-
-// Parts from a hand-made stream are untrusted: a field of the wrong type reads as missing.
-function str(part: ModelStreamPart, field: string): string | undefined {
-  const value = (part as unknown as Record<string, unknown>)[field];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function field(part: ModelStreamPart, name: string): unknown {
-  return (part as unknown as Record<string, unknown>)[name];
 }
 
 type Ending = { readonly status: 'aborted' } | { readonly status: 'failed'; readonly error: unknown };
@@ -349,36 +324,6 @@ class ModelCallRecorder {
 
   #outcome(status: ModelStreamOutcome['status'], finishReason: string, usage: TokenUsage | undefined, response: RecordId | undefined, error: unknown): ModelStreamOutcome {
     return { status, finishReason, modelId: this.#modelId, usage, text: this.#lastText, steps: this.#steps, messages: [...this.#messages], response, error };
-  }
-}
-
-const ABORTED: unique symbol = Symbol('aborted');
-
-// Races the next part against the caller's signal, so an abort does not wait for a stalled model.
-function nextOrAbort(iterator: AsyncIterator<ModelStreamPart>, signal: AbortSignal | undefined): Promise<IteratorResult<ModelStreamPart>> {
-  if (signal === undefined) return iterator.next();
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-async function cancel(iterator: AsyncIterator<ModelStreamPart>): Promise<void> {
-  try {
-    // Not awaited to completion when the model is stalled: a pending next() may hold the stream.
-    await Promise.race([iterator.return?.(), new Promise((resolve) => setTimeout(resolve, 0))]);
-  } catch {
-    // The model stream is being abandoned; its own failure to stop changes nothing recorded.
   }
 }
 
