@@ -33,6 +33,28 @@ describe('agdx demo', () => {
   }, 70_000);
 });
 
+describe('agdx demo --mock-model', () => {
+  it('runs the worker as a model call made with the AI SDK mock model and recorded on the log', async () => {
+    const result = await runAgdx(['demo', '--mock-model'], 60_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    let last = -1;
+    DEMO_STEPS.forEach((title, index) => {
+      const at = out.indexOf(`${String(index + 1).padStart(2)}. ${title}`);
+      expect(at, `missing step "${title}"`).toBeGreaterThan(last);
+      last = at;
+    });
+    expect(out).toMatch(/call id\s+call-search/);
+    expect(out).toMatch(/decision\s+approved \(by approver\)/);
+    // 455 input tokens at 0.15 and 73 output tokens at 0.60 per million: 68.25 + 43.8 → 112 micro-units.
+    expect(out).toMatch(/model\s+mock-incident-model, 3 steps, 455 in \/ 73 out tokens, cost 112 micro-units/);
+    expect(out).toMatch(/text\s+Incident 42 is a login bug/);
+    expect(out).toMatch(/REASONING_MESSAGE_START.*TOOL_CALL_START.*TOOL_CALL_RESULT.*STATE_DELTA.*TEXT_MESSAGE_START/);
+    expect(out).toMatch(/model\.response\s+worker\s+response chat from worker/);
+  }, 70_000);
+});
+
 describe('agdx demo --serve', () => {
   it('keeps the bridges and the AG-UI page up until SIGINT, then exits 0', async () => {
     const { spawn } = await import('node:child_process');

@@ -6,6 +6,7 @@
 import { Agent, AgentTopic, agentMessageBody, type AgdxClient, type AgentCtx, type AgentHandle, type AgentMessage } from '@agdx/agents';
 import { sessions } from '@agdx/sessions';
 import { AgentId, CorrelationId, MintUlid, type JsonPatchOperation } from '@agdx/wire';
+import { summarizeWithMockModel } from './mock-model-worker.js';
 
 const text = new TextEncoder();
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
@@ -31,23 +32,33 @@ export interface WorkerEvents {
   /** The reasoning chunks were streamed. */
   reasoning?(chunks: readonly string[]): void;
   /** The tool call went out and came back. */
-  toolCall?(call: { readonly correlation: CorrelationId; readonly args: string; readonly result: string }): void;
+  toolCall?(call: { readonly id: string; readonly args: string; readonly result: string }): void;
   /** The approver answered. */
   approval?(prompt: string, decision: string): void;
   /** The session state was patched. */
   stateChanged?(patch: unknown, document: unknown): void;
   /** The chat answer was streamed. */
   chat?(chunks: readonly string[]): void;
+  /** With a model: which model answered, its steps, usage and cost. */
+  modelCall?(summary: string): void;
+}
+
+/** Settings of {@link spawnDemoAgents}. */
+export interface DemoAgentOptions {
+  /** The worker writes its summary with a model call (the AI SDK's mock model) recorded by `@agdx/ai-sdk`. */
+  readonly mockModel?: boolean | undefined;
 }
 
 /** Timeouts the agents use while waiting on each other (short: the demo must end quickly). */
-const WAIT_MS = 20_000;
+export const WAIT_MS = 20_000;
 
-const REASONING = ['Incident 42 mentions login failures; ', 'the ticket has three comments, ', 'so search them before summarizing.'];
-const ANSWER = ['Incident 42 ', 'is a login bug ', 'caused by an expired certificate; ', 'it is fixed and verified.'];
+/** The worker's reasoning chunks. */
+export const REASONING: readonly string[] = ['Incident 42 mentions login failures; ', 'the ticket has three comments, ', 'so search them before summarizing.'];
+/** The worker's answer chunks. */
+export const ANSWER: readonly string[] = ['Incident 42 ', 'is a login bug ', 'caused by an expired certificate; ', 'it is fixed and verified.'];
 
 /** A deterministic stand-in for a tool: the demo never calls a model or the network. */
-function searchIncidents(args: { readonly incident: number }): string {
+export function searchIncidents(args: { readonly incident: number }): string {
   return JSON.stringify({ incident: args.incident, comments: 3, topHit: 'certificate expired on auth-2' });
 }
 
@@ -74,7 +85,7 @@ async function summarize(message: AgentMessage, ctx: AgentCtx, events: WorkerEve
   // correlation opened, so TOOL_CALL_RESULT names the same tool call as TOOL_CALL_START.
   await client.agdx(AgentTopic.Sessions, ctx.agentId, conversation).respond(call, text.encode(result)).withTool(DEMO_TOOL).send();
   await session.append('tool.result', text.encode(result));
-  events.toolCall?.({ correlation: call, args, result });
+  events.toolCall?.({ id: call.toString(), args, result });
 
   // A human decision: the prompt is addressed to the approver only, on the human-input topic.
   const prompt = 'publish the incident 42 summary to #incidents?';
@@ -108,7 +119,7 @@ async function answerBridge(message: AgentMessage, ctx: AgentCtx): Promise<void>
 }
 
 /** Spawns the planner, the worker and the approver on `client` and waits until they are ready. */
-export async function spawnDemoAgents(client: AgdxClient, events: WorkerEvents): Promise<{ planner: AgentHandle; worker: AgentHandle; approver: AgentHandle }> {
+export async function spawnDemoAgents(client: AgdxClient, events: WorkerEvents, options: DemoAgentOptions = {}): Promise<{ planner: AgentHandle; worker: AgentHandle; approver: AgentHandle }> {
   const worker = Agent.builder()
     .id(DemoAgents.worker)
     .listenOn(AgentTopic.Sessions)
@@ -117,7 +128,10 @@ export async function spawnDemoAgents(client: AgdxClient, events: WorkerEvents):
     .heartbeats(false)
     .pollInterval(10)
     .handler({
-      handle: (message, ctx) => (message.envelope?.operation === 'summarize' ? summarize(message, ctx, events) : answerBridge(message, ctx)),
+      handle: (message, ctx) => {
+        if (message.envelope?.operation !== 'summarize') return answerBridge(message, ctx);
+        return options.mockModel === true ? summarizeWithMockModel(message, ctx, events) : summarize(message, ctx, events);
+      },
     })
     .build()
     .spawn(client);

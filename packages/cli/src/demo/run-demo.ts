@@ -28,6 +28,8 @@ export interface DemoOptions {
   readonly serve?: boolean | undefined;
   /** The --serve port (default ephemeral). */
   readonly port?: number | undefined;
+  /** The worker writes its summary with a model call (the AI SDK's mock model), recorded by `@agdx/ai-sdk`. */
+  readonly mockModel?: boolean | undefined;
 }
 
 const text = new TextEncoder();
@@ -111,9 +113,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
         t.step('Streamed reasoning', `worker streams ${chunks.length} reasoning chunks on agent.sessions`);
         t.fact('reasoning', clip(chunks.join('')));
       },
-      toolCall: ({ correlation, args, result }) => {
+      toolCall: ({ id, args, result }) => {
         t.step('Tool call', `worker calls ${'search_incidents'}`);
-        t.fact('call id', correlation.toString());
+        t.fact('call id', id);
         t.fact('arguments', args);
         t.fact('result', clip(result));
       },
@@ -131,11 +133,12 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
         t.step('Streamed chat answer', `worker streams ${chunks.length} chat chunks, finish reason stop`);
         t.fact('answer', clip(chunks.join('')));
       },
-    });
+      modelCall: (summary) => t.fact('model', summary),
+    }, { mockModel: options.mockModel });
     handles.push(spawned.planner, spawned.worker, spawned.approver);
     t.step('Spawn the agents', 'each in its own consumer group');
     t.fact('planner', 'listens on agent.sessions, serves "plan"');
-    t.fact('worker', 'listens on agent.sessions, serves "summarize" and bridge calls');
+    t.fact('worker', `listens on agent.sessions, serves "summarize" and bridge calls${options.mockModel === true ? '; summarizes with a model call (AI SDK mock model)' : ''}`);
     t.fact('approver', 'listens on agent.human_input, answers approval prompts');
 
     const begun = await session.lifecycle.begin({ agent: DemoAgents.planner, label: 'incident 42', tags: ['demo'] });

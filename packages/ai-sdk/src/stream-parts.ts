@@ -1,0 +1,64 @@
+import { InvalidError } from '@agdx/wire';
+
+/** One part of the AI SDK's full stream, read structurally (`TextStreamPart` of `streamText`). */
+export interface ModelStreamPart {
+  /** The part type (`text-delta`, `tool-call`, `finish`, …). */
+  readonly type: string;
+}
+
+/** What a model call is read from: the result of `streamText` (its `fullStream`) or the part stream itself. */
+export type ModelStreamSource = { readonly fullStream: AsyncIterable<ModelStreamPart> } | AsyncIterable<ModelStreamPart>;
+
+/** The part stream of a source: `fullStream` of a `streamText` result, or the iterable itself. */
+export function partsOf(source: ModelStreamSource): AsyncIterable<ModelStreamPart> {
+  const stream = (source as { fullStream?: unknown }).fullStream;
+  const iterable = stream ?? source;
+  if (typeof iterable !== 'object' || iterable === null || typeof (iterable as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== 'function') {
+    throw new InvalidError('a model stream is the result of streamText or an async iterable of its parts', { context: { field: 'source' } });
+  }
+  return iterable as AsyncIterable<ModelStreamPart>;
+}
+
+// Parts from a hand-made stream are untrusted: a field of the wrong type reads as missing.
+/** A part's text field, or `undefined` when it is missing or not text. */
+export function str(part: ModelStreamPart, field: string): string | undefined {
+  const value = (part as unknown as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A part's field, unchecked. */
+export function field(part: ModelStreamPart, name: string): unknown {
+  return (part as unknown as Record<string, unknown>)[name];
+}
+
+/** What {@link nextOrAbort} rejects with when the caller's signal fired. */
+export const ABORTED: unique symbol = Symbol('aborted');
+
+/** The next part, or a rejection with {@link ABORTED} as soon as `signal` fires: an abort does not wait for a stalled model. */
+export function nextOrAbort(iterator: AsyncIterator<ModelStreamPart>, signal: AbortSignal | undefined): Promise<IteratorResult<ModelStreamPart>> {
+  if (signal === undefined) return iterator.next();
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Asks a model stream to stop (its `return`), without waiting on a stalled model. */
+export async function cancel(iterator: AsyncIterator<ModelStreamPart>): Promise<void> {
+  try {
+    // Not awaited to completion when the model is stalled: a pending next() may hold the stream.
+    await Promise.race([iterator.return?.(), new Promise((resolve) => setTimeout(resolve, 0))]);
+  } catch {
+    // The model stream is being abandoned; its own failure to stop changes nothing recorded.
+  }
+}

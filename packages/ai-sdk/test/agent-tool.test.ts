@@ -1,0 +1,101 @@
+import { Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
+import { agentTool } from '@agdx/ai-sdk';
+import { AgdxError, AgentErrorCode, AgentId, ContentType } from '@agdx/wire';
+import { jsonSchema, stepCountIs, streamText, type JSONSchema7, type Tool } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { decode, envelopes, memoryClient, text } from './support/log.js';
+import { finish, scriptedModel, textParts } from './support/mock-model.js';
+
+const citySchema: JSONSchema7 = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+async function weatherAgent() {
+  const { laser, log } = await memoryClient();
+  const agent = Agent.builder()
+    .id(AgentId.new('weather-agent'))
+    .listenOn(AgentTopic.Sessions)
+    .respondOn(AgentTopic.Sessions)
+    .handler({
+      handle: async (message, ctx) => {
+        const { city } = JSON.parse(decode(agentMessageBody(message))) as { city: string };
+        if (city === 'Atlantis') return ctx.fail({ code: AgentErrorCode.ToolFailure, message: 'no such city', retryable: false });
+        return ctx.respond(text.encode(`${city}: 3 °C`));
+      },
+    })
+    .build()
+    .spawn(laser);
+  await agent.ready();
+  return { laser, log, agent };
+}
+
+function execute(toolDef: Tool<unknown, unknown>, input: unknown, abortSignal?: AbortSignal): Promise<unknown> {
+  return Promise.resolve(toolDef.execute!(input, { toolCallId: 'call-9', messages: [], abortSignal, context: {} } as never));
+}
+
+describe('agentTool: an AGDX agent as an AI SDK tool', () => {
+  it('lets a model call an agent and gives the agent reply back to the model', async () => {
+    const { laser, log, agent } = await weatherAgent();
+    const model = scriptedModel([
+      [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'weather', input: '{"city":"Oslo"}' }, finish('tool-calls')],
+      [...textParts('t', 'It is 3 °C in Oslo.'), finish('stop')],
+    ]);
+    const weather = agentTool(laser, { agent: 'weather-agent', source: 'assistant', inputSchema: citySchema, description: 'Current weather', operation: 'weather', timeoutMs: 10_000 });
+    const result = streamText({ model, prompt: 'Weather in Oslo?', tools: { weather }, stopWhen: stepCountIs(3) });
+    expect(await result.text).toBe('It is 3 °C in Oslo.');
+    await agent.shutdown();
+
+    // The second model call sees the agent's reply as the tool result.
+    const secondPrompt = JSON.stringify(model.doStreamCalls[1]!.prompt);
+    expect(secondPrompt).toContain('Oslo: 3 °C');
+    const command = (await envelopes(log, AgentTopic.Sessions)).find((e) => e.kind === 'command')!;
+    expect(command.target?.value).toBe('weather-agent');
+    expect(command.source.value).toBe('assistant');
+    expect(command.operation).toBe('weather');
+    expect(command.metadata?.get('gen_ai.tool.call.id')).toBe('call-1');
+    expect(JSON.parse(decode(command.body))).toEqual({ city: 'Oslo' });
+  });
+
+  it('turns an error reply into a RejectedError the AI SDK reports as a tool error', async () => {
+    const { laser, agent } = await weatherAgent();
+    const weather = agentTool(laser, { agent: 'weather-agent', source: 'assistant', inputSchema: jsonSchema(citySchema), timeoutMs: 10_000 });
+    const error = await execute(weather, { city: 'Atlantis' }).then(() => undefined, (e: unknown) => e);
+    await agent.shutdown();
+    expect(AgdxError.is(error, 'rejected')).toBe(true);
+    expect((error as AgdxError).message).toBe('no such city');
+    expect((error as AgdxError).context).toMatchObject({ agent: 'weather-agent', code: AgentErrorCode.ToolFailure });
+  });
+
+  it('parses a JSON reply and times out when nobody answers', async () => {
+    const { laser } = await memoryClient();
+    // A worker that answers with JSON through the send builder.
+    const json = Agent.builder()
+      .id(AgentId.new('json-agent'))
+      .listenOn(AgentTopic.Sessions)
+      .handler({
+        handle: async (message, ctx) => {
+          const envelope = message.envelope!;
+          await ctx.client.agdx(AgentTopic.Sessions, ctx.agent, ctx.conversation).respond(envelope.correlation!, text.encode('{"celsius":3}')).contentType(ContentType.json).withTarget(envelope.source).send();
+        },
+      })
+      .build()
+      .spawn(laser);
+    await json.ready();
+    const parsed = agentTool(laser, { agent: 'json-agent', source: 'assistant', inputSchema: citySchema, timeoutMs: 10_000 });
+    expect(await execute(parsed, { city: 'Oslo' })).toEqual({ celsius: 3 });
+    await json.shutdown();
+
+    const silent = agentTool(laser, { agent: 'nobody', source: 'assistant', inputSchema: citySchema, timeoutMs: 50 });
+    expect(AgdxError.is(await execute(silent, { city: 'Oslo' }).then(() => undefined, (e: unknown) => e), 'timeout')).toBe(true);
+    const controller = new AbortController();
+    const waiting = execute(agentTool(laser, { agent: 'nobody', source: 'assistant', inputSchema: citySchema, timeoutMs: 60_000 }), { city: 'Oslo' }, controller.signal);
+    controller.abort();
+    expect(AgdxError.is(await waiting.then(() => undefined, (e: unknown) => e), 'cancelled')).toBe(true);
+  });
+
+  it('refuses bad options at once', async () => {
+    const { laser } = await memoryClient();
+    const base = { agent: 'a', source: 'b', inputSchema: citySchema, timeoutMs: 1_000 };
+    for (const bad of [{ ...base, timeoutMs: 0 }, { ...base, timeoutMs: Number.NaN }, { ...base, topic: '' }, { ...base, inputSchema: 'schema' }, { ...base, conversation: 'c' }, { ...base, agent: 7 }]) {
+      expect(() => agentTool(laser, bad as never)).toThrow(expect.objectContaining({ kind: 'invalid' }));
+    }
+  });
+});
