@@ -5,8 +5,8 @@
 
 import { Agent, AgentTopic, agentMessageBody, type AgdxClient, type AgentCtx, type AgentHandle, type AgentMessage } from '@agdx/agents';
 import { sessions } from '@agdx/sessions';
+import { UsageError } from '../errors.js';
 import { AgentId, CorrelationId, MintUlid, type JsonPatchOperation } from '@agdx/wire';
-import { summarizeWithMockModel } from './mock-model-worker.js';
 
 const text = new TextEncoder();
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
@@ -130,7 +130,7 @@ export async function spawnDemoAgents(client: AgdxClient, events: WorkerEvents, 
     .handler({
       handle: (message, ctx) => {
         if (message.envelope?.operation !== 'summarize') return answerBridge(message, ctx);
-        return options.mockModel === true ? summarizeWithMockModel(message, ctx, events) : summarize(message, ctx, events);
+        return options.mockModel === true ? summarizeWithMockModelLoaded(message, ctx, events) : summarize(message, ctx, events);
       },
     })
     .build()
@@ -178,4 +178,18 @@ export async function spawnDemoAgents(client: AgdxClient, events: WorkerEvents, 
 
   await Promise.all([worker.ready(), planner.ready(), approver.ready()]);
   return { planner, worker, approver };
+}
+
+/**
+ * Loads the mock-model worker only when `--mock-model` asks for it: the AI SDK is an optional
+ * peer of the CLI (it declares Node 22, and every other command runs without it).
+ */
+async function summarizeWithMockModelLoaded(...args: Parameters<typeof import('./mock-model-worker.js').summarizeWithMockModel>): ReturnType<typeof import('./mock-model-worker.js').summarizeWithMockModel> {
+  let worker: typeof import('./mock-model-worker.js');
+  try {
+    worker = await import('./mock-model-worker.js');
+  } catch (error) {
+    throw new UsageError('agdx demo --mock-model needs the optional packages `ai` and `@agdx/ai-sdk`: install them beside @agdx/cli', { cause: error });
+  }
+  return worker.summarizeWithMockModel(...args);
 }
