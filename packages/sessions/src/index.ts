@@ -25,7 +25,8 @@ export type { PartitionBounds } from './turns/read-turns.js';
 export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
 export { Checkpoint, contextCheckpoint } from './checkpoint/checkpoint.js';
-export { MissingTopicError, StaleSessionError } from './errors.js';
+export { FoldSnapshotRejectedError, MissingTopicError, StaleSessionError } from './errors.js';
+export type { FoldSnapshotRejection } from './errors.js';
 export {
   CONSOLIDATE_SCAN_LIMIT,
   DEFAULT_RECALL_LIMIT,
@@ -49,10 +50,14 @@ export type {
   SessionListFilter,
   SessionPage,
   SessionSourcesView,
+  SessionReadsOptions,
   SessionStateView,
   SourceGap,
 } from './reads/session-reads.js';
+export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/lane-fold.js';
+export type { FoldSnapshotWritten, FoldStart } from './reads/lane-fold.js';
+export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
-export type { PartitionFrontier } from './reads/lane-scan.js';
+export type { PartitionFrontier } from './reads/scanned-record.js';
 export { envelopeDisplayType } from './reads/display-type.js';

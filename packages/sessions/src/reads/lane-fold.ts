@@ -1,0 +1,470 @@
+import { layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import type { LogTransport, TopicDescription } from '@agdx/transport';
+import { AgdxError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
+import { FoldSnapshotRejectedError, type FoldSnapshotRejection } from '../errors.js';
+import type { SessionsRuntime } from '../sessions-runtime.js';
+import { decodeFoldImage, encodeFoldImage, foldConversation, type FoldImage } from './fold-image.js';
+import { readMerged, type PartitionRange } from './merged-read.js';
+import { CONTROL_TOPIC, SessionFold } from './session-fold.js';
+import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
+
+/** The topic session fold snapshots are written to, on the session stream (one partition). */
+export const SNAPSHOT_TOPIC = 'agent.snapshots';
+/** The header naming what a snapshot record folds (`sessions` for a session fold). */
+export const FOLD_HEADER = 'agdx.fold';
+/** The header naming the stream a snapshot record folds. */
+export const FOLD_STREAM_HEADER = 'agdx.fold.stream';
+/** How many of the newest snapshot records a reader looks through for its stream's snapshot. */
+const SNAPSHOT_LOOKBACK = 16n;
+/** Change-feed rows a reader keeps; older rows are served by a scan of the log. */
+export const CHANGE_WINDOW = 100_000;
+/** Sessions whose timelines a reader keeps in memory (least recently asked for is dropped). */
+export const MAX_TRACKED_TIMELINES = 256;
+/** Gaps a reader remembers (oldest dropped). */
+const MAX_GAPS = 1024;
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** A fold gap: records the log no longer held when the fold reached them. */
+export interface SourceGap {
+  readonly topic: string;
+  readonly partition: number;
+  readonly from: bigint;
+  readonly to: bigint;
+  readonly reason: 'expired_before_fold';
+}
+
+/** One row of the change feed. */
+export interface SessionChangeRow {
+  readonly seq: bigint;
+  readonly sessions: ConversationId[];
+  readonly positions: { readonly topic: string; readonly partition: number; readonly offset: bigint }[];
+}
+
+/** Where a reader's fold began. */
+export interface FoldStart {
+  /** `snapshot` when it continued a fold snapshot, `log` when it folded the retained log. */
+  readonly from: 'log' | 'snapshot';
+  /** The snapshot record it continued (`from: 'snapshot'`). */
+  readonly snapshot?: { readonly topic: string; readonly partition: number; readonly offset: bigint } | undefined;
+  /** The snapshot it found and refused, when it refused one (then `from` is `log`). */
+  readonly rejected?: FoldSnapshotRejectedError | undefined;
+}
+
+/** What a snapshot write produced. */
+export interface FoldSnapshotWritten {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly bytes: number;
+  readonly sessions: number;
+}
+
+interface TopicState {
+  readonly topic: string;
+  readonly topicIndex: number;
+  readonly createdAtMicros: bigint | undefined;
+  readonly partitions: { readonly partition: number; next: bigint; retainedFrom: bigint | undefined }[];
+}
+
+interface FoldState {
+  readonly stream: string;
+  readonly layout: string;
+  readonly names: readonly string[];
+  readonly topics: Map<string, TopicState>;
+  readonly fold: SessionFold;
+  seqBase: bigint;
+  seq: bigint;
+  /** The window holds every change row after this sequence. */
+  windowFrom: bigint;
+  /** The newest change rows, oldest first. */
+  changes: SessionChangeRow[];
+  readonly gaps: SourceGap[];
+  readonly start: FoldStart;
+  /** Records folded since the last snapshot this reader wrote or started from. */
+  sinceSnapshot: number;
+}
+
+/** A consistent view of a reader's fold after a refresh. */
+export interface LaneView {
+  readonly stream: string;
+  readonly fold: SessionFold;
+  readonly frontier: PartitionFrontier[];
+  readonly present: ReadonlySet<string>;
+  readonly gaps: readonly SourceGap[];
+  readonly seqBase: bigint;
+  readonly seq: bigint;
+  /** {@link LaneView.changes} holds every change row after this sequence. */
+  readonly windowFrom: bigint;
+  readonly changes: readonly SessionChangeRow[];
+  readonly start: FoldStart;
+}
+
+/** A stable text naming a stream layout, stored in snapshots so a reader never continues another layout's fold. */
+export function layoutFingerprint(layout: StreamLayout): string {
+  switch (layout.kind) {
+    case 'perAgentTopic':
+      return `perAgentTopic:${JSON.stringify([...layout.topics].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
+    case 'perAgentPartition':
+      return `perAgentPartition:${JSON.stringify([...layout.partitions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
+    default:
+      return layout.kind;
+  }
+}
+
+/**
+ * The topics a session read folds: the lane with every topic the client's stream layout sends
+ * lane work to (a topic per agent moves commands, replies and chunks off the lane), then control
+ * and heartbeats.
+ */
+export function laneTopics(layout: StreamLayout): readonly string[] {
+  return [...layoutTopics(layout, SESSIONS_TOPIC), CONTROL_TOPIC, HEARTBEAT_TOPIC];
+}
+
+async function describe(transport: LogTransport, stream: string, topic: string, signal?: AbortSignal): Promise<TopicDescription | undefined> {
+  try {
+    return await transport.describeTopic({ stream, topic }, { signal });
+  } catch (error) {
+    if (AgdxError.is(error, 'not-found')) return undefined;
+    throw error;
+  }
+}
+
+function headerText(record: { readonly headers: ReadonlyMap<string, { readonly kind: string; readonly value: Uint8Array }> }, key: string): string | undefined {
+  const h = record.headers.get(key);
+  if (h === undefined || h.kind !== 'string') return undefined;
+  return utf8Decoder.decode(h.value);
+}
+
+/** True when `described` is not the topic generation `state` folded. */
+function replaced(state: TopicState, described: TopicDescription | undefined): boolean {
+  if (described === undefined) return true;
+  if (state.createdAtMicros !== described.createdAtMicros) return true;
+  if (described.partitions.length !== state.partitions.length) return true;
+  return state.partitions.some((p, i) => described.partitions[i]?.partition !== p.partition || (described.partitions[i]?.nextOffset ?? 0n) < p.next);
+}
+
+function trimChanges(state: FoldState): void {
+  const dropped = state.changes.length - CHANGE_WINDOW;
+  if (dropped <= 0) return;
+  state.windowFrom = (state.changes[dropped - 1] as SessionChangeRow).seq;
+  state.changes = state.changes.slice(dropped);
+}
+
+/**
+ * A session reader's fold of the lane, control and heartbeat topics, kept between reads: it
+ * holds per-partition resume offsets with the folded summaries and continues from there, so a
+ * read costs what the log gained since the previous one. A new reader starts from the newest
+ * session fold snapshot of its stream when one checks out against the log, else from the
+ * retained start. A topic deleted and recreated, or a change of stream or layout, discards the
+ * fold and folds again. Reads are serialised: one refresh at a time.
+ */
+export class LaneFold {
+  readonly #runtime: SessionsRuntime;
+  readonly #useSnapshots: boolean;
+  readonly #snapshotEvery: number | undefined;
+  #state: FoldState | undefined;
+  /** Sessions whose timelines are kept, least recently asked for first. */
+  readonly #tracked = new Map<string, true>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(runtime: SessionsRuntime, options: { readonly snapshots?: boolean | undefined; readonly snapshotEvery?: number | undefined } = {}) {
+    this.#runtime = runtime;
+    this.#useSnapshots = options.snapshots ?? true;
+    this.#snapshotEvery = options.snapshotEvery;
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Folds what the log gained since the last read and returns the view. */
+  refresh(signal?: AbortSignal): Promise<LaneView> {
+    return this.#serial(async () => {
+      const view = await this.#refresh(signal);
+      const every = this.#snapshotEvery;
+      if (every !== undefined && this.#state !== undefined && this.#state.sinceSnapshot >= every) await this.#writeSnapshot(view, signal);
+      return view;
+    });
+  }
+
+  /**
+   * Refreshes, then makes sure the fold holds the state records of `session` and, with
+   * `timeline`, its whole timeline (folding that session from the retained start once, when it
+   * was restored from a snapshot or its timeline was not kept).
+   */
+  complete(session: ConversationId, timeline: boolean, signal?: AbortSignal): Promise<LaneView> {
+    return this.#serial(async () => {
+      const view = await this.#refresh(signal);
+      await this.#complete(session, timeline, view, signal);
+      return view;
+    });
+  }
+
+  /** Refreshes and writes a fold snapshot of the result to {@link SNAPSHOT_TOPIC}. */
+  snapshot(signal?: AbortSignal): Promise<FoldSnapshotWritten> {
+    return this.#serial(async () => this.#writeSnapshot(await this.#refresh(signal), signal));
+  }
+
+  async #refresh(signal?: AbortSignal): Promise<LaneView> {
+    const runtime = this.#runtime;
+    const transport = runtime.client.transport;
+    const stream = runtime.stream();
+    const names = laneTopics(runtime.client.layout);
+    const layout = layoutFingerprint(runtime.client.layout);
+    const described = new Map<string, TopicDescription>();
+    for (const topic of names) {
+      const d = await describe(transport, stream, topic, signal);
+      if (d !== undefined) described.set(topic, d);
+    }
+    const lane = described.get(SESSIONS_TOPIC);
+    runtime.lane.observe(stream, lane?.partitions.length);
+    let state = this.#state;
+    if (state !== undefined && (state.stream !== stream || state.layout !== layout || state.names.join('\n') !== names.join('\n') || [...state.topics.values()].some((t) => replaced(t, described.get(t.topic))))) {
+      state = undefined;
+      this.#dropTimelines();
+    }
+    if (state === undefined) {
+      const fromSnapshot = this.#useSnapshots ? await this.#fromSnapshot(stream, layout, names, described, signal) : { state: undefined, rejected: undefined };
+      state = fromSnapshot.state ?? this.#fresh(stream, layout, names, fromSnapshot.rejected);
+      this.#state = state;
+    }
+    for (const [topic, d] of described) {
+      if (state.topics.has(topic)) continue;
+      state.topics.set(topic, {
+        topic,
+        topicIndex: names.indexOf(topic),
+        createdAtMicros: d.createdAtMicros,
+        partitions: d.partitions.map((p) => ({ partition: p.partition, next: 0n, retainedFrom: undefined })),
+      });
+    }
+    const ranges: { range: PartitionRange; from: bigint; target: TopicState['partitions'][number]; topic: string }[] = [];
+    for (const t of state.topics.values()) {
+      const d = described.get(t.topic) as TopicDescription;
+      t.partitions.forEach((p, i) => {
+        const head = d.partitions[i]?.nextOffset ?? p.next;
+        ranges.push({ range: { topic: t.topic, topicIndex: t.topicIndex, partition: p.partition, next: p.next, head, firstSeen: undefined }, from: p.next, target: p, topic: t.topic });
+      });
+    }
+    for (const r of ranges) {
+      if (r.target.retainedFrom !== undefined || r.from !== 0n || r.range.head === 0n) continue;
+      // Where the partition's retained records begin: those before it expired before any fold,
+      // and the change feed numbers them as gone.
+      const probe = await transport.read({ stream, topic: r.topic, partition: r.range.partition, offset: 0n, maxCount: 1, signal });
+      const firstHeld = probe[0] === undefined ? r.range.head : probe[0].offset < r.range.head ? probe[0].offset : r.range.head;
+      if (firstHeld > 0n && r.topic !== HEARTBEAT_TOPIC) {
+        if (state.seq === state.windowFrom) state.windowFrom += firstHeld;
+        state.seqBase += firstHeld;
+        state.seq += firstHeld;
+      }
+    }
+    const current = state;
+    const visit = (scanned: ScannedRecord): void => {
+      current.fold.apply(scanned);
+      current.sinceSnapshot++;
+      if (scanned.topic === HEARTBEAT_TOPIC) return;
+      current.seq++;
+      if (scanned.conversation === undefined) return;
+      current.changes.push({ seq: current.seq, sessions: [scanned.conversation], positions: [{ topic: scanned.topic, partition: scanned.record.partition, offset: scanned.record.offset }] });
+      if (current.changes.length >= CHANGE_WINDOW * 2) trimChanges(current);
+    };
+    try {
+      await readMerged(transport, stream, ranges.map((r) => r.range), visit, signal, runtime.onError);
+    } finally {
+      for (const { range, from, target, topic } of ranges) {
+        // a partition that returned nothing below its head lost those records to expiry
+        const reachedHead = range.firstSeen === undefined && range.next === from && range.head > from && signal?.aborted !== true;
+        const end = reachedHead ? range.head : range.next;
+        const firstHeld = range.firstSeen ?? (reachedHead ? range.head : undefined);
+        if (firstHeld !== undefined && firstHeld > from) {
+          state.gaps.push({ topic, partition: range.partition, from, to: firstHeld, reason: 'expired_before_fold' });
+          if (state.gaps.length > MAX_GAPS) state.gaps.splice(0, state.gaps.length - MAX_GAPS);
+        }
+        target.retainedFrom ??= firstHeld ?? (end === from ? undefined : from);
+        target.next = end;
+      }
+    }
+    if (state.changes.length > CHANGE_WINDOW) trimChanges(state);
+    return this.#view(state, described);
+  }
+
+  #view(state: FoldState, described: ReadonlyMap<string, TopicDescription>): LaneView {
+    const frontier: PartitionFrontier[] = [];
+    for (const topic of state.names) {
+      const t = state.topics.get(topic);
+      if (t === undefined) continue;
+      t.partitions.forEach((p, i) => {
+        const head = described.get(topic)?.partitions[i]?.nextOffset ?? p.next;
+        frontier.push({ topic, partition: p.partition, retainedFrom: p.retainedFrom ?? p.next, folded: p.next, head: head > p.next ? head : p.next });
+      });
+    }
+    return {
+      stream: state.stream,
+      fold: state.fold,
+      frontier,
+      present: new Set(state.topics.keys()),
+      gaps: state.gaps,
+      seqBase: state.seqBase,
+      seq: state.seq,
+      windowFrom: state.windowFrom,
+      changes: state.changes,
+      start: state.start,
+    };
+  }
+
+  #fresh(stream: string, layout: string, names: readonly string[], rejected: FoldSnapshotRejectedError | undefined): FoldState {
+    return {
+      stream,
+      layout,
+      names,
+      topics: new Map(),
+      fold: new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError }),
+      seqBase: 0n,
+      seq: 0n,
+      windowFrom: 0n,
+      changes: [],
+      gaps: [],
+      start: { from: 'log', rejected },
+      sinceSnapshot: 0,
+    };
+  }
+
+  #dropTimelines(): void {
+    this.#tracked.clear();
+  }
+
+  async #complete(session: ConversationId, timeline: boolean, view: LaneView, signal?: AbortSignal): Promise<void> {
+    const key = session.toString();
+    const state = this.#state as FoldState;
+    const entry = state.fold.accs.get(key);
+    // state records are kept for every session the fold saw from the start
+    if (!timeline && (entry === undefined || !entry.acc.partial)) return;
+    if (this.#tracked.has(key)) {
+      this.#tracked.delete(key);
+      this.#tracked.set(key, true);
+      if (entry === undefined || !entry.acc.partial) return;
+    }
+    if (entry !== undefined) {
+      const one = new SessionFold(state.stream, { only: session });
+      const ranges: PartitionRange[] = [];
+      for (const t of state.topics.values()) {
+        if (t.topic === HEARTBEAT_TOPIC) continue;
+        for (const p of t.partitions) ranges.push({ topic: t.topic, topicIndex: t.topicIndex, partition: p.partition, next: 0n, head: p.next, firstSeen: undefined });
+      }
+      // the records were reported to onError when the main fold met them
+      await readMerged(this.#runtime.client.transport, view.stream, ranges, (r) => one.apply(r), signal);
+      const refolded = one.accs.get(key)?.acc;
+      entry.acc.events = refolded?.events ?? [];
+      entry.acc.stateRecords = refolded?.stateRecords ?? [];
+      entry.acc.partial = false;
+    }
+    this.#tracked.set(key, true);
+    while (this.#tracked.size > MAX_TRACKED_TIMELINES) {
+      const oldest = this.#tracked.keys().next().value as string;
+      this.#tracked.delete(oldest);
+      const dropped = state.fold.accs.get(oldest);
+      if (dropped !== undefined) dropped.acc.events = [];
+    }
+  }
+
+  async #fromSnapshot(
+    stream: string,
+    layout: string,
+    names: readonly string[],
+    described: ReadonlyMap<string, TopicDescription>,
+    signal?: AbortSignal,
+  ): Promise<{ state: FoldState | undefined; rejected: FoldSnapshotRejectedError | undefined }> {
+    const transport = this.#runtime.client.transport;
+    const topic = await describe(transport, stream, SNAPSHOT_TOPIC, signal);
+    if (topic === undefined) return { state: undefined, rejected: undefined };
+    let found: { partition: number; offset: bigint; ts: bigint; payload: Uint8Array } | undefined;
+    for (const p of topic.partitions) {
+      const low = p.nextOffset > SNAPSHOT_LOOKBACK ? p.nextOffset - SNAPSHOT_LOOKBACK : 0n;
+      const batch = p.nextOffset > low ? await transport.read({ stream, topic: SNAPSHOT_TOPIC, partition: p.partition, offset: low, maxCount: Number(SNAPSHOT_LOOKBACK), signal }) : [];
+      for (const record of batch) {
+        if (headerText(record, FOLD_HEADER) !== 'sessions' || headerText(record, FOLD_STREAM_HEADER) !== stream) continue;
+        const newer = found === undefined || record.timestampMicros > found.ts || (record.timestampMicros === found.ts && record.offset > found.offset);
+        if (newer) found = { partition: p.partition, offset: record.offset, ts: record.timestampMicros, payload: record.payload };
+      }
+    }
+    if (found === undefined) return { state: undefined, rejected: undefined };
+    const position = { stream, topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset };
+    const reject = (reason: FoldSnapshotRejection, message: string, cause?: unknown): { state: undefined; rejected: FoldSnapshotRejectedError } => {
+      const rejected = new FoldSnapshotRejectedError(reason, message, { cause, context: { stream, topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset } });
+      reportSkippedRecord(this.#runtime.onError, position, rejected);
+      return { state: undefined, rejected };
+    };
+    let image: ReturnType<typeof decodeFoldImage>;
+    try {
+      image = decodeFoldImage(found.payload, this.#runtime.onError);
+    } catch (error) {
+      return reject('corrupt', 'the snapshot cannot be decoded within the wire limits', error);
+    }
+    if (image.stream !== stream || !image.conversation.equals(foldConversation(stream))) return reject('stream', `written for stream ${JSON.stringify(image.stream)}`);
+    if (image.layout !== layout) return reject('layout', `written under layout ${image.layout}, the client uses ${layout}`);
+    const topics = new Map<string, TopicState>();
+    for (const t of image.topics) {
+      const d = described.get(t.topic);
+      const index = names.indexOf(t.topic);
+      if (index < 0 || d === undefined || topics.has(t.topic)) return reject('topics', `topic ${JSON.stringify(t.topic)} is not a lane topic of this log`);
+      if (d.partitions.length !== t.partitions.length || t.partitions.some((p, i) => d.partitions[i]?.partition !== p.partition)) {
+        return reject('topics', `topic ${JSON.stringify(t.topic)} has ${d.partitions.length} partitions, the snapshot folded ${t.partitions.length}`);
+      }
+      if (d.createdAtMicros !== t.createdAtMicros) return reject('generation', `topic ${JSON.stringify(t.topic)} was recreated since the snapshot`);
+      for (const [i, p] of t.partitions.entries()) {
+        const head = d.partitions[i]?.nextOffset ?? 0n;
+        if (p.next > head) return reject('beyond-end', `topic ${JSON.stringify(t.topic)} partition ${p.partition} resumes at ${p.next}, beyond its end ${head}`);
+      }
+      topics.set(t.topic, { topic: t.topic, topicIndex: index, createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ ...p })) });
+    }
+    const fold = image.fold;
+    const restored = new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError });
+    for (const [key, entry] of fold.accs) restored.accs.set(key, entry);
+    for (const [key, ts] of fold.heartbeats) restored.heartbeats.set(key, ts);
+    const state: FoldState = {
+      stream,
+      layout,
+      names,
+      topics,
+      fold: restored,
+      seqBase: image.seqBase,
+      seq: image.seq,
+      windowFrom: image.seq,
+      changes: [],
+      gaps: [],
+      start: { from: 'snapshot', snapshot: { topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset } },
+      sinceSnapshot: 0,
+    };
+    return { state, rejected: undefined };
+  }
+
+  async #writeSnapshot(view: LaneView, signal?: AbortSignal): Promise<FoldSnapshotWritten> {
+    const state = this.#state as FoldState;
+    const transport = this.#runtime.client.transport;
+    const image: FoldImage = {
+      stream: state.stream,
+      layout: state.layout,
+      topics: state.names
+        .map((name) => state.topics.get(name))
+        .filter((t): t is TopicState => t !== undefined)
+        .map((t) => ({ topic: t.topic, createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ partition: p.partition, next: p.next, retainedFrom: p.retainedFrom ?? p.next })) })),
+      seqBase: state.seqBase,
+      seq: state.seq,
+      fold: state.fold,
+    };
+    const payload = encodeFoldImage(image);
+    if ((await describe(transport, view.stream, SNAPSHOT_TOPIC, signal)) === undefined) {
+      await transport.ensureTopic({ stream: view.stream, topic: SNAPSHOT_TOPIC }, { partitions: 1 }, { signal });
+    }
+    const headers = new Map([
+      [FOLD_HEADER, { kind: 'string' as const, value: utf8.encode('sessions') }],
+      [FOLD_STREAM_HEADER, { kind: 'string' as const, value: utf8.encode(view.stream) }],
+    ]);
+    const result = await transport.append({ stream: view.stream, topic: SNAPSHOT_TOPIC, records: [{ headers, payload }], routing: { partition: 0 }, payloadsImmutable: true, signal });
+    state.sinceSnapshot = 0;
+    return { topic: SNAPSHOT_TOPIC, partition: result.partition, offset: result.baseOffset, bytes: payload.length, sessions: state.fold.accs.size };
+  }
+}
