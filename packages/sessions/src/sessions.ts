@@ -33,7 +33,8 @@ export interface SessionsOptions {
    * Receives each record a read skipped, as a `CodecError` naming its stream, topic, partition and
    * offset with the decode failure as `cause`: an undecodable record met by the session reads, the
    * turn and context reads or the memory fold, and an envelope whose heartbeat, state or end body
-   * cannot be read. Reads go on past it; each read reports a record once.
+   * cannot be read. Reads go on past it. The session reads keep their fold, so they report a record
+   * once, when the fold first meets it; turn, context and memory reads report it on each read.
    */
   readonly onError?: SkippedRecordHandler | undefined;
   /**

@@ -145,6 +145,19 @@ function replaced(state: TopicState, described: TopicDescription | undefined): b
   return state.partitions.some((p, i) => described.partitions[i]?.partition !== p.partition || (described.partitions[i]?.nextOffset ?? 0n) < p.next);
 }
 
+function countExpired(state: FoldState, unseen: Set<PartitionRange>, scanned: ScannedRecord): void {
+  for (const range of unseen) {
+    if (range.topic !== scanned.topic || range.partition !== scanned.record.partition) continue;
+    unseen.delete(range);
+    const expired = scanned.record.offset;
+    if (expired === 0n) return;
+    if (state.changes.length === 0 && state.windowFrom === state.seq) state.windowFrom += expired;
+    state.seqBase += expired;
+    state.seq += expired;
+    return;
+  }
+}
+
 function trimChanges(state: FoldState): void {
   const dropped = state.changes.length - CHANGE_WINDOW;
   if (dropped <= 0) return;
@@ -249,23 +262,15 @@ export class LaneFold {
         ranges.push({ range: { topic: t.topic, topicIndex: t.topicIndex, partition: p.partition, next: p.next, head, firstSeen: undefined }, from: p.next, target: p, topic: t.topic });
       });
     }
-    for (const r of ranges) {
-      if (r.target.retainedFrom !== undefined || r.from !== 0n || r.range.head === 0n) continue;
-      // Where the partition's retained records begin: those before it expired before any fold,
-      // and the change feed numbers them as gone.
-      const probe = await transport.read({ stream, topic: r.topic, partition: r.range.partition, offset: 0n, maxCount: 1, signal });
-      const firstHeld = probe[0] === undefined ? r.range.head : probe[0].offset < r.range.head ? probe[0].offset : r.range.head;
-      if (firstHeld > 0n && r.topic !== HEARTBEAT_TOPIC) {
-        if (state.seq === state.windowFrom) state.windowFrom += firstHeld;
-        state.seqBase += firstHeld;
-        state.seq += firstHeld;
-      }
-    }
+    // Partitions read from offset 0 for the first time: the offset of their first record counts
+    // the records that expired before any fold, which the change feed numbers as gone.
+    const unseen = new Set(ranges.filter((r) => r.target.retainedFrom === undefined && r.from === 0n && r.topic !== HEARTBEAT_TOPIC).map((r) => r.range));
     const current = state;
     const visit = (scanned: ScannedRecord): void => {
       current.fold.apply(scanned);
       current.sinceSnapshot++;
       if (scanned.topic === HEARTBEAT_TOPIC) return;
+      if (unseen.size > 0) countExpired(current, unseen, scanned);
       current.seq++;
       if (scanned.conversation === undefined) return;
       current.changes.push({ seq: current.seq, sessions: [scanned.conversation], positions: [{ topic: scanned.topic, partition: scanned.record.partition, offset: scanned.record.offset }] });

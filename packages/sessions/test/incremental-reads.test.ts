@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { AgentTopic, SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
+import { AgentId, CorrelationId, HEARTBEAT_TOPIC, MintUlid, type ConversationId } from '@agdx/wire';
+import { sessions, type Sessions } from '@agdx/sessions';
+import { clientOn, countingLog } from './support/counting-log.js';
+
+const agent = AgentId.parse('planner');
+const model = AgentId.parse('model');
+const text = new TextEncoder();
+const LANE = [SESSIONS_TOPIC, 'agent.control', HEARTBEAT_TOPIC];
+
+async function exchange(laser: AgdxClient, conversation: ConversationId): Promise<void> {
+  const correlation = MintUlid.mint(CorrelationId);
+  await laser.agdx(AgentTopic.Sessions, agent, conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
+  await laser.agdx(AgentTopic.Sessions, model, conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(agent).send();
+}
+
+/** Every read of `kept` answers what a reader folding the whole log from scratch answers. */
+async function expectSameAsFresh(laser: AgdxClient, kept: Sessions, ids: readonly ConversationId[]): Promise<void> {
+  const fresh = sessions(laser, undefined, { snapshots: false });
+  expect(await kept.list({ limit: 1000 })).toEqual(await fresh.list({ limit: 1000 }));
+  for (const id of ids) {
+    expect(await kept.get(id)).toEqual(await fresh.get(id));
+    expect(await kept.events(id)).toEqual(await fresh.events(id));
+    expect(await kept.state(id)).toEqual(await fresh.state(id));
+    expect(await kept.links(id)).toEqual(await fresh.links(id));
+  }
+  expect(await kept.changes()).toEqual(await fresh.changes());
+}
+
+describe('incremental session reads', () => {
+  it('a second get reads nothing old, and then only what the log gained', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport);
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    for (let i = 0; i < 20; i++) await exchange(laser, a.conversation);
+
+    counting.reset();
+    expect((await factory.get(a.conversation))?.events).toBe(41n);
+    expect(counting.read(LANE)).toBe(41);
+
+    counting.reset();
+    expect((await factory.get(a.conversation))?.events).toBe(41n);
+    expect(counting.read(LANE)).toBe(0);
+
+    await exchange(laser, a.conversation);
+    counting.reset();
+    const info = await factory.get(a.conversation);
+    expect(info?.events).toBe(43n);
+    expect(info?.modelCalls).toBe(21n);
+    expect(counting.read(LANE)).toBe(2);
+  });
+
+  it('a change-feed poll with nothing new reads no record, however long the log', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport);
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    for (let i = 0; i < 50; i++) await exchange(laser, a.conversation);
+    const latest = await factory.reads.latestChange();
+    expect(latest).toBe(101n);
+    counting.reset();
+    expect((await factory.changes(latest)).rows).toEqual([]);
+    expect(counting.read()).toBe(0);
+
+    const b = factory.create('b');
+    await b.lifecycle.begin({ agent });
+    counting.reset();
+    const page = await factory.changes(latest);
+    expect(page.rows.map((r) => r.seq)).toEqual([102n]);
+    expect(page.rows[0]?.sessions.map(String)).toEqual([b.conversation.toString()]);
+    expect(counting.read()).toBe(1);
+  });
+
+  it('answers what a reader folding from scratch answers, through interleaved writes', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 3);
+    const kept = sessions(laser);
+    const parent = kept.create('parent');
+    const child = kept.create('child');
+    await parent.lifecycle.begin({ agent });
+    await expectSameAsFresh(laser, kept, [parent.conversation, child.conversation]);
+    await child.lifecycle.begin({ agent, parent: parent.conversation });
+    await parent.lifecycle.snapshot({ step: 1 });
+    await exchange(laser, child.conversation);
+    // the kept reader sees the summaries first, then the timelines once asked for
+    expect((await kept.get(child.conversation))?.modelCalls).toBe(1n);
+    await expectSameAsFresh(laser, kept, [parent.conversation, child.conversation]);
+    await parent.lifecycle.snapshot({ step: 2 });
+    await child.lifecycle.end();
+    await exchange(laser, parent.conversation);
+    await parent.lifecycle.end();
+    await expectSameAsFresh(laser, kept, [parent.conversation, child.conversation]);
+    expect((await kept.state(parent.conversation)).document).toEqual({ step: 2 });
+    expect((await kept.links(parent.conversation)).children.map(String)).toEqual([child.conversation.toString()]);
+  });
+
+  it('a lane topic deleted and recreated between reads is folded again from its start', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 2);
+    const factory = sessions(laser);
+    const old = factory.create('old');
+    await old.lifecycle.begin({ agent });
+    await exchange(laser, old.conversation);
+    expect((await factory.get(old.conversation))?.events).toBe(3n);
+
+    await counting.log.deleteTopic({ stream: 'demo', topic: SESSIONS_TOPIC });
+    await counting.log.ensureTopic({ stream: 'demo', topic: SESSIONS_TOPIC }, { partitions: 2 });
+    const renewed = factory.create('new');
+    await renewed.lifecycle.begin({ agent });
+    // the recreated topic holds one record at offset 0: the old offsets must not be continued
+    expect(await factory.get(old.conversation)).toBeUndefined();
+    expect((await factory.get(renewed.conversation))?.events).toBe(1n);
+    await expectSameAsFresh(laser, factory, [old.conversation, renewed.conversation]);
+  });
+
+  it('two reads at once fold each record once', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport);
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    for (let i = 0; i < 5; i++) await exchange(laser, a.conversation);
+    const [x, y, z] = await Promise.all([factory.get(a.conversation), factory.list(), factory.events(a.conversation)]);
+    expect(x?.events).toBe(11n);
+    expect(y.items[0]?.events).toBe(11n);
+    expect(z.items).toHaveLength(11);
+  });
+
+  it('an aborted read leaves the fold where it stopped; the next read completes it', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 1);
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    for (let i = 0; i < 1500; i++) await exchange(laser, a.conversation);
+    const controller = new AbortController();
+    let seen = 0;
+    const aborting = sessions(laser, undefined, {
+      onError: () => undefined,
+    });
+    const read = aborting.get(a.conversation, controller.signal);
+    queueMicrotask(() => {
+      seen++;
+      controller.abort();
+    });
+    await expect(read).rejects.toThrow();
+    expect(seen).toBe(1);
+    const info = await aborting.get(a.conversation);
+    expect(info?.events).toBe(3001n);
+    expect(info).toEqual(await factory.get(a.conversation));
+  });
+});
