@@ -54,7 +54,7 @@ export type {
   SessionStateView,
   SourceGap,
 } from './reads/session-reads.js';
-export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/lane-fold.js';
+export { CHANGE_WINDOW, FOLD_HEADER, FOLD_STREAM_HEADER, MAX_TRACKED_TIMELINES, SNAPSHOT_TOPIC } from './reads/lane-fold.js';
 export type { FoldSnapshotWritten, FoldStart } from './reads/lane-fold.js';
 export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
 export { sessionStatusOf } from './reads/session-fold.js';

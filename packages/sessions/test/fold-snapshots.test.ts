@@ -200,7 +200,8 @@ describe('session fold snapshots', () => {
     const expected = await fresh.list({ limit: 1000 });
     for (let i = 0; i < 12; i++) {
       const bytes = good.slice();
-      bytes[20 + random(bytes.length - 20)] ^= 0xff;
+      const at = 20 + random(bytes.length - 20);
+      bytes[at] = (bytes[at] as number) ^ 0xff;
       await appendSnapshot(laser, bytes);
       const { reader } = newReader(laser);
       const page = await reader.list({ limit: 1000 });
