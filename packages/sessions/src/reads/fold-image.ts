@@ -81,11 +81,12 @@ function accRow(id: ConversationId, acc: Acc): CborValue {
 
 /**
  * Encodes a fold as a seed `FoldSnapshot` capsule: `conversation` is {@link foldConversation},
- * `as_of` the last folded offset of each lane partition (the first topic), and `state` the
- * folded summaries with the frontier of every topic, its generation and the layout.
+ * `as_of` the last folded offset of each lane partition (the first topic), and `state` a map of
+ * `image` (the folded summaries with the frontier of every topic, its generation and the layout)
+ * and `sha256` (its digest).
  * @throws CodecError when the result would exceed {@link MAX_FOLD_SNAPSHOT_BYTES}.
  */
-export function encodeFoldImage(image: FoldImage): Uint8Array {
+export async function encodeFoldImage(image: FoldImage): Promise<Uint8Array> {
   const sessions: CborValue[] = [];
   for (const { id, acc } of image.fold.accs.values()) sessions.push(accRow(id, acc));
   const heartbeats: CborValue[] = [];
@@ -94,7 +95,7 @@ export function encodeFoldImage(image: FoldImage): Uint8Array {
     if (id !== undefined) heartbeats.push([id.toBytes(), ts]);
   }
   const topics: CborValue[] = image.topics.map((t) => [t.topic, opt(t.createdAtMicros), t.partitions.map((p) => [BigInt(p.partition), p.next, p.retainedFrom])]);
-  const state = encodeCbor(
+  const folded = encodeCbor(
     new Map<CborValue, CborValue>([
       ['v', IMAGE_VERSION],
       ['stream', image.stream],
@@ -106,6 +107,8 @@ export function encodeFoldImage(image: FoldImage): Uint8Array {
       ['heartbeats', heartbeats],
     ]),
   );
+  // The digest makes a flipped byte a refused snapshot instead of a wrong count.
+  const state = encodeCbor(new Map<CborValue, CborValue>([['image', folded], ['sha256', await sha256(folded)]]));
   const asOf = new Map<number, bigint>();
   for (const p of image.topics[0]?.partitions ?? []) if (p.next > 0n) asOf.set(p.partition, p.next - 1n);
   const bytes = encodeFoldSnapshot({ conversation: foldConversation(image.stream), asOf, state });
@@ -113,6 +116,17 @@ export function encodeFoldImage(image: FoldImage): Uint8Array {
     throw new CodecError(`a session fold snapshot of ${bytes.length} bytes exceeds ${MAX_FOLD_SNAPSHOT_BYTES}`, { context: { surface: SURFACE, operation: 'encode' } });
   }
   return bytes;
+}
+
+async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
 }
 
 function bad(message: string): CodecError {
@@ -204,14 +218,18 @@ function readTopic(value: CborValue): TopicImage {
 
 /**
  * Decodes a session fold snapshot written by {@link encodeFoldImage}, within
- * {@link MAX_FOLD_SNAPSHOT_BYTES} and {@link MAX_FOLD_SNAPSHOT_ITEMS}. Checks only the bytes;
+ * {@link MAX_FOLD_SNAPSHOT_BYTES} and {@link MAX_FOLD_SNAPSHOT_ITEMS}, after checking the SHA-256
+ * digest of the folded state. Checks only the bytes;
  * the reader checks stream, layout, generations and offsets against the log.
  * @throws CodecError (or the wire's InvalidError) for anything malformed.
  */
-export function decodeFoldImage(bytes: Uint8Array, onError?: SkippedRecordHandler): FoldImage & { readonly conversation: ConversationId } {
+export async function decodeFoldImage(bytes: Uint8Array, onError?: SkippedRecordHandler): Promise<FoldImage & { readonly conversation: ConversationId }> {
   if (bytes.length > MAX_FOLD_SNAPSHOT_BYTES) throw bad(`${bytes.length} bytes exceed ${MAX_FOLD_SNAPSHOT_BYTES}`);
   const capsule = decodeFoldSnapshot(bytes);
-  const r = FieldReader.decode(capsule.state, SURFACE, { maxBytes: MAX_FOLD_SNAPSHOT_BYTES, maxItems: MAX_FOLD_SNAPSHOT_ITEMS });
+  const sealed = FieldReader.decode(capsule.state, SURFACE, { maxBytes: MAX_FOLD_SNAPSHOT_BYTES, maxItems: 16 });
+  const folded = sealed.bytes('image');
+  if (!sameBytes(await sha256(folded), sealed.fixedBytes('sha256', 32))) throw bad('the digest does not match the folded state');
+  const r = FieldReader.decode(folded, SURFACE, { maxBytes: MAX_FOLD_SNAPSHOT_BYTES, maxItems: MAX_FOLD_SNAPSHOT_ITEMS });
   if (r.u64('v') !== IMAGE_VERSION) throw bad('unknown version');
   const stream = r.text('stream');
   const fold = new SessionFold(stream, { keepEvents: () => false, onError });

@@ -402,9 +402,9 @@ export class LaneFold {
       reportSkippedRecord(this.#runtime.onError, position, rejected);
       return { state: undefined, rejected };
     };
-    let image: ReturnType<typeof decodeFoldImage>;
+    let image: Awaited<ReturnType<typeof decodeFoldImage>>;
     try {
-      image = decodeFoldImage(found.payload, this.#runtime.onError);
+      image = await decodeFoldImage(found.payload, this.#runtime.onError);
     } catch (error) {
       return reject('corrupt', 'the snapshot cannot be decoded within the wire limits', error);
     }
@@ -460,7 +460,7 @@ export class LaneFold {
       seq: state.seq,
       fold: state.fold,
     };
-    const payload = encodeFoldImage(image);
+    const payload = await encodeFoldImage(image);
     if ((await describe(transport, view.stream, SNAPSHOT_TOPIC, signal)) === undefined) {
       await transport.ensureTopic({ stream: view.stream, topic: SNAPSHOT_TOPIC }, { partitions: 1 }, { signal });
     }
