@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTopic, SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
-import { AgdxError, AgentId, CodecError, CorrelationId, HEARTBEAT_TOPIC, MintUlid, type ConversationId } from '@agdx/wire';
+import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
+import { AgdxError, HEARTBEAT_TOPIC, type CodecError, type ConversationId } from '@agdx/wire';
 import { FOLD_HEADER, FOLD_STREAM_HEADER, FoldSnapshotRejectedError, SNAPSHOT_TOPIC, sessions, type Session, type Sessions } from '@agdx/sessions';
 import { decodeFoldImage, encodeFoldImage } from '../src/reads/fold-image.js';
-import { clientOn, countingLog } from './support/counting-log.js';
-
-const agent = AgentId.parse('planner');
-const model = AgentId.parse('model');
-const text = new TextEncoder();
-const LANE = [SESSIONS_TOPIC, 'agent.control', HEARTBEAT_TOPIC];
-
-async function exchange(laser: AgdxClient, conversation: ConversationId): Promise<void> {
-  const correlation = MintUlid.mint(CorrelationId);
-  await laser.agdx(AgentTopic.Sessions, agent, conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
-  await laser.agdx(AgentTopic.Sessions, model, conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(agent).send();
-}
+import { agent, clientOn, countingLog, exchange, expectSameAsFresh, LANE, model, text } from './support/counting-log.js';
 
 /** A log with two sessions (one a child of the other), some turns and state, and a snapshot of it. */
 async function snapshotted(partitions = 2): Promise<{ counting: ReturnType<typeof countingLog>; laser: AgdxClient; ids: ConversationId[]; writer: Sessions; parent: Session }> {
@@ -31,17 +20,6 @@ async function snapshotted(partitions = 2): Promise<{ counting: ReturnType<typeo
   const written = await writer.snapshot();
   expect(written).toMatchObject({ topic: SNAPSHOT_TOPIC, partition: 0, offset: 0n, sessions: 2 });
   return { counting, laser, ids: [parent.conversation, child.conversation], writer, parent };
-}
-
-async function expectSameAsFresh(laser: AgdxClient, reader: Sessions, ids: readonly ConversationId[]): Promise<void> {
-  const fresh = sessions(laser, undefined, { snapshots: false });
-  expect(await reader.list({ limit: 1000 })).toEqual(await fresh.list({ limit: 1000 }));
-  for (const id of ids) {
-    expect(await reader.get(id)).toEqual(await fresh.get(id));
-    expect(await reader.links(id)).toEqual(await fresh.links(id));
-    expect(await reader.events(id)).toEqual(await fresh.events(id));
-    expect(await reader.state(id)).toEqual(await fresh.state(id));
-  }
 }
 
 async function appendSnapshot(laser: AgdxClient, payload: Uint8Array, stream = 'demo'): Promise<void> {

@@ -1,32 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { AgentTopic, SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
-import { AgentId, CorrelationId, HEARTBEAT_TOPIC, MintUlid, type ConversationId } from '@agdx/wire';
+import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
+import type { ConversationId } from '@agdx/wire';
 import { sessions, type Sessions } from '@agdx/sessions';
-import { clientOn, countingLog } from './support/counting-log.js';
+import { agent, clientOn, countingLog, exchange, expectSameAsFresh as sameReads, LANE } from './support/counting-log.js';
 
-const agent = AgentId.parse('planner');
-const model = AgentId.parse('model');
-const text = new TextEncoder();
-const LANE = [SESSIONS_TOPIC, 'agent.control', HEARTBEAT_TOPIC];
-
-async function exchange(laser: AgdxClient, conversation: ConversationId): Promise<void> {
-  const correlation = MintUlid.mint(CorrelationId);
-  await laser.agdx(AgentTopic.Sessions, agent, conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
-  await laser.agdx(AgentTopic.Sessions, model, conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(agent).send();
-}
-
-/** Every read of `kept` answers what a reader folding the whole log from scratch answers. */
+/** {@link sameReads}, and the change feed too. */
 async function expectSameAsFresh(laser: AgdxClient, kept: Sessions, ids: readonly ConversationId[]): Promise<void> {
-  const fresh = sessions(laser, undefined, { snapshots: false });
-  expect(await kept.list({ limit: 1000 })).toEqual(await fresh.list({ limit: 1000 }));
-  for (const id of ids) {
-    expect(await kept.get(id)).toEqual(await fresh.get(id));
-    expect(await kept.events(id)).toEqual(await fresh.events(id));
-    expect(await kept.state(id)).toEqual(await fresh.state(id));
-    expect(await kept.links(id)).toEqual(await fresh.links(id));
-  }
-  expect(await kept.changes()).toEqual(await fresh.changes());
+  await sameReads(laser, kept, ids);
+  expect(await kept.changes()).toEqual(await sessions(laser, undefined, { snapshots: false }).changes());
 }
+
 
 describe('incremental session reads', () => {
   it('a second get reads nothing old, and then only what the log gained', async () => {

@@ -1,5 +1,33 @@
-import { AgdxClient, type StreamLayout } from '@agdx/agents';
+import { expect } from 'vitest';
+import { AgdxClient, AgentTopic, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import { sessions, type Sessions } from '@agdx/sessions';
 import { MemoryLog, type LogTransport, type ReadRequest } from '@agdx/transport';
+import { AgentId, CorrelationId, HEARTBEAT_TOPIC, MintUlid, type ConversationId } from '@agdx/wire';
+
+export const agent: AgentId = AgentId.parse('planner');
+export const model: AgentId = AgentId.parse('model');
+export const text: TextEncoder = new TextEncoder();
+/** The topics the session reads fold on the default layout. */
+export const LANE: readonly string[] = [SESSIONS_TOPIC, 'agent.control', HEARTBEAT_TOPIC];
+
+/** A model request and its answer on the lane: two records, one model call. */
+export async function exchange(laser: AgdxClient, conversation: ConversationId): Promise<void> {
+  const correlation = MintUlid.mint(CorrelationId);
+  await laser.agdx(AgentTopic.Sessions, agent, conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
+  await laser.agdx(AgentTopic.Sessions, model, conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(agent).send();
+}
+
+/** Every read of `reader` answers what a reader folding the whole log from scratch answers. */
+export async function expectSameAsFresh(laser: AgdxClient, reader: Sessions, ids: readonly ConversationId[]): Promise<void> {
+  const fresh = sessions(laser, undefined, { snapshots: false });
+  expect(await reader.list({ limit: 1000 })).toEqual(await fresh.list({ limit: 1000 }));
+  for (const id of ids) {
+    expect(await reader.get(id)).toEqual(await fresh.get(id));
+    expect(await reader.events(id)).toEqual(await fresh.events(id));
+    expect(await reader.state(id)).toEqual(await fresh.state(id));
+    expect(await reader.links(id)).toEqual(await fresh.links(id));
+  }
+}
 
 /** A MemoryLog seen through a transport that counts the records each `read` returns, per topic. */
 export interface CountingLog {
