@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
+import { SESSIONS_TOPIC, type AgdxClient, type StreamLayout } from '@agdx/agents';
 import type { ConversationId } from '@agdx/wire';
 import { sessions, type Sessions } from '@agdx/sessions';
-import { agent, clientOn, countingLog, exchange, expectSameAsFresh as sameReads, LANE } from './support/counting-log.js';
+import { agent, clientOn, countingLog, exchange, expectSameAsFresh as sameReads, LANE, model } from './support/counting-log.js';
 
 /** {@link sameReads}, and the change feed too. */
 async function expectSameAsFresh(laser: AgdxClient, kept: Sessions, ids: readonly ConversationId[]): Promise<void> {
@@ -116,24 +116,65 @@ describe('incremental session reads', () => {
   it('an aborted read leaves the fold where it stopped; the next read completes it', async () => {
     const counting = countingLog();
     const laser = await clientOn(counting.transport, 1);
-    const factory = sessions(laser);
-    const a = factory.create('a');
+    const a = sessions(laser).create('a');
     await a.lifecycle.begin({ agent });
     for (let i = 0; i < 1500; i++) await exchange(laser, a.conversation);
+    // a transport that aborts the read in the middle: after the lane's second batch
     const controller = new AbortController();
-    let seen = 0;
-    const aborting = sessions(laser, undefined, {
-      onError: () => undefined,
+    let laneReads = 0;
+    const aborting = new Proxy(counting.transport, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (prop !== 'read') return value;
+        return async (request: Parameters<typeof target.read>[0]) => {
+          const records = await target.read(request);
+          if (request.topic === SESSIONS_TOPIC && ++laneReads === 2) controller.abort(new Error('stop'));
+          return records;
+        };
+      },
     });
-    const read = aborting.get(a.conversation, controller.signal);
-    queueMicrotask(() => {
-      seen++;
-      controller.abort();
-    });
-    await expect(read).rejects.toThrow();
-    expect(seen).toBe(1);
-    const info = await aborting.get(a.conversation);
+    const reader = sessions(await clientOn(aborting, 1));
+    counting.reset();
+    await expect(reader.get(a.conversation, controller.signal)).rejects.toThrow('stop');
+    // two batches read, the first one folded
+    expect(counting.read([SESSIONS_TOPIC])).toBe(2000);
+    counting.reset();
+    const info = await reader.get(a.conversation);
     expect(info?.events).toBe(3001n);
-    expect(info).toEqual(await factory.get(a.conversation));
+    // the next read continues after the folded batch: the unfolded one is read again, nothing before it
+    expect(counting.read([SESSIONS_TOPIC])).toBe(2001);
+    expect(info).toEqual(await sessions(laser, undefined, { snapshots: false }).get(a.conversation));
+  });
+});
+
+const LAYOUTS: Record<string, StreamLayout> = {
+  shared: { kind: 'shared' },
+  perAgentTopic: { kind: 'perAgentTopic', topics: new Map([[model.value, 'agent.model']]) },
+  perAgentPartition: { kind: 'perAgentPartition', partitions: new Map([[model.value, 1]]) },
+  singlePartition: { kind: 'singlePartition' },
+};
+
+describe.each(Object.keys(LAYOUTS))('kept and snapshotted session reads under the %s layout', (name) => {
+  it('continue with the records the layout moved off the lane, and a new reader continues the snapshot', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 3, LAYOUTS[name]);
+    const kept = sessions(laser);
+    const a = kept.create('a');
+    await a.lifecycle.begin({ agent });
+    await exchange(laser, a.conversation);
+    expect((await kept.get(a.conversation))?.modelCalls).toBe(1n);
+    await exchange(laser, a.conversation);
+    expect((await kept.get(a.conversation))?.modelCalls).toBe(2n);
+    await kept.snapshot();
+    await exchange(laser, a.conversation);
+    await a.lifecycle.end();
+    const next = sessions(laser);
+    const info = await next.get(a.conversation);
+    expect(info?.modelCalls).toBe(3n);
+    expect(info?.status).toBe('completed');
+    expect((await next.sources(a.conversation)).start.from).toBe('snapshot');
+    expect((await next.events(a.conversation)).items.filter((e) => e.display === 'model.request')).toHaveLength(3);
+    await expectSameAsFresh(laser, kept, [a.conversation]);
+    await expectSameAsFresh(laser, next, [a.conversation]);
   });
 });
