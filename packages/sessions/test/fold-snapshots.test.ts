@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
 import { AgdxError, HEARTBEAT_TOPIC, type CodecError, type ConversationId } from '@agdx/wire';
-import { FOLD_HEADER, FOLD_STREAM_HEADER, FoldSnapshotRejectedError, SNAPSHOT_TOPIC, sessions, type Session, type Sessions } from '@agdx/sessions';
+import { FOLD_HEADER, FOLD_STREAM_HEADER, FoldSnapshotRejectedError, SessionConfig, SNAPSHOT_TOPIC, sessions, type Session, type Sessions } from '@agdx/sessions';
 import { decodeFoldImage, encodeFoldImage } from '../src/reads/fold-image.js';
 import { agent, clientOn, countingLog, exchange, expectSameAsFresh, LANE, model, text } from './support/counting-log.js';
 
@@ -188,5 +188,58 @@ describe('session fold snapshots', () => {
       // the digest refuses a changed fold; a change outside it (as_of) changes nothing the reader uses
       expect(await reader.list({ limit: 1000 })).toEqual(expected);
     }
+  });
+});
+
+describe('fold snapshots on a custom session layout (seed 004)', () => {
+  it('are written on the layout stream, and a reader of the client default stream does not take them', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 2);
+    await counting.log.ensureStream('support');
+    for (const topic of [SESSIONS_TOPIC, 'agent.control', HEARTBEAT_TOPIC]) await counting.log.ensureTopic({ stream: 'support', topic }, { partitions: 2 });
+    const config = new SessionConfig().stream('support');
+    const support = sessions(laser, config);
+    const s = support.create('ticket-7');
+    await s.lifecycle.begin({ agent });
+    await exchange(laser.withDefaultStream('support'), s.conversation);
+    const written = await support.snapshot();
+    expect(written.topic).toBe(SNAPSHOT_TOPIC);
+    expect((await counting.log.describeTopic({ stream: 'support', topic: SNAPSHOT_TOPIC })).partitions[0]?.nextOffset).toBe(1n);
+
+    const next = sessions(laser, config);
+    expect((await next.get(s.conversation))?.modelCalls).toBe(1n);
+    expect((await next.sources(s.conversation)).start.from).toBe('snapshot');
+    await expectSameAsFresh(laser.withDefaultStream('support'), next, [s.conversation]);
+    // the default stream has no snapshot of its own and nothing of this session
+    const other = sessions(laser);
+    expect(await other.get(s.conversation)).toBeUndefined();
+    expect((await other.sources(s.conversation)).start).toEqual({ from: 'log', rejected: undefined });
+  });
+});
+
+describe('automatic fold snapshots', () => {
+  it('that cannot be written are reported, and the read still answers', async () => {
+    const counting = countingLog();
+    const laser = await clientOn(counting.transport, 1);
+    // a log that refuses the snapshot append
+    const refusing = new Proxy(counting.transport, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (prop !== 'append') return value;
+        return async (request: Parameters<typeof target.append>[0]) => {
+          if (request.topic === SNAPSHOT_TOPIC) throw new Error('refused');
+          return target.append(request);
+        };
+      },
+    });
+    const errors: CodecError[] = [];
+    const auto = sessions(await clientOn(refusing, 1), undefined, { snapshotEvery: 2, onError: (e) => errors.push(e) });
+    const s = auto.create('s');
+    await s.lifecycle.begin({ agent });
+    await exchange(laser, s.conversation);
+    expect((await auto.get(s.conversation))?.modelCalls).toBe(1n);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(/automatic fold snapshot/);
+    expect((errors[0]?.cause as Error).message).toBe('refused');
   });
 });

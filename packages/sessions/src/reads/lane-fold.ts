@@ -1,6 +1,6 @@
 import { layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
-import { AgdxError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
+import { AgdxError, CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
 import { FoldSnapshotRejectedError, type FoldSnapshotRejection } from '../errors.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { decodeFoldImage, encodeFoldImage, foldConversation, type FoldImage } from './fold-image.js';
@@ -199,7 +199,18 @@ export class LaneFold {
     return this.#serial(async () => {
       const view = await this.#refresh(signal);
       const every = this.#snapshotEvery;
-      if (every !== undefined && this.#state !== undefined && this.#state.sinceSnapshot >= every) await this.#writeSnapshot(view, signal);
+      const state = this.#state;
+      if (every !== undefined && state !== undefined && state.sinceSnapshot >= every) {
+        try {
+          await this.#writeSnapshot(view, signal);
+        } catch (error) {
+          if (signal?.aborted === true) throw error;
+          // The read itself succeeded: an automatic snapshot that cannot be written (too large, the
+          // append refused) is reported and tried again after another `snapshotEvery` records.
+          state.sinceSnapshot = 0;
+          this.#report(error, view.stream);
+        }
+      }
       return view;
     });
   }
@@ -220,6 +231,17 @@ export class LaneFold {
   /** Refreshes and writes a fold snapshot of the result to {@link SNAPSHOT_TOPIC}. */
   snapshot(signal?: AbortSignal): Promise<FoldSnapshotWritten> {
     return this.#serial(async () => this.#writeSnapshot(await this.#refresh(signal), signal));
+  }
+
+  #report(error: unknown, stream: string): void {
+    const onError = this.#runtime.onError;
+    if (onError === undefined) return;
+    const reported = error instanceof CodecError ? error : new CodecError('an automatic fold snapshot could not be written', { cause: error, context: { stream, topic: SNAPSHOT_TOPIC } });
+    try {
+      onError(reported);
+    } catch {
+      // a throwing handler must not fail the read it reports on
+    }
   }
 
   async #refresh(signal?: AbortSignal): Promise<LaneView> {
@@ -387,12 +409,15 @@ export class LaneFold {
     if (topic === undefined) return { state: undefined, rejected: undefined };
     let found: { partition: number; offset: bigint; ts: bigint; payload: Uint8Array } | undefined;
     for (const p of topic.partitions) {
+      // newest first, one record at a time: a snapshot may be megabytes, so read no more than needed
       const low = p.nextOffset > SNAPSHOT_LOOKBACK ? p.nextOffset - SNAPSHOT_LOOKBACK : 0n;
-      const batch = p.nextOffset > low ? await transport.read({ stream, topic: SNAPSHOT_TOPIC, partition: p.partition, offset: low, maxCount: Number(SNAPSHOT_LOOKBACK), signal }) : [];
-      for (const record of batch) {
+      for (let offset = p.nextOffset - 1n; offset >= low; offset--) {
+        const [record] = await transport.read({ stream, topic: SNAPSHOT_TOPIC, partition: p.partition, offset, maxCount: 1, signal });
+        if (record === undefined || record.offset !== offset) continue;
         if (headerText(record, FOLD_HEADER) !== 'sessions' || headerText(record, FOLD_STREAM_HEADER) !== stream) continue;
         const newer = found === undefined || record.timestampMicros > found.ts || (record.timestampMicros === found.ts && record.offset > found.offset);
         if (newer) found = { partition: p.partition, offset: record.offset, ts: record.timestampMicros, payload: record.payload };
+        break;
       }
     }
     if (found === undefined) return { state: undefined, rejected: undefined };
