@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SESSIONS_TOPIC, type AgdxClient, type StreamLayout } from '@agdx/agents';
+import { AgdxClient, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import { ManualLogClock, MemoryLog } from '@agdx/transport';
 import type { ConversationId } from '@agdx/wire';
 import { sessions, type Sessions } from '@agdx/sessions';
 import { agent, clientOn, countingLog, exchange, expectSameAsFresh as sameReads, LANE, model } from './support/counting-log.js';
@@ -176,5 +177,35 @@ describe.each(Object.keys(LAYOUTS))('kept and snapshotted session reads under th
     expect((await next.events(a.conversation)).items.filter((e) => e.display === 'model.request')).toHaveLength(3);
     await expectSameAsFresh(laser, kept, [a.conversation]);
     await expectSameAsFresh(laser, next, [a.conversation]);
+  });
+});
+
+describe('incremental session reads over an expiring lane', () => {
+  it('report records that expired before the fold reached them as a gap, and number the change feed past them', async () => {
+    const clock = new ManualLogClock(1_000_000_000n);
+    const log = new MemoryLog({ clock });
+    await log.ensureStream('demo');
+    await log.ensureTopic({ stream: 'demo', topic: SESSIONS_TOPIC }, { partitions: 1, messageExpiryMicros: 1_000_000n });
+    const laser = AgdxClient.from(log, { stream: 'demo' });
+    const factory = sessions(laser);
+    const a = factory.create('a');
+    await a.lifecycle.begin({ agent });
+    await exchange(laser, a.conversation);
+    clock.advance(2_000_000n);
+    await exchange(laser, a.conversation);
+    // a fresh reader: three records expired before its first read
+    const first = await factory.sources(a.conversation);
+    expect(first.gaps).toEqual([{ topic: SESSIONS_TOPIC, partition: 0, from: 0n, to: 3n, reason: 'expired_before_fold' }]);
+    expect((await factory.changes()).floor).toBe(4n);
+    // records written and expired between two reads of the kept reader
+    await exchange(laser, a.conversation);
+    clock.advance(2_000_000n);
+    await exchange(laser, a.conversation);
+    const second = await factory.sources(a.conversation);
+    expect(second.gaps).toEqual([...first.gaps, { topic: SESSIONS_TOPIC, partition: 0, from: 5n, to: 7n, reason: 'expired_before_fold' }]);
+    expect(second.sources.find((f) => f.topic === SESSIONS_TOPIC)).toMatchObject({ retainedFrom: 3n, folded: 9n, head: 9n });
+    const info = await factory.get(a.conversation);
+    expect(info?.modelCalls).toBe(2n);
+    expect(info?.implicit).toBe(true);
   });
 });

@@ -302,15 +302,14 @@ export class LaneFold {
       await readMerged(transport, stream, ranges.map((r) => r.range), visit, signal, runtime.onError);
     } finally {
       for (const { range, from, target, topic } of ranges) {
-        // a partition that returned nothing below its head lost those records to expiry
-        const reachedHead = range.firstSeen === undefined && range.next === from && range.head > from && signal?.aborted !== true;
-        const end = reachedHead ? range.head : range.next;
-        const firstHeld = range.firstSeen ?? (reachedHead ? range.head : undefined);
+        // a partition whose read moved without a first record lost everything below its head to expiry
+        const end = range.next;
+        const firstHeld = range.firstSeen ?? (end > from ? end : undefined);
         if (firstHeld !== undefined && firstHeld > from) {
           state.gaps.push({ topic, partition: range.partition, from, to: firstHeld, reason: 'expired_before_fold' });
           if (state.gaps.length > MAX_GAPS) state.gaps.splice(0, state.gaps.length - MAX_GAPS);
         }
-        target.retainedFrom ??= firstHeld ?? (end === from ? undefined : from);
+        target.retainedFrom ??= firstHeld;
         target.next = end;
       }
     }

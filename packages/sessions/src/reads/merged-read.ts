@@ -37,8 +37,9 @@ function before(a: LogRecord, ai: number, b: LogRecord, bi: number): boolean {
  * order (then topic order, partition, offset), decoding each one. Only one batch per partition is
  * held at a time, so a read of a million records keeps a few thousand in memory. Each range's
  * `next` moves past a record only after `visit` returns, so an aborted read leaves every range at
- * a record boundary and the next read continues there. An undecodable record is visited without a
- * message and reported to `onError`.
+ * a record boundary and the next read continues there. A partition that returns nothing below its
+ * head has lost the rest to expiry: its `next` moves to the head. An undecodable record is visited
+ * without a message and reported to `onError`.
  */
 export async function readMerged(
   transport: LogTransport,
@@ -59,6 +60,8 @@ export async function readMerged(
     const batch = await transport.read({ stream, topic: range.topic, partition: range.partition, offset: range.next, maxCount: READ_BATCH, signal });
     const kept = batch.filter((r) => r.offset >= range.next && r.offset < range.head);
     if (kept.length === 0) {
+      // Nothing at or after `next` below the head: the rest expired before this read reached it.
+      if (batch.length === 0) range.next = range.head;
       c.done = true;
       return;
     }
