@@ -54,8 +54,10 @@ export type {
   SessionStateView,
   SourceGap,
 } from './reads/session-reads.js';
-export { CHANGE_WINDOW, FOLD_HEADER, FOLD_STREAM_HEADER, MAX_TRACKED_TIMELINES, SNAPSHOT_TOPIC } from './reads/lane-fold.js';
-export type { FoldSnapshotWritten, FoldStart } from './reads/lane-fold.js';
+export { CHANGE_WINDOW, MAX_TRACKED_TIMELINES } from './reads/lane-fold.js';
+export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/fold-snapshot-store.js';
+export type { FoldStart } from './reads/lane-fold.js';
+export type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';
 export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';

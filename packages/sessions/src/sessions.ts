@@ -3,7 +3,7 @@ import { ConversationId, InvalidError, type SkippedRecordHandler } from '@agdx/w
 import { topicTails } from './checkpoint/checkpoint.js';
 import { MissingTopicError } from './errors.js';
 import { LaneGuard } from './lifecycle/lane-guard.js';
-import type { FoldSnapshotWritten } from './reads/lane-fold.js';
+import type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';
 import {
   readsOf,
   SessionReads,

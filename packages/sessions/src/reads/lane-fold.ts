@@ -1,30 +1,20 @@
 import { layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
-import { AgdxError, CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
-import { FoldSnapshotRejectedError, type FoldSnapshotRejection } from '../errors.js';
+import { CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
+import { FoldSnapshotRejectedError } from '../errors.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
-import { decodeFoldImage, encodeFoldImage, foldConversation, type FoldImage } from './fold-image.js';
+import { encodeFoldImage, type FoldImage } from './fold-image.js';
+import { appendFoldSnapshot, checkFoldSnapshot, describeTopic, findFoldSnapshot, SNAPSHOT_TOPIC, type FoldSnapshotWritten } from './fold-snapshot-store.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
 import { CONTROL_TOPIC, SessionFold } from './session-fold.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
-/** The topic session fold snapshots are written to, on the session stream (one partition). */
-export const SNAPSHOT_TOPIC = 'agent.snapshots';
-/** The header naming what a snapshot record folds (`sessions` for a session fold). */
-export const FOLD_HEADER = 'agdx.fold';
-/** The header naming the stream a snapshot record folds. */
-export const FOLD_STREAM_HEADER = 'agdx.fold.stream';
-/** How many of the newest snapshot records a reader looks through for its stream's snapshot. */
-const SNAPSHOT_LOOKBACK = 16n;
 /** Change-feed rows a reader keeps; older rows are served by a scan of the log. */
 export const CHANGE_WINDOW = 100_000;
 /** Sessions whose timelines a reader keeps in memory (least recently asked for is dropped). */
 export const MAX_TRACKED_TIMELINES = 256;
 /** Gaps a reader remembers (oldest dropped). */
 const MAX_GAPS = 1024;
-
-const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
 
 /** A fold gap: records the log no longer held when the fold reached them. */
 export interface SourceGap {
@@ -50,15 +40,6 @@ export interface FoldStart {
   readonly snapshot?: { readonly topic: string; readonly partition: number; readonly offset: bigint } | undefined;
   /** The snapshot it found and refused, when it refused one (then `from` is `log`). */
   readonly rejected?: FoldSnapshotRejectedError | undefined;
-}
-
-/** What a snapshot write produced. */
-export interface FoldSnapshotWritten {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: bigint;
-  readonly bytes: number;
-  readonly sessions: number;
 }
 
 interface TopicState {
@@ -120,21 +101,6 @@ export function layoutFingerprint(layout: StreamLayout): string {
  */
 export function laneTopics(layout: StreamLayout): readonly string[] {
   return [...layoutTopics(layout, SESSIONS_TOPIC), CONTROL_TOPIC, HEARTBEAT_TOPIC];
-}
-
-async function describe(transport: LogTransport, stream: string, topic: string, signal?: AbortSignal): Promise<TopicDescription | undefined> {
-  try {
-    return await transport.describeTopic({ stream, topic }, { signal });
-  } catch (error) {
-    if (AgdxError.is(error, 'not-found')) return undefined;
-    throw error;
-  }
-}
-
-function headerText(record: { readonly headers: ReadonlyMap<string, { readonly kind: string; readonly value: Uint8Array }> }, key: string): string | undefined {
-  const h = record.headers.get(key);
-  if (h === undefined || h.kind !== 'string') return undefined;
-  return utf8Decoder.decode(h.value);
 }
 
 /** True when `described` is not the topic generation `state` folded. */
@@ -252,7 +218,7 @@ export class LaneFold {
     const layout = layoutFingerprint(runtime.client.layout);
     const described = new Map<string, TopicDescription>();
     for (const topic of names) {
-      const d = await describe(transport, stream, topic, signal);
+      const d = await describeTopic(transport, stream, topic, signal);
       if (d !== undefined) described.set(topic, d);
     }
     const lane = described.get(SESSIONS_TOPIC);
@@ -403,56 +369,23 @@ export class LaneFold {
     described: ReadonlyMap<string, TopicDescription>,
     signal?: AbortSignal,
   ): Promise<{ state: FoldState | undefined; rejected: FoldSnapshotRejectedError | undefined }> {
-    const transport = this.#runtime.client.transport;
-    const topic = await describe(transport, stream, SNAPSHOT_TOPIC, signal);
-    if (topic === undefined) return { state: undefined, rejected: undefined };
-    let found: { partition: number; offset: bigint; ts: bigint; payload: Uint8Array } | undefined;
-    for (const p of topic.partitions) {
-      // newest first, one record at a time: a snapshot may be megabytes, so read no more than needed
-      const low = p.nextOffset > SNAPSHOT_LOOKBACK ? p.nextOffset - SNAPSHOT_LOOKBACK : 0n;
-      for (let offset = p.nextOffset - 1n; offset >= low; offset--) {
-        const [record] = await transport.read({ stream, topic: SNAPSHOT_TOPIC, partition: p.partition, offset, maxCount: 1, signal });
-        if (record === undefined || record.offset !== offset) continue;
-        if (headerText(record, FOLD_HEADER) !== 'sessions' || headerText(record, FOLD_STREAM_HEADER) !== stream) continue;
-        const newer = found === undefined || record.timestampMicros > found.ts || (record.timestampMicros === found.ts && record.offset > found.offset);
-        if (newer) found = { partition: p.partition, offset: record.offset, ts: record.timestampMicros, payload: record.payload };
-        break;
-      }
-    }
+    const found = await findFoldSnapshot(this.#runtime.client.transport, stream, signal);
     if (found === undefined) return { state: undefined, rejected: undefined };
-    const position = { stream, topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset };
-    const reject = (reason: FoldSnapshotRejection, message: string, cause?: unknown): { state: undefined; rejected: FoldSnapshotRejectedError } => {
-      const rejected = new FoldSnapshotRejectedError(reason, message, { cause, context: { stream, topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset } });
-      reportSkippedRecord(this.#runtime.onError, position, rejected);
-      return { state: undefined, rejected };
-    };
-    let image: Awaited<ReturnType<typeof decodeFoldImage>>;
+    let image: FoldImage;
     try {
-      image = await decodeFoldImage(found.payload, this.#runtime.onError);
+      image = await checkFoldSnapshot(found, { stream, layout, names, described });
     } catch (error) {
-      return reject('corrupt', 'the snapshot cannot be decoded within the wire limits', error);
+      if (!(error instanceof FoldSnapshotRejectedError)) throw error;
+      reportSkippedRecord(this.#runtime.onError, { stream, topic: SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset }, error);
+      return { state: undefined, rejected: error };
     }
-    if (image.stream !== stream || !image.conversation.equals(foldConversation(stream))) return reject('stream', `written for stream ${JSON.stringify(image.stream)}`);
-    if (image.layout !== layout) return reject('layout', `written under layout ${image.layout}, the client uses ${layout}`);
     const topics = new Map<string, TopicState>();
     for (const t of image.topics) {
-      const d = described.get(t.topic);
-      const index = names.indexOf(t.topic);
-      if (index < 0 || d === undefined || topics.has(t.topic)) return reject('topics', `topic ${JSON.stringify(t.topic)} is not a lane topic of this log`);
-      if (d.partitions.length !== t.partitions.length || t.partitions.some((p, i) => d.partitions[i]?.partition !== p.partition)) {
-        return reject('topics', `topic ${JSON.stringify(t.topic)} has ${d.partitions.length} partitions, the snapshot folded ${t.partitions.length}`);
-      }
-      if (d.createdAtMicros !== t.createdAtMicros) return reject('generation', `topic ${JSON.stringify(t.topic)} was recreated since the snapshot`);
-      for (const [i, p] of t.partitions.entries()) {
-        const head = d.partitions[i]?.nextOffset ?? 0n;
-        if (p.next > head) return reject('beyond-end', `topic ${JSON.stringify(t.topic)} partition ${p.partition} resumes at ${p.next}, beyond its end ${head}`);
-      }
-      topics.set(t.topic, { topic: t.topic, topicIndex: index, createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ ...p })) });
+      topics.set(t.topic, { topic: t.topic, topicIndex: names.indexOf(t.topic), createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ ...p })) });
     }
-    const fold = image.fold;
     const restored = new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError });
-    for (const [key, entry] of fold.accs) restored.accs.set(key, entry);
-    for (const [key, ts] of fold.heartbeats) restored.heartbeats.set(key, ts);
+    for (const [key, entry] of image.fold.accs) restored.accs.set(key, entry);
+    for (const [key, ts] of image.fold.heartbeats) restored.heartbeats.set(key, ts);
     const state: FoldState = {
       stream,
       layout,
@@ -485,15 +418,8 @@ export class LaneFold {
       fold: state.fold,
     };
     const payload = await encodeFoldImage(image);
-    if ((await describe(transport, view.stream, SNAPSHOT_TOPIC, signal)) === undefined) {
-      await transport.ensureTopic({ stream: view.stream, topic: SNAPSHOT_TOPIC }, { partitions: 1 }, { signal });
-    }
-    const headers = new Map([
-      [FOLD_HEADER, { kind: 'string' as const, value: utf8.encode('sessions') }],
-      [FOLD_STREAM_HEADER, { kind: 'string' as const, value: utf8.encode(view.stream) }],
-    ]);
-    const result = await transport.append({ stream: view.stream, topic: SNAPSHOT_TOPIC, records: [{ headers, payload }], routing: { partition: 0 }, payloadsImmutable: true, signal });
+    const at = await appendFoldSnapshot(transport, view.stream, payload, signal);
     state.sinceSnapshot = 0;
-    return { topic: SNAPSHOT_TOPIC, partition: result.partition, offset: result.baseOffset, bytes: payload.length, sessions: state.fold.accs.size };
+    return { topic: SNAPSHOT_TOPIC, partition: at.partition, offset: at.offset, bytes: payload.length, sessions: state.fold.accs.size };
   }
 }

@@ -1,7 +1,8 @@
 import { SESSIONS_TOPIC } from '@agdx/agents';
 import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
-import { LaneFold, type FoldSnapshotWritten, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
+import type { FoldSnapshotWritten } from './fold-snapshot-store.js';
+import { LaneFold, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
 import type { PartitionFrontier } from './scanned-record.js';
 import type { FoldedSession, SessionEvent, SessionInfo, SessionStatus, StateChange } from './session-fold.js';
