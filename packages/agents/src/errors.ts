@@ -3,12 +3,13 @@
  * so `instanceof` and `AgdxError.is(e, kind)` work across separately installed copies.
  *
  * Kinds outside wire's `ErrorKind` union (`no-stream`, `handler-config`, `policy-blocked`,
- * `publish-failed`) keep the names of the reference SDK so retry classifiers can tell them apart.
+ * `publish-failed`) keep the names of the reference SDK so retry classifiers can tell them apart;
+ * `layout-mismatch` is ours.
  */
 import { AgdxError, type AgdxErrorOptions, type ErrorKind } from '@agdx/wire';
 
 /** Error kinds this package adds to wire's `ErrorKind` union. */
-export type AgentsErrorKind = ErrorKind | 'no-stream' | 'handler-config' | 'policy-blocked' | 'publish-failed';
+export type AgentsErrorKind = ErrorKind | 'no-stream' | 'handler-config' | 'policy-blocked' | 'publish-failed' | 'layout-mismatch';
 
 // AgdxError types `kind` as wire's closed union; the extra kinds are carried as the same string.
 const kindOf = (kind: AgentsErrorKind): ErrorKind => kind as ErrorKind;
@@ -79,6 +80,21 @@ export class PublishFailedError extends AgdxError {
   constructor(message: string, options?: AgdxErrorOptions & { readonly retryable?: boolean }) {
     super(kindOf('publish-failed'), message, options);
     this.retryable = options?.retryable ?? false;
+  }
+}
+
+/**
+ * The log was written with another stream layout than the reader was given (kind
+ * `layout-mismatch`): a declared per-agent topic or partition is missing, or records the reader's
+ * layout puts elsewhere were found where another layout writes them. Reading on would return
+ * nothing, or a part of the conversation, so the reader says so instead. `context` names the
+ * stream, topic and, where known, agent and partition.
+ */
+export class LayoutMismatchError extends AgdxError {
+  /** The kind every instance carries. */
+  static readonly KIND: ErrorKind = kindOf('layout-mismatch');
+  constructor(message: string, options?: AgdxErrorOptions) {
+    super(kindOf('layout-mismatch'), message, options);
   }
 }
 

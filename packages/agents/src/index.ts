@@ -7,6 +7,7 @@
 export {
   CancelledError,
   HandlerConfigError,
+  LayoutMismatchError,
   NoStreamError,
   PolicyBlockedError,
   PublishFailedError,
@@ -48,9 +49,11 @@ export type { Verifier, VerifiedPrincipal } from './replies/verifier.js';
 export type { Clock } from './clock/clock.js';
 export { SystemClock } from './clock/system-clock.js';
 export { TestClock } from './clock/test-clock.js';
-export { checkStreamLayout, consumedTopic, layoutTopics, locateRecords, replyTopicFor, routeRecord, SHARED_LAYOUT } from './layouts/stream-layout.js';
+export { checkStreamLayout, consumedPartitions, consumedTopic, layoutTopics, locateRecords, replyTopicFor, routeRecord, SHARED_LAYOUT } from './layouts/stream-layout.js';
 export type { LocateQuery, RecordRoute, StreamLayout } from './layouts/stream-layout.js';
 export { locatePartitions } from './layouts/locate-partitions.js';
+export { recordPlacementMismatch } from './layouts/record-placement.js';
+export type { FoundRecord } from './layouts/record-placement.js';
 export { parseStreamScopedName, STREAM_SCOPE_PREFIX, streamScopedName } from './layouts/stream-scoped-name.js';
 export type { StreamScopedName } from './layouts/stream-scoped-name.js';
 export { PLAIN_LOG_CAPABILITIES } from './capabilities/capabilities.js';

@@ -1,4 +1,4 @@
-import { AgentTopic, layoutTopics, locatePartitions, locateRecords, routeRecord, type StreamLayout } from '@agdx/agents';
+import { AgentTopic, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, recordPlacementMismatch, routeRecord, type StreamLayout } from '@agdx/agents';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgdxError, ConversationId } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
@@ -43,17 +43,49 @@ describe('locateRecords: where a conversation\'s records live', () => {
     expect(() => locateRecords(byTopic, { topic: AgentTopic.Sessions, conversation: '' })).toThrow(expect.objectContaining({ kind: 'invalid' }));
   });
 
-  it('locatePartitions resolves keys to partitions, drops repeats and partitions the topic lacks', async () => {
+  it('locatePartitions resolves keys to partitions and drops repeats', async () => {
     const log = new MemoryLog();
     await log.ensureStream('s');
     await log.ensureTopic({ stream: 's', topic: AgentTopic.Sessions }, { partitions: 4 });
     const home = await partitionForKey(conversation, 4);
-    const layout: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([['a', home], ['b', (home + 1) % 4], ['c', 40]]) };
+    const layout: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([['a', home], ['b', (home + 1) % 4]]) };
     expect(await locatePartitions(log, 's', layout, { topic: AgentTopic.Sessions, conversation })).toEqual([
       { stream: 's', topic: AgentTopic.Sessions, partition: home },
       { stream: 's', topic: AgentTopic.Sessions, partition: (home + 1) % 4 },
     ]);
+  });
+
+  it('locatePartitions says the log was written with another layout instead of reading nothing', async () => {
+    const log = new MemoryLog();
+    await log.ensureStream('s');
+    await log.ensureTopic({ stream: 's', topic: AgentTopic.Sessions }, { partitions: 4 });
+    // a declared partition the topic lacks
+    const beyond = await locatePartitions(log, 's', { kind: 'perAgentPartition', partitions: new Map([['c', 40]]) }, { topic: AgentTopic.Sessions, conversation }).catch((e: unknown) => e);
+    expect(beyond).toBeInstanceOf(LayoutMismatchError);
+    expect((beyond as LayoutMismatchError).kind).toBe('layout-mismatch');
+    expect((beyond as LayoutMismatchError).context).toMatchObject({ topic: AgentTopic.Sessions, partition: 40, partitionCount: 4 });
+    // a declared per-agent topic bootstrap never created
     const missing = await locatePartitions(log, 's', byTopic, { topic: AgentTopic.Sessions, conversation }).catch((e: unknown) => e);
-    expect(AgdxError.is(missing, 'not-found')).toBe(true);
+    expect(AgdxError.is(missing, 'layout-mismatch' as never)).toBe(true);
+    expect((missing as LayoutMismatchError).context).toMatchObject({ topic: 'agent.model' });
+    // a missing stream stays not-found: nothing says another layout wrote it
+    const noStream = await locatePartitions(log, 'nope', byTopic, { topic: AgentTopic.Sessions, conversation, agent: 'model', kind: 'command' }).catch((e: unknown) => e);
+    expect(AgdxError.is(noStream, 'not-found')).toBe(true);
+  });
+
+  it('recordPlacementMismatch tells a record written under another layout from one where this layout puts it', () => {
+    const at = { stream: 's', topic: AgentTopic.Sessions, partition: 1, offset: 5n };
+    // a chunk for a declared agent on the conversation partition: only a shared writer puts it there
+    const wrong = recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'model' });
+    expect(wrong).toBeInstanceOf(LayoutMismatchError);
+    expect(wrong?.context).toMatchObject({ agent: 'model', expectedTopic: 'agent.model', offset: 5n });
+    expect(recordPlacementMismatch(byPartition, AgentTopic.Sessions, 1, { ...at, kind: 'command', target: 'model' })?.context).toMatchObject({ expectedPartition: 2 });
+    // lifecycle, undeclared agents, the declared partition itself and the shared layout are all fine
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'status', target: 'model' })).toBeUndefined();
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'nobody' })).toBeUndefined();
+    expect(recordPlacementMismatch(byPartition, AgentTopic.Sessions, 2, { ...at, partition: 2, kind: 'chunk', target: 'model' })).toBeUndefined();
+    expect(recordPlacementMismatch({ kind: 'shared' }, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
+    // records read elsewhere than the conversation partition are not judged
+    expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 0, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
   });
 });

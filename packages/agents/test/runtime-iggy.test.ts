@@ -11,6 +11,7 @@ import { iggyEnv } from './support-runtime/iggy-env.js';
 import {
   crashRedeliversAndLosesNothing,
   forgedReplyNeverResolvesVerifiedWait,
+  partitionAgentGroupSharesItsPartition,
   pauseParkResumeUnparkInOrder,
   poisonRecordIsDeadLettered,
   seedAssistantAnswersRequest,
@@ -39,6 +40,9 @@ for (const protocol of ['vsr', 'classic'] as const) {
     it('dead-letters a poison record after the configured attempts with its bytes intact', () => poisonRecordIsDeadLettered(open));
 
     it('a forged reply never resolves a verified wait; the signed answer of the agent does', () => forgedReplyNeverResolvesVerifiedWait(open));
+
+    it('a partition-per-agent agent: instances in one group answer each request once, and another takes over its partition', () =>
+      partitionAgentGroupSharesItsPartition(open));
 
     it('acknowledges, parks, resumes, drains held work before new work, and unparks, in order under concurrent work', () =>
       pauseParkResumeUnparkInOrder(open, { resumeMayTrailWork: true }));

@@ -3,7 +3,7 @@
  * AG-UI events and the live endpoint (seed 002, AG-UI).
  */
 
-import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
+import { AgentTopic, recordPlacementMismatch, type AgdxClient, type MessagePosition } from '@agdx/agents';
 import { sessions, type Sessions } from '@agdx/sessions';
 import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
 import { locateConversationEverywhere, readConversationEverywhere, unreadableStateReporter } from './conversation-log.js';
@@ -100,6 +100,9 @@ export class AguiBridge {
    * client's stream layout puts the conversation's records is read (with a topic or a partition
    * per agent, that includes the declared agents' topics or partitions), merged in broker-time
    * order. Records it cannot use are skipped and reported to the bridge's `onError`.
+   * @throws LayoutMismatchError when the log lacks a topic or partition the layout declares, or
+   * holds a record for a declared agent where only another layout writes it (the conversation's
+   * own partition while this layout moves it to the agent's topic or partition).
    */
   async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
     const id = checkConversation(conversation);
@@ -109,7 +112,14 @@ export class AguiBridge {
     let current = reporters.get(addresses[0] as (typeof addresses)[number]);
     const converter = new AguiConverter({ onUnreadableState: (envelope) => current?.report(envelope) });
     const events: AguiEvent[] = [];
+    const home = addresses[0];
     for (const { address, record } of await readConversationEverywhere(transport, addresses, id, options.signal, this.#onError)) {
+      if (home !== undefined && address === home) {
+        const envelope = record.envelope;
+        const found = { ...home, offset: record.offset, kind: envelope.kind, target: envelope.target?.value };
+        const mismatch = recordPlacementMismatch(this.#client.layout, topic, home.partition, found);
+        if (mismatch !== undefined) throw mismatch;
+      }
       current = reporters.get(address);
       if (current !== undefined) current.offset = record.offset;
       events.push(...converter.convert(record.envelope));

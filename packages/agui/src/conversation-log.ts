@@ -7,7 +7,7 @@
  */
 
 import { locatePartitions, readAgentMessage, type StreamLayout } from '@agdx/agents';
-import { partitionForKey, type LogRecord, type LogTransport } from '@agdx/transport';
+import type { LogRecord, LogTransport } from '@agdx/transport';
 import { CodecError, reportSkippedRecord, type AgentEnvelope, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 
 /** Where a conversation lives. */
@@ -91,19 +91,6 @@ export async function readConversationEverywhere(
     .map(({ item }) => item);
 }
 
-/** The conversation's own partition on `topic`, where its key routes (the topic must exist). */
-export async function locateConversation(
-  transport: LogTransport,
-  stream: string,
-  topic: string,
-  conversation: ConversationId,
-  signal?: AbortSignal,
-): Promise<ConversationAddress> {
-  const description = await transport.describeTopic({ stream, topic }, { signal });
-  const partition = await partitionForKey(conversation.toString(), description.partitionCount);
-  return { stream, topic, partition };
-}
-
 /**
  * The conversation's envelope records in a batch of raw records; records of other
  * conversations and plain records are passed over. An undecodable record is skipped and
@@ -153,34 +140,77 @@ export async function readConversationToEnd(
   return out;
 }
 
+/** One of the conversation's records, with the index of the address (of those followed) it came from. */
+export interface FollowedRecord {
+  /** Index into the followed addresses. */
+  readonly at: number;
+  /** The record. */
+  readonly record: ConversationRecord;
+}
+
 /**
- * Follows the conversation from offset 0 forever, waiting with the transport's `waitFor` (no
- * busy polling). Yields `idle` after a wait that timed out or a batch holding none of the
- * conversation's records, so a caller can send keepalives.
- * Ends by throwing the transport's `CancelledError` when `signal` fires. Undecodable records are
- * skipped and reported to `onError` with their position.
+ * Follows the conversation on every address from offset 0 forever, waiting with the transport's
+ * `waitFor` on all of them at once (no busy polling). Each round reads every address once and
+ * yields the round's records in broker-time order (an address's own order is kept), so a
+ * conversation spread over a layout's topics or partitions arrives as one stream. Yields `idle`
+ * after a wait that timed out or a round holding none of the conversation's records, so a caller
+ * can send keepalives. Ends by throwing the transport's `CancelledError` when `signal` fires.
+ * Undecodable records are skipped and reported to `onError` with their position.
  */
 export async function* followConversation(
   transport: LogTransport,
-  address: ConversationAddress,
+  addresses: readonly ConversationAddress[],
   conversation: ConversationId,
   idleMs: number,
   signal: AbortSignal,
   onError?: SkippedRecordHandler,
-): AsyncGenerator<ConversationRecord | 'idle', void, undefined> {
-  let next = 0n;
+): AsyncGenerator<FollowedRecord | 'idle', void, undefined> {
+  const next = addresses.map(() => 0n);
   for (;;) {
-    const batch = await transport.read({ ...address, offset: next, maxCount: READ_BATCH, signal });
-    const lastRecord = batch[batch.length - 1];
-    if (lastRecord !== undefined) {
-      next = lastRecord.offset + 1n;
-      const mine = conversationRecords(address, conversation, batch, onError);
-      // A batch of other conversations' records still hands control back (for keepalives).
-      if (mine.length === 0) yield 'idle';
-      yield* mine;
+    let read = false;
+    const round: FollowedRecord[] = [];
+    for (const [at, address] of addresses.entries()) {
+      const batch = await transport.read({ ...address, offset: next[at] as bigint, maxCount: READ_BATCH, signal });
+      const lastRecord = batch[batch.length - 1];
+      if (lastRecord === undefined) continue;
+      read = true;
+      next[at] = lastRecord.offset + 1n;
+      for (const record of conversationRecords(address, conversation, batch, onError)) round.push({ at, record });
+    }
+    if (read) {
+      // A round of other conversations' records still hands control back (for keepalives).
+      if (round.length === 0) yield 'idle';
+      if (addresses.length > 1) round.sort((a, b) => (a.record.timestampMicros === b.record.timestampMicros ? 0 : a.record.timestampMicros < b.record.timestampMicros ? -1 : 1));
+      yield* round;
       continue;
     }
-    const arrived = await transport.waitFor({ ...address, offset: next, timeoutMs: idleMs, signal });
-    if (!arrived) yield 'idle';
+    if (!(await anyArrival(transport, addresses, next, idleMs, signal))) yield 'idle';
+  }
+}
+
+/** Waits until any address has a record at its next offset; `false` after `idleMs`. The waits left over are cancelled. */
+async function anyArrival(
+  transport: LogTransport,
+  addresses: readonly ConversationAddress[],
+  next: readonly bigint[],
+  idleMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (addresses.length === 1) return transport.waitFor({ ...(addresses[0] as ConversationAddress), offset: next[0] as bigint, timeoutMs: idleMs, signal });
+  const done = new AbortController();
+  const both = AbortSignal.any([signal, done.signal]);
+  try {
+    const waits = addresses.map((address, at) =>
+      transport.waitFor({ ...address, offset: next[at] as bigint, timeoutMs: idleMs, signal: both }).then((arrived) => {
+        if (!arrived) throw new Error('idle');
+        return true;
+      }),
+    );
+    return await Promise.any(waits).catch(() => {
+      // every wait timed out, or the caller's signal fired (then the next read throws CancelledError)
+      return false;
+    });
+  } finally {
+    done.abort();
   }
 }

@@ -29,5 +29,5 @@ export { createAguiHandler } from './live-handler.js';
 export type { AguiHandlerOptions, AguiRequestHandler } from './live-handler.js';
 export { RunFraming } from './run-framing.js';
 export type { FramedEvents } from './run-framing.js';
-export { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent } from './sse.js';
+export { formatEventId, formatEventIds, MAX_EVENT_ID_POSITIONS, parseEventId, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent } from './sse.js';
 export type { EventPosition } from './sse.js';

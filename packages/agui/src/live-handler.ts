@@ -3,13 +3,13 @@
  * AG-UI events as Server-Sent Events, following new records as they land.
  */
 
-import { AgentTopic, type AgdxClient } from '@agdx/agents';
+import { AgentTopic, LayoutMismatchError, type AgdxClient } from '@agdx/agents';
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
-import { followConversation, locateConversation, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
+import { followConversation, locateConversationEverywhere, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { RunFraming } from './run-framing.js';
-import { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
+import { formatEventIds, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
 
 /** Settings of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
@@ -34,11 +34,12 @@ export interface AguiHandlerOptions {
 export type AguiRequestHandler = (request: Request) => Promise<Response>;
 
 const DEFAULT_KEEPALIVE_MS = 15_000;
+const LAYOUT_MISMATCH = LayoutMismatchError.KIND;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 interface StreamRequest {
   readonly conversation: ConversationId;
-  readonly after: EventPosition | undefined;
+  readonly after: readonly EventPosition[] | undefined;
   readonly run: { readonly threadId: string; readonly runId: string } | undefined;
 }
 
@@ -100,9 +101,9 @@ async function readJsonBody(request: Request): Promise<Record<string, unknown>> 
   return parsed as Record<string, unknown>;
 }
 
-function resumePoint(request: Request, url: URL, fromBody: unknown): EventPosition | undefined {
+function resumePoint(request: Request, url: URL, fromBody: unknown): EventPosition[] | undefined {
   const text = request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? (typeof fromBody === 'string' ? fromBody : null);
-  return text === null || text === '' ? undefined : parseEventId(text);
+  return text === null || text === '' ? undefined : parseEventIds(text);
 }
 
 async function parseRequest(request: Request): Promise<StreamRequest> {
@@ -121,33 +122,39 @@ async function parseRequest(request: Request): Promise<StreamRequest> {
 
 async function* sseChunks(
   client: AgdxClient,
-  address: ConversationAddress,
+  addresses: readonly ConversationAddress[],
   parsed: StreamRequest,
   keepaliveMs: number,
   retryMs: number | undefined,
   signal: AbortSignal,
   onError: SkippedRecordHandler | undefined,
 ): AsyncGenerator<string, void, undefined> {
-  const unreadable = unreadableStateReporter(address, onError);
-  const converter = new AguiConverter({ onUnreadableState: unreadable.report });
+  const reporters = addresses.map((address) => unreadableStateReporter(address, onError));
+  let unreadable = reporters[0];
+  const converter = new AguiConverter({ onUnreadableState: (envelope) => unreadable?.report(envelope) });
   const framing =
     parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
-  const after = parsed.after?.offset;
+  const after = parsed.after;
+  // the last record delivered from each place; an event id carries them all
+  const delivered: EventPosition[] = addresses.map((a, i) => ({ partition: a.partition, offset: after?.[i]?.offset ?? -1n }));
   yield sseComment('agdx agui') + (retryMs !== undefined ? `retry: ${retryMs}\n\n` : '');
   if (framing !== undefined) yield sseEvent(framing.started());
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
   let lastSent = Date.now();
   try {
-    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal, onError)) {
+    for await (const item of followConversation(client.transport, addresses, parsed.conversation, keepaliveMs, signal, onError)) {
       let chunk = '';
       if (item !== 'idle') {
+        const { at, record } = item;
         // Earlier records are still converted: channels and the state fold depend on them.
-        unreadable.offset = item.offset;
-        const converted = converter.convert(item.envelope);
-        if (after === undefined || item.offset > after) {
-          const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, item.envelope).events : converted;
-          const id = formatEventId({ partition: address.partition, offset: item.offset });
+        unreadable = reporters[at];
+        if (unreadable !== undefined) unreadable.offset = record.offset;
+        const converted = converter.convert(record.envelope);
+        if (record.offset > (after?.[at]?.offset ?? -1n)) {
+          const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, record.envelope).events : converted;
+          delivered[at] = { partition: addresses[at]?.partition ?? 0, offset: record.offset };
+          const id = formatEventIds(delivered);
           events.forEach((event, i) => {
             chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
           });
@@ -177,9 +184,13 @@ async function* sseChunks(
  * - `GET ?threadId=<conversation>` (for `EventSource`): every event of the conversation,
  *   following it until the client goes away.
  *
- * Both start at the beginning of the conversation, or after the position in the
+ * The conversation is read wherever the client's stream layout puts it (with a topic or a
+ * partition per agent, the declared agents' topics or partitions too), merged in broker-time
+ * order. Both start at the beginning of the conversation, or after the position in the
  * `Last-Event-ID` header (or `?after=`, or `forwardedProps.after`). Every event that ends a
- * record's events carries that record's position as its SSE `id` (`<partition>:<offset>`).
+ * record's events carries the position delivered so far as its SSE `id`: `<partition>:<offset>`
+ * when the conversation lives in one place, one such pair per place joined by `,` otherwise
+ * (`<partition>:-` for a place nothing came from yet; see `formatEventIds`).
  * New records are awaited with the transport's `waitFor`; an idle stream gets an SSE comment
  * every `keepaliveMs`. When the client disconnects (`request.signal`, or the body stream is
  * cancelled) the follow loop stops.
@@ -188,7 +199,9 @@ async function* sseChunks(
  * the events of the records around it still arrive.
  *
  * Answers `OPTIONS` with 204 (add CORS headers through `headers`), and 400 (invalid request,
- * body over 1 MiB), 404 (unknown stream or topic) and 405 (another method) with a JSON
+ * body over 1 MiB, a `Last-Event-ID` naming other places), 404 (unknown stream or topic), 405
+ * (another method) and 409 (`layout-mismatch`: the log lacks a topic or partition the layout
+ * declares) with a JSON
  * `{error: {kind, message}}` body.
  */
 export function createAguiHandler(client: AgdxClient, options: AguiHandlerOptions = {}): AguiRequestHandler {
@@ -215,19 +228,20 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stream = options.stream ?? client.defaultStream;
     if (stream === undefined) return errorResponse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'), extraHeaders);
-    let address: ConversationAddress;
+    let addresses: ConversationAddress[];
     try {
-      address = await locateConversation(client.transport, stream, topic, parsed.conversation, request.signal);
+      addresses = await locateConversationEverywhere(client.transport, client.layout, stream, topic, parsed.conversation, request.signal);
     } catch (error) {
-      const status = AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : 502;
+      const status = AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : AgdxError.is(error, LAYOUT_MISMATCH) ? 409 : 502;
       return errorResponse(status, error, extraHeaders);
     }
-    if (parsed.after !== undefined && parsed.after.partition !== address.partition) {
-      return errorResponse(400, new InvalidError('Last-Event-ID names another partition than this conversation’s', { context: { field: 'Last-Event-ID' } }), extraHeaders);
+    const after = parsed.after;
+    if (after !== undefined && (after.length !== addresses.length || after.some((p, i) => p.partition !== addresses[i]?.partition))) {
+      return errorResponse(400, new InvalidError('Last-Event-ID names other partitions than this conversation’s', { context: { field: 'Last-Event-ID' } }), extraHeaders);
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError);
+    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

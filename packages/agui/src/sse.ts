@@ -39,6 +39,34 @@ export function parseEventId(text: string): EventPosition {
   return { partition, offset };
 }
 
+/** Most positions one event id may carry (one per place a layout puts a conversation). */
+export const MAX_EVENT_ID_POSITIONS = 256;
+
+/**
+ * The event id of a conversation read from several places (a topic or a partition per agent):
+ * one `<partition>:<offset>` per place, in the order the layout names them, joined by `,`; a
+ * place nothing was delivered from yet reads `<partition>:-` (offset `-1n` here). One place
+ * gives exactly {@link formatEventId}'s form.
+ */
+export function formatEventIds(positions: readonly EventPosition[]): string {
+  return positions.map((p) => (p.offset < 0n ? `${p.partition}:-` : formatEventId(p))).join(',');
+}
+
+/**
+ * Parses an event id written by {@link formatEventIds} (offset `-1n` for `-`).
+ * @throws InvalidError for anything else, or more than {@link MAX_EVENT_ID_POSITIONS} positions.
+ */
+export function parseEventIds(text: string): EventPosition[] {
+  const parts = text.trim().split(',', MAX_EVENT_ID_POSITIONS + 1);
+  if (parts.length > MAX_EVENT_ID_POSITIONS) {
+    throw new InvalidError(`an AG-UI event id carries at most ${MAX_EVENT_ID_POSITIONS} positions`, { context: { field: 'Last-Event-ID' } });
+  }
+  return parts.map((part) => {
+    const none = /^(\d{1,10}):-$/.exec(part);
+    return none?.[1] !== undefined && parts.length > 1 ? { partition: parseEventId(`${none[1]}:0`).partition, offset: -1n } : parseEventId(part);
+  });
+}
+
 /** One SSE event block carrying an AG-UI event as JSON, with an `id:` line when given. */
 export function sseEvent(event: AguiEvent, id?: string): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}data: ${JSON.stringify(event)}\n\n`;

@@ -1,4 +1,4 @@
-import { AguiConverter, AguiEventType, envelopesToAgUi, parseEventId, formatEventId, type AguiEvent } from '@agdx/agui';
+import { AguiConverter, AguiEventType, envelopesToAgUi, parseEventId, formatEventId, formatEventIds, MAX_EVENT_ID_POSITIONS, parseEventIds, type AguiEvent } from '@agdx/agui';
 import {
   AgdxError,
   AgentEnvelope,
@@ -123,6 +123,28 @@ describe('SSE event ids', () => {
         thrown = error;
       }
       expect(AgdxError.is(thrown, 'invalid'), bad).toBe(true);
+    }
+  });
+
+  it('carry one position per place of a conversation spread by its layout', () => {
+    const positions = [
+      { partition: 1, offset: 7n },
+      { partition: 3, offset: -1n },
+      { partition: 0, offset: 18446744073709551615n },
+    ];
+    expect(formatEventIds(positions)).toBe('1:7,3:-,0:18446744073709551615');
+    expect(parseEventIds(formatEventIds(positions))).toEqual(positions);
+    // one place keeps the single form
+    expect(formatEventIds([{ partition: 2, offset: 5n }])).toBe(formatEventId({ partition: 2, offset: 5n }));
+    const tooMany = Array.from({ length: MAX_EVENT_ID_POSITIONS + 1 }, () => '0:1').join(',');
+    for (const bad of ['3:-', '1:2,', ',1:2', '1:2,,3:4', '1:2,x', '1:2,3:--', tooMany]) {
+      let thrown: unknown;
+      try {
+        parseEventIds(bad);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(AgdxError.is(thrown, 'invalid'), bad.slice(0, 20)).toBe(true);
     }
   });
 });

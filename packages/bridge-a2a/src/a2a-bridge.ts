@@ -1,6 +1,7 @@
 import {
   defaultSessionStart,
   LIFECYCLE_CONTENT_TYPE,
+  locatePartitions,
   NoStreamError,
   readAgentMessage,
   sessionStartEnvelope,
@@ -293,15 +294,17 @@ export class A2aBridge {
   }
 
   /**
-   * The task as the reply topic tells it, read from the topic's start (at most
-   * {@link TASK_SCAN_LIMITS}): the first terminal response or error whose correlation is the task
+   * The task as the reply topic tells it, read from the start of the partitions the client's stream
+   * layout puts the task's replies on (the task's partition, plus the bridge's declared topic or
+   * partition; at most {@link TASK_SCAN_LIMITS} per partition): the first terminal response or error whose correlation is the task
    * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
    * nobody submitted, the task reads Working. With a verifier on the client, a reply counts only
    * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
    * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
    * when signed by its key, or, unsigned, when this instance appended them.
    * @throws InvalidError for an id that is not a ULID; HandlerConfigError for a verifier without
-   * a reply policy; NoStreamError without a default stream.
+   * a reply policy; NoStreamError without a default stream; LayoutMismatchError when the log
+   * lacks the layout's declared topic or partition.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -398,15 +401,17 @@ export class A2aBridge {
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
     const transport = this.#client.transport;
-    const topic = this.#replyTopic;
-    const description = await transport.describeTopic({ stream, topic }, { signal });
-    const cursors = description.partitions.map((p) => ({ partition: p.partition, offset: 0n, done: false }));
+    // Replies to this bridge and its own cancels live where the layout routes them for the task:
+    // the task's partition of the reply topic, and the bridge's declared topic or partition.
+    const addresses = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
+    const cursors = addresses.map((a) => ({ topic: a.topic, partition: a.partition, offset: 0n, done: false }));
     const policy = this.#replies.policyFor(undefined, this.#client.verifier !== undefined);
     const allowed: SignerCheck | undefined = policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
     for (let pass = 0; pass < TASK_SCAN_LIMITS.passes; pass++) {
       let progressed = false;
       for (const cursor of cursors) {
         if (cursor.done) continue;
+        const topic = cursor.topic;
         const records = await transport.read({ stream, topic, partition: cursor.partition, offset: cursor.offset, maxCount: TASK_SCAN_LIMITS.recordsPerPartition, signal });
         if (records.length === 0) {
           cursor.done = true;

@@ -12,6 +12,8 @@ export {
 } from './mcp-bridge.js';
 export type { CallToolOptions, McpInitializeResult, ToolOptions } from './mcp-bridge.js';
 export { MEMORY_TOOLS, promptToJson, toolToJson } from './catalog.js';
+export { MEMORY_RECALL_DEFAULT_LIMIT, MEMORY_RECALL_MAX_LIMIT, MEMORY_REMEMBER_MAX_TEXT, runMemoryTool } from './memory-tools.js';
+export type { MemoryRecallLike, MemoryToolStore, RecalledMemoryItem } from './memory-tools.js';
 export type {
   McpPrompt,
   McpPromptArgument,

@@ -36,6 +36,7 @@ import {
 } from './catalog.js';
 import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
+import { runMemoryTool, type MemoryToolStore } from './memory-tools.js';
 
 /** The protocol version the bridge answers when the client asks for none (or for one it does not speak). */
 export const MCP_DEFAULT_PROTOCOL_VERSION: '2025-11-25' = '2025-11-25';
@@ -127,6 +128,7 @@ export class McpBridge {
   #hops: readonly string[];
   readonly #replies = new FrontedReplies();
   #onError: ((error: unknown) => void) | undefined;
+  #memory: MemoryToolStore | undefined;
 
   /**
    * A bridge publishing as `id` on `requestTopic`, reading answers on `replyTopic`, and
@@ -185,9 +187,18 @@ export class McpBridge {
     return this;
   }
 
-  /** Adds the `remember` and `recall` tools with their fixed schemas; a worker handles them like any tool. */
-  withMemoryTools(): this {
+  /**
+   * Adds the `remember` and `recall` tools with their fixed schemas. Without `store`, a worker
+   * handles them like any tool. With a `@agdx/sessions` memory handle as `store`, the bridge runs
+   * them itself: `remember` stores the text, `recall` ranks the items by keyword (hybrid on a
+   * vector memory handle) and answers `{items: [{id, text, score}]}`.
+   */
+  withMemoryTools(store?: MemoryToolStore): this {
+    if (store !== undefined && (typeof store.remember !== 'function' || typeof store.recall !== 'function')) {
+      throw new InvalidError('a memory tool store needs remember and recall', { context: { field: 'store' } });
+    }
     for (const tool of MEMORY_TOOLS) this.#addTool(tool);
+    this.#memory = store;
     return this;
   }
 
@@ -349,6 +360,8 @@ export class McpBridge {
    */
   async callTool(name: string, args: unknown, options: CallToolOptions = {}): Promise<McpToolResult> {
     const tool = this.#tool(name);
+    const local = this.#memoryTool(tool, args, options.signal);
+    if (local !== undefined) return local;
     return this.#call({ tool, body: jsonBody(args, 'tool arguments'), target: options.target, signal: options.signal });
   }
 
@@ -393,7 +406,7 @@ export class McpBridge {
           const args = params['arguments'];
           if (args !== undefined && !isJsonObject(args)) throw new InvalidError('tool arguments must be an object', { context: { field: 'arguments' } });
           // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
-          const result = await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined });
+          const result = (await this.#memoryTool(tool, args, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:
@@ -415,6 +428,12 @@ export class McpBridge {
   #addTool(tool: McpTool): void {
     if (this.#tools.some((t) => t.name === tool.name)) throw new InvalidError(`tool ${tool.name} is already configured`, { context: { field: 'name' } });
     this.#tools.push(tool);
+  }
+
+  /** The memory tools run here when a store was given; undefined sends the call to a worker. */
+  #memoryTool(tool: McpTool, args: unknown, signal: AbortSignal | undefined): Promise<McpToolResult> | undefined {
+    if (this.#memory === undefined || (tool.name !== 'remember' && tool.name !== 'recall')) return undefined;
+    return runMemoryTool(this.#memory, tool.name, args, signal);
   }
 
   #tool(name: unknown): McpTool {

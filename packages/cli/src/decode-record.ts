@@ -6,6 +6,7 @@
 
 import { readHeaderValue, type LogRecord } from '@agdx/transport';
 import { AgentEnvelope, ContentType, contentTypeName, decodeStrictCbor, taskStateName } from '@agdx/wire';
+import { formatPosition } from './position.js';
 
 /** A decoded record, ready to print or to serialise as JSON. */
 export interface DecodedRecord {
@@ -163,7 +164,7 @@ export function decodeRecord(topic: string, record: LogRecord): DecodedRecord {
 
 /** A short multi-line rendering of a decoded record for people. */
 export function formatRecord(record: DecodedRecord, showHeaders: boolean): string {
-  const head = `${record.time} ${record.topic}[${record.partition}]@${record.offset} ${record.kind}${record.fields['operation'] !== undefined ? ` ${record.fields['operation']}` : ''}`;
+  const head = `${record.time} ${formatPosition(record)} ${record.kind}${record.fields['operation'] !== undefined ? ` ${record.fields['operation']}` : ''}`;
   const lines = [head];
   for (const [name, value] of Object.entries(record.fields)) if (name !== 'operation') lines.push(`  ${name.padEnd(16)} ${value}`);
   if (showHeaders) for (const [name, value] of Object.entries(record.headers)) lines.push(`  header ${name.padEnd(9)} ${value}`);

@@ -35,6 +35,8 @@ describe('usage errors exit 2 with one line', () => {
     ['dev', '--cluster', '1'],
     ['dev', '--cluster', 'three'],
     ['tail', '--from', 'middle'],
+    ['tail', '--from', '2026-13-45T99:00:00Z'],
+    ['tail', '--from', 'yesterday'],
     ['tail', '--conversation', 'not-an-id'],
     ['tail', '--limit'],
     ['sessions'],

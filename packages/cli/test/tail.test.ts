@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 
 type DevProcess = ChildProcessByStdio<null, Readable, Readable>;
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IggyTransport } from '@agdx/transport-iggy';
 import { BIN, NODE_SOURCE_ARGS, REPO_ROOT, runAgdx } from './support.js';
 
 let dev: DevProcess | undefined;
@@ -85,7 +86,7 @@ describe('agdx tail over the dev server', () => {
     expect(record!.error).toContain('decode');
     // Reported once on stderr with its position; the tail went on to its limit.
     const reports = poison.stderr.split('\n').filter((l) => l.includes('skipped an unreadable record'));
-    expect(reports).toEqual([expect.stringContaining(`skipped an unreadable record at ${stream}/${record!.topic} ${(record as TailLine & { partition: number }).partition}:${record!.offset}: `)]);
+    expect(reports).toEqual([expect.stringContaining(`skipped an unreadable record at ${record!.topic}[${(record as TailLine & { partition: number }).partition}]@${record!.offset} on stream ${stream}: `)]);
     const byAgent = await runAgdx(
       ['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '2', '--agent', 'approver', '--conversation', '5dd4nkqan5d8va7zzrg8zsn1r1', 'agent.human_input'],
       30_000,
@@ -102,10 +103,112 @@ describe('agdx tail over the dev server', () => {
     const list = await runAgdx(['sessions', 'list', '--iggy', url, '--stream', stream], 30_000);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/5DD4NKQAN5D8VA7ZZRG8ZSN1R1\s+completed\s+incident 42\s+planner/);
+    // The demo's A2A and MCP calls are bridge calls: counted, not listed as sessions.
+    expect(list.stdout).not.toContain('bridge call (');
+    expect(list.stdout).toContain('1 of 1 session(s) on stream tail-filter (2 bridge call(s) not shown; --all lists them)');
+    const all = await runAgdx(['sessions', 'list', '--all', '--iggy', url, '--stream', stream], 30_000);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/bridge call \(a2a-gateway\)/);
+    expect(all.stdout).toMatch(/bridge call \(mcp-gateway\)/);
+    expect(all.stdout).toContain('3 of 3 session(s) and bridge call(s) on stream tail-filter');
+    const bridged = all.stdout.match(/^(\S{26})\s+bridge call \(a2a-gateway\)/m)?.[1];
+    const call = await runAgdx(['sessions', 'show', bridged ?? 'missing', '--iggy', url, '--stream', stream], 30_000);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('status   bridge call (a2a-gateway): no session start record');
+    expect(call.stdout).toContain('bridge   a2a-gateway');
     const show = await runAgdx(['sessions', 'show', 'incident-42', '--iggy', url, '--stream', stream], 30_000);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('status   completed');
+    expect(show.stdout).toContain('(model calls 1, tool calls 1, errors 0)');
     expect(show.stdout).toMatch(/session\.started\s+planner/);
     expect(show.stdout).toMatch(/session\.completed\s+planner/);
   }, 60_000);
+});
+
+describe('agdx tail start positions', () => {
+  const payload = (text: string): { payload: Uint8Array } => ({ payload: new TextEncoder().encode(text) });
+
+  function startTail(args: readonly string[]): DevProcess {
+    return spawn(process.execPath, [...NODE_SOURCE_ARGS, BIN, 'tail', '--iggy', url, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /** `[position, body]` of each record in the human output. */
+  function printed(stdout: string): [string, string][] {
+    return [...stdout.matchAll(/^\S+Z (\S+) plain\n(?:  (?!body).*\n)*  body +(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]);
+  }
+
+  function collect(child: DevProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    return new Promise((resolve) =>
+      child.once('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      }),
+    );
+  }
+
+  it('reads a topic that appears after it started from its first record', async () => {
+    const stream = 'tail-late-topic';
+    const child = startTail(['--stream', stream, '--limit', '4', 'agent.audit']);
+    const done = collect(child);
+    // The tail has started (its human output announces it on stderr) and looks for the topic
+    // before it exists.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the tail never started')), 45_000);
+      child.stderr.on('data', (chunk: string) => {
+        if (chunk.includes('following')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const writer = await IggyTransport.connect(url);
+    try {
+      await writer.ensureStream(stream);
+      await writer.ensureTopic({ stream, topic: 'agent.audit' }, { partitions: 1 });
+      // Created and written at once: a tail that started at the topic's next offset on first
+      // sight would miss these.
+      await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('one'), payload('two'), payload('three')] });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('four')] });
+    } finally {
+      await writer.close();
+    }
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(printed(result.stdout)).toEqual([
+      ['agent.audit[0]@0', 'one'],
+      ['agent.audit[0]@1', 'two'],
+      ['agent.audit[0]@2', 'three'],
+      ['agent.audit[0]@3', 'four'],
+    ]);
+  }, 90_000);
+
+  it('--from <time> starts at the first record stamped at or after it', async () => {
+    const stream = 'tail-from-time';
+    const writer = await IggyTransport.connect(url);
+    let from = '';
+    try {
+      await writer.ensureStream(stream);
+      await writer.ensureTopic({ stream, topic: 'agent.audit' }, { partitions: 1 });
+      await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('before-1'), payload('before-2')] });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      from = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('after-1'), payload('after-2')] });
+    } finally {
+      await writer.close();
+    }
+    const result = await collect(startTail(['--stream', stream, '--from', from, '--limit', '2', 'agent.audit']));
+    expect(result.code, result.stderr).toBe(0);
+    expect(printed(result.stdout)).toEqual([
+      ['agent.audit[0]@2', 'after-1'],
+      ['agent.audit[0]@3', 'after-2'],
+    ]);
+  }, 90_000);
 });

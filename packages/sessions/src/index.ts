@@ -27,14 +27,27 @@ export type { ContextPolicy, TokenEstimator } from './context/context-policy.js'
 export { Checkpoint, contextCheckpoint } from './checkpoint/checkpoint.js';
 export { FoldSnapshotRejectedError, MissingTopicError, StaleSessionError } from './errors.js';
 export type { FoldSnapshotRejection } from './errors.js';
+export { CONSOLIDATE_SCAN_LIMIT, SessionMemory } from './memory/session-memory.js';
+export type { ConsolidateOptions, ConsolidateReport, RememberOptions, Summarizer, VectorMemory, VectorMemoryOptions } from './memory/session-memory.js';
+export { DEFAULT_RECALL_LIMIT, MAX_RECALL_QUERY_LENGTH, RecallBuilder } from './memory/recall-builder.js';
+export type { MemoryItem } from './memory/recall-builder.js';
+export { MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
 export {
-  CONSOLIDATE_SCAN_LIMIT,
-  DEFAULT_RECALL_LIMIT,
-  MEMORY_NAMESPACE_HEADER,
-  RecallBuilder,
-  SessionMemory,
-} from './memory/session-memory.js';
-export type { ConsolidateReport, MemoryItem, RememberOptions } from './memory/session-memory.js';
+  FEEDBACK_DOUBLING_WEIGHT,
+  FEEDBACK_WEIGHT_CAP,
+  fuseReciprocalRank,
+  RECALL_STRATEGIES,
+  RECENCY_BOOST,
+  RECENCY_HALF_LIFE_ITEMS,
+  RRF_K,
+  scoreBoost,
+} from './memory/ranking.js';
+export type { RecallStrategy } from './memory/ranking.js';
+export { BM25_B, BM25_K1 } from './memory/bm25.js';
+export { MAX_INDEXED_TOKENS, MAX_TOKEN_LENGTH, tokenize } from './memory/tokenize.js';
+export { cosine, EMBED_BATCH, MAX_EMBEDDING_DIMENSIONS } from './memory/vector.js';
+export type { Embedder } from './memory/vector.js';
+export { EmbedderError, SummarizerError } from './memory/memory-errors.js';
 export { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS } from './memory/memory-record.js';
 export type { MemoryKind, MemoryRecord } from './memory/memory-record.js';
 export { toContextBlock } from './memory/context-block.js';
@@ -59,6 +72,7 @@ export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/fold-sn
 export type { FoldStart } from './reads/lane-fold.js';
 export type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';
 export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
+export { MAX_SNAPSHOT_CALL_IDENTITIES, MAX_SNAPSHOT_CALL_IDENTITY_BYTES, MAX_TALLY_IDENTITIES_PER_SESSION } from './reads/call-tally.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
 export type { PartitionFrontier } from './reads/scanned-record.js';

@@ -18,7 +18,10 @@ describe('session memory on a plain log (folded in process)', () => {
 
     expect((await memory.recall().fetch()).map((i) => i.text())).toEqual(['speaks french', 'works nights', 'likes tea']);
     expect((await memory.recall().folded().limit(2).fetch()).map((i) => i.text())).toEqual(['speaks french', 'works nights']);
-    expect((await memory.search('tea')).map((i) => i.text())).toEqual(['speaks french', 'works nights', 'likes tea']);
+    // keyword recall uses the text: only the item about tea, not every item
+    expect((await memory.search('tea')).map((i) => i.text())).toEqual(['likes tea']);
+    expect((await memory.search('Nights?!')).map((i) => i.text())).toEqual(['works nights']);
+    expect(await memory.search('coffee')).toEqual([]);
     expect(await memory.block()).toBe('speaks french\n\nworks nights\n\nlikes tea');
     expect(await memory.block(4)).toBe('speaks french\n\n[... 2 more recalled item(s) omitted ...]');
 

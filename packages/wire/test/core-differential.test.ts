@@ -37,7 +37,8 @@ describe('differential: hand codec vs cbor2 2.3.0', () => {
       }),
       { seed: 42, numRuns: 3000 },
     );
-  });
+    // 3,000 generated envelopes take about 4 s on a quiet core and 30 s on a loaded one.
+  }, 180_000);
 
   it('agrees with cbor2 on every oracle envelope', () => {
     for (const c of loadOracle('envelopes').cases) {

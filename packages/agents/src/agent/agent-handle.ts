@@ -7,12 +7,13 @@ import type { LogRecord } from '@agdx/transport';
 import { AgdxError, AgentEnvelope, ContentType, TaskState } from '@agdx/wire';
 import { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
+import { consumedPartitions } from '../layouts/stream-layout.js';
 import { CONTROL_HISTORY_LIMIT, ControlFollower } from '../control/control-follower.js';
 import { PauseController } from '../control/pause-controller.js';
 import { DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
 import { AGENT_CONTROL_TOPIC, classifyEnvelope, DispatchClass } from '../dispatch/classify.js';
-import { NoStreamError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
+import { LayoutMismatchError, NoStreamError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { HeartbeatRegistry } from '../lifecycle/heartbeats.js';
 import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
@@ -316,11 +317,15 @@ export class AgentHandle {
       },
     });
     const consumePipeline = pipeline;
+    const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);
+    if (ownPartitions !== undefined) await checkOwnPartitions(client, stream, config.listenOn, me.value, ownPartitions);
+    await checkOwnTopic(client, stream, config.listenOn, me.value);
     const consumer = new ConsumerLoop({
       transport,
       stream,
       topic: config.listenOn,
       group: config.consumerGroup,
+      partitions: ownPartitions,
       parallelism: parallelismOf(config.concurrency),
       maxQueuedRecords: config.maxQueuedRecords,
       idleWaitMs: config.pollIntervalMs,
@@ -384,5 +389,42 @@ export class AgentHandle {
       if (pause.active) await this.#recoverParking(pause, stream);
     }
     return consumer;
+  }
+}
+
+/**
+ * A declared partition beyond the topic's partition count means the log was bootstrapped for
+ * another layout: the agent would wait forever on a partition nobody can write.
+ * @throws LayoutMismatchError naming the partition and the topic's count.
+ */
+async function checkOwnPartitions(client: AgdxClient, stream: string, topic: string, agent: string, partitions: readonly number[]): Promise<void> {
+  const count = (await client.transport.describeTopic({ stream, topic })).partitionCount;
+  for (const partition of partitions) {
+    if (partition >= count) {
+      throw new LayoutMismatchError(`the layout declares partition ${partition} for \`${agent}\`, but \`${topic}\` has ${count} partitions`, {
+        context: { stream, topic, agent, partition, partitionCount: count },
+      });
+    }
+  }
+}
+
+/**
+ * The agent's declared topic of a topic-per-agent layout must exist: `bootstrap()` creates it, so
+ * a missing one means the stream was bootstrapped for another layout.
+ * @throws LayoutMismatchError naming the topic.
+ */
+async function checkOwnTopic(client: AgdxClient, stream: string, topic: string, agent: string): Promise<void> {
+  const layout = client.layout;
+  if (layout.kind !== 'perAgentTopic' || layout.topics.get(agent) !== topic) return;
+  try {
+    await client.transport.describeTopic({ stream, topic });
+  } catch (error) {
+    if (!AgdxError.is(error, 'not-found')) throw error;
+    // a missing stream stays not-found: only the layout's own topic is a layout question
+    await client.transport.describeTopic({ stream, topic: AgentTopic.Sessions });
+    throw new LayoutMismatchError(`the layout declares topic \`${topic}\` for \`${agent}\`, but stream \`${stream}\` has no such topic`, {
+      cause: error,
+      context: { stream, topic, agent },
+    });
   }
 }

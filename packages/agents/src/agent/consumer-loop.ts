@@ -34,6 +34,11 @@ export interface ConsumerLoopOptions {
    * also the longest pause between reads and the age at which a known assignment is re-checked.
    */
   readonly idleWaitMs: number;
+  /**
+   * Only these partitions of the assignment are handled (a partition-per-agent layout); others the
+   * group assigns to this member are left alone, neither read nor committed. Omitted: all.
+   */
+  readonly partitions?: readonly number[] | undefined;
   /** Pause before a partition whose record failed to consume is read again, in ms. */
   readonly retryDelayMs: number;
   /**
@@ -114,7 +119,8 @@ export class ConsumerLoop {
       await turn.maybeYield();
       let owned: readonly number[];
       try {
-        owned = await this.#assigned(member);
+        const assigned = await this.#assigned(member);
+        owned = o.partitions === undefined ? assigned : assigned.filter((p) => o.partitions?.includes(p) === true);
         await this.#sync(owned);
       } catch (error) {
         if (this.#stopping) break;
@@ -122,6 +128,12 @@ export class ConsumerLoop {
         if (AgdxError.is(error, 'closed')) throw error;
         o.onError(error);
         await new Promise((resolve) => setTimeout(resolve, o.retryDelayMs));
+        continue;
+      }
+      if (owned.length === 0 && o.partitions !== undefined) {
+        // A standby member (the group gave the agent's partition to another): nothing to read
+        // until a rebalance, which the next assignment check after one idle wait notices.
+        await this.#standBy();
         continue;
       }
       let progressed = false;
@@ -150,6 +162,21 @@ export class ConsumerLoop {
       if (progressed) this.#pacer?.active();
       else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
     }
+  }
+
+  /** Waits `idleWaitMs`, or less when stopped. */
+  async #standBy(): Promise<void> {
+    const signal = this.#stop.signal;
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.#o.idleWaitMs);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
@@ -369,7 +396,9 @@ export class ConsumerLoop {
     }
     // The member's wait also wakes on a rebalance, but it counts uncommitted records as new, so
     // it only joins the race when nothing is in flight.
-    if (!busy && !retrying) races.push((this.#memberWait ??= this.#settleLater(member.waitFor(o.idleWaitMs, { signal: this.#stop.signal }), () => (this.#memberWait = undefined))));
+    // Partitions left alone are never committed, so the member's wait would always see them as
+    // new: with a partition filter, a rebalance is noticed at the next idle timeout instead.
+    if (!busy && !retrying && o.partitions === undefined) races.push((this.#memberWait ??= this.#settleLater(member.waitFor(o.idleWaitMs, { signal: this.#stop.signal }), () => (this.#memberWait = undefined))));
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (races.length === 1 || retrying) {
       const ms = retrying ? Math.min(o.retryDelayMs, o.idleWaitMs) : o.idleWaitMs;

@@ -156,12 +156,25 @@ export function routeRecord(
 /**
  * The topic an agent consumes when it listens on `topic`: with a topic per agent, a declared
  * agent listening on `agent.sessions` consumes its own topic, where the work addressed to it
- * lands. Every other case consumes `topic` itself (a partition per agent keeps the agent's
- * consumer group on the whole lane, which includes its partition).
+ * lands. Every other case consumes `topic` itself (a partition per agent narrows the partitions
+ * handled instead: {@link consumedPartitions}).
  */
 export function consumedTopic(layout: StreamLayout, topic: string, agent: string): string {
   if (layout.kind !== 'perAgentTopic' || topic !== AgentTopic.Sessions) return topic;
   return layout.topics.get(agent) ?? topic;
+}
+
+/**
+ * The partitions of its consumed topic an agent handles when it listens on `topic`: with a
+ * partition per agent, a declared agent listening on `agent.sessions` handles only its own
+ * partition (its consumer group still assigns partitions, so instances share the group and its
+ * offsets; the member that owns the agent's partition does the work, the others stand by).
+ * `undefined` means every partition the group assigns.
+ */
+export function consumedPartitions(layout: StreamLayout, topic: string, agent: string): readonly number[] | undefined {
+  if (layout.kind !== 'perAgentPartition' || topic !== AgentTopic.Sessions) return undefined;
+  const partition = layout.partitions.get(agent);
+  return partition === undefined ? undefined : [partition];
 }
 
 /**

@@ -318,3 +318,62 @@ export function pauseParkResumeUnparkInOrder(open: RuntimeEnvFactory, options: {
     expect(agent.pendingControl(paused.toString()).pauseRequested).toBe(false);
   });
 }
+
+/**
+ * A partition-per-agent layout: two instances of the assistant in one consumer group. Requests
+ * addressed to it land on its partition; exactly one instance (the one the group gives that
+ * partition) answers each, and when it leaves the other takes over from the committed offset.
+ */
+export async function partitionAgentGroupSharesItsPartition(open: RuntimeEnvFactory): Promise<void> {
+  const assistant = AgentId.new('assistant');
+  const gateway = AgentId.new('gateway');
+  const layout = { kind: 'perAgentPartition', partitions: new Map([[assistant.value, 1], [gateway.value, 2]]) } as const;
+  const env = await open(4, { layout });
+  const counts = new Map<string, number>();
+  const spawn = async (tag: string): Promise<AgentHandle> => {
+    const agent = Agent.builder()
+      .id(assistant)
+      .listenOn(AgentTopic.Sessions)
+      .respondOn(AgentTopic.Sessions)
+      .consumerGroup('assistants')
+      .pollInterval(20)
+      .handler({
+        handle: async (message, ctx) => {
+          counts.set(tag, (counts.get(tag) ?? 0) + 1);
+          await ctx.respond(text.encode(`${tag}: ${bodyText(message)}`));
+        },
+      })
+      .build()
+      .spawn(await env.connect());
+    return agent;
+  };
+  const first = await spawn('a');
+  const second = await spawn('b');
+  try {
+    await Promise.all([first.ready(), second.ready()]);
+    const ask = async (body: string): Promise<string> => {
+      const request = env.laser.agdx(AgentTopic.Sessions, gateway, ConversationId.new()).command(MintUlid.mint(CorrelationId), text.encode(body)).withTarget(assistant);
+      return new TextDecoder().decode(agentMessageBody(await env.laser.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: 10_000 })));
+    };
+    const before: string[] = [];
+    for (let i = 0; i < 4; i++) before.push(await ask(`q${i}`));
+    const owner = before[0]?.startsWith('a:') === true ? 'a' : 'b';
+    expect(before.every((answer) => answer.startsWith(`${owner}:`))).toBe(true);
+    expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(4);
+    // the owner leaves: the group hands partition 1 to the other instance
+    await (owner === 'a' ? first : second).shutdown();
+    expect(await ask('later')).toBe(`${owner === 'a' ? 'b' : 'a'}: later`);
+    expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(5);
+    await stopAll(first, second);
+    // the group committed the assistant's partition to its end, and never the replies' partition
+    const offsets = async (partition: number): Promise<bigint | undefined> =>
+      env.transport.getOffset({ stream: env.stream, topic: AgentTopic.Sessions, partition, consumer: { kind: 'group', name: 'assistants' } });
+    const lane = await env.transport.describeTopic({ stream: env.stream, topic: AgentTopic.Sessions });
+    expect(await offsets(1)).toBe((lane.partitions[1]?.nextOffset ?? 0n) - 1n);
+    expect(lane.partitions[2]?.nextOffset).toBe(5n);
+    expect(await offsets(2)).toBeUndefined();
+  } finally {
+    await stopAll(first, second);
+    await env.close();
+  }
+}

@@ -7,6 +7,7 @@ import { flag, intOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
+import { formatPosition } from '../position.js';
 import { microsToIso, renderTable } from '../table.js';
 import type { Command } from './command.js';
 import { DEFAULT_IGGY_URL } from './tail.js';
@@ -19,7 +20,10 @@ const HELP = `Usage: agdx sessions list [options]
 Reads the session lifecycle folded from agent.sessions (plus agent.control and agent.heartbeats)
 of a stream on an Iggy server (or agdx dev).
 
-  list        one row per session, newest first: id, status, label, agent, events, start, end
+  list        one row per session, newest first: id, status, label, agent, events, model and
+              tool calls, start, end. Conversations a bridge (A2A, MCP) opened without
+              starting a session are bridge calls, not sessions: counted below the table,
+              listed with --all (status "bridge call")
   show ID     one session: its summary, then its timeline. ID is the 26-character Crockford
               conversation id, or the name given to sessions(laser).create(name)
 
@@ -28,6 +32,7 @@ Options:
   --stream NAME       the stream (default agdx-demo)
   --status STATUS     list: only this status (${STATUSES.join(', ')})
   --agent NAME        list: only sessions of this agent
+  --all               list: also the bridge calls
   --limit N           list: at most N sessions; show: at most N events (default 100)
   --json              machine output (one JSON document)
   -h, --help          this help
@@ -43,10 +48,33 @@ export function sessionIdFrom(text: string): ConversationId {
   return ConversationId.tryParse(text.toUpperCase()) ?? ConversationId.derive(text);
 }
 
+/** The most sessions `list` reads before it sets bridge calls apart and pages. */
+const MAX_LISTED = 100_000;
+
+/** A conversation a bridge opened and nobody began as a session. */
+function isBridgeCall(info: SessionInfo): boolean {
+  return info.implicit && info.bridge !== undefined;
+}
+
+function statusLabel(info: SessionInfo): string {
+  if (isBridgeCall(info)) return `bridge call (${info.bridge})`;
+  return info.status + (info.idle ? ' (idle)' : '');
+}
+
+/**
+ * The rows `sessions list` prints: sessions (bridge calls only with `all`), filtered by status.
+ * A bridge call has no status of its own to filter on, so `--status` leaves it out.
+ */
+export function selectListed(items: readonly SessionInfo[], options: { readonly all: boolean; readonly status: SessionStatus | undefined }): { shown: SessionInfo[]; bridgeCalls: number } {
+  const bridgeCalls = items.filter(isBridgeCall).length;
+  const shown = items.filter((s) => (isBridgeCall(s) ? options.all && options.status === undefined : options.status === undefined || s.status === options.status));
+  return { shown, bridgeCalls };
+}
+
 function summaryRows(info: SessionInfo): [string, string][] {
   return [
     ['id', info.id.toString()],
-    ['status', `${info.status}${info.implicit ? ' (implicit: no start record)' : ''}${info.idle ? ', idle' : ''}${info.overBudget ? ', over budget' : ''}`],
+    ['status', isBridgeCall(info) ? `${statusLabel(info)}: no session start record` : `${info.status}${info.implicit ? ' (implicit: no start record)' : ''}${info.idle ? ', idle' : ''}${info.overBudget ? ', over budget' : ''}`],
     ['label', info.label ?? '-'],
     ['agent', info.agent ?? '-'],
     ['parent', info.parent?.toString() ?? '-'],
@@ -54,6 +82,7 @@ function summaryRows(info: SessionInfo): [string, string][] {
     ['started', microsToIso(info.startedAt)],
     ['ended', `${microsToIso(info.endedAt)}${info.endReason !== undefined ? ` (${info.endReason})` : ''}`],
     ['events', `${info.events} (model calls ${info.modelCalls}, tool calls ${info.toolCalls}, errors ${info.errors})`],
+    ['bridge', info.bridge ?? '-'],
     ['tokens', `in ${info.tokensIn}, out ${info.tokensOut}`],
   ];
 }
@@ -77,7 +106,7 @@ export const sessionsCommand: Command = {
   async run(argv, io) {
     const args = parseCommandArgs(
       argv,
-      { iggy: { type: 'string' }, stream: { type: 'string' }, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      { iggy: { type: 'string' }, stream: { type: 'string' }, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' } },
       true,
     );
     if (flag(args, 'help')) return line(io.out, HELP);
@@ -90,11 +119,25 @@ export const sessionsCommand: Command = {
       if (id !== undefined) throw new UsageError(`sessions list takes no argument, got "${id}"`);
       const status = stringOption(args, 'status');
       if (status !== undefined && !STATUSES.includes(status as SessionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${status}"`);
-      const page = await withClient(iggy, stream, io, (client) => sessions(client).list({ status: status as SessionStatus | undefined, agent: stringOption(args, 'agent'), limit }, io.signal));
-      if (json) return line(io.out, toJson(page));
-      const rows = page.items.map((s) => [s.id.toString(), s.status + (s.idle ? ' (idle)' : ''), s.label ?? '-', s.agent ?? '-', String(s.events), microsToIso(s.startedAt ?? s.firstEventAt), microsToIso(s.endedAt)]);
-      line(io.out, renderTable(['ID', 'STATUS', 'LABEL', 'AGENT', 'EVENTS', 'STARTED', 'ENDED'], rows));
-      line(io.out, `${page.items.length} of ${page.total} session(s) on stream ${stream}`);
+      const all = flag(args, 'all');
+      // Every matching conversation is read, so the bridge calls can be set apart before paging.
+      const read = await withClient(iggy, stream, io, (client) => sessions(client).list({ agent: stringOption(args, 'agent'), limit: MAX_LISTED }, io.signal));
+      const { shown, bridgeCalls } = selectListed(read.items, { all, status: status as SessionStatus | undefined });
+      const items = shown.slice(0, limit);
+      if (json) return line(io.out, toJson({ items, total: shown.length, bridgeCalls }));
+      const rows = items.map((s) => [
+        s.id.toString(),
+        statusLabel(s),
+        s.label ?? '-',
+        s.agent ?? '-',
+        String(s.events),
+        `${s.modelCalls}/${s.toolCalls}`,
+        microsToIso(s.startedAt ?? s.firstEventAt),
+        microsToIso(s.endedAt),
+      ]);
+      line(io.out, renderTable(['ID', 'STATUS', 'LABEL', 'AGENT', 'EVENTS', 'MODEL/TOOL', 'STARTED', 'ENDED'], rows));
+      const hidden = all || bridgeCalls === 0 ? '' : ` (${bridgeCalls} bridge call(s) not shown; --all lists them)`;
+      line(io.out, `${items.length} of ${shown.length} ${all ? 'session(s) and bridge call(s)' : 'session(s)'} on stream ${stream}${hidden}`);
       return;
     }
     if (verb === 'show') {
@@ -110,7 +153,7 @@ export const sessionsCommand: Command = {
       for (const [label, value] of summaryRows(info)) line(io.out, `${label.padEnd(8)} ${value}`);
       line(io.out);
       line(io.out, 'timeline');
-      const rows = events.items.map((e) => [microsToIso(e.brokerTs), e.display, e.agent ?? '-', `${e.at.topic}[${e.at.partition}]@${e.at.offset}`, `${e.summary}${e.afterEnd ? ' (after end)' : ''}`]);
+      const rows = events.items.map((e) => [microsToIso(e.brokerTs), e.display, e.agent ?? '-', formatPosition(e.at), `${e.summary}${e.afterEnd ? ' (after end)' : ''}`]);
       line(io.out, renderTable(['TIME', 'EVENT', 'AGENT', 'POSITION', 'SUMMARY'], rows));
       return;
     }

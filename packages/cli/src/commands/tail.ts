@@ -2,13 +2,14 @@
 
 import { setMaxListeners } from 'node:events';
 import { BOOTSTRAP_TOPICS, ON_FIRST_USE_TOPICS } from '@agdx/agents';
-import { skippedRecordError } from '@agdx/wire';
 import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
 import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
 import { decodeRecord, formatRecord, type DecodedRecord } from '../decode-record.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
+import { formatPosition } from '../position.js';
+import { parseTailFrom, tailStartOffset, type TailFrom } from '../tail-start.js';
 import type { Command } from './command.js';
 
 /** The default server of commands that talk to Iggy: `agdx dev`'s default address. */
@@ -18,13 +19,16 @@ const HELP = `Usage: agdx tail [topic...] [options]
 
 Follows topics of a stream on an Iggy server (or agdx dev) and prints each record decoded: its
 kind, ids in Crockford form, headers, and the body as text or JSON where the content type allows.
-Without topics it follows every agent topic of the stream (a topic that does not exist yet is
-picked up when it appears).
+Without topics it follows every agent topic of the stream. Every record appended after the tail
+starts is printed: a topic (or the stream) that does not exist yet is read from its first record
+when it appears.
 
 Options:
   --iggy URL              the server (default ${DEFAULT_IGGY_URL})
   --stream NAME           the stream (default agdx-demo)
-  --from beginning|end    start at the first record or only show new ones (default end)
+  --from WHERE            beginning (every retained record), end (only records appended after
+                          the tail starts; the default) or an ISO 8601 time such as
+                          2026-12-01T23:29:00Z (records stamped at or after it)
   --conversation ID       only records of this conversation (Crockford id)
   --agent NAME            only records from or to this agent
   --kind KIND             only this kind (command, response, event, status, error, chunk, plain, undecodable); repeatable
@@ -35,7 +39,7 @@ Options:
   -h, --help              this help
 
 A record that cannot be decoded is shown with kind undecodable and reported on stderr with its
-position (stream/topic partition:offset); the tail goes on. Bodies over 1 MiB are summarised.
+position (topic[partition]@offset); the tail goes on. Bodies over 1 MiB are summarised.
 
 Exit codes: 0 stopped (Ctrl-C or --limit reached), 1 the server failed, 2 a usage error.`;
 
@@ -61,10 +65,17 @@ function matches(record: DecodedRecord, filter: TailFilter): boolean {
   return true;
 }
 
-async function describeWhenPresent(transport: LogTransport, stream: string, topic: string, signal: AbortSignal): Promise<TopicDescription | undefined> {
-  for (;;) {
+/** A topic as the tail first found it, and whether it had to wait for the topic to appear. */
+interface FoundTopic {
+  readonly description: TopicDescription;
+  readonly appearedLater: boolean;
+}
+
+async function describeWhenPresent(transport: LogTransport, stream: string, topic: string, signal: AbortSignal): Promise<FoundTopic | undefined> {
+  // Bounded by the signal: a topic that never appears is waited for until Ctrl-C or --limit.
+  for (let attempt = 0; ; attempt++) {
     try {
-      return await transport.describeTopic({ stream, topic }, { signal });
+      return { description: await transport.describeTopic({ stream, topic }, { signal }), appearedLater: attempt > 0 };
     } catch (error) {
       if (signal.aborted) return undefined;
       if ((error as { kind?: unknown }).kind !== 'not-found') throw error;
@@ -97,8 +108,7 @@ export const tailCommand: Command = {
       true,
     );
     if (flag(args, 'help')) return line(io.out, HELP);
-    const from = stringOption(args, 'from') ?? 'end';
-    if (from !== 'beginning' && from !== 'end') throw new UsageError(`--from must be beginning or end, got "${from}"`);
+    const from = parseTailFrom(stringOption(args, 'from') ?? 'end');
     const conversation = stringOption(args, 'conversation')?.toUpperCase();
     if (conversation !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(conversation)) throw new UsageError(`--conversation must be a 26-character Crockford id, got "${conversation}"`);
     const filter: TailFilter = { conversation, agent: stringOption(args, 'agent'), kinds: listOption(args, 'kind'), operations: listOption(args, 'operation') };
@@ -108,7 +118,7 @@ export const tailCommand: Command = {
         iggy: stringOption(args, 'iggy') ?? DEFAULT_IGGY_URL,
         stream: stringOption(args, 'stream') ?? 'agdx-demo',
         topics: args.positionals.length > 0 ? args.positionals : [...BOOTSTRAP_TOPICS, ...ON_FIRST_USE_TOPICS],
-        fromBeginning: from === 'beginning',
+        from,
         filter,
         json: flag(args, 'json'),
         headers: flag(args, 'headers'),
@@ -121,15 +131,14 @@ export const tailCommand: Command = {
 
 /** One stderr line per unreadable record, with its position; the tail goes on. */
 function reportUndecodable(io: CommandIo, stream: string, record: DecodedRecord): void {
-  const error = skippedRecordError({ stream, topic: record.topic, partition: record.partition, offset: BigInt(record.offset) }, record.error);
-  line(io.err, `agdx tail: ${error.message}: ${record.error ?? 'undecodable'}`);
+  line(io.err, `agdx tail: skipped an unreadable record at ${formatPosition(record)} on stream ${stream}: ${record.error ?? 'undecodable'}`);
 }
 
 interface TailOptions {
   readonly iggy: string;
   readonly stream: string;
   readonly topics: readonly string[];
-  readonly fromBeginning: boolean;
+  readonly from: TailFrom;
   readonly filter: TailFilter;
   readonly json: boolean;
   readonly headers: boolean;
@@ -153,17 +162,21 @@ async function tail(options: TailOptions, io: CommandIo): Promise<void> {
     line(io.out, options.json ? JSON.stringify(record) : `${formatRecord(record, options.headers)}\n`);
     if (options.limit !== undefined && printed >= options.limit) stop.abort();
   };
-  const followPartition = async (topic: string, partition: number, nextOffset: bigint): Promise<void> => {
-    const offset = options.fromBeginning ? 0n : nextOffset;
+  const from = options.from;
+  const followPartition = async (topic: string, partition: number, nextOffset: bigint, appearedLater: boolean): Promise<void> => {
+    const offset = await tailStartOffset(log.transport, { stream: options.stream, topic, partition, nextOffset, appearedLater }, from, stop.signal);
     for await (const record of follow(log.transport, { stream: options.stream, topic, partition, offset, signal: stop.signal, waitMs: 1_000 })) {
+      // Broker time only grows within a partition, but a partition read before the first record
+      // of a future --from time may still hold older records.
+      if (from.kind === 'time' && record.timestampMicros < from.micros) continue;
       emit(decodeRecord(topic, record));
       if (stop.signal.aborted) return;
     }
   };
   const followTopic = async (topic: string): Promise<void> => {
-    const description = await describeWhenPresent(log.transport, options.stream, topic, stop.signal);
-    if (description === undefined) return;
-    await Promise.all(description.partitions.map((p) => followPartition(topic, p.partition, p.nextOffset)));
+    const found = await describeWhenPresent(log.transport, options.stream, topic, stop.signal);
+    if (found === undefined) return;
+    await Promise.all(found.description.partitions.map((p) => followPartition(topic, p.partition, p.nextOffset, found.appearedLater)));
   };
   if (!options.json) line(io.err, `agdx tail: following ${options.topics.join(', ')} on stream ${options.stream} (${log.description}); Ctrl-C to stop`);
   try {

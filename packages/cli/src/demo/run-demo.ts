@@ -11,6 +11,7 @@ import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { sessions } from '@agdx/sessions';
 import { ContentType, CorrelationId, DeadLetterReason, decodeAgentDeadLetter, encodeHeaderBlock, MintUlid, type JsonValue } from '@agdx/wire';
 import { openLog } from '../connect.js';
+import { formatLogPosition, formatPosition } from '../position.js';
 import { line, type CommandIo } from '../io.js';
 import type { LoopbackServer } from '../http-server.js';
 import { DemoAgents, spawnDemoAgents } from './demo-agents.js';
@@ -142,7 +143,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     await session.append('instruction', text.encode('summarize incident 42'));
     t.step('Open a session', 'sessions(laser).create("incident-42")');
     t.fact('conversation', `${conversation.toString()} (derived from "incident-42")`);
-    t.fact('start record', `agent.sessions partition ${begun.position.partition}, offset ${begun.position.offset}`);
+    t.fact('start record', formatPosition(begun.position));
     t.fact('turns', 'instruction written to agent.commands; state snapshot {incident: 42, status: "open"}');
 
     const correlation = MintUlid.mint(CorrelationId);
@@ -181,9 +182,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     const decoded = letters.map((record) => decodeAgentDeadLetter(record.payload));
     const letter = decoded.find((l) => l.reason === DeadLetterReason.DecodeFailed) ?? decoded[0]!;
     t.step('Poison record dead-lettered', `${poison.length} bytes that are not an envelope, appended to agent.sessions`);
-    t.fact('poison at', `partition ${appended.partition}, offset ${appended.baseOffset}`);
+    t.fact('poison at', formatPosition({ topic: AgentTopic.Sessions, partition: appended.partition, offset: appended.baseOffset }));
     t.fact('dead letter', `${reasonName(letter.reason)} after ${letter.attempts} attempt(s), ${letter.payload.length} original bytes kept`);
-    t.fact('source', `partition ${letter.source.partitionId}, offset ${letter.source.offset} (position ${letter.source.toString()})`);
+    t.fact('source', formatLogPosition(letter.source));
     t.fact('detail', clip(letter.detail ?? ''));
     t.fact('records', `${letters.length} on agent.dlq (each consumer group that read it files its own)`);
 
@@ -248,6 +249,8 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     const turns = await session.context();
     t.step('Session timeline', `status ${info?.status ?? 'unknown'}, ${timeline.items.length} events on the session lane`);
     t.fact('turns', `${turns.length}: ${runs(turns.map((turn) => turn.kind)).map(([kind, n]) => (n > 1 ? `${kind} ×${n}` : kind)).join(', ')}`);
+    // The same summary `agdx sessions show` prints, so the two always agree.
+    t.fact('calls', `model calls ${info?.modelCalls ?? 0n}, tool calls ${info?.toolCalls ?? 0n}`);
     for (const [row, count] of runs(timeline.items.map((event) => `${event.display.padEnd(18)} ${(event.agent ?? '-').padEnd(10)} ${clip(event.summary, 60)}`))) {
       t.note(count > 1 ? `${row} ×${count}` : row);
     }

@@ -1,4 +1,5 @@
 import { CodecError, decodeStrictCbor, encodeCbor, type CborValue } from '@agdx/wire';
+import { MAX_EMBEDDING_DIMENSIONS } from './vector.js';
 
 /** Memory item kinds. */
 export type MemoryKind = 'fact' | 'message' | 'summary' | 'entity' | 'feedback' | 'procedure';
@@ -8,14 +9,22 @@ export const MEMORY_KINDS: readonly MemoryKind[] = Object.freeze(['fact', 'messa
 
 /** One memory record body: an item, a forget tombstone, or feedback on an item. */
 export type MemoryRecord =
-  | { readonly kind: 'item'; readonly id: string; readonly itemKind: MemoryKind; readonly body: Uint8Array }
+  | {
+      readonly kind: 'item';
+      readonly id: string;
+      readonly itemKind: MemoryKind;
+      readonly body: Uint8Array;
+      /** The item's vector as little-endian float32 bytes, written by a vector memory handle. */
+      readonly embedding?: Uint8Array | undefined;
+    }
   | { readonly kind: 'forget'; readonly target: string }
   | { readonly kind: 'feedback'; readonly target: string; readonly weight: number };
 
 /**
  * Encodes a memory record as the reference's single-variant CBOR map (`{"Item": {id, kind, body}}`,
  * `{"Forget": {target}}`, `{"Feedback": {target, weight}}`); the item body is an array of byte
- * integers, as the reference writes it.
+ * integers, as the reference writes it. An item's optional vector goes in an `embedding` byte
+ * string (the reserved index name), which readers that do not know it ignore.
  */
 export function encodeMemoryRecord(record: MemoryRecord): Uint8Array {
   let inner: Map<CborValue, CborValue>;
@@ -27,6 +36,7 @@ export function encodeMemoryRecord(record: MemoryRecord): Uint8Array {
       ['kind', record.itemKind],
       ['body', Array.from(record.body)],
     ]);
+    if (record.embedding !== undefined) inner.set('embedding', record.embedding);
   } else if (record.kind === 'forget') {
     tag = 'Forget';
     inner = new Map<CborValue, CborValue>([['target', record.target]]);
@@ -79,7 +89,13 @@ export function decodeMemoryRecord(bytes: Uint8Array): MemoryRecord {
         body[i] = n;
       });
     } else return fail('body must be bytes');
-    return { kind: 'item', id: text(map, 'id'), itemKind: kind as MemoryKind, body };
+    const id = text(map, 'id');
+    const embedding = map.get('embedding');
+    // a malformed vector is dropped, not the item: the vector can be computed again, the item cannot
+    if (embedding instanceof Uint8Array && embedding.length > 0 && embedding.length % 4 === 0 && embedding.length <= MAX_EMBEDDING_DIMENSIONS * 4) {
+      return { kind: 'item', id, itemKind: kind as MemoryKind, body, embedding };
+    }
+    return { kind: 'item', id, itemKind: kind as MemoryKind, body };
   }
   if (tag === 'Forget') return { kind: 'forget', target: text(map, 'target') };
   if (tag === 'Feedback') {

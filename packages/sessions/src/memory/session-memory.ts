@@ -2,41 +2,41 @@ import { AgentTopic, type MessagePosition } from '@agdx/agents';
 import { InvalidError, MintUlid, RecordId, stringHeader, type ConversationId } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { appendPlain } from '../turns/append-turn.js';
-import { readConversation } from '../turns/read-turns.js';
-import { toContextBlock } from './context-block.js';
-import { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS, type MemoryKind } from './memory-record.js';
+import { SummarizerError } from './memory-errors.js';
+import { MEMORY_NAMESPACE_HEADER, memoryIndexFor, type MemoryIndex } from './memory-index.js';
+import { encodeMemoryRecord, MEMORY_KINDS, type MemoryKind, type MemoryRecord } from './memory-record.js';
+import { RecallBuilder, type MemoryItem, type RecallSource } from './recall-builder.js';
+import { checkEmbedder, embedTexts, vectorToBytes, type Embedder } from './vector.js';
 
-/** The header naming a memory record's namespace. */
-export const MEMORY_NAMESPACE_HEADER = 'agdx.mem.ns';
-/** How many items a recall returns by default. */
-export const DEFAULT_RECALL_LIMIT = 50;
 /** How many items `consolidate` looks at. */
 export const CONSOLIDATE_SCAN_LIMIT = 10_000;
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 const encoder = new TextEncoder();
 
-/** One recalled memory item. */
-export interface MemoryItem {
-  /** The memory id (ULID text, or `<namespace>/<key>` for a named slot). */
-  readonly id: string;
-  /** The item kind. */
-  readonly kind: MemoryKind;
-  /** The stored bytes. */
-  readonly body: Uint8Array;
-  /** Summed feedback weight. */
-  readonly weight: number;
-  /** Where the item was written. */
-  readonly position: MessagePosition;
-  /** The body as UTF-8 (invalid bytes replaced). */
-  text(): string;
-}
-
 /** What {@link SessionMemory.consolidate} did. */
 export interface ConsolidateReport {
+  /** Items looked at (at most {@link CONSOLIDATE_SCAN_LIMIT}, the newest). */
   readonly scanned: number;
+  /** Items kept (the newest `maxItems`), not counting the summary. */
   readonly kept: number;
+  /** Items forgotten. */
   readonly forgotten: number;
+  /** The id of the summary item written before the prune, when a summarizer ran. */
+  readonly summary?: string | undefined;
+}
+
+/**
+ * Turns the items a consolidation prunes (oldest first) into the text or bytes of one summary
+ * item. It may be asynchronous; the SDK never calls a model itself.
+ */
+export type Summarizer = (items: readonly MemoryItem[], signal?: AbortSignal) => Promise<string | Uint8Array> | string | Uint8Array;
+
+/** Options of {@link SessionMemory.consolidate}. */
+export interface ConsolidateOptions {
+  /** Writes one `summary` item for the pruned items before they are forgotten. */
+  readonly summarize?: Summarizer | undefined;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options of {@link SessionMemory.remember}. */
@@ -48,81 +48,40 @@ export interface RememberOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/**
- * A recall in the making. On a log without a managed key-value view (plain Iggy, the dev server,
- * MemoryLog) every recall folds the memory topic in process; `folded()` asks for that explicitly.
- */
-export class RecallBuilder {
-  readonly #memory: SessionMemory;
-  #limit = DEFAULT_RECALL_LIMIT;
-  #tokenBudget: number | undefined;
+/** Options of {@link SessionMemory.withEmbedder}. */
+export interface VectorMemoryOptions {
+  /**
+   * Write each item's vector beside it in its record (default true). Without it, vectors are
+   * computed at recall time for every item and kept in process only.
+   */
+  readonly storeVectors?: boolean | undefined;
+}
 
-  /** @internal Built by {@link SessionMemory.recall}. */
-  constructor(memory: SessionMemory) {
-    this.#memory = memory;
-  }
+/** A memory handle with an embedder: semantic and hybrid recall work on it. */
+export type VectorMemory = SessionMemory & { readonly embedder: Embedder };
 
-  /** At most `n` items (default 50). */
-  limit(n: number): this {
-    if (!Number.isSafeInteger(n) || n < 0) throw new InvalidError('recall limit must be a non-negative integer');
-    this.#limit = n;
-    return this;
-  }
-
-  /** The newest items (the log memory's only strategy). */
-  recent(): this {
-    return this;
-  }
-
-  /** A keyword recall; log memory has no index, so it does not use the text and returns recent items. */
-  keyword(text: string): this {
-    if (typeof text !== 'string') throw new InvalidError('a keyword recall takes text');
-    return this;
-  }
-
-  /** A semantic recall; log memory has no embedder and returns recent items. */
-  semantic(text: string): this {
-    return this.keyword(text);
-  }
-
-  /** The token budget of {@link RecallBuilder.block}. */
-  tokenBudget(tokens: number): this {
-    if (!Number.isSafeInteger(tokens) || tokens < 0) throw new InvalidError('token budget must be a non-negative integer');
-    this.#tokenBudget = tokens;
-    return this;
-  }
-
-  /** Rebuild memory from the topic in this process (what every recall does on a plain log). */
-  folded(): this {
-    return this;
-  }
-
-  /** The recalled items: highest feedback weight first, then newest first. */
-  async fetch(signal?: AbortSignal): Promise<MemoryItem[]> {
-    return (await this.#memory.fold(signal)).slice(0, this.#limit);
-  }
-
-  /** The recalled items as one prompt-ready string. */
-  async block(tokenBudget?: number, signal?: AbortSignal): Promise<string> {
-    return toContextBlock(await this.fetch(signal), tokenBudget ?? this.#tokenBudget);
-  }
+interface VectorConfig {
+  readonly embedder: Embedder;
+  readonly storeVectors: boolean;
 }
 
 /**
  * Memory for one conversation in one namespace, on `agent.memory` of the session's stream. The
  * conversation scopes every item, so two sessions in a namespace never see each other's items.
  */
-export class SessionMemory {
+export class SessionMemory implements RecallSource {
   readonly #runtime: SessionsRuntime;
   readonly #conversation: ConversationId;
   readonly #namespace: string;
+  readonly #vectors: VectorConfig | undefined;
 
   /** @internal Built by `Session.memory`. */
-  constructor(runtime: SessionsRuntime, conversation: ConversationId, namespace: string) {
+  constructor(runtime: SessionsRuntime, conversation: ConversationId, namespace: string, vectors?: VectorConfig) {
     if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 255) throw new InvalidError('memory namespace must be a non-empty string');
     this.#runtime = runtime;
     this.#conversation = conversation;
     this.#namespace = namespace;
+    this.#vectors = vectors;
   }
 
   /** The namespace. */
@@ -135,7 +94,26 @@ export class SessionMemory {
     return this.#conversation;
   }
 
-  async #write(record: Parameters<typeof encodeMemoryRecord>[0], id: string, signal?: AbortSignal): Promise<MessagePosition> {
+  /** The embedder of a vector memory handle; undefined on plain memory. */
+  get embedder(): Embedder | undefined {
+    return this.#vectors?.embedder;
+  }
+
+  /**
+   * The same memory with an embedder: a vector memory handle. `remember` embeds each item and
+   * (by default) writes the vector in its record; semantic and hybrid recall rank by cosine
+   * similarity to the query's vector.
+   * @throws InvalidError when `embedder` is not an {@link Embedder}.
+   */
+  withEmbedder(embedder: Embedder, options: VectorMemoryOptions = {}): VectorMemory {
+    checkEmbedder(embedder);
+    return new SessionMemory(this.#runtime, this.#conversation, this.#namespace, {
+      embedder,
+      storeVectors: options.storeVectors ?? true,
+    }) as VectorMemory;
+  }
+
+  async #write(record: MemoryRecord, id: string, signal?: AbortSignal): Promise<MessagePosition> {
     return appendPlain({
       transport: this.#runtime.client.transport,
       governor: this.#runtime.governor,
@@ -149,28 +127,38 @@ export class SessionMemory {
     });
   }
 
-  /** Stores an item for this conversation; returns its id. */
+  /**
+   * Stores an item for this conversation; returns its id. On a vector memory handle the item is
+   * embedded first, so an embedder failure writes nothing.
+   * @throws EmbedderError when the embedder fails.
+   */
   async remember(payload: Uint8Array | string, options: RememberOptions = {}): Promise<string> {
     const body = typeof payload === 'string' ? encoder.encode(payload) : payload;
     if (!(body instanceof Uint8Array)) throw new InvalidError('memory payload must be bytes or a string');
     const kind = options.kind ?? 'fact';
     if (!MEMORY_KINDS.includes(kind)) throw new InvalidError(`unknown memory kind ${JSON.stringify(kind)}`);
+    if (options.key !== undefined && (typeof options.key !== 'string' || options.key.length === 0)) throw new InvalidError('a memory key must be a non-empty string');
     const id = options.key !== undefined ? `${this.#namespace}/${options.key}` : MintUlid.mint(RecordId).toString();
-    await this.#write({ kind: 'item', id, itemKind: kind, body }, id, options.signal);
+    let embedding: Uint8Array | undefined;
+    if (this.#vectors?.storeVectors === true) {
+      const [vector] = (await embedTexts(this.#vectors.embedder, [decoder.decode(body)], options.signal)) as [Float32Array];
+      embedding = vectorToBytes(vector);
+    }
+    await this.#write({ kind: 'item', id, itemKind: kind, body, embedding }, id, options.signal);
     return id;
   }
 
-  /** Starts a recall of this conversation's items. */
+  /** Starts a recall of this conversation's items (strategy `recent` until another is chosen). */
   recall(): RecallBuilder {
     return new RecallBuilder(this);
   }
 
-  /** A keyword recall (log memory ignores the text and returns recent items). */
-  search(text: string, signal?: AbortSignal): Promise<MemoryItem[]> {
+  /** A keyword recall: the items containing the words of `text`, best match first (see {@link RecallBuilder.keyword}). */
+  async search(text: string, signal?: AbortSignal): Promise<MemoryItem[]> {
     return this.recall().keyword(text).fetch(signal);
   }
 
-  /** Recalled items rendered as one prompt-ready string within about `tokenBudget` tokens. */
+  /** Recent items rendered as one prompt-ready string within about `tokenBudget` tokens. */
   block(tokenBudget?: number, signal?: AbortSignal): Promise<string> {
     return this.recall().block(tokenBudget, signal);
   }
@@ -190,72 +178,43 @@ export class SessionMemory {
     return feedbackId;
   }
 
-  /** Keeps the newest `maxItems` items and forgets the others. */
-  async consolidate(maxItems: number, signal?: AbortSignal): Promise<ConsolidateReport> {
+  /**
+   * Keeps the newest `maxItems` items and forgets the others. With `summarize`, the pruned items
+   * (oldest first) become one `summary` item, written before any of them is forgotten: a process
+   * that dies between the two leaves both the summary and the items, never neither.
+   * @throws SummarizerError when the summarizer throws or returns neither text nor bytes (nothing is pruned).
+   */
+  async consolidate(maxItems: number, options: ConsolidateOptions | AbortSignal = {}): Promise<ConsolidateReport> {
     if (!Number.isSafeInteger(maxItems) || maxItems < 0) throw new InvalidError('maxItems must be a non-negative integer');
-    const items = (await this.fold(signal)).sort((a, b) => compareNewestFirst(a, b)).slice(0, CONSOLIDATE_SCAN_LIMIT);
+    const { summarize, signal } = options instanceof AbortSignal ? { summarize: undefined, signal: options } : options;
+    if (summarize !== undefined && typeof summarize !== 'function') throw new InvalidError('summarize must be a function');
+    const items = await this.recall().limit(CONSOLIDATE_SCAN_LIMIT).newestFirst(signal);
     const drop = items.slice(maxItems);
-    for (const item of drop) await this.forget(item.id, signal);
-    return { scanned: items.length, kept: items.length - drop.length, forgotten: drop.length };
-  }
-
-  /** Another namespace for the same conversation. */
-  memory(namespace: string): SessionMemory {
-    return new SessionMemory(this.#runtime, this.#conversation, namespace);
-  }
-
-  /** @internal Replays the memory topic and applies forget, feedback and named slots. */
-  async fold(signal?: AbortSignal): Promise<MemoryItem[]> {
-    const messages = await readConversation(
-      this.#runtime.client.transport,
-      this.#runtime.stream(),
-      [AgentTopic.Memory],
-      this.#conversation,
-      (_t, _p, tail) => ({ start: 0n, end: tail }),
-      signal,
-      this.#runtime.onError,
-    );
-    const items = new Map<string, { id: string; kind: MemoryKind; body: Uint8Array; position: MessagePosition; order: number }>();
-    const forgotten = new Set<string>();
-    const weights = new Map<string, number>();
-    let order = 0;
-    for (const message of messages) {
-      const ns = message.headers.get(MEMORY_NAMESPACE_HEADER);
-      if (ns === undefined || ns.kind !== 'string' || decoder.decode(ns.value) !== this.#namespace) continue;
-      let record;
+    let summary: string | undefined;
+    if (summarize !== undefined && drop.length > 0) {
+      let text: unknown;
       try {
-        record = decodeMemoryRecord(message.payload);
-      } catch {
-        continue;
+        text = await summarize([...drop].reverse(), signal);
+      } catch (error) {
+        signal?.throwIfAborted();
+        throw new SummarizerError(error instanceof Error ? error.message : String(error), { cause: error });
       }
-      if (record.kind === 'forget') {
-        items.delete(record.target);
-        forgotten.add(record.target);
-      } else if (record.kind === 'feedback') {
-        weights.set(record.target, (weights.get(record.target) ?? 0) + record.weight);
-      } else {
-        const named = record.id.startsWith(`${this.#namespace}/`);
-        if (!named && (forgotten.has(record.id) || items.has(record.id))) continue;
-        if (named) forgotten.delete(record.id);
-        items.set(record.id, { id: record.id, kind: record.itemKind, body: record.body, position: message.id, order: order++ });
-      }
+      if (typeof text !== 'string' && !(text instanceof Uint8Array)) throw new SummarizerError('it must return text or bytes');
+      summary = await this.remember(text, { kind: 'summary', signal });
     }
-    return [...items.values()]
-      .sort((a, b) => {
-        const wa = weights.get(a.id) ?? 0;
-        const wb = weights.get(b.id) ?? 0;
-        return wb !== wa ? wb - wa : b.order - a.order;
-      })
-      .map(({ id, kind, body, position, order: o }) => {
-        const item: MemoryItem = { id, kind, body, weight: weights.get(id) ?? 0, position, text: (): string => decoder.decode(body) };
-        newestOrder.set(item, o);
-        return item;
-      });
+    for (const item of drop) await this.forget(item.id, signal);
+    return { scanned: items.length, kept: items.length - drop.length, forgotten: drop.length, ...(summary !== undefined ? { summary } : {}) };
   }
-}
 
-const newestOrder = new WeakMap<MemoryItem, number>();
+  /** Another namespace for the same conversation (with the same embedder, if any). */
+  memory(namespace: string): SessionMemory {
+    return new SessionMemory(this.#runtime, this.#conversation, namespace, this.#vectors);
+  }
 
-function compareNewestFirst(a: MemoryItem, b: MemoryItem): number {
-  return (newestOrder.get(b) ?? 0) - (newestOrder.get(a) ?? 0);
+  /** @internal The folded index of this conversation and namespace, brought up to date. */
+  async index(signal?: AbortSignal): Promise<MemoryIndex> {
+    const index = memoryIndexFor(this.#runtime, this.#conversation, this.#namespace);
+    await index.refresh(signal);
+    return index;
+  }
 }

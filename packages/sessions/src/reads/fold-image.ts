@@ -10,14 +10,18 @@ import {
   type CborValue,
   type SkippedRecordHandler,
 } from '@agdx/wire';
+import { CallTally, callIdentityBudget, type CallIdentityBudget } from './call-tally.js';
 import { newAcc, SessionFold, type Acc, type SessionStatus } from './session-fold.js';
 
 /** Largest fold snapshot a reader decodes or a writer produces (the wire limit of the capsule). */
 export const MAX_FOLD_SNAPSHOT_BYTES = 16 * 1024 * 1024;
-/** Most CBOR items in a snapshot's folded state: about 40 per session, so some 100,000 sessions. */
-export const MAX_FOLD_SNAPSHOT_ITEMS = 4_000_000;
-/** Version of the folded-state layout inside the capsule's `state` bytes. */
-const IMAGE_VERSION = 1n;
+/**
+ * Most CBOR items in a snapshot's folded state: about 40 per session, so some 100,000 sessions,
+ * plus the call identities of open sessions (at most 100,000 entries of up to 3 items).
+ */
+export const MAX_FOLD_SNAPSHOT_ITEMS = 4_500_000;
+/** Version of the folded-state layout inside the capsule's `state` bytes (2: with the call tally). */
+const IMAGE_VERSION = 2n;
 const SURFACE = 'session fold snapshot';
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const U32_MAX = 0xffff_ffffn;
@@ -52,7 +56,7 @@ export function foldConversation(stream: string): ConversationId {
 
 const opt = <T extends CborValue>(v: T | undefined): CborValue => (v === undefined ? null : v);
 
-function accRow(id: ConversationId, acc: Acc): CborValue {
+function accRow(id: ConversationId, acc: Acc, budget: CallIdentityBudget): CborValue {
   const c = acc.counters;
   return [
     id.toBytes(),
@@ -68,8 +72,8 @@ function accRow(id: ConversationId, acc: Acc): CborValue {
     acc.pauseRequested,
     acc.cancelRequested,
     c.events,
-    c.modelCalls,
-    c.toolCalls,
+    // identities only for open sessions: an ended one expects no more records of its calls
+    acc.calls.toImage(acc.ended === undefined, budget),
     c.tokensIn,
     c.tokensOut,
     c.costMicros,
@@ -88,7 +92,8 @@ function accRow(id: ConversationId, acc: Acc): CborValue {
  */
 export async function encodeFoldImage(image: FoldImage): Promise<Uint8Array> {
   const sessions: CborValue[] = [];
-  for (const { id, acc } of image.fold.accs.values()) sessions.push(accRow(id, acc));
+  const budget = callIdentityBudget();
+  for (const { id, acc } of image.fold.accs.values()) sessions.push(accRow(id, acc, budget));
   const heartbeats: CborValue[] = [];
   for (const [key, ts] of image.fold.heartbeats) {
     const id = ConversationId.tryParse(key);
@@ -164,7 +169,7 @@ function conversation(value: CborValue | undefined): ConversationId {
 }
 
 function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
-  const r = row(value, 21, 'a session');
+  const r = row(value, 20, 'a session');
   const id = conversation(r[0]);
   const acc = newAcc();
   const start = r[1];
@@ -187,15 +192,14 @@ function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
   acc.cancelRequested = bool(r[11], 'cancelRequested');
   acc.counters = {
     events: u64(r[12], 'events'),
-    modelCalls: u64(r[13], 'modelCalls'),
-    toolCalls: u64(r[14], 'toolCalls'),
-    tokensIn: u64(r[15], 'tokensIn'),
-    tokensOut: u64(r[16], 'tokensOut'),
-    costMicros: u64(r[17], 'costMicros'),
-    errors: u64(r[18], 'errors'),
+    tokensIn: u64(r[14], 'tokensIn'),
+    tokensOut: u64(r[15], 'tokensOut'),
+    costMicros: u64(r[16], 'costMicros'),
+    errors: u64(r[17], 'errors'),
   };
-  acc.held = Number(u64(r[19], 'held', U32_MAX));
-  acc.laneConflict = bool(r[20], 'laneConflict');
+  acc.calls = CallTally.fromImage(r[13]);
+  acc.held = Number(u64(r[18], 'held', U32_MAX));
+  acc.laneConflict = bool(r[19], 'laneConflict');
   acc.partial = true;
   return { id, acc };
 }

@@ -22,6 +22,7 @@ import {
   type TokenUsage,
   type SkippedRecordHandler,
 } from '@agdx/wire';
+import { CallTally } from './call-tally.js';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
@@ -129,6 +130,12 @@ export interface SessionInfo {
   readonly budget: SessionBudget | undefined;
   readonly sdk: SessionSdk | undefined;
   readonly tags: readonly string[];
+  /**
+   * The bridge (for example `a2a-gateway`) whose request opened this conversation, from the
+   * `bridge_hops` metadata of its first envelope. A conversation with a bridge and no start
+   * record is a bridge call, not a session anyone began.
+   */
+  readonly bridge: string | undefined;
   /** Work parked while paused and not yet unparked. */
   readonly held: number;
   /** The fold frontier of every source partition the read scanned. */
@@ -162,7 +169,8 @@ export interface Acc {
   pauseRequested: boolean;
   cancelRequested: boolean;
   events: SessionEvent[];
-  counters: { events: bigint; modelCalls: bigint; toolCalls: bigint; tokensIn: bigint; tokensOut: bigint; costMicros: bigint; errors: bigint };
+  counters: { events: bigint; tokensIn: bigint; tokensOut: bigint; costMicros: bigint; errors: bigint };
+  calls: CallTally;
   held: number;
   laneConflict: boolean;
   stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
@@ -186,7 +194,8 @@ export function newAcc(): Acc {
     pauseRequested: false,
     cancelRequested: false,
     events: [],
-    counters: { events: 0n, modelCalls: 0n, toolCalls: 0n, tokensIn: 0n, tokensOut: 0n, costMicros: 0n, errors: 0n },
+    counters: { events: 0n, tokensIn: 0n, tokensOut: 0n, costMicros: 0n, errors: 0n },
+    calls: new CallTally(),
     held: 0,
     laneConflict: false,
     stateRecords: [],
@@ -352,9 +361,12 @@ function viewOf(stream: string, id: ConversationId, acc: Acc, lastHeartbeatAt: b
     lastHeartbeatAt,
     idleTimeoutMicros,
     ...acc.counters,
+    modelCalls: acc.calls.modelCalls,
+    toolCalls: acc.calls.toolCalls,
     budget,
     sdk: start?.sdk,
     tags: start?.tags ?? [],
+    bridge: acc.calls.bridge,
     held: acc.held,
     frontier: context.frontier,
     flags: { laneConflict: acc.laneConflict, livenessUnknown: !context.heartbeatsPresent },
@@ -465,9 +477,10 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       if (acc.ended === undefined) acc.status = sessionStatusOf(state);
     }
   }
-  const display = envelopeDisplayType(envelope, scanned.topic, isStart);
-  if (display === 'model.request') acc.counters.modelCalls++;
-  if (display === 'tool.call') acc.counters.toolCalls++;
+  const envelopeDisplay = envelopeDisplayType(envelope, scanned.topic, isStart);
+  acc.calls.observe(envelope, envelopeDisplay, `${at.topic}:${at.partition}:${at.offset}`);
+  const display = acc.calls.displayOf(envelope, envelopeDisplay);
+  const operation = envelope.operation ?? acc.calls.purposeOf(envelope);
   if (envelope.kind === 'error') acc.counters.errors++;
   if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
   if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
@@ -499,6 +512,6 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     usage: envelope.usage,
     taskState: envelope.taskState,
     afterEnd: eventAfterEnd,
-    summary: `${envelope.kind}${envelope.operation !== undefined ? ` ${envelope.operation}` : ''} from ${envelope.source.value}`,
+    summary: `${envelope.kind}${operation !== undefined ? ` ${operation}` : ''} from ${envelope.source.value}`,
   };
 }

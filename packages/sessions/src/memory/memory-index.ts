@@ -1,0 +1,274 @@
+import { AgentTopic, type MessagePosition } from '@agdx/agents';
+import { reportSkippedRecord, type ConversationId } from '@agdx/wire';
+import type { SessionsRuntime } from '../sessions-runtime.js';
+import { readConversation } from '../turns/read-turns.js';
+import type { ContextMessage } from '../turns/session-turn.js';
+import { Bm25Index } from './bm25.js';
+import { decodeMemoryRecord, type MemoryKind } from './memory-record.js';
+import { tokenize } from './tokenize.js';
+import { unitVector, vectorFromBytes } from './vector.js';
+
+/** The header naming a memory record's namespace. */
+export const MEMORY_NAMESPACE_HEADER = 'agdx.mem.ns';
+/** Folded memory indexes one sessions factory keeps in process (least recently used evicted first). */
+export const MEMORY_INDEX_CACHE_SIZE = 256;
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+const encoder = new TextEncoder();
+
+/** One live item of the fold. */
+export interface IndexedItem {
+  readonly id: string;
+  readonly kind: MemoryKind;
+  readonly body: Uint8Array;
+  readonly position: MessagePosition;
+  /** Fold order: larger is newer. */
+  readonly order: number;
+  /** The vector written with the item, if any, scaled to length 1. */
+  readonly storedVector: Float32Array | undefined;
+}
+
+/** The body as UTF-8 (invalid bytes replaced). */
+export function itemText(item: IndexedItem): string {
+  return decoder.decode(item.body);
+}
+
+/**
+ * The folded memory of one conversation in one namespace, kept current incrementally: it stores
+ * the next offset of every partition of `agent.memory` it has read, and each refresh reads only
+ * the records appended since, so a recall costs what is new rather than the whole topic.
+ */
+export class MemoryIndex {
+  readonly #runtime: SessionsRuntime;
+  readonly #stream: string;
+  readonly #conversation: ConversationId;
+  readonly #namespaceBytes: Uint8Array;
+  readonly #namedPrefix: string;
+  #offsets = new Map<number, bigint>();
+  #items = new Map<string, IndexedItem>();
+  #forgotten = new Set<string>();
+  #weights = new Map<string, number>();
+  /** Live items whose summed weight is not zero: the few that a recent recall must sort. */
+  #weighted = new Set<string>();
+  /** Every item in fold order, dead ones included until compaction, so the newest are found from the end. */
+  #ordered: IndexedItem[] = [];
+  #dead = 0;
+  #nextOrder = 0;
+  /** Built on the first keyword recall, then kept current by each fold step. */
+  #bm25: Bm25Index<IndexedItem> | undefined;
+  /** Vectors computed at recall time for items written without one (never written back). */
+  #computed = new Map<string, Float32Array>();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(runtime: SessionsRuntime, stream: string, conversation: ConversationId, namespace: string) {
+    this.#runtime = runtime;
+    this.#stream = stream;
+    this.#conversation = conversation;
+    this.#namespaceBytes = encoder.encode(namespace);
+    this.#namedPrefix = `${namespace}/`;
+  }
+
+  /** The live items, in fold order (oldest first). */
+  items(): IterableIterator<IndexedItem> {
+    return this.#items.values();
+  }
+
+  /** The live item of `id`. */
+  get(id: string): IndexedItem | undefined {
+    return this.#items.get(id);
+  }
+
+  /** How many live items there are. */
+  get size(): number {
+    return this.#items.size;
+  }
+
+  /** The summed feedback weight of an item. */
+  weight(id: string): number {
+    return this.#weights.get(id) ?? 0;
+  }
+
+  /** How many items were folded after this one (0 for the newest). */
+  age(item: IndexedItem): number {
+    return this.#nextOrder - 1 - item.order;
+  }
+
+  /**
+   * The newest `limit` live items, newest first, optionally leaving out items with feedback.
+   * Walks from the newest, so it costs about `limit` steps however many items there are.
+   */
+  newest(limit: number, withoutWeighted = false): IndexedItem[] {
+    const out: IndexedItem[] = [];
+    for (let i = this.#ordered.length - 1; i >= 0 && out.length < limit; i--) {
+      const item = this.#ordered[i] as IndexedItem;
+      if (this.#items.get(item.id) !== item) continue;
+      if (withoutWeighted && this.#weighted.has(item.id)) continue;
+      out.push(item);
+    }
+    return out;
+  }
+
+  /** The live items with non-zero feedback weight. */
+  weighted(): IndexedItem[] {
+    const out: IndexedItem[] = [];
+    for (const id of this.#weighted) {
+      const item = this.#items.get(id);
+      if (item !== undefined) out.push(item);
+    }
+    return out;
+  }
+
+  /** Visits the BM25 score of each live item containing any of `words` (the word index is built on first use). */
+  keywordScores(words: readonly string[], visit: (item: IndexedItem, bm25: number) => void): void {
+    if (this.#bm25 === undefined) {
+      this.#bm25 = new Bm25Index<IndexedItem>();
+      for (const item of this.#items.values()) this.#bm25.add(item, tokenize(itemText(item)));
+    }
+    this.#bm25.score(words, visit);
+  }
+
+  /** The item's unit vector of `dimensions`: the stored one when it fits, else one computed earlier. */
+  vector(item: IndexedItem, dimensions: number): Float32Array | undefined {
+    if (item.storedVector?.length === dimensions) return item.storedVector;
+    const computed = this.#computed.get(item.id);
+    return computed?.length === dimensions ? computed : undefined;
+  }
+
+  /** Keeps a vector computed at recall time for a live item. */
+  remember(item: IndexedItem, vector: Float32Array): void {
+    if (this.#items.get(item.id) === item) this.#computed.set(item.id, unitVector(vector));
+  }
+
+  /** Reads what was appended since the last refresh and folds it; concurrent calls run one after another. */
+  refresh(signal?: AbortSignal): Promise<void> {
+    const run = this.#queue.then(() => this.#refresh(signal));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #refresh(signal: AbortSignal | undefined): Promise<void> {
+    const tails = new Map<number, bigint>();
+    let rewound = false;
+    const messages = await readConversation(
+      this.#runtime.client.transport,
+      this.#stream,
+      [AgentTopic.Memory],
+      this.#conversation,
+      (_topic, partition, tail) => {
+        const start = this.#offsets.get(partition) ?? 0n;
+        // a tail below what was read means the topic was recreated: the fold starts over
+        if (tail < start) rewound = true;
+        tails.set(partition, tail);
+        return start >= tail ? undefined : { start, end: tail };
+      },
+      signal,
+      this.#runtime.onError,
+    );
+    if (rewound) {
+      this.#reset();
+      return this.#refresh(signal);
+    }
+    // the read either completed or threw before anything here changed, so a failed refresh leaves the fold as it was
+    for (const message of messages) this.#apply(message);
+    for (const [partition, tail] of tails) this.#offsets.set(partition, tail);
+  }
+
+  #reset(): void {
+    this.#offsets = new Map();
+    this.#items = new Map();
+    this.#forgotten = new Set();
+    this.#weights = new Map();
+    this.#weighted = new Set();
+    this.#ordered = [];
+    this.#dead = 0;
+    this.#computed = new Map();
+    this.#bm25 = undefined;
+    this.#nextOrder = 0;
+  }
+
+  #inNamespace(message: ContextMessage): boolean {
+    const ns = message.headers.get(MEMORY_NAMESPACE_HEADER);
+    if (ns === undefined || ns.kind !== 'string' || ns.value.length !== this.#namespaceBytes.length) return false;
+    for (let i = 0; i < ns.value.length; i++) if (ns.value[i] !== this.#namespaceBytes[i]) return false;
+    return true;
+  }
+
+  #apply(message: ContextMessage): void {
+    if (!this.#inNamespace(message)) return;
+    let record;
+    try {
+      record = decodeMemoryRecord(message.payload);
+    } catch (error) {
+      const { stream, topic, partition, offset } = message.id;
+      reportSkippedRecord(this.#runtime.onError, { stream, topic, partition, offset }, error);
+      return;
+    }
+    if (record.kind === 'forget') {
+      this.#drop(record.target);
+      this.#forgotten.add(record.target);
+    } else if (record.kind === 'feedback') {
+      const weight = this.weight(record.target) + record.weight;
+      this.#weights.set(record.target, weight);
+      if (weight !== 0) this.#weighted.add(record.target);
+      else this.#weighted.delete(record.target);
+    } else {
+      const named = record.id.startsWith(this.#namedPrefix);
+      if (!named && (this.#forgotten.has(record.id) || this.#items.has(record.id))) return;
+      if (named) {
+        this.#forgotten.delete(record.id);
+        this.#drop(record.id);
+      }
+      const item: IndexedItem = {
+        id: record.id,
+        kind: record.itemKind,
+        body: record.body,
+        position: message.id,
+        order: this.#nextOrder++,
+        storedVector: unitOrUndefined(record.embedding === undefined ? undefined : vectorFromBytes(record.embedding)),
+      };
+      this.#items.set(item.id, item);
+      this.#ordered.push(item);
+      this.#bm25?.add(item, tokenize(itemText(item)));
+    }
+  }
+
+  #drop(id: string): void {
+    const item = this.#items.get(id);
+    if (item === undefined) return;
+    this.#items.delete(id);
+    this.#bm25?.remove(item);
+    // dead entries are skipped by `newest`; once they are the majority the list is rebuilt
+    if (++this.#dead > 1024 && this.#dead > this.#ordered.length / 2) {
+      this.#ordered = this.#ordered.filter((kept) => this.#items.get(kept.id) === kept);
+      this.#dead = 0;
+    }
+    this.#computed.delete(id);
+  }
+}
+
+function unitOrUndefined(vector: Float32Array | undefined): Float32Array | undefined {
+  return vector === undefined ? undefined : unitVector(vector);
+}
+
+const caches = new WeakMap<SessionsRuntime, Map<string, MemoryIndex>>();
+
+/**
+ * The folded index of `conversation` in `namespace` for this sessions factory, shared by every
+ * memory handle on it so that each recall continues where the last one stopped.
+ */
+export function memoryIndexFor(runtime: SessionsRuntime, conversation: ConversationId, namespace: string): MemoryIndex {
+  const stream = runtime.stream();
+  let cache = caches.get(runtime);
+  if (cache === undefined) caches.set(runtime, (cache = new Map()));
+  const key = `${stream}\u0000${conversation.toString()}\u0000${namespace}`;
+  let index = cache.get(key);
+  if (index !== undefined) {
+    // re-inserting marks it most recently used (a Map iterates in insertion order)
+    cache.delete(key);
+  } else {
+    index = new MemoryIndex(runtime, stream, conversation, namespace);
+    if (cache.size >= MEMORY_INDEX_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  cache.set(key, index);
+  return index;
+}
