@@ -25,7 +25,8 @@ export type { PartitionBounds } from './turns/read-turns.js';
 export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
 export { Checkpoint, contextCheckpoint } from './checkpoint/checkpoint.js';
-export { MissingTopicError, StaleSessionError } from './errors.js';
+export { FoldSnapshotRejectedError, MissingTopicError, StaleSessionError } from './errors.js';
+export type { FoldSnapshotRejection } from './errors.js';
 export { CONSOLIDATE_SCAN_LIMIT, SessionMemory } from './memory/session-memory.js';
 export type { ConsolidateOptions, ConsolidateReport, RememberOptions, Summarizer, VectorMemory, VectorMemoryOptions } from './memory/session-memory.js';
 export { DEFAULT_RECALL_LIMIT, MAX_RECALL_QUERY_LENGTH, RecallBuilder } from './memory/recall-builder.js';
@@ -62,10 +63,17 @@ export type {
   SessionListFilter,
   SessionPage,
   SessionSourcesView,
+  SessionReadsOptions,
   SessionStateView,
   SourceGap,
 } from './reads/session-reads.js';
+export { CHANGE_WINDOW, MAX_TRACKED_TIMELINES } from './reads/lane-fold.js';
+export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/fold-snapshot-store.js';
+export type { FoldStart } from './reads/lane-fold.js';
+export type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';
+export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
+export { MAX_SNAPSHOT_CALL_IDENTITIES, MAX_SNAPSHOT_CALL_IDENTITY_BYTES, MAX_TALLY_IDENTITIES_PER_SESSION } from './reads/call-tally.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
-export type { PartitionFrontier } from './reads/lane-scan.js';
+export type { PartitionFrontier } from './reads/scanned-record.js';
 export { envelopeDisplayType } from './reads/display-type.js';

@@ -3,7 +3,9 @@ import { ConversationId, InvalidError, type SkippedRecordHandler } from '@agdx/w
 import { topicTails } from './checkpoint/checkpoint.js';
 import { MissingTopicError } from './errors.js';
 import { LaneGuard } from './lifecycle/lane-guard.js';
+import type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';
 import {
+  readsOf,
   SessionReads,
   type SessionChangesView,
   type SessionEventsPage,
@@ -31,9 +33,20 @@ export interface SessionsOptions {
    * Receives each record a read skipped, as a `CodecError` naming its stream, topic, partition and
    * offset with the decode failure as `cause`: an undecodable record met by the session reads, the
    * turn and context reads or the memory fold, and an envelope whose heartbeat, state or end body
-   * cannot be read. Reads go on past it; each read reports a record once.
+   * cannot be read. Reads go on past it. The session reads keep their fold, so they report a record
+   * once, when the fold first meets it; turn, context and memory reads report it on each read.
    */
   readonly onError?: SkippedRecordHandler | undefined;
+  /**
+   * Whether the session reads start from the newest fold snapshot on `agent.snapshots` when one
+   * checks out against the log (default true). Off, the first read folds the retained log.
+   */
+  readonly snapshots?: boolean | undefined;
+  /**
+   * Write a fold snapshot after a session read that folded at least this many records since the
+   * previous snapshot (default: only when {@link Sessions.snapshot} is called).
+   */
+  readonly snapshotEvery?: number | undefined;
 }
 
 /** What {@link Sessions.bootstrap} ensured. */
@@ -53,9 +66,9 @@ export class Sessions {
   readonly #reads: SessionReads;
 
   /** @internal Use {@link sessions}. */
-  constructor(runtime: SessionsRuntime) {
+  constructor(runtime: SessionsRuntime, options: Pick<SessionsOptions, 'snapshots' | 'snapshotEvery'> = {}) {
     this.#runtime = runtime;
-    this.#reads = new SessionReads(runtime);
+    this.#reads = readsOf(runtime, options);
   }
 
   /** The layout in use. */
@@ -115,6 +128,14 @@ export class Sessions {
     return this.#reads.sources(id, signal);
   }
 
+  /**
+   * Writes a fold snapshot of the session reads to `agent.snapshots` (see {@link SessionReads.snapshot}),
+   * so that a new process starts its session reads there.
+   */
+  snapshot(signal?: AbortSignal): Promise<FoldSnapshotWritten> {
+    return this.#reads.snapshot(signal);
+  }
+
   /** The stream's change feed after `after` (see {@link SessionReads.changes}). */
   changes(after?: bigint, limit?: number, signal?: AbortSignal): Promise<SessionChangesView> {
     return this.#reads.changes(after, limit, signal);
@@ -128,13 +149,7 @@ export class Sessions {
   async *watch(pollEveryMs: number, signal?: AbortSignal): AsyncGenerator<ConversationId[], void, undefined> {
     if (!Number.isSafeInteger(pollEveryMs) || pollEveryMs <= 0) throw new InvalidError('pollEveryMs must be a positive integer', { context: { field: 'pollEveryMs' } });
     const aborted = (): boolean => signal?.aborted === true;
-    let after = 0n;
-    for (;;) {
-      const page = await this.#reads.changes(after, 0, signal);
-      const last = page.rows.at(-1);
-      if (last === undefined) break;
-      after = last.seq;
-    }
+    let after = await this.#reads.latestChange(signal);
     while (!aborted()) {
       try {
         await this.#runtime.client.clock.sleep(pollEveryMs, signal);
@@ -203,5 +218,5 @@ export function sessions(client: AgdxClient, config: SessionConfig = new Session
     onError: options.onError,
     stream: () => resolveStream(client, config),
   };
-  return new Sessions(runtime);
+  return new Sessions(runtime, { snapshots: options.snapshots, snapshotEvery: options.snapshotEvery });
 }

@@ -50,6 +50,11 @@ describe('session reads past hostile records', () => {
     errors.length = 0;
     const view = await factory.reads.state(id);
     expect(view.document).toEqual({ step: 2 });
+    // The reader kept its fold: the state read continues it and meets nothing new to report.
+    expect(errors).toHaveLength(0);
+    // A reader of its own (a new process) folds the lane again and reports both again.
+    const fresh = sessions(laser, undefined, { onError: (e) => errors.push(e), snapshots: false });
+    expect((await fresh.reads.state(id)).document).toEqual({ step: 2 });
     expect(errors).toHaveLength(2);
 
     // Turn reads: an undecodable record between two instructions on agent.commands.

@@ -1,7 +1,88 @@
-import { readBridgeHops, type AgentEnvelope } from '@agdx/wire';
+import { CodecError, readBridgeHops, type AgentEnvelope, type CborValue } from '@agdx/wire';
 
 const MODEL_STREAM_PURPOSES: ReadonlySet<string> = new Set(['chat', 'reasoning']);
 const TOOL_STREAM_PURPOSE = 'tool_args';
+const IMAGE_SURFACE = 'session fold snapshot';
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * Most call identities a saved tally keeps per session, for each of its three collections (model
+ * calls, tool calls, chunk-stream purposes by channel): the newest ones.
+ */
+export const MAX_TALLY_IDENTITIES_PER_SESSION = 64;
+/** Most call identities (all sessions, all three collections) one fold snapshot keeps. */
+export const MAX_SNAPSHOT_CALL_IDENTITIES = 100_000;
+/** Most UTF-8 bytes of call identities (and channel purposes) one fold snapshot keeps. */
+export const MAX_SNAPSHOT_CALL_IDENTITY_BYTES = 4 * 1024 * 1024;
+/** Longest identity, channel or purpose a tally saves or accepts back, in UTF-16 code units. */
+export const MAX_CALL_IDENTITY_LENGTH = 1024;
+
+/**
+ * What is left of a snapshot's room for call identities; {@link CallTally.toImage} takes from it.
+ * Start one with {@link callIdentityBudget}.
+ */
+export interface CallIdentityBudget {
+  entries: number;
+  bytes: number;
+}
+
+/** A snapshot's whole room for call identities. */
+export function callIdentityBudget(): CallIdentityBudget {
+  return { entries: MAX_SNAPSHOT_CALL_IDENTITIES, bytes: MAX_SNAPSHOT_CALL_IDENTITY_BYTES };
+}
+
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+function badImage(message: string): CodecError {
+  return new CodecError(`${IMAGE_SURFACE}: a call tally ${message}`, { context: { surface: IMAGE_SURFACE } });
+}
+
+function imageCount(value: CborValue | undefined, what: string): bigint {
+  if (typeof value !== 'bigint' || value < 0n || value > U64_MAX) throw badImage(`${what} must be an unsigned integer`);
+  return value;
+}
+
+function imageText(value: CborValue | undefined, what: string): string {
+  if (typeof value !== 'string' || value.length > MAX_CALL_IDENTITY_LENGTH) throw badImage(`${what} must be text of at most ${MAX_CALL_IDENTITY_LENGTH} characters`);
+  return value;
+}
+
+function imageList(value: CborValue | undefined, what: string): readonly CborValue[] {
+  if (!Array.isArray(value) || value.length > MAX_TALLY_IDENTITIES_PER_SESSION) throw badImage(`${what} must be an array of at most ${MAX_TALLY_IDENTITIES_PER_SESSION}`);
+  return value as readonly CborValue[];
+}
+
+/** The newest entries of `values` (insertion order) that fit the per-session cap and `budget`. */
+function newest<T>(values: readonly T[], size: (value: T) => number, budget: CallIdentityBudget): T[] {
+  const kept: T[] = [];
+  for (let i = values.length - 1; i >= 0 && kept.length < MAX_TALLY_IDENTITIES_PER_SESSION && budget.entries > 0; i--) {
+    const value = values[i] as T;
+    const bytes = size(value);
+    if (bytes < 0) continue;
+    if (bytes > budget.bytes) break;
+    budget.entries--;
+    budget.bytes -= bytes;
+    kept.push(value);
+  }
+  return kept.reverse();
+}
+
+/** The UTF-8 size of an identity, or -1 when it is too long to save. */
+function identitySize(text: string): number {
+  return text.length > MAX_CALL_IDENTITY_LENGTH ? -1 : utf8Length(text);
+}
 
 /** The records that say a model or a tool was called, one identity per call. */
 function callIdentity(envelope: AgentEnvelope, fallback: string): string {
@@ -25,6 +106,9 @@ function callIdentity(envelope: AgentEnvelope, fallback: string): string {
 export class CallTally {
   readonly #model = new Set<string>();
   readonly #tool = new Set<string>();
+  /** Calls counted before a restore whose identities the saved image did not keep. */
+  #modelBase = 0n;
+  #toolBase = 0n;
   /** The purpose each chunk stream opened with, by channel: later chunks do not repeat it. */
   readonly #purposes = new Map<string, string>();
   #bridge: string | undefined;
@@ -67,16 +151,69 @@ export class CallTally {
 
   /** Distinct model calls seen. */
   get modelCalls(): bigint {
-    return BigInt(this.#model.size);
+    return this.#modelBase + BigInt(this.#model.size);
   }
 
   /** Distinct tool calls seen. */
   get toolCalls(): bigint {
-    return BigInt(this.#tool.size);
+    return this.#toolBase + BigInt(this.#tool.size);
   }
 
   /** The first bridge named by the conversation's first envelope, if a bridge opened it. */
   get bridge(): string | undefined {
     return this.#bridge;
+  }
+
+  /**
+   * The tally as a CBOR value for a fold snapshot: `[modelCalls, toolCalls, seen, bridge | null,
+   * modelIds, toolIds, [[channel, purpose], ...]]`. The counts are always saved. Call identities
+   * and stream purposes are saved only when `identities` is true (the session is still open, so
+   * more records of calls already counted may come): the newest
+   * {@link MAX_TALLY_IDENTITIES_PER_SESSION} of each collection, as far as `budget` allows (it is
+   * shared by every session of the snapshot and decremented here). An identity not saved is
+   * still counted; a later record of its call would count as a new call after a restore.
+   */
+  toImage(identities: boolean, budget: CallIdentityBudget): CborValue {
+    const keep = identities && budget.entries > 0;
+    const model = keep ? newest([...this.#model], identitySize, budget) : [];
+    const tool = keep ? newest([...this.#tool], identitySize, budget) : [];
+    const purposes = keep
+      ? newest(
+          [...this.#purposes],
+          ([channel, purpose]) => (channel.length > MAX_CALL_IDENTITY_LENGTH || purpose.length > MAX_CALL_IDENTITY_LENGTH ? -1 : utf8Length(channel) + utf8Length(purpose)),
+          budget,
+        )
+      : [];
+    const bridge = this.#bridge !== undefined && this.#bridge.length <= MAX_CALL_IDENTITY_LENGTH ? this.#bridge : null;
+    return [this.modelCalls, this.toolCalls, this.#seen, bridge, model, tool, purposes.map(([channel, purpose]) => [channel, purpose])];
+  }
+
+  /**
+   * A tally restored from {@link toImage}'s value: the saved counts, with the saved identities
+   * and purposes (if any) ready to recognise further records of their calls.
+   * @throws CodecError when the value is not a well-formed tally image.
+   */
+  static fromImage(value: CborValue | undefined): CallTally {
+    if (!Array.isArray(value) || value.length !== 7) throw badImage('must be an array of 7');
+    const r = value as readonly CborValue[];
+    const tally = new CallTally();
+    const modelCalls = imageCount(r[0], 'model call count');
+    const toolCalls = imageCount(r[1], 'tool call count');
+    if (typeof r[2] !== 'boolean') throw badImage('seen flag must be a boolean');
+    tally.#seen = r[2];
+    tally.#bridge = r[3] === null ? undefined : imageText(r[3], 'bridge');
+    for (const id of imageList(r[4], 'model call identities')) tally.#model.add(imageText(id, 'model call identity'));
+    for (const id of imageList(r[5], 'tool call identities')) tally.#tool.add(imageText(id, 'tool call identity'));
+    for (const entry of imageList(r[6], 'stream purposes')) {
+      if (!Array.isArray(entry) || entry.length !== 2) throw badImage('stream purpose must be a pair');
+      const channel = imageText(entry[0], 'channel');
+      if (tally.#purposes.has(channel)) throw badImage('stream purpose appears twice');
+      tally.#purposes.set(channel, imageText(entry[1], 'stream purpose'));
+    }
+    if (tally.#model.size !== (r[4] as readonly CborValue[]).length || tally.#tool.size !== (r[5] as readonly CborValue[]).length) throw badImage('identity appears twice');
+    if (BigInt(tally.#model.size) > modelCalls || BigInt(tally.#tool.size) > toolCalls) throw badImage('holds more identities than calls');
+    tally.#modelBase = modelCalls - BigInt(tally.#model.size);
+    tally.#toolBase = toolCalls - BigInt(tally.#tool.size);
+    return tally;
   }
 }

@@ -24,7 +24,7 @@ import {
 } from '@agdx/wire';
 import { CallTally } from './call-tally.js';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
-import type { PartitionFrontier, ScannedRecord } from './lane-scan.js';
+import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
 /** The control topic operators write pause, resume and cancel requests on. */
 export const CONTROL_TOPIC = 'agent.control';
@@ -154,7 +154,8 @@ export interface FoldedSession {
   readonly stateRecords: { readonly record: StateRecord | undefined; readonly at: EventPosition; readonly brokerTs: bigint }[];
 }
 
-interface Acc {
+/** The running fold of one session (internal; the snapshot codec stores it). */
+export interface Acc {
   start: SessionStart | undefined;
   status: SessionStatus;
   implicit: boolean;
@@ -173,9 +174,12 @@ interface Acc {
   held: number;
   laneConflict: boolean;
   stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
+  /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
+  partial: boolean;
 }
 
-function newAcc(): Acc {
+/** An empty session fold. */
+export function newAcc(): Acc {
   return {
     start: undefined,
     status: 'active',
@@ -195,6 +199,7 @@ function newAcc(): Acc {
     held: 0,
     laneConflict: false,
     stateRecords: [],
+    partial: false,
   };
 }
 
@@ -227,101 +232,153 @@ export interface FoldOptions {
 
 const DEFAULT_IDLE_MICROS = 300_000_000n;
 
+/** What a view of the fold needs beside the records. */
+export interface FoldViewContext {
+  /** Now, epoch microseconds (for idleness). */
+  readonly nowMicros: bigint;
+  /** Whether the heartbeat topic exists. */
+  readonly heartbeatsPresent: boolean;
+  /** The fold frontier, reported on every summary. */
+  readonly frontier: readonly PartitionFrontier[];
+}
+
 /**
- * Folds scanned lane, control and heartbeat records into per-session summaries, timelines and
- * state records, applying the seed 000 rules: first terminal wins, later records are flagged
- * `afterEnd`, sessions without a start are implicit, idle and over-budget are read-time flags.
+ * The incremental fold of scanned lane, control and heartbeat records into per-session
+ * summaries, timelines and state records, applying the seed 000 rules: first terminal wins, later
+ * records are flagged `afterEnd`, sessions without a start are implicit, idle and over-budget are
+ * read-time flags. Records are applied one at a time, so a reader keeps one fold and feeds it
+ * only what the log gained since its last read.
  */
-export function foldSessions(records: readonly ScannedRecord[], options: FoldOptions): Map<string, FoldedSession> {
-  const accs = new Map<string, { id: ConversationId; acc: Acc }>();
-  const accFor = (id: ConversationId): Acc => {
+export class SessionFold {
+  /** Per session (Crockford text): its id and running fold. */
+  readonly accs = new Map<string, { readonly id: ConversationId; readonly acc: Acc }>();
+  /** Last heartbeat per session (Crockford text), broker time. */
+  readonly heartbeats = new Map<string, bigint>();
+  readonly #stream: string;
+  readonly #only: ConversationId | undefined;
+  readonly #keepEvents: (key: string) => boolean;
+  readonly #onError: SkippedRecordHandler | undefined;
+
+  /**
+   * @param keepEvents which sessions keep their timeline (the summary and state records are kept
+   *   for every session): a long-lived reader keeps only the timelines it was asked for.
+   */
+  constructor(stream: string, options: { only?: ConversationId | undefined; keepEvents?: (key: string) => boolean; onError?: SkippedRecordHandler | undefined } = {}) {
+    this.#stream = stream;
+    this.#only = options.only;
+    this.#keepEvents = options.keepEvents ?? (() => true);
+    this.#onError = options.onError;
+  }
+
+  /** The running fold of `id`, created empty on first use. */
+  accFor(id: ConversationId): Acc {
     const key = id.toString();
-    let entry = accs.get(key);
+    let entry = this.accs.get(key);
     if (entry === undefined) {
       entry = { id, acc: newAcc() };
-      accs.set(key, entry);
+      this.accs.set(key, entry);
     }
     return entry.acc;
-  };
-  const heartbeats = new Map<string, bigint>();
-  const report = (scanned: ScannedRecord, cause: unknown): void =>
-    reportSkippedRecord(options.onError, { stream: options.stream, topic: scanned.topic, partition: scanned.record.partition, offset: scanned.record.offset }, cause);
-  for (const scanned of records) {
+  }
+
+  /** Applies one record. */
+  apply(scanned: ScannedRecord): void {
+    const report = (cause: unknown): void =>
+      reportSkippedRecord(this.#onError, { stream: this.#stream, topic: scanned.topic, partition: scanned.record.partition, offset: scanned.record.offset }, cause);
     const ts = scanned.record.timestampMicros;
     const message = scanned.message;
     if (scanned.topic === HEARTBEAT_TOPIC) {
-      if (message?.envelope === undefined) continue;
+      if (message?.envelope === undefined) return;
       try {
         const beat = decodeSessionHeartbeat(message.envelope.body);
-        if (beat.stream !== options.stream) continue;
-        for (const s of beat.sessions) heartbeats.set(s.toString(), ts);
+        if (beat.stream !== this.#stream) return;
+        for (const s of beat.sessions) this.heartbeats.set(s.toString(), ts);
       } catch (error) {
         // A malformed heartbeat says nothing about liveness.
-        report(scanned, error);
+        report(error);
       }
-      continue;
+      return;
     }
     const conversation = scanned.conversation;
-    if (conversation === undefined) continue;
-    if (options.only !== undefined && !options.only.equals(conversation)) continue;
-    const acc = accFor(conversation);
+    if (conversation === undefined) return;
+    if (this.#only !== undefined && !this.#only.equals(conversation)) return;
+    const acc = this.accFor(conversation);
     if (scanned.topic === CONTROL_TOPIC) {
       foldControl(acc, message);
     }
     acc.firstEventAt ??= ts;
     acc.lastEventAt = ts;
     acc.counters.events++;
-    acc.events.push(eventOf(scanned, conversation, acc, message, (cause) => report(scanned, cause)));
+    const event = eventOf(scanned, conversation, acc, message, report);
+    if (this.#keepEvents(conversation.toString())) acc.events.push(event);
   }
-  const out = new Map<string, FoldedSession>();
-  for (const [key, { id, acc }] of accs) {
-    const start = acc.start;
-    const idleTimeoutMicros = start?.idleTimeoutMicros ?? DEFAULT_IDLE_MICROS;
-    const lastHeartbeatAt = heartbeats.get(key);
-    const lastLive = [acc.lastEventAt, lastHeartbeatAt].reduce<bigint>((m, v) => (v !== undefined && v > m ? v : m), 0n);
-    const idle = acc.ended === undefined && options.nowMicros - lastLive > idleTimeoutMicros;
-    const budget = start?.budget;
-    let overBudget = false;
-    if (budget !== undefined) {
-      const tokens = acc.counters.tokensIn + acc.counters.tokensOut;
-      if (budget.tokens !== undefined && tokens > budget.tokens) overBudget = true;
-      else if (budget.costMicros !== undefined && acc.counters.costMicros > budget.costMicros) overBudget = true;
-    }
-    const info: SessionInfo = {
-      stream: options.stream,
-      id,
-      label: start?.label,
-      namespace: start?.namespace,
-      agent: start?.agent.value,
-      parent: start?.parent,
-      root: start?.root,
-      status: acc.status,
-      implicit: acc.implicit,
-      idle,
-      overBudget,
-      pauseRequested: acc.pauseRequested,
-      cancelRequested: acc.cancelRequested,
-      startedAt: acc.startedAt,
-      endedAt: acc.endedAt,
-      endReason: acc.endReason,
-      firstEventAt: acc.firstEventAt,
-      lastEventAt: acc.lastEventAt,
-      lastHeartbeatAt,
-      idleTimeoutMicros,
-      ...acc.counters,
-      modelCalls: acc.calls.modelCalls,
-      toolCalls: acc.calls.toolCalls,
-      budget,
-      sdk: start?.sdk,
-      tags: start?.tags ?? [],
-      bridge: acc.calls.bridge,
-      held: acc.held,
-      frontier: options.frontier ?? [],
-      flags: { laneConflict: acc.laneConflict, livenessUnknown: !options.heartbeatsPresent },
-    };
-    out.set(key, { info, events: acc.events, stateRecords: acc.stateRecords });
+
+  /** The folded view of one session, or undefined when the fold holds nothing of it. */
+  view(key: string, context: FoldViewContext): FoldedSession | undefined {
+    const entry = this.accs.get(key);
+    return entry === undefined ? undefined : viewOf(this.#stream, entry.id, entry.acc, this.heartbeats.get(key), context);
   }
-  return out;
+
+  /** The folded view of every session. */
+  views(context: FoldViewContext): Map<string, FoldedSession> {
+    const out = new Map<string, FoldedSession>();
+    for (const [key, { id, acc }] of this.accs) out.set(key, viewOf(this.#stream, id, acc, this.heartbeats.get(key), context));
+    return out;
+  }
+}
+
+function viewOf(stream: string, id: ConversationId, acc: Acc, lastHeartbeatAt: bigint | undefined, context: FoldViewContext): FoldedSession {
+  const start = acc.start;
+  const idleTimeoutMicros = start?.idleTimeoutMicros ?? DEFAULT_IDLE_MICROS;
+  const lastLive = [acc.lastEventAt, lastHeartbeatAt].reduce<bigint>((m, v) => (v !== undefined && v > m ? v : m), 0n);
+  const idle = acc.ended === undefined && context.nowMicros - lastLive > idleTimeoutMicros;
+  const budget = start?.budget;
+  let overBudget = false;
+  if (budget !== undefined) {
+    const tokens = acc.counters.tokensIn + acc.counters.tokensOut;
+    if (budget.tokens !== undefined && tokens > budget.tokens) overBudget = true;
+    else if (budget.costMicros !== undefined && acc.counters.costMicros > budget.costMicros) overBudget = true;
+  }
+  const info: SessionInfo = {
+    stream,
+    id,
+    label: start?.label,
+    namespace: start?.namespace,
+    agent: start?.agent.value,
+    parent: start?.parent,
+    root: start?.root,
+    status: acc.status,
+    implicit: acc.implicit,
+    idle,
+    overBudget,
+    pauseRequested: acc.pauseRequested,
+    cancelRequested: acc.cancelRequested,
+    startedAt: acc.startedAt,
+    endedAt: acc.endedAt,
+    endReason: acc.endReason,
+    firstEventAt: acc.firstEventAt,
+    lastEventAt: acc.lastEventAt,
+    lastHeartbeatAt,
+    idleTimeoutMicros,
+    ...acc.counters,
+    modelCalls: acc.calls.modelCalls,
+    toolCalls: acc.calls.toolCalls,
+    budget,
+    sdk: start?.sdk,
+    tags: start?.tags ?? [],
+    bridge: acc.calls.bridge,
+    held: acc.held,
+    frontier: context.frontier,
+    flags: { laneConflict: acc.laneConflict, livenessUnknown: !context.heartbeatsPresent },
+  };
+  return { info, events: acc.events, stateRecords: acc.stateRecords };
+}
+
+/** Folds `records` in the order given (a one-off {@link SessionFold}). */
+export function foldSessions(records: readonly ScannedRecord[], options: FoldOptions): Map<string, FoldedSession> {
+  const fold = new SessionFold(options.stream, { only: options.only, onError: options.onError });
+  for (const r of records) fold.apply(r);
+  return fold.views({ nowMicros: options.nowMicros, heartbeatsPresent: options.heartbeatsPresent, frontier: options.frontier ?? [] });
 }
 
 function foldControl(acc: Acc, message: AgentMessage | undefined): void {

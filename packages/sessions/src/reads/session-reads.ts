@@ -1,18 +1,13 @@
-import { layoutTopics, SESSIONS_TOPIC } from '@agdx/agents';
+import { SESSIONS_TOPIC } from '@agdx/agents';
 import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
-import { scanTopics, type LaneScan, type PartitionFrontier } from './lane-scan.js';
-import { CONTROL_TOPIC, foldSessions, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
+import type { FoldSnapshotWritten } from './fold-snapshot-store.js';
+import { LaneFold, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
+import { readMerged, type PartitionRange } from './merged-read.js';
+import type { PartitionFrontier } from './scanned-record.js';
+import type { FoldedSession, SessionEvent, SessionInfo, SessionStatus, StateChange } from './session-fold.js';
 
-/**
- * The topics a session read scans: the lane with every topic the client's stream layout sends
- * lane work to (a topic per agent moves commands, replies and chunks off the lane), then control
- * and heartbeats.
- */
-function laneTopics(runtime: SessionsRuntime): readonly string[] {
-  return [...layoutTopics(runtime.client.layout, SESSIONS_TOPIC), CONTROL_TOPIC, HEARTBEAT_TOPIC];
-}
-
+export type { SessionChangeRow, SourceGap } from './lane-fold.js';
 /** Filters of {@link SessionReads.list}. */
 export interface SessionListFilter {
   readonly status?: SessionStatus | undefined;
@@ -32,15 +27,6 @@ export interface SessionPage {
   readonly items: SessionInfo[];
   readonly cursor: string | undefined;
   readonly total: number;
-}
-
-/** A fold gap: records the log no longer holds. */
-export interface SourceGap {
-  readonly topic: string;
-  readonly partition: number;
-  readonly from: bigint;
-  readonly to: bigint;
-  readonly reason: 'expired_before_fold';
 }
 
 /** A page of a session timeline, in broker-time order. */
@@ -72,13 +58,8 @@ export interface SessionLinksView {
 export interface SessionSourcesView {
   readonly sources: PartitionFrontier[];
   readonly gaps: SourceGap[];
-}
-
-/** One row of the change feed. */
-export interface SessionChangeRow {
-  readonly seq: bigint;
-  readonly sessions: ConversationId[];
-  readonly positions: { readonly topic: string; readonly partition: number; readonly offset: bigint }[];
+  /** Where this reader's fold began: a fold snapshot, or the log (with the snapshot it refused, if any). */
+  readonly start: FoldStart;
 }
 
 /** A page of the change feed. */
@@ -90,10 +71,8 @@ export interface SessionChangesView {
   readonly resync: boolean;
 }
 
-function gapsOf(frontiers: readonly PartitionFrontier[]): SourceGap[] {
-  return frontiers
-    .filter((f) => f.retainedFrom > 0n)
-    .map((f) => ({ topic: f.topic, partition: f.partition, from: 0n, to: f.retainedFrom, reason: 'expired_before_fold' as const }));
+function gapsOf(view: LaneView, sources: ReadonlySet<string> | undefined): SourceGap[] {
+  return view.gaps.filter((g) => sources === undefined || sources.has(g.topic));
 }
 
 function checkId(id: unknown): ConversationId {
@@ -117,43 +96,43 @@ function pageSize(limit: number | undefined, fallback: number): number {
   return limit;
 }
 
+/** Options of a {@link SessionReads} reader. */
+export interface SessionReadsOptions {
+  /** Start a new reader from the newest fold snapshot of its stream when one checks out (default true). */
+  readonly snapshots?: boolean | undefined;
+  /** Write a fold snapshot after a read that folded at least this many records since the last one (default: only on `snapshot()`). */
+  readonly snapshotEvery?: number | undefined;
+}
+
 /**
- * The seven session reads of seed 000, served from the log itself by folding `agent.sessions`,
- * `agent.control` and `agent.heartbeats` in process: a plain Iggy deployment has no managed
- * session index. Each read scans the retained lane, so it costs one pass over it.
+ * The seven session reads of seed 000, served from the log itself by folding `agent.sessions`
+ * (with the topics the stream layout moves lane work to), `agent.control` and `agent.heartbeats`
+ * in process: a plain Iggy deployment has no managed session index. A reader keeps its fold and
+ * per-partition resume offsets between reads, so a read costs what the log gained since the
+ * previous read; the first read starts from the newest fold snapshot that checks out, else from
+ * the retained start.
  */
 export class SessionReads {
   readonly #runtime: SessionsRuntime;
+  readonly #fold: LaneFold;
 
   /** @internal Built by the factory. */
-  constructor(runtime: SessionsRuntime) {
+  constructor(runtime: SessionsRuntime, options: SessionReadsOptions = {}) {
+    if (options.snapshotEvery !== undefined && (!Number.isSafeInteger(options.snapshotEvery) || options.snapshotEvery <= 0)) {
+      throw new InvalidError('snapshotEvery must be a positive integer', { context: { field: 'snapshotEvery' } });
+    }
     this.#runtime = runtime;
+    this.#fold = new LaneFold(runtime, options);
   }
 
-  async #scan(signal?: AbortSignal): Promise<{ scan: LaneScan; stream: string }> {
-    const stream = this.#runtime.stream();
-    const scan = await scanTopics(this.#runtime.client.transport, stream, laneTopics(this.#runtime), signal, this.#runtime.onError);
-    const lanePartitions = scan.frontiers.filter((f) => f.topic === SESSIONS_TOPIC).length;
-    this.#runtime.lane.observe(stream, scan.present.has(SESSIONS_TOPIC) ? lanePartitions : undefined);
-    return { scan, stream };
-  }
-
-  async #fold(only: ConversationId | undefined, signal?: AbortSignal): Promise<{ folded: Map<string, FoldedSession>; scan: LaneScan }> {
-    const { scan, stream } = await this.#scan(signal);
-    const folded = foldSessions(scan.records, {
-      stream,
-      nowMicros: this.#runtime.client.clock.nowMicros(),
-      heartbeatsPresent: scan.present.has(HEARTBEAT_TOPIC),
-      only,
-      frontier: scan.frontiers,
-      onError: this.#runtime.onError,
-    });
-    return { folded, scan };
+  #context(view: LaneView): { nowMicros: bigint; heartbeatsPresent: boolean; frontier: PartitionFrontier[] } {
+    return { nowMicros: this.#runtime.client.clock.nowMicros(), heartbeatsPresent: view.present.has(HEARTBEAT_TOPIC), frontier: view.frontier };
   }
 
   /** Sessions of the stream, newest first, filtered by status, agent, text, root and label prefix. */
   async list(filter: SessionListFilter = {}, signal?: AbortSignal): Promise<SessionPage> {
-    const { folded } = await this.#fold(undefined, signal);
+    const view = await this.#fold.refresh(signal);
+    const folded = view.fold.views(this.#context(view));
     const text = filter.text?.toLowerCase();
     const items = [...folded.values()]
       .map((f) => f.info)
@@ -180,23 +159,23 @@ export class SessionReads {
   /** The summary of one session, or undefined when the log holds nothing of it. */
   async get(id: ConversationId | string, signal?: AbortSignal): Promise<SessionInfo | undefined> {
     const session = checkId(id);
-    const { folded } = await this.#fold(session, signal);
-    return folded.get(session.toString())?.info;
+    const view = await this.#fold.refresh(signal);
+    return view.fold.view(session.toString(), this.#context(view))?.info;
   }
 
   /** A session's timeline with display types, in broker-time order. */
   async events(id: ConversationId | string, options: { readonly limit?: number; readonly cursor?: string; readonly signal?: AbortSignal } = {}): Promise<SessionEventsPage> {
     const session = checkId(id);
-    const { folded, scan } = await this.#fold(session, options.signal);
-    const all = folded.get(session.toString())?.events ?? [];
     const from = pageIndex(options.cursor);
     const size = pageSize(options.limit, 1000);
-    const frontier = scan.frontiers.filter((f) => f.topic !== HEARTBEAT_TOPIC);
+    const view = await this.#fold.complete(session, true, options.signal);
+    const all = view.fold.view(session.toString(), this.#context(view))?.events ?? [];
+    const frontier = view.frontier.filter((f) => f.topic !== HEARTBEAT_TOPIC);
     return {
       items: all.slice(from, from + size),
       cursor: from + size < all.length ? String(from + size) : undefined,
       frontier,
-      gaps: gapsOf(frontier),
+      gaps: gapsOf(view, new Set(frontier.map((f) => f.topic))),
     };
   }
 
@@ -206,49 +185,123 @@ export class SessionReads {
   }
 
   /** @internal */
-  async foldedState(session: ConversationId, signal?: AbortSignal): Promise<{ folded: FoldedSession | undefined; scan: LaneScan }> {
-    const { folded, scan } = await this.#fold(session, signal);
-    return { folded: folded.get(session.toString()), scan };
+  async foldedState(session: ConversationId, signal?: AbortSignal): Promise<{ folded: FoldedSession | undefined; view: LaneView }> {
+    const view = await this.#fold.complete(session, false, signal);
+    return { folded: view.fold.view(session.toString(), this.#context(view)), view };
   }
 
   /** Parent, root and the children whose start names this session as parent. */
   async links(id: ConversationId | string, signal?: AbortSignal): Promise<SessionLinksView> {
     const session = checkId(id);
-    const { folded } = await this.#fold(undefined, signal);
-    const info = folded.get(session.toString())?.info;
-    const children = [...folded.values()].filter((f) => f.info.parent?.equals(session) === true).map((f) => f.info.id);
+    const view = await this.#fold.refresh(signal);
+    const context = this.#context(view);
+    const info = view.fold.view(session.toString(), context)?.info;
+    const children: ConversationId[] = [];
+    for (const { id: child, acc } of view.fold.accs.values()) if (acc.start?.parent?.equals(session) === true) children.push(child);
     return { parent: info?.parent, root: info?.root, children };
   }
 
-  /** The fold frontier of each source partition and the gaps where records expired before a fold. */
+  /** The fold frontier of each source partition, the gaps where records expired before a fold, and where the fold began. */
   async sources(id: ConversationId | string, signal?: AbortSignal): Promise<SessionSourcesView> {
     checkId(id);
-    const { scan } = await this.#scan(signal);
-    return { sources: scan.frontiers, gaps: gapsOf(scan.frontiers) };
+    const view = await this.#fold.refresh(signal);
+    return { sources: view.frontier, gaps: gapsOf(view, undefined), start: view.start };
+  }
+
+  /**
+   * Folds what the log gained and writes a fold snapshot of this reader's fold to
+   * `agent.snapshots` on the session stream (created with one partition when missing), so a new
+   * process starts from it instead of the retained start.
+   * @throws CodecError when the fold is beyond the snapshot size limit (16 MiB).
+   */
+  snapshot(signal?: AbortSignal): Promise<FoldSnapshotWritten> {
+    return this.#fold.snapshot(signal);
+  }
+
+  /** The newest change-feed sequence (where a watcher starts). */
+  async latestChange(signal?: AbortSignal): Promise<bigint> {
+    return (await this.#fold.refresh(signal)).seq;
   }
 
   /**
    * The stream's change feed: one row per lane or control record, numbered in broker-time order
    * from 1. Poll with the last sequence seen. Sequence numbers follow the retained log, so an
-   * expired record moves the floor up and a reader behind it gets `resync`.
+   * expired record moves the floor up and a reader behind it gets `resync`. A poll after a
+   * recent sequence is served from the reader's fold; one from before the reader's window reads
+   * the log.
    */
   async changes(after: bigint = 0n, limit = 1000, signal?: AbortSignal): Promise<SessionChangesView> {
     if (typeof after !== 'bigint' || after < 0n) throw new InvalidError('invalid session request: after must be a non-negative bigint', { context: { field: 'after' } });
     const size = pageSize(limit, 1000);
-    const { scan } = await this.#scan(signal);
-    const expired = scan.frontiers.filter((f) => f.topic !== HEARTBEAT_TOPIC).reduce((n, f) => n + f.retainedFrom, 0n);
-    const floor = expired + 1n;
-    const rows: SessionChangeRow[] = [];
-    let seq = expired;
-    for (const r of scan.records) {
-      if (r.topic === HEARTBEAT_TOPIC) continue;
-      seq++;
-      if (seq <= after || r.conversation === undefined) continue;
-      if (rows.length >= size) break;
-      rows.push({ seq, sessions: [r.conversation], positions: [{ topic: r.topic, partition: r.record.partition, offset: r.record.offset }] });
+    const view = await this.#fold.refresh(signal);
+    const floor = view.seqBase + 1n;
+    const rows: SessionChangeRow[] = after >= view.windowFrom ? [] : await this.#olderChanges(view, after, size, signal);
+    const changes = view.changes;
+    const floorSeq = after > view.windowFrom ? after : view.windowFrom;
+    // rows are in sequence order: find the first one after `floorSeq` without walking the window
+    let low = 0;
+    let high = changes.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((changes[mid] as SessionChangeRow).seq > floorSeq) high = mid;
+      else low = mid + 1;
     }
+    for (let i = low; i < changes.length && rows.length < size; i++) rows.push(changes[i] as SessionChangeRow);
     return { rows, floor, resync: after + 1n < floor && after !== 0n };
   }
+
+  /** Change rows between `after` and the reader's window, read from the log. */
+  async #olderChanges(view: LaneView, after: bigint, size: number, signal?: AbortSignal): Promise<SessionChangeRow[]> {
+    const ranges: PartitionRange[] = view.frontier
+      .filter((f) => f.topic !== HEARTBEAT_TOPIC)
+      .map((f) => ({ topic: f.topic, topicIndex: ranksOf(view).indexOf(f.topic), partition: f.partition, next: f.retainedFrom, head: f.folded, firstSeen: undefined }));
+    const rows: SessionChangeRow[] = [];
+    let seq = view.seqBase;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await readMerged(
+        this.#runtime.client.transport,
+        view.stream,
+        ranges,
+        (r) => {
+          seq++;
+          if (seq > view.windowFrom || rows.length >= size) stop.abort('done');
+          else if (seq > after && r.conversation !== undefined) {
+            rows.push({ seq, sessions: [r.conversation], positions: [{ topic: r.topic, partition: r.record.partition, offset: r.record.offset }] });
+          }
+        },
+        stop.signal,
+      );
+    } catch (error) {
+      if (!stop.signal.aborted || signal?.aborted === true) throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    return rows;
+  }
+}
+
+const readers = new WeakMap<SessionsRuntime, SessionReads>();
+
+/**
+ * The reader of a session factory: the one its `reads` serves, so the state writer's base
+ * revision comes from the same kept fold instead of a fold of its own.
+ */
+export function readsOf(runtime: SessionsRuntime, options?: SessionReadsOptions): SessionReads {
+  let reads = readers.get(runtime);
+  if (reads === undefined) {
+    reads = new SessionReads(runtime, options);
+    readers.set(runtime, reads);
+  }
+  return reads;
+}
+
+function ranksOf(view: LaneView): string[] {
+  const order: string[] = [];
+  for (const f of view.frontier) if (!order.includes(f.topic)) order.push(f.topic);
+  return order;
 }
 
 /** Folds a session's state records (used by the state read and by the state writer for its base revision). */
@@ -257,10 +310,10 @@ export async function readSessionState(
   session: ConversationId,
   historyLimit: number,
   signal?: AbortSignal,
-  reads: SessionReads = new SessionReads(runtime),
+  reads: SessionReads = readsOf(runtime),
 ): Promise<SessionStateView> {
   if (!Number.isSafeInteger(historyLimit) || historyLimit < 0) throw new InvalidError('invalid session request: history limit', { context: { field: 'historyLimit' } });
-  const { folded, scan } = await reads.foldedState(session, signal);
+  const { folded, view } = await reads.foldedState(session, signal);
   const entries = folded?.stateRecords ?? [];
   const recognized = entries.filter((e): e is typeof e & { record: StateRecord } => e.record !== undefined);
   const result = reconstructState(recognized.map((e) => e.record));
@@ -276,7 +329,7 @@ export async function readSessionState(
     if (outcome === 'applied') revision++;
     history.push({ revision, opId: entry.record.kind === 'delta' ? entry.record.delta.opId : undefined, outcome, at: entry.at, brokerTs: entry.brokerTs });
   }
-  const lane = scan.frontiers.filter((f) => f.topic === SESSIONS_TOPIC);
+  const lane = view.frontier.filter((f) => f.topic === SESSIONS_TOPIC);
   const first = recognized[0];
   const complete = first === undefined || first.record.kind === 'snapshot' || lane.every((f) => f.retainedFrom === 0n);
   return { revision: result.revision, document: result.document, history: history.slice(Math.max(0, history.length - historyLimit)), complete };
