@@ -33,10 +33,11 @@ import {
   type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
-import { jsonBody } from '@agdx/bridge-kit';
+import { jsonBody, parseWith } from '@agdx/bridge-kit';
+import { CancelTaskParams, GetTaskParams, SendMessageParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
@@ -310,8 +311,10 @@ export class A2aBridge {
 
   /**
    * Publishes the cancel terminal (an AGDX error, code Cancelled, task state Canceled) on the
-   * reply topic and returns Canceled. It does not check that the task exists; a task that
-   * already completed stays completed for GetTask, which returns the first terminal it finds.
+   * reply topic, then answers the task as GetTask now reads it: Canceled, unless another terminal
+   * reached the log first (the first terminal wins), in which case that one (Completed, say) is
+   * the answer, so CancelTask, GetTask and AG-UI tell one story. It does not check that the task
+   * exists.
    */
   async cancel(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -323,13 +326,18 @@ export class A2aBridge {
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
     const receipt = await builder.sendReceipt({ signal: options.signal });
     if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
-    return pendingTask(taskId.toString(), TaskState.Canceled);
+    const settled = await this.#findTask(taskId, options.signal);
+    // Our cancel is on the log, so a scan that finds no terminal (it is beyond the scan limits,
+    // or a verifier refused every reply) still leaves the task canceled.
+    const earlier = settled !== undefined && isTerminalA2aState(settled.state) && !(settled.state.kind === 'known' && settled.state.name === 'Canceled');
+    return earlier ? settled : pendingTask(taskId.toString(), TaskState.Canceled);
   }
 
   /**
    * Serves one JSON-RPC request without HTTP: SendMessage, SendStreamingMessage (answered with the
-   * submitted task; the HTTP handler streams it), GetTask and CancelTask. Every failure is a
-   * response with code -32000 and a fixed public message; it never throws.
+   * submitted task; the HTTP handler streams it), GetTask and CancelTask. Params are checked with
+   * a zod schema per method. Every failure is a response with code -32000 and a fixed public
+   * message; a refused field is named in the error's `data` (`{field, reason}`). It never throws.
    */
   async handleRpc(request: unknown): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
@@ -344,23 +352,18 @@ export class A2aBridge {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
         case A2aMethod.SendStreamingMessage:
+          parseWith(SendMessageParams, parsed.params, `${parsed.method} params`);
           return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
         case A2aMethod.GetTask:
-          return rpcResult(parsed.id, taskToJson(await this.task(this.#idParam(parsed.params))));
+          return rpcResult(parsed.id, taskToJson(await this.task(parseWith(GetTaskParams, parsed.params, 'GetTask params').id)));
         case A2aMethod.CancelTask:
-          return rpcResult(parsed.id, taskToJson(await this.cancel(this.#idParam(parsed.params))));
+          return rpcResult(parsed.id, taskToJson(await this.cancel(parseWith(CancelTaskParams, parsed.params, 'CancelTask params').id)));
         default:
           return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
       }
     } catch (error) {
-      return rpcError(parsed.id, publicErrorMessage(error));
+      return rpcErrorFor(parsed.id, error);
     }
-  }
-
-  #idParam(params: Record<string, unknown>): string {
-    const id = params['id'];
-    if (typeof id !== 'string') throw new InvalidError('params.id must be a string', { context: { field: 'id' } });
-    return id;
   }
 
   #command(task: ConversationId, body: Uint8Array, options: SubmitOptions): AgdxSendBuilder {
