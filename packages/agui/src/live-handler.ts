@@ -3,13 +3,16 @@
  * AG-UI events as Server-Sent Events, following new records as they land.
  */
 
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AgentTopic, type AgdxClient } from '@agdx/agents';
+import { parseWith } from '@agdx/bridge-kit';
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
-import { followConversation, locateConversation, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
+import { followConversation, locateConversation, readConversationToEnd, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { RunFraming } from './run-framing.js';
 import { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
+import { turnStartOf } from './turn.js';
 
 /** Settings of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
@@ -28,7 +31,15 @@ export interface AguiHandlerOptions {
    * read), as a `CodecError` naming its stream, topic, partition and offset. The stream goes on.
    */
   readonly onError?: SkippedRecordHandler | undefined;
+  /**
+   * How long a POST run may wait for its turn to end, in ms (default
+   * {@link DEFAULT_RUN_TIMEOUT_MS}); then it ends with RUN_ERROR `{code: "timeout"}`.
+   */
+  readonly runTimeoutMs?: number | undefined;
 }
+
+/** Default bound of one POST run: 5 minutes. */
+export const DEFAULT_RUN_TIMEOUT_MS: number = 300_000;
 
 /** A web-standard request handler. */
 export type AguiRequestHandler = (request: Request) => Promise<Response>;
@@ -88,16 +99,13 @@ async function readBoundedText(request: Request): Promise<string> {
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+async function readJsonBody(request: Request): Promise<unknown> {
   const text = await readBoundedText(request);
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
-  return parsed as Record<string, unknown>;
 }
 
 function resumePoint(request: Request, url: URL, fromBody: unknown): EventPosition | undefined {
@@ -111,10 +119,11 @@ async function parseRequest(request: Request): Promise<StreamRequest> {
     const conversation = readConversation(url.searchParams.get('threadId') ?? url.searchParams.get('conversation'));
     return { conversation, after: resumePoint(request, url, undefined), run: undefined };
   }
-  const input = await readJsonBody(request);
+  // The official AG-UI schema: what HttpAgent sends, checked member by member.
+  const input = parseWith(RunAgentInputSchema, await readJsonBody(request), 'RunAgentInput');
   const { threadId, runId, forwardedProps } = input;
   const conversation = readConversation(threadId);
-  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
+  if (runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
   const after = typeof forwardedProps === 'object' && forwardedProps !== null ? (forwardedProps as Record<string, unknown>)['after'] : undefined;
   return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId } };
 }
@@ -127,31 +136,47 @@ async function* sseChunks(
   retryMs: number | undefined,
   signal: AbortSignal,
   onError: SkippedRecordHandler | undefined,
+  runTimeoutMs: number,
 ): AsyncGenerator<string, void, undefined> {
   const unreadable = unreadableStateReporter(address, onError);
   const converter = new AguiConverter({ onUnreadableState: unreadable.report });
-  const framing =
-    parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
+  let framing: RunFraming | undefined;
+  // A run's own deadline; the client going away still stops everything through `signal`.
+  const deadline = parsed.run !== undefined ? AbortSignal.timeout(runTimeoutMs) : undefined;
+  const follow = deadline !== undefined ? AbortSignal.any([signal, deadline]) : signal;
   const after = parsed.after?.offset;
   yield sseComment('agdx agui') + (retryMs !== undefined ? `retry: ${retryMs}\n\n` : '');
-  if (framing !== undefined) yield sseEvent(framing.started());
+  if (parsed.run !== undefined) {
+    try {
+      // Where the thread stands now decides which turn the run follows and when the replay has
+      // caught up; skipped records are reported once, by the follow loop below.
+      const start = turnStartOf(await readConversationToEnd(client.transport, address, parsed.conversation, follow));
+      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString(), start);
+    } catch (error) {
+      if (signal.aborted) return;
+      const opened = new RunFraming(parsed.run.threadId, parsed.run.runId, undefined);
+      yield sseEvent(opened.started()) + opened.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`).map((event) => sseEvent(event)).join('');
+      return;
+    }
+    yield sseEvent(framing.started());
+  }
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
   let lastSent = Date.now();
   try {
-    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, signal, onError)) {
+    for await (const item of followConversation(client.transport, address, parsed.conversation, keepaliveMs, follow, onError)) {
       let chunk = '';
       if (item !== 'idle') {
-        // Earlier records are still converted: channels and the state fold depend on them.
+        // Earlier records are still converted: channels, the state fold and the turn depend on them.
         unreadable.offset = item.offset;
         const converted = converter.convert(item.envelope);
-        if (after === undefined || item.offset > after) {
-          const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, item.envelope).events : converted;
-          const id = formatEventId({ partition: address.partition, offset: item.offset });
-          events.forEach((event, i) => {
-            chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
-          });
-        }
+        // Records up to the resume point send nothing of their own, but may end the run's turn.
+        const fresh = after === undefined || item.offset > after ? converted : [];
+        const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(fresh, item.envelope, item.offset).events : fresh;
+        const id = formatEventId({ partition: address.partition, offset: item.offset });
+        events.forEach((event, i) => {
+          chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
+        });
       }
       if (chunk.length === 0 && Date.now() - lastSent >= keepaliveMs) chunk = sseComment('keepalive');
       if (chunk.length > 0) {
@@ -161,8 +186,12 @@ async function* sseChunks(
       if (framing?.done === true) return;
     }
   } catch (error) {
-    if (signal.aborted) return;
-    if (framing !== undefined) yield sseEvent(framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`));
+    if (signal.aborted || framing === undefined) return;
+    const failed =
+      deadline?.aborted === true
+        ? framing.fail(`the run's turn did not end within ${runTimeoutMs} ms`, 'timeout')
+        : framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    yield failed.map((event) => sseEvent(event)).join('');
   }
 }
 
@@ -202,6 +231,10 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     throw new InvalidError('retryMs must be a non-negative integer of milliseconds', { context: { field: 'retryMs' } });
   }
   const extraHeaders = options.headers ?? {};
+  const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  if (!Number.isSafeInteger(runTimeoutMs) || runTimeoutMs < 1 || runTimeoutMs > 2_147_483_647) {
+    throw new InvalidError('runTimeoutMs must be a positive integer of milliseconds', { context: { field: 'runTimeoutMs' } });
+  }
   return async (request: Request): Promise<Response> => {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...extraHeaders, allow: 'GET, POST, OPTIONS' } });
     if (request.method !== 'GET' && request.method !== 'POST') {
@@ -227,7 +260,7 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError);
+    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
