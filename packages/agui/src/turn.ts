@@ -9,11 +9,10 @@
  */
 
 import { AgentKind, TaskState, type AgentEnvelope } from '@agdx/wire';
+import { TASK_STATUS_OPERATION } from './convert-record.js';
 
 /** How a turn ended, as far as a run is concerned. */
 export type TurnEnd = { readonly kind: 'finished' } | { readonly kind: 'error'; readonly message: string };
-
-const TASK_STATUS_OPERATION = 'task';
 
 /** The correlation of the turn this record opens, if it opens one. */
 export function turnOpenedBy(envelope: AgentEnvelope): string | undefined {
