@@ -1,10 +1,6 @@
 import {
-  defaultSessionStart,
-  LIFECYCLE_CONTENT_TYPE,
   NoStreamError,
   readAgentMessage,
-  sessionStartEnvelope,
-  SESSIONS_TOPIC,
   FrontedReplies,
   signerCheck,
   speaksAsSigner,
@@ -24,7 +20,6 @@ import {
   ContentType,
   ConversationId,
   CorrelationId,
-  enterBridge,
   HeaderName,
   InvalidError,
   readConversationHeader,
@@ -33,7 +28,7 @@ import {
   type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
-import { jsonBody, parseWith } from '@agdx/bridge-kit';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, parseWith, startChildSession } from '@agdx/bridge-kit';
 import { CancelTaskParams, GetTaskParams, SendMessageParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
@@ -136,12 +131,10 @@ export class A2aBridge {
    */
   constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string) {
     this.#client = client;
-    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
-    if (typeof requestTopic !== 'string' || requestTopic.length === 0) throw new InvalidError('request topic must be a non-empty string');
-    if (typeof replyTopic !== 'string' || replyTopic.length === 0) throw new InvalidError('reply topic must be a non-empty string');
-    this.#requestTopic = requestTopic;
-    this.#replyTopic = replyTopic;
-    this.#hops = enterBridge(this.#id.value);
+    this.#id = bridgeAgentId(id);
+    this.#requestTopic = nonEmptyName(requestTopic, 'request topic');
+    this.#replyTopic = nonEmptyName(replyTopic, 'reply topic');
+    this.#hops = bridgeHopsAfter(this.#id);
   }
 
   /**
@@ -214,10 +207,7 @@ export class A2aBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
-    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
-      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
-    }
-    this.#hops = enterBridge(this.#id.value, previous);
+    this.#hops = bridgeHopsAfter(this.#id, previous);
     return this;
   }
 
@@ -256,8 +246,7 @@ export class A2aBridge {
   async submitIn(parent: ConversationId, root: ConversationId, params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
     const body = jsonBody(params, 'SendMessage params');
     const task = ConversationId.new();
-    const start = sessionStartEnvelope(task, this.#id, defaultSessionStart(this.#id, { parent, root }), TaskState.Submitted);
-    await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: options.signal });
+    await startChildSession(this.#client, task, this.#id, { parent, root }, options.signal);
     await this.#command(task, body, options).withParent(parent, root).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
   }

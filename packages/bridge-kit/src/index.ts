@@ -24,3 +24,5 @@ export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResp
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';
 export { parseWith } from './params.js';
+export { bridgeAgentId, bridgeHopsAfter, nonEmptyName, startChildSession } from './bridge-identity.js';
+export type { ChildAncestry } from './bridge-identity.js';

@@ -1,10 +1,8 @@
 import {
-  defaultSessionStart,
   LIFECYCLE_CONTENT_TYPE,
   PublishFailedError,
   SDK_VERSION,
   sessionEndEnvelope,
-  sessionStartEnvelope,
   SESSIONS_TOPIC,
   FrontedReplies,
   type AgdxClient,
@@ -18,11 +16,10 @@ import {
   ContentType,
   ConversationId,
   CorrelationId,
-  enterBridge,
   InvalidError,
   TaskState,
 } from '@agdx/wire';
-import { jsonBody, parseWith } from '@agdx/bridge-kit';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, parseWith, startChildSession } from '@agdx/bridge-kit';
 import { compileSchema, type SchemaCheck } from './json-schema.js';
 import { CallToolParams, GetPromptParams, InitializeParams, ListParams, ReadResourceParams } from './params.js';
 import { renderPrompt } from './prompt-render.js';
@@ -112,11 +109,6 @@ interface CallPlan {
 
 const utf8 = new TextDecoder('utf-8');
 
-function nonEmpty(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
-  return value;
-}
-
 function childEndError(error: unknown): { code: number; message: string } {
   if (AgdxError.is(error, 'timeout')) return { code: AgentErrorCode.DeadlineExceeded, message: 'tool call timed out' };
   return { code: AgentErrorCode.Internal, message: 'tool call failed' };
@@ -148,11 +140,11 @@ export class McpBridge {
    */
   constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string, serverName: string) {
     this.#client = client;
-    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
-    this.#requestTopic = nonEmpty(requestTopic, 'request topic');
-    this.#replyTopic = nonEmpty(replyTopic, 'reply topic');
-    this.#serverName = nonEmpty(serverName, 'server name');
-    this.#hops = enterBridge(this.#id.value);
+    this.#id = bridgeAgentId(id);
+    this.#requestTopic = nonEmptyName(requestTopic, 'request topic');
+    this.#replyTopic = nonEmptyName(replyTopic, 'reply topic');
+    this.#serverName = nonEmptyName(serverName, 'server name');
+    this.#hops = bridgeHopsAfter(this.#id);
   }
 
   /**
@@ -186,7 +178,7 @@ export class McpBridge {
    * @throws InvalidError for a missing, non-object or uncompilable schema, a bad name or a duplicate.
    */
   withTool(name: string, description: string | undefined, inputSchema: unknown, options: ToolOptions = {}): this {
-    nonEmpty(name, 'tool name');
+    nonEmptyName(name, 'tool name');
     if (!isJsonObject(inputSchema)) throw new InvalidError('MCP tool input schema must be a JSON object', { context: { field: 'inputSchema' } });
     if (inputSchema['type'] !== undefined && inputSchema['type'] !== 'object') {
       throw new InvalidError('MCP tool input schema must describe an object', { context: { field: 'inputSchema' } });
@@ -216,7 +208,7 @@ export class McpBridge {
    * @throws InvalidError for a bad or duplicate URI.
    */
   withResource(uri: string, name: string, mimeType: string | undefined, text: string): this {
-    nonEmpty(uri, 'resource uri');
+    nonEmptyName(uri, 'resource uri');
     if (typeof name !== 'string' || typeof text !== 'string' || (mimeType !== undefined && typeof mimeType !== 'string')) {
       throw new InvalidError('resource name, media type and text must be strings', { context: { field: 'resource' } });
     }
@@ -231,7 +223,7 @@ export class McpBridge {
    */
   withPrompt(prompt: McpPrompt, messages: readonly (readonly [McpRole, string])[] = []): this {
     if (!isJsonObject(prompt)) throw new InvalidError('a prompt must be an object', { context: { field: 'prompt' } });
-    nonEmpty(prompt.name, 'prompt name');
+    nonEmptyName(prompt.name, 'prompt name');
     if (!Array.isArray(messages)) throw new InvalidError('prompt messages must be an array of [role, text] pairs', { context: { field: 'messages' } });
     for (const message of messages) {
       const [role, text] = Array.isArray(message) ? (message as readonly unknown[]) : [];
@@ -296,10 +288,7 @@ export class McpBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
-    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
-      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
-    }
-    this.#hops = enterBridge(this.#id.value, previous);
+    this.#hops = bridgeHopsAfter(this.#id, previous);
     return this;
   }
 
@@ -477,8 +466,7 @@ export class McpBridge {
     // Checked before anything is published: a verifying bridge must know whom it trusts.
     const expectFrom = this.#replies.policyFor(target, this.#client.verifier !== undefined);
     if (ancestry !== undefined) {
-      const start = sessionStartEnvelope(conversation, this.#id, defaultSessionStart(this.#id, ancestry), TaskState.Submitted);
-      await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: plan.signal });
+      await startChildSession(this.#client, conversation, this.#id, ancestry, plan.signal);
     }
     const builder = this.#client
       .agdx(this.#requestTopic, this.#id, conversation)
