@@ -41,11 +41,13 @@ export const A2aMethod: {
   readonly SendStreamingMessage: 'SendStreamingMessage';
   readonly GetTask: 'GetTask';
   readonly CancelTask: 'CancelTask';
+  readonly SubscribeToTask: 'SubscribeToTask';
 } = {
   SendMessage: 'SendMessage',
   SendStreamingMessage: 'SendStreamingMessage',
   GetTask: 'GetTask',
   CancelTask: 'CancelTask',
+  SubscribeToTask: 'SubscribeToTask',
 };
 /** An A2A method the bridge serves. */
 export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
@@ -283,6 +285,43 @@ export class A2aBridge {
   }
 
   /**
+   * Follows a task that was submitted earlier (A2A SubscribeToTask, what a client uses to
+   * reconnect to a stream it lost): the wait for its reply is registered first, then the log is
+   * read, so a reply cannot slip between the two. `task` is the task as GetTask reads it now;
+   * when that is already terminal, `final` is the same task and nothing is awaited.
+   * @throws InvalidError for an id that is not a ULID; HandlerConfigError, NoStreamError as for {@link A2aBridge.task}.
+   */
+  async follow(id: string | ConversationId, options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<WatchedTask> {
+    const taskId = taskIdOf(id);
+    const text = taskId.toString();
+    const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
+      correlation: CorrelationId.fromBytes(taskId.toBytes()),
+      conversation: taskId,
+      requester: this.#id,
+      expectFrom: this.#replies.policyFor(undefined, this.#client.verifier !== undefined),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      timeoutMessage: 'the A2A task reply',
+    });
+    let now: A2aTask;
+    try {
+      now = (await this.#findTask(taskId, options.signal)) ?? pendingTask(text, TaskState.Working);
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    if (isTerminalA2aState(now.state)) {
+      pending.cancel();
+      return { task: now, final: Promise.resolve(now), cancel: () => undefined };
+    }
+    const final = pending.reply.then((message) => {
+      if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
+      return taskFromEnvelope(text, message.envelope);
+    });
+    return { task: now, final, cancel: () => pending.cancel() };
+  }
+
+  /**
    * The task as the reply topic tells it, read from the topic's start (at most
    * {@link TASK_SCAN_LIMITS}): the first terminal response or error whose correlation is the task
    * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
@@ -345,6 +384,9 @@ export class A2aBridge {
           return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
         case A2aMethod.GetTask:
           return rpcResult(parsed.id, taskToJson(await this.task(parseWith(GetTaskParams, parsed.params, 'GetTask params').id)));
+        case A2aMethod.SubscribeToTask:
+          // Without HTTP there is no stream to keep open: the task as it stands (the HTTP handler streams it).
+          return rpcResult(parsed.id, taskToJson(await this.task(parseWith(CancelTaskParams, parsed.params, 'SubscribeToTask params').id)));
         case A2aMethod.CancelTask:
           return rpcResult(parsed.id, taskToJson(await this.cancel(parseWith(CancelTaskParams, parsed.params, 'CancelTask params').id)));
         default:

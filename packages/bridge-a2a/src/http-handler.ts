@@ -1,6 +1,6 @@
 import type { SignedCard } from '@agdx/sign';
 import { AgdxError, InvalidError } from '@agdx/wire';
-import { A2aMethod, type A2aBridge } from './a2a-bridge.js';
+import { A2aMethod, type A2aBridge, type WatchedTask } from './a2a-bridge.js';
 import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
   authenticateRequest,
@@ -12,8 +12,8 @@ import {
   type EdgeAuthorization,
 } from '@agdx/bridge-kit';
 import { parseRpcRequest, parseWith, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
-import { answersImmediately, SendMessageParams } from './params.js';
-import { taskStateToJson, taskToJson, type A2aTask } from './task.js';
+import { answersImmediately, CancelTaskParams, SendMessageParams } from './params.js';
+import { isTerminalA2aState, taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
 /** Default wait for the terminal reply of a streamed task (30 s). */
 export const DEFAULT_STREAM_TIMEOUT_MS: number = 30_000;
@@ -123,6 +123,21 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
   } catch (error) {
     return jsonResponse(200, rpcErrorFor(id, error));
   }
+  return taskStream(id, watched);
+}
+
+async function resubscribe(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
+  let watched: Awaited<ReturnType<A2aBridge['follow']>>;
+  try {
+    watched = await bridge.follow(parseWith(CancelTaskParams, params, 'SubscribeToTask params').id, { timeoutMs, signal });
+  } catch (error) {
+    return jsonResponse(200, rpcErrorFor(id, error));
+  }
+  return taskStream(id, watched);
+}
+
+/** The SSE answer of a followed task: the task now, then its artifacts and final status. */
+function taskStream(id: JsonRpcId, watched: WatchedTask): Response {
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -131,6 +146,11 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
         if (!cancelled) controller.enqueue(frame);
       };
       send(sseFrame(id, { result: { task: taskToJson(watched.task) } }));
+      // A resubscription to a task that has already ended: the task itself says everything.
+      if (isTerminalA2aState(watched.task.state)) {
+        if (!cancelled) controller.close();
+        return;
+      }
       try {
         const final = await watched.final;
         for (const update of artifactUpdates(final)) send(sseFrame(id, { result: update }));
@@ -186,6 +206,9 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       }
       if (parsed.method === A2aMethod.SendStreamingMessage && acceptsEventStream(request)) {
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
+      }
+      if (parsed.method === A2aMethod.SubscribeToTask && acceptsEventStream(request)) {
+        return await resubscribe(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
       const answer = await bridge.handleRpc(body.value);
       return jsonResponse(200, answer);

@@ -468,3 +468,42 @@ describe('hostile input', () => {
     expect(described.partitions.every((p) => p.nextOffset === 0n)).toBe(true);
   });
 });
+
+describe('SubscribeToTask (the official client’s resubscribeTask)', () => {
+  it('follows a task in flight to its final status, and answers an ended task with the task alone', async () => {
+    const { laser } = await memoryClient();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = await worker(laser, AgentTopic.Commands, AgentTopic.Responses, async (_message, ctx) => {
+      await gate;
+      await ctx.respond(text.encode('late answer'));
+    });
+    cleanups.push(() => agent.shutdown());
+    cleanups.push(async () => release());
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    // The client wraps each stream event as {payload: {$case, value}}.
+    const valueOf = (event: unknown): unknown => (event as { payload: { value: unknown } }).payload.value;
+    const submitted = (await client.sendMessage({
+      message: { messageId: 'r1', role: 1, parts: [{ content: { $case: 'text', value: 'take your time' } }] },
+      configuration: { returnImmediately: true, acceptedOutputModes: [] },
+    } as never)) as { id: string };
+    const events: unknown[] = [];
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ id: submitted.id } as never)) events.push(event);
+    })();
+    await eventually(async () => (events.length > 0 ? true : undefined), 5_000, 'the first frame');
+    expect(valueOf(events[0])).toMatchObject({ id: submitted.id, status: { state: 2 } });
+    release();
+    await following;
+    expect(JSON.stringify(events)).toContain('late answer');
+    expect(valueOf(events.at(-1))).toMatchObject({ taskId: submitted.id, status: { state: 3 } });
+
+    const again: unknown[] = [];
+    for await (const event of client.resubscribeTask({ id: submitted.id } as never)) again.push(event);
+    expect(again).toHaveLength(1);
+    expect(valueOf(again[0])).toMatchObject({ id: submitted.id, status: { state: 3 } });
+  });
+});
