@@ -31,5 +31,7 @@ export { RunFraming } from './run-framing.js';
 export type { FramedEvents } from './run-framing.js';
 export { turnEndedBy, turnOpenedBy, turnStartOf } from './turn.js';
 export type { TurnEnd, TurnStart } from './turn.js';
+export { userInputOf } from './run-start.js';
+export type { AguiRunStart, UserInput } from './run-start.js';
 export { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent } from './sse.js';
 export type { EventPosition } from './sse.js';

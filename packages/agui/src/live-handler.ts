@@ -13,6 +13,7 @@ import type { AguiEvent } from './events.js';
 import { RunFraming } from './run-framing.js';
 import { formatEventId, parseEventId, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
 import { turnStartOf } from './turn.js';
+import { startRun, userInputOf, type AguiRunStart, type UserInput } from './run-start.js';
 
 /** Settings of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
@@ -36,6 +37,13 @@ export interface AguiHandlerOptions {
    * {@link DEFAULT_RUN_TIMEOUT_MS}); then it ends with RUN_ERROR `{code: "timeout"}`.
    */
   readonly runTimeoutMs?: number | undefined;
+  /**
+   * With it, a POST whose last message is the user's publishes that message as a command of the
+   * conversation (from `source`, to `target`, on `topic`, default the topic read), and the run
+   * follows that command's turn: RUN_FINISHED when it is answered, RUN_ERROR on an error. Without
+   * it the endpoint only reads the log.
+   */
+  readonly startRuns?: AguiRunStart | undefined;
 }
 
 /** Default bound of one POST run: 5 minutes. */
@@ -50,7 +58,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 interface StreamRequest {
   readonly conversation: ConversationId;
   readonly after: EventPosition | undefined;
-  readonly run: { readonly threadId: string; readonly runId: string } | undefined;
+  readonly run: { readonly threadId: string; readonly runId: string; readonly input: UserInput | undefined } | undefined;
 }
 
 function errorResponse(status: number, error: unknown, headers: Readonly<Record<string, string>>): Response {
@@ -125,7 +133,7 @@ async function parseRequest(request: Request): Promise<StreamRequest> {
   const conversation = readConversation(threadId);
   if (runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
   const after = typeof forwardedProps === 'object' && forwardedProps !== null ? (forwardedProps as Record<string, unknown>)['after'] : undefined;
-  return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId } };
+  return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId, input: userInputOf(input.messages) } };
 }
 
 async function* sseChunks(
@@ -137,6 +145,7 @@ async function* sseChunks(
   signal: AbortSignal,
   onError: SkippedRecordHandler | undefined,
   runTimeoutMs: number,
+  started: CorrelationId | undefined,
 ): AsyncGenerator<string, void, undefined> {
   const unreadable = unreadableStateReporter(address, onError);
   const converter = new AguiConverter({ onUnreadableState: unreadable.report });
@@ -151,7 +160,8 @@ async function* sseChunks(
       // Where the thread stands now decides which turn the run follows and when the replay has
       // caught up; skipped records are reported once, by the follow loop below.
       const start = turnStartOf(await readConversationToEnd(client.transport, address, parsed.conversation, follow));
-      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString(), start);
+      const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
+      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, start);
     } catch (error) {
       if (signal.aborted) return;
       const opened = new RunFraming(parsed.run.threadId, parsed.run.runId, undefined);
@@ -260,7 +270,16 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs);
+    let started: CorrelationId | undefined;
+    if (options.startRuns !== undefined && parsed.run?.input !== undefined) {
+      try {
+        started = await startRun(client, options.startRuns, topic, parsed.conversation, parsed.run.input, request.signal);
+      } catch (error) {
+        const status = AgdxError.is(error, 'invalid') ? 400 : AgdxError.is(error, 'cancelled') ? 499 : 502;
+        return errorResponse(status, error, extraHeaders);
+      }
+    }
+    const chunks = sseChunks(client, address, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs, started);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

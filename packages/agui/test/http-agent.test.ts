@@ -1,4 +1,4 @@
-import { AgentTopic } from '@agdx/agents';
+import { Agent, agentMessageBody, AgentTopic } from '@agdx/agents';
 import { ConversationId, CorrelationId, MintUlid, AgentId, TaskState } from '@agdx/wire';
 import { HttpAgent, type AssistantMessage } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -155,5 +155,37 @@ describe('official @ag-ui/client HttpAgent against the live endpoint', () => {
     const body = (await response.json()) as { error: { kind: string; message: string } };
     expect(body.error.kind).toBe('invalid');
     expect(body.error.message).toContain('messages.0');
+  });
+});
+
+describe('a run that HttpAgent starts (startRuns)', () => {
+  it('publishes the user message as a command and ends with RUN_FINISHED when it is answered', async () => {
+    const { laser, bridge } = await newLog();
+    const topic = AgentTopic.Commands;
+    const seenBodies: string[] = [];
+    const worker = Agent.builder()
+      .id(AgentId.new('assistant'))
+      .listenOn(topic)
+      .respondOn(topic)
+      .handler({
+        handle: async (message, ctx) => {
+          const body = new TextDecoder().decode(agentMessageBody(message));
+          seenBodies.push(body);
+          await ctx.respond(new TextEncoder().encode(`you said ${(JSON.parse(body) as { content: string }).content}`));
+        },
+      })
+      .build()
+      .spawn(laser);
+    await worker.ready();
+    closers.push(() => worker.shutdown());
+    const server = await startServer(bridge.handler({ topic, startRuns: { source: 'ui' } }));
+    closers.push(server.close);
+    const conversation = ConversationId.new();
+    const agent = new HttpAgent({ url: `${server.url}/agui`, threadId: conversation.toString() });
+    agent.addMessage({ id: 'u1', role: 'user', content: 'hello' });
+    const seen: string[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event.type) });
+    expect(seenBodies).toEqual(['{"role":"user","id":"u1","content":"hello"}']);
+    expect(seen).toEqual(['RUN_STARTED', 'RUN_FINISHED']);
   });
 });
