@@ -28,8 +28,8 @@ import {
   type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
-import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, parseWith, startChildSession } from '@agdx/bridge-kit';
-import { CancelTaskParams, GetTaskParams, SendMessageParams } from './params.js';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSession } from '@agdx/bridge-kit';
+import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
@@ -380,15 +380,15 @@ export class A2aBridge {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
         case A2aMethod.SendStreamingMessage:
-          parseWith(SendMessageParams, parsed.params, `${parsed.method} params`);
+          readSendMessageParams(parsed.params, parsed.method);
           return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
         case A2aMethod.GetTask:
-          return rpcResult(parsed.id, taskToJson(await this.task(parseWith(GetTaskParams, parsed.params, 'GetTask params').id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
         case A2aMethod.SubscribeToTask:
           // Without HTTP there is no stream to keep open: the task as it stands (the HTTP handler streams it).
-          return rpcResult(parsed.id, taskToJson(await this.task(parseWith(CancelTaskParams, parsed.params, 'SubscribeToTask params').id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
         case A2aMethod.CancelTask:
-          return rpcResult(parsed.id, taskToJson(await this.cancel(parseWith(CancelTaskParams, parsed.params, 'CancelTask params').id)));
+          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id)));
         default:
           return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
       }

@@ -11,8 +11,8 @@ import {
   rpcErrorResponse,
   type EdgeAuthorization,
 } from '@agdx/bridge-kit';
-import { parseRpcRequest, parseWith, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
-import { answersImmediately, CancelTaskParams, SendMessageParams } from './params.js';
+import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
+import { answersImmediately, readSendMessageParams, readTaskIdParams } from './params.js';
 import { isTerminalA2aState, taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
 /** Default wait for the terminal reply of a streamed task (30 s). */
@@ -82,8 +82,11 @@ function artifactUpdates(task: A2aTask): unknown[] {
 
 /** A client that asked for an immediate answer; malformed params fall through to handleRpc's refusal. */
 function blocksNot(params: Record<string, unknown>): boolean {
-  const parsed = SendMessageParams.safeParse(params);
-  return !parsed.success || answersImmediately(parsed.data);
+  try {
+    return answersImmediately(readSendMessageParams(params, A2aMethod.SendMessage));
+  } catch {
+    return true;
+  }
 }
 
 function checkWaitMs(ms: number): number {
@@ -96,7 +99,7 @@ function checkWaitMs(ms: number): number {
 async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<unknown> {
   let watched: Awaited<ReturnType<A2aBridge['watch']>>;
   try {
-    parseWith(SendMessageParams, params, 'SendMessage params');
+    readSendMessageParams(params, A2aMethod.SendMessage);
     watched = await bridge.watch(params, { timeoutMs: waitMs, signal });
   } catch (error) {
     return rpcErrorFor(id, error);
@@ -118,7 +121,7 @@ async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<stri
 async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
   let watched: Awaited<ReturnType<A2aBridge['watch']>>;
   try {
-    parseWith(SendMessageParams, params, 'SendStreamingMessage params');
+    readSendMessageParams(params, A2aMethod.SendStreamingMessage);
     watched = await bridge.watch(params, { timeoutMs, signal });
   } catch (error) {
     return jsonResponse(200, rpcErrorFor(id, error));
@@ -129,7 +132,7 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
 async function resubscribe(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
   let watched: Awaited<ReturnType<A2aBridge['follow']>>;
   try {
-    watched = await bridge.follow(parseWith(CancelTaskParams, params, 'SubscribeToTask params').id, { timeoutMs, signal });
+    watched = await bridge.follow(readTaskIdParams(params, A2aMethod.SubscribeToTask).id, { timeoutMs, signal });
   } catch (error) {
     return jsonResponse(200, rpcErrorFor(id, error));
   }

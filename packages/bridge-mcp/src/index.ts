@@ -22,7 +22,7 @@ export type {
   McpTool,
 } from './catalog.js';
 export { checkedStructuredContent, OUTPUT_SCHEMA_MISMATCH, toolResultFromEnvelope, toolResultToJson } from './tool-result.js';
-export { CallToolParams, GetPromptParams, InitializeParams, ListParams, ReadResourceParams } from './params.js';
+export { checkListParams, readCallToolParams, readGetPromptParams, readInitializeParams, readResourceReadParams } from './params.js';
 export type { SchemaCheck } from './json-schema.js';
 export type { McpTextContent, McpToolResult, McpToolResultJson } from './tool-result.js';
 export { PublicErrorMessage, publicErrorMessage } from '@agdx/bridge-kit';

@@ -19,9 +19,9 @@ import {
   InvalidError,
   TaskState,
 } from '@agdx/wire';
-import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, parseWith, startChildSession } from '@agdx/bridge-kit';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSession } from '@agdx/bridge-kit';
 import { compileSchema, type SchemaCheck } from './json-schema.js';
-import { CallToolParams, GetPromptParams, InitializeParams, ListParams, ReadResourceParams } from './params.js';
+import { checkListParams, readCallToolParams, readGetPromptParams, readInitializeParams, readResourceReadParams } from './params.js';
 import { renderPrompt } from './prompt-render.js';
 import {
   MEMORY_TOOLS,
@@ -298,7 +298,7 @@ export class McpBridge {
    * @throws InvalidError for a non-string protocol version.
    */
   initialize(params: { readonly protocolVersion?: unknown } = {}): McpInitializeResult {
-    const requested = parseWith(InitializeParams, params, 'initialize params').protocolVersion;
+    const requested = readInitializeParams(params).protocolVersion;
     const protocolVersion = requested !== undefined && MCP_SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : MCP_DEFAULT_PROTOCOL_VERSION;
     return {
       protocolVersion,
@@ -402,10 +402,10 @@ export class McpBridge {
         case McpMethod.Initialize:
           return rpcResult(id, this.initialize(params));
         case McpMethod.ToolsList:
-          parseWith(ListParams, params, 'tools/list params');
+          checkListParams(params, McpMethod.ToolsList);
           return rpcResult(id, { tools: this.#tools.map((entry) => toolToJson(entry.tool)) });
         case McpMethod.ToolsCall: {
-          const call = parseWith(CallToolParams, params, 'tools/call params');
+          const call = readCallToolParams(params);
           const tool = this.#tool(call.name);
           // A call without arguments is checked as `{}`, so a required member is refused here
           // rather than left for the worker to trip over.
@@ -415,19 +415,19 @@ export class McpBridge {
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:
-          parseWith(ListParams, params, 'resources/list params');
+          checkListParams(params, McpMethod.ResourcesList);
           return rpcResult(id, { resources: this.listResources() });
         case McpMethod.ResourceTemplatesList:
-          parseWith(ListParams, params, 'resources/templates/list params');
+          checkListParams(params, McpMethod.ResourceTemplatesList);
           // The bridge serves fixed resources only; MCP clients (the Inspector) still ask.
           return rpcResult(id, { resourceTemplates: [] });
         case McpMethod.ResourcesRead:
-          return rpcResult(id, this.readResource(parseWith(ReadResourceParams, params, 'resources/read params').uri));
+          return rpcResult(id, this.readResource(readResourceReadParams(params).uri));
         case McpMethod.PromptsList:
-          parseWith(ListParams, params, 'prompts/list params');
+          checkListParams(params, McpMethod.PromptsList);
           return rpcResult(id, { prompts: this.#prompts.map((p) => promptToJson(p.prompt)) });
         case McpMethod.PromptsGet: {
-          const get = parseWith(GetPromptParams, params, 'prompts/get params');
+          const get = readGetPromptParams(params);
           return rpcResult(id, this.getPrompt(get.name, get.arguments));
         }
         default:
