@@ -93,10 +93,46 @@ const handlers = {
   STATE_DELTA: (e) => { state = applyPatch(state, e.delta); showState(); },
 };
 
-const source = new EventSource(`${endpoint}?threadId=${encodeURIComponent(threadId)}`);
-source.onopen = () => ($('connection').textContent = 'live');
-source.onerror = () => ($('connection').textContent = 'reconnecting');
-source.onmessage = (message) => {
-  const event = JSON.parse(message.data);
-  handlers[event.type]?.(event);
-};
+function showProblem(text) {
+  const node = $('problem');
+  node.textContent = text;
+  node.classList.add('shown');
+}
+
+// A thread id is a conversation id: 26 Crockford base-32 characters.
+const THREAD_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+
+// When the server refused the stream (a 4xx is not an event stream, so EventSource gives up
+// instead of reconnecting), ask once more for the reason it gave.
+async function explainRefusal(url) {
+  try {
+    const response = await fetch(url, { headers: { accept: 'application/json' } });
+    const body = await response.json();
+    return `The server refused this thread (HTTP ${response.status}): ${body?.error?.message ?? 'no reason given'}`;
+  } catch {
+    return 'The server refused this thread.';
+  }
+}
+
+if (!THREAD_ID.test(threadId)) {
+  $('connection').textContent = 'not connected';
+  setRun('bad thread id', 'error');
+  showProblem(threadId === '' ? 'No thread id: open this page with ?threadId=<conversation id>.' : `“${threadId}” is not a thread id: a conversation id is 26 Crockford base-32 characters.`);
+} else {
+  const url = `${endpoint}?threadId=${encodeURIComponent(threadId)}`;
+  const source = new EventSource(url);
+  source.onopen = () => ($('connection').textContent = 'live');
+  source.onerror = async () => {
+    if (source.readyState !== EventSource.CLOSED) {
+      $('connection').textContent = 'reconnecting';
+      return;
+    }
+    $('connection').textContent = 'refused';
+    setRun('bad thread id', 'error');
+    showProblem(await explainRefusal(url));
+  };
+  source.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    handlers[event.type]?.(event);
+  };
+}

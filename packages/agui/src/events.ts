@@ -60,6 +60,8 @@ export interface RunFinishedEvent {
 export interface RunErrorEvent {
   readonly type: 'RUN_ERROR';
   readonly message: string;
+  /** A stable reason code where the bridge has one (`timeout` for a run that timed out). */
+  readonly code?: string;
 }
 /** `TEXT_MESSAGE_START`: a chat chunk channel opened (messageId = channel). */
 export interface TextMessageStartEvent {

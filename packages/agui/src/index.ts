@@ -25,9 +25,13 @@ export type {
 export { envelopeToAgUi, TASK_FAILED_MESSAGE, TASK_STATUS_OPERATION } from './convert-record.js';
 export { AguiConverter, envelopesToAgUi } from './converter.js';
 export type { ConvertedState } from './converter.js';
-export { createAguiHandler } from './live-handler.js';
+export { createAguiHandler, DEFAULT_RUN_TIMEOUT_MS } from './live-handler.js';
 export type { AguiHandlerOptions, AguiRequestHandler } from './live-handler.js';
 export { RunFraming } from './run-framing.js';
 export type { FramedEvents } from './run-framing.js';
 export { formatEventId, formatEventIds, MAX_EVENT_ID_POSITIONS, parseEventId, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent } from './sse.js';
+export { turnEndedBy, turnOpenedBy, turnStartOf } from './turn.js';
+export type { TurnEnd, TurnStart } from './turn.js';
+export { userInputOf } from './run-start.js';
+export type { AguiRunStart, UserInput } from './run-start.js';
 export type { EventPosition } from './sse.js';

@@ -3,13 +3,17 @@
  * AG-UI events as Server-Sent Events, following new records as they land.
  */
 
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AgentTopic, LayoutMismatchError, type AgdxClient } from '@agdx/agents';
+import { parseWith } from '@agdx/bridge-kit';
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
-import { followConversation, locateConversationEverywhere, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
+import { followConversation, locateConversationEverywhere, readConversationEverywhere, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
 import { RunFraming } from './run-framing.js';
 import { formatEventIds, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
+import { turnStartOf } from './turn.js';
+import { startRun, userInputOf, type AguiRunStart, type UserInput } from './run-start.js';
 
 /** Settings of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
@@ -28,7 +32,22 @@ export interface AguiHandlerOptions {
    * read), as a `CodecError` naming its stream, topic, partition and offset. The stream goes on.
    */
   readonly onError?: SkippedRecordHandler | undefined;
+  /**
+   * How long a POST run may wait for its turn to end, in ms (default
+   * {@link DEFAULT_RUN_TIMEOUT_MS}); then it ends with RUN_ERROR `{code: "timeout"}`.
+   */
+  readonly runTimeoutMs?: number | undefined;
+  /**
+   * With it, a POST whose last message is the user's publishes that message as a command of the
+   * conversation (from `source`, to `target`, on `topic`, default the topic read), and the run
+   * follows that command's turn: RUN_FINISHED when it is answered, RUN_ERROR on an error. Without
+   * it the endpoint only reads the log.
+   */
+  readonly startRuns?: AguiRunStart | undefined;
 }
+
+/** Default bound of one POST run: 5 minutes. */
+export const DEFAULT_RUN_TIMEOUT_MS: number = 300_000;
 
 /** A web-standard request handler. */
 export type AguiRequestHandler = (request: Request) => Promise<Response>;
@@ -40,7 +59,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 interface StreamRequest {
   readonly conversation: ConversationId;
   readonly after: readonly EventPosition[] | undefined;
-  readonly run: { readonly threadId: string; readonly runId: string } | undefined;
+  readonly run: { readonly threadId: string; readonly runId: string; readonly input: UserInput | undefined } | undefined;
 }
 
 function errorResponse(status: number, error: unknown, headers: Readonly<Record<string, string>>): Response {
@@ -89,16 +108,13 @@ async function readBoundedText(request: Request): Promise<string> {
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+async function readJsonBody(request: Request): Promise<unknown> {
   const text = await readBoundedText(request);
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidError('the request body must be a JSON RunAgentInput', { context: { field: 'body' } });
-  return parsed as Record<string, unknown>;
 }
 
 function resumePoint(request: Request, url: URL, fromBody: unknown): EventPosition[] | undefined {
@@ -112,12 +128,13 @@ async function parseRequest(request: Request): Promise<StreamRequest> {
     const conversation = readConversation(url.searchParams.get('threadId') ?? url.searchParams.get('conversation'));
     return { conversation, after: resumePoint(request, url, undefined), run: undefined };
   }
-  const input = await readJsonBody(request);
+  // The official AG-UI schema: what HttpAgent sends, checked member by member.
+  const input = parseWith(RunAgentInputSchema, await readJsonBody(request), 'RunAgentInput');
   const { threadId, runId, forwardedProps } = input;
   const conversation = readConversation(threadId);
-  if (typeof runId !== 'string' || runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
+  if (runId.length === 0) throw new InvalidError('runId must be a non-empty string', { context: { field: 'runId' } });
   const after = typeof forwardedProps === 'object' && forwardedProps !== null ? (forwardedProps as Record<string, unknown>)['after'] : undefined;
-  return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId } };
+  return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId, input: userInputOf(input.messages) } };
 }
 
 async function* sseChunks(
@@ -128,37 +145,65 @@ async function* sseChunks(
   retryMs: number | undefined,
   signal: AbortSignal,
   onError: SkippedRecordHandler | undefined,
+  runTimeoutMs: number,
+  started: CorrelationId | undefined,
 ): AsyncGenerator<string, void, undefined> {
   const reporters = addresses.map((address) => unreadableStateReporter(address, onError));
   let unreadable = reporters[0];
   const converter = new AguiConverter({ onUnreadableState: (envelope) => unreadable?.report(envelope) });
-  const framing =
-    parsed.run !== undefined ? new RunFraming(parsed.run.threadId, parsed.run.runId, CorrelationId.tryParse(parsed.run.runId)?.toString()) : undefined;
+  let framing: RunFraming | undefined;
+  // A run's own deadline; the client going away still stops everything through `signal`.
+  const deadline = parsed.run !== undefined ? AbortSignal.timeout(runTimeoutMs) : undefined;
+  const follow = deadline !== undefined ? AbortSignal.any([signal, deadline]) : signal;
   const after = parsed.after;
   // the last record delivered from each place; an event id carries them all
   const delivered: EventPosition[] = addresses.map((a, i) => ({ partition: a.partition, offset: after?.[i]?.offset ?? -1n }));
+  // Per place, the offset of the conversation's last record when the run began: the replay has
+  // caught up once every place got that far (offsets of different places do not compare).
+  const replayEnds = new Map<number, bigint>();
   yield sseComment('agdx agui') + (retryMs !== undefined ? `retry: ${retryMs}\n\n` : '');
-  if (framing !== undefined) yield sseEvent(framing.started());
+  if (parsed.run !== undefined) {
+    try {
+      // Where the thread stands now decides which turn the run follows and when the replay has
+      // caught up; skipped records are reported once, by the follow loop below.
+      const existing = await readConversationEverywhere(client.transport, addresses, parsed.conversation, follow);
+      for (const { address, record } of existing) replayEnds.set(addresses.indexOf(address), record.offset);
+      const { turn } = turnStartOf(existing.map(({ record }) => record));
+      const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
+      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, { turn, lastOffset: replayEnds.size > 0 ? 1n : undefined });
+    } catch (error) {
+      if (signal.aborted) return;
+      const opened = new RunFraming(parsed.run.threadId, parsed.run.runId, undefined);
+      yield sseEvent(opened.started()) + opened.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`).map((event) => sseEvent(event)).join('');
+      return;
+    }
+    yield sseEvent(framing.started());
+  }
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
   let lastSent = Date.now();
   try {
-    for await (const item of followConversation(client.transport, addresses, parsed.conversation, keepaliveMs, signal, onError)) {
+    for await (const item of followConversation(client.transport, addresses, parsed.conversation, keepaliveMs, follow, onError)) {
       let chunk = '';
       if (item !== 'idle') {
         const { at, record } = item;
-        // Earlier records are still converted: channels and the state fold depend on them.
+        // Earlier records are still converted: channels, the state fold and the turn depend on them.
         unreadable = reporters[at];
         if (unreadable !== undefined) unreadable.offset = record.offset;
         const converted = converter.convert(record.envelope);
-        if (record.offset > (after?.[at]?.offset ?? -1n)) {
-          const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(converted, record.envelope).events : converted;
-          delivered[at] = { partition: addresses[at]?.partition ?? 0, offset: record.offset };
-          const id = formatEventIds(delivered);
-          events.forEach((event, i) => {
-            chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
-          });
-        }
+        // Records up to the resume point send nothing of their own, but may end the run's turn.
+        const beyond = record.offset > (after?.[at]?.offset ?? -1n);
+        const fresh = beyond ? converted : [];
+        const end = replayEnds.get(at);
+        if (end !== undefined && record.offset >= end) replayEnds.delete(at);
+        // RunFraming compares one offset with the replay's end: 0n stands for "still replaying"
+        // (its end is 1n), none for "caught up".
+        const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(fresh, record.envelope, replayEnds.size > 0 ? 0n : undefined).events : fresh;
+        if (beyond) delivered[at] = { partition: addresses[at]?.partition ?? 0, offset: record.offset };
+        const id = formatEventIds(delivered);
+        events.forEach((event, i) => {
+          chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
+        });
       }
       if (chunk.length === 0 && Date.now() - lastSent >= keepaliveMs) chunk = sseComment('keepalive');
       if (chunk.length > 0) {
@@ -168,8 +213,12 @@ async function* sseChunks(
       if (framing?.done === true) return;
     }
   } catch (error) {
-    if (signal.aborted) return;
-    if (framing !== undefined) yield sseEvent(framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`));
+    if (signal.aborted || framing === undefined) return;
+    const failed =
+      deadline?.aborted === true
+        ? framing.fail(`the run's turn did not end within ${runTimeoutMs} ms`, 'timeout')
+        : framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    yield failed.map((event) => sseEvent(event)).join('');
   }
 }
 
@@ -215,6 +264,10 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     throw new InvalidError('retryMs must be a non-negative integer of milliseconds', { context: { field: 'retryMs' } });
   }
   const extraHeaders = options.headers ?? {};
+  const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  if (!Number.isSafeInteger(runTimeoutMs) || runTimeoutMs < 1 || runTimeoutMs > 2_147_483_647) {
+    throw new InvalidError('runTimeoutMs must be a positive integer of milliseconds', { context: { field: 'runTimeoutMs' } });
+  }
   return async (request: Request): Promise<Response> => {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...extraHeaders, allow: 'GET, POST, OPTIONS' } });
     if (request.method !== 'GET' && request.method !== 'POST') {
@@ -241,7 +294,16 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError);
+    let started: CorrelationId | undefined;
+    if (options.startRuns !== undefined && parsed.run?.input !== undefined) {
+      try {
+        started = await startRun(client, options.startRuns, topic, parsed.conversation, parsed.run.input, request.signal);
+      } catch (error) {
+        const status = AgdxError.is(error, 'invalid') ? 400 : AgdxError.is(error, 'cancelled') ? 499 : 502;
+        return errorResponse(status, error, extraHeaders);
+      }
+    }
+    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs, started);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

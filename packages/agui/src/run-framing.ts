@@ -6,6 +6,7 @@
 
 import type { AgentEnvelope } from '@agdx/wire';
 import type { AguiEvent } from './events.js';
+import { turnEndedBy, turnOpenedBy, type TurnEnd, type TurnStart } from './turn.js';
 
 /** What framing one record's events gave. */
 export interface FramedEvents {
@@ -16,25 +17,38 @@ export interface FramedEvents {
 }
 
 /**
- * One HttpAgent run over a conversation. The run ends at the terminal status (RUN_FINISHED or
- * RUN_ERROR) of the task whose correlation is `runCorrelation`, or at the first terminal run
- * event when the run id names no task; errors of other tasks are not shown, since AG-UI allows
- * nothing after RUN_ERROR.
+ * One HttpAgent run over a conversation. The run follows one turn (see `turn.ts`): the task whose
+ * correlation is `runCorrelation`, else the thread's current turn (the latest one in the log when
+ * the request came, or on a thread with none yet the first one that opens). It ends with
+ * RUN_FINISHED or RUN_ERROR when that turn ends, once the replay has reached the thread's last
+ * record of the request's time, so the whole history is shown first. Run events of other turns
+ * are not shown (AG-UI allows one run per response, and nothing after RUN_ERROR).
  */
 export class RunFraming {
   readonly #threadId: string;
   readonly #runId: string;
-  readonly #runCorrelation: string | undefined;
   readonly #text = new Set<string>();
   readonly #reasoning = new Set<string>();
   readonly #tools = new Set<string>();
+  #turn: string | undefined;
+  readonly #fixedTurn: boolean;
+  readonly #lastOffset: bigint | undefined;
+  #caughtUp: boolean;
+  #ended: TurnEnd | undefined;
   #done = false;
 
-  /** @param runCorrelation the task correlation (Crockford text) the run follows, if any */
-  constructor(threadId: string, runId: string, runCorrelation: string | undefined) {
+  /**
+   * @param runCorrelation the task correlation (Crockford text) the run follows, if any
+   * @param start the thread's current turn and last record when the request came (default: an
+   * empty thread, so the first turn that opens is followed)
+   */
+  constructor(threadId: string, runId: string, runCorrelation: string | undefined, start: TurnStart = { turn: undefined, lastOffset: undefined }) {
     this.#threadId = threadId;
     this.#runId = runId;
-    this.#runCorrelation = runCorrelation;
+    this.#fixedTurn = runCorrelation !== undefined;
+    this.#turn = runCorrelation ?? start.turn;
+    this.#lastOffset = start.lastOffset;
+    this.#caughtUp = start.lastOffset === undefined;
   }
 
   /** The RUN_STARTED that opens the response. */
@@ -47,24 +61,41 @@ export class RunFraming {
     return this.#done;
   }
 
-  /** Frames the events of one record. */
-  accept(events: readonly AguiEvent[], envelope: AgentEnvelope): FramedEvents {
+  /**
+   * Frames the events of one record (`offset`: its position, which tells when the replay has
+   * caught up; without it the record counts as caught up). Feed every record of the thread,
+   * also those before a resume point (with no events), so the turn is tracked.
+   */
+  accept(events: readonly AguiEvent[], envelope: AgentEnvelope, offset?: bigint): FramedEvents {
     const out: AguiEvent[] = [];
-    for (const event of events) {
-      if (this.#done) break;
-      this.#frame(event, envelope, out);
+    if (this.#done) return { events: out, done: true };
+    if (!this.#fixedTurn && this.#turn === undefined) this.#turn = turnOpenedBy(envelope);
+    for (const event of events) this.#frame(event, out);
+    if (this.#turn !== undefined && this.#ended === undefined) {
+      const error = events.find((event) => event.type === 'RUN_ERROR');
+      this.#ended = turnEndedBy(envelope, this.#turn, error?.type === 'RUN_ERROR' ? error.message : undefined);
     }
+    if (offset === undefined || this.#lastOffset === undefined || offset >= this.#lastOffset) this.#caughtUp = true;
+    if (this.#caughtUp && this.#ended !== undefined) this.#finish(out);
     return { events: out, done: this.#done };
   }
 
-  /** A RUN_ERROR ending the run (for a failure of the stream itself). */
-  fail(message: string): AguiEvent {
+  /** Ends the run with RUN_ERROR (a failure of the stream itself, or a run that timed out), closing what is open. */
+  fail(message: string, code?: string): AguiEvent[] {
+    if (this.#done) return [];
+    const out: AguiEvent[] = [];
+    this.#closeOpen(out);
+    out.push({ type: 'RUN_ERROR', message, ...(code !== undefined ? { code } : {}) });
     this.#done = true;
-    return { type: 'RUN_ERROR', message };
+    return out;
   }
 
-  #ownsTerminal(envelope: AgentEnvelope): boolean {
-    return this.#runCorrelation === undefined || envelope.correlation?.toString() === this.#runCorrelation;
+  #finish(out: AguiEvent[]): void {
+    const ended = this.#ended;
+    if (ended === undefined) return;
+    this.#closeOpen(out);
+    out.push(ended.kind === 'finished' ? { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId } : { type: 'RUN_ERROR', message: ended.message });
+    this.#done = true;
   }
 
   #closeOpen(out: AguiEvent[]): void {
@@ -76,21 +107,13 @@ export class RunFraming {
     this.#tools.clear();
   }
 
-  #frame(event: AguiEvent, envelope: AgentEnvelope, out: AguiEvent[]): void {
+  #frame(event: AguiEvent, out: AguiEvent[]): void {
     switch (event.type) {
       case 'RUN_STARTED':
-        // The response already opened the client's run; the log's submission is part of it.
-        return;
       case 'RUN_FINISHED':
-        if (!this.#ownsTerminal(envelope)) return;
-        this.#closeOpen(out);
-        out.push({ type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId });
-        this.#done = true;
-        return;
       case 'RUN_ERROR':
-        if (!this.#ownsTerminal(envelope)) return;
-        out.push(event);
-        this.#done = true;
+        // The response opened the client's run and ends it when its turn ends; the log's own
+        // run events (this turn's and other turns') are folded into that.
         return;
       case 'TEXT_MESSAGE_START':
         if (this.#text.has(event.messageId)) return;

@@ -240,7 +240,7 @@ describe('live SSE endpoint (POST, one AG-UI run)', () => {
     const toolResult = records.find((r) => readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Sessions }).envelope?.tool === 'weather' && readAgentMessage(r, { stream: 'demo', topic: AgentTopic.Sessions }).envelope?.kind === 'response')!;
     const response = await fetch(`${server.url}/agui`, {
       method: 'POST',
-      body: JSON.stringify({ threadId: conversation.toString(), runId: 'client-run', forwardedProps: { after: `${partition}:${toolResult.offset}` } }),
+      body: JSON.stringify({ threadId: conversation.toString(), runId: 'client-run', messages: [], forwardedProps: { after: `${partition}:${toolResult.offset}` } }),
     });
     const events: AguiEvent[] = [];
     for await (const block of sseBlocks(response)) if (block.data !== undefined) events.push(JSON.parse(block.data) as AguiEvent);

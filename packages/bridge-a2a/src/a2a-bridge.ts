@@ -4,8 +4,6 @@ import {
   locatePartitions,
   NoStreamError,
   readAgentMessage,
-  sessionStartEnvelope,
-  SESSIONS_TOPIC,
   FrontedReplies,
   signerCheck,
   speaksAsSigner,
@@ -25,7 +23,6 @@ import {
   ContentType,
   ConversationId,
   CorrelationId,
-  enterBridge,
   HeaderName,
   InvalidError,
   readConversationHeader,
@@ -34,10 +31,11 @@ import {
   type RecordHeaders,
   type CapabilityDescriptor,
 } from '@agdx/wire';
-import { jsonBody } from '@agdx/bridge-kit';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSession } from '@agdx/bridge-kit';
+import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { parseRpcRequest, publicErrorMessage, PublicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
@@ -46,11 +44,13 @@ export const A2aMethod: {
   readonly SendStreamingMessage: 'SendStreamingMessage';
   readonly GetTask: 'GetTask';
   readonly CancelTask: 'CancelTask';
+  readonly SubscribeToTask: 'SubscribeToTask';
 } = {
   SendMessage: 'SendMessage',
   SendStreamingMessage: 'SendStreamingMessage',
   GetTask: 'GetTask',
   CancelTask: 'CancelTask',
+  SubscribeToTask: 'SubscribeToTask',
 };
 /** An A2A method the bridge serves. */
 export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
@@ -136,12 +136,10 @@ export class A2aBridge {
    */
   constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string) {
     this.#client = client;
-    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
-    if (typeof requestTopic !== 'string' || requestTopic.length === 0) throw new InvalidError('request topic must be a non-empty string');
-    if (typeof replyTopic !== 'string' || replyTopic.length === 0) throw new InvalidError('reply topic must be a non-empty string');
-    this.#requestTopic = requestTopic;
-    this.#replyTopic = replyTopic;
-    this.#hops = enterBridge(this.#id.value);
+    this.#id = bridgeAgentId(id);
+    this.#requestTopic = nonEmptyName(requestTopic, 'request topic');
+    this.#replyTopic = nonEmptyName(replyTopic, 'reply topic');
+    this.#hops = bridgeHopsAfter(this.#id);
   }
 
   /**
@@ -214,10 +212,7 @@ export class A2aBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
-    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
-      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
-    }
-    this.#hops = enterBridge(this.#id.value, previous);
+    this.#hops = bridgeHopsAfter(this.#id, previous);
     return this;
   }
 
@@ -256,8 +251,7 @@ export class A2aBridge {
   async submitIn(parent: ConversationId, root: ConversationId, params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
     const body = jsonBody(params, 'SendMessage params');
     const task = ConversationId.new();
-    const start = sessionStartEnvelope(task, this.#id, defaultSessionStart(this.#id, { parent, root }), TaskState.Submitted);
-    await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: options.signal });
+    await startChildSession(this.#client, task, this.#id, { parent, root }, options.signal);
     await this.#command(task, body, options).withParent(parent, root).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
   }
@@ -294,6 +288,43 @@ export class A2aBridge {
   }
 
   /**
+   * Follows a task that was submitted earlier (A2A SubscribeToTask, what a client uses to
+   * reconnect to a stream it lost): the wait for its reply is registered first, then the log is
+   * read, so a reply cannot slip between the two. `task` is the task as GetTask reads it now;
+   * when that is already terminal, `final` is the same task and nothing is awaited.
+   * @throws InvalidError for an id that is not a ULID; HandlerConfigError, NoStreamError as for {@link A2aBridge.task}.
+   */
+  async follow(id: string | ConversationId, options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<WatchedTask> {
+    const taskId = taskIdOf(id);
+    const text = taskId.toString();
+    const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
+      correlation: CorrelationId.fromBytes(taskId.toBytes()),
+      conversation: taskId,
+      requester: this.#id,
+      expectFrom: this.#replies.policyFor(undefined, this.#client.verifier !== undefined),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      timeoutMessage: 'the A2A task reply',
+    });
+    let now: A2aTask;
+    try {
+      now = (await this.#findTask(taskId, options.signal)) ?? pendingTask(text, TaskState.Working);
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    if (isTerminalA2aState(now.state)) {
+      pending.cancel();
+      return { task: now, final: Promise.resolve(now), cancel: () => undefined };
+    }
+    const final = pending.reply.then((message) => {
+      if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
+      return taskFromEnvelope(text, message.envelope);
+    });
+    return { task: now, final, cancel: () => pending.cancel() };
+  }
+
+  /**
    * The task as the reply topic tells it, read from the start of the partitions the client's stream
    * layout puts the task's replies on (the task's partition, plus the bridge's declared topic or
    * partition; at most {@link TASK_SCAN_LIMITS} per partition): the first terminal response or error whose correlation is the task
@@ -313,8 +344,10 @@ export class A2aBridge {
 
   /**
    * Publishes the cancel terminal (an AGDX error, code Cancelled, task state Canceled) on the
-   * reply topic and returns Canceled. It does not check that the task exists; a task that
-   * already completed stays completed for GetTask, which returns the first terminal it finds.
+   * reply topic, then answers the task as GetTask now reads it: Canceled, unless another terminal
+   * reached the log first (the first terminal wins), in which case that one (Completed, say) is
+   * the answer, so CancelTask, GetTask and AG-UI tell one story. It does not check that the task
+   * exists.
    */
   async cancel(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -326,13 +359,18 @@ export class A2aBridge {
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
     const receipt = await builder.sendReceipt({ signal: options.signal });
     if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
-    return pendingTask(taskId.toString(), TaskState.Canceled);
+    const settled = await this.#findTask(taskId, options.signal);
+    // Our cancel is on the log, so a scan that finds no terminal (it is beyond the scan limits,
+    // or a verifier refused every reply) still leaves the task canceled.
+    const earlier = settled !== undefined && isTerminalA2aState(settled.state) && !(settled.state.kind === 'known' && settled.state.name === 'Canceled');
+    return earlier ? settled : pendingTask(taskId.toString(), TaskState.Canceled);
   }
 
   /**
    * Serves one JSON-RPC request without HTTP: SendMessage, SendStreamingMessage (answered with the
-   * submitted task; the HTTP handler streams it), GetTask and CancelTask. Every failure is a
-   * response with code -32000 and a fixed public message; it never throws.
+   * submitted task; the HTTP handler streams it), GetTask and CancelTask. Params are checked with
+   * a zod schema per method. Every failure is a response with code -32000 and a fixed public
+   * message; a refused field is named in the error's `data` (`{field, reason}`). It never throws.
    */
   async handleRpc(request: unknown): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
@@ -347,23 +385,21 @@ export class A2aBridge {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
         case A2aMethod.SendStreamingMessage:
+          readSendMessageParams(parsed.params, parsed.method);
           return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
         case A2aMethod.GetTask:
-          return rpcResult(parsed.id, taskToJson(await this.task(this.#idParam(parsed.params))));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
+        case A2aMethod.SubscribeToTask:
+          // Without HTTP there is no stream to keep open: the task as it stands (the HTTP handler streams it).
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
         case A2aMethod.CancelTask:
-          return rpcResult(parsed.id, taskToJson(await this.cancel(this.#idParam(parsed.params))));
+          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id)));
         default:
           return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
       }
     } catch (error) {
-      return rpcError(parsed.id, publicErrorMessage(error));
+      return rpcErrorFor(parsed.id, error);
     }
-  }
-
-  #idParam(params: Record<string, unknown>): string {
-    const id = params['id'];
-    if (typeof id !== 'string') throw new InvalidError('params.id must be a string', { context: { field: 'id' } });
-    return id;
   }
 
   #command(task: ConversationId, body: Uint8Array, options: SubmitOptions): AgdxSendBuilder {

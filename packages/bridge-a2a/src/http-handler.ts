@@ -1,6 +1,6 @@
 import type { SignedCard } from '@agdx/sign';
-import { AgdxError } from '@agdx/wire';
-import { A2aMethod, type A2aBridge } from './a2a-bridge.js';
+import { AgdxError, InvalidError } from '@agdx/wire';
+import { A2aMethod, type A2aBridge, type WatchedTask } from './a2a-bridge.js';
 import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
   authenticateRequest,
@@ -11,11 +11,21 @@ import {
   rpcErrorResponse,
   type EdgeAuthorization,
 } from '@agdx/bridge-kit';
-import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
-import { taskStateToJson, taskToJson, type A2aTask } from './task.js';
+import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
+import { answersImmediately, readSendMessageParams, readTaskIdParams } from './params.js';
+import { isTerminalA2aState, taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
 /** Default wait for the terminal reply of a streamed task (30 s). */
 export const DEFAULT_STREAM_TIMEOUT_MS: number = 30_000;
+
+/** Default bound of a blocking SendMessage (30 s): how long it waits for the task to settle. */
+export const DEFAULT_SEND_MESSAGE_WAIT_MS: number = 30_000;
+
+/** What the card option serves: a card (signed or not), or a function giving one per request. */
+export type A2aCardSource =
+  | A2aAgentCard
+  | SignedCard<A2aAgentCard>
+  | (() => A2aAgentCard | SignedCard<A2aAgentCard> | Promise<A2aAgentCard | SignedCard<A2aAgentCard>>);
 
 /** Options of {@link createA2aHttpHandler}. */
 export interface A2aHttpHandlerOptions {
@@ -24,8 +34,11 @@ export interface A2aHttpHandlerOptions {
    * derived from the request: the card's URL without `.well-known/agent-card.json`.
    */
   readonly publicUrl?: string | undefined;
-  /** Serves this card (for example a signed one) instead of `bridge.card()`. Its interface URL is served as given. */
-  readonly card?: (() => A2aAgentCard | SignedCard<A2aAgentCard> | Promise<A2aAgentCard | SignedCard<A2aAgentCard>>) | undefined;
+  /**
+   * Serves this card (for example a signed one) instead of `bridge.card()`: the card itself, or a
+   * function called per request (to rotate a signature). Its interface URL is served as given.
+   */
+  readonly card?: A2aCardSource | undefined;
   /** Optional edge authorization of JSON-RPC calls (the card stays public). */
   readonly authorize?: EdgeAuthorization | undefined;
   /** Largest accepted body in bytes (default 1 MiB). */
@@ -33,10 +46,13 @@ export interface A2aHttpHandlerOptions {
   /** How long a streamed task waits for its reply (default 30 s); then the stream ends with an error event. */
   readonly streamTimeoutMs?: number | undefined;
   /**
-   * Off by default: SendMessage answers the submitted task at once, as seed 002 documents. When
-   * set, SendMessage waits up to this many milliseconds for the task's reply and answers the
-   * task as the reply leaves it (A2A v1.0's default, blocking behaviour), unless the client sets
-   * `configuration.returnImmediately`. A task with no reply in time is answered as submitted.
+   * The bound of a blocking SendMessage, in milliseconds (default
+   * {@link DEFAULT_SEND_MESSAGE_WAIT_MS}). A2A clients block by default: SendMessage then waits
+   * for the task's first reply (a terminal state, or an interrupted one such as InputRequired)
+   * and answers the task as that reply leaves it. With no reply in time it answers the task's
+   * current state as GetTask reads it (Working). A client that sets
+   * `configuration.returnImmediately: true` (A2A v1.0) or `configuration.blocking: false` (0.3)
+   * gets the submitted task at once, and so does every client when this is 0 (seed 002's answer).
    */
   readonly sendMessageWaitMs?: number | undefined;
 }
@@ -64,33 +80,67 @@ function artifactUpdates(task: A2aTask): unknown[] {
   return taskToJson(task).artifacts?.map((artifact) => ({ artifactUpdate: { taskId: task.id, contextId: task.id, artifact, lastChunk: true } })) ?? [];
 }
 
-function returnsImmediately(params: Record<string, unknown>): boolean {
-  const configuration = params['configuration'];
-  return typeof configuration === 'object' && configuration !== null && (configuration as Record<string, unknown>)['returnImmediately'] === true;
+/** A client that asked for an immediate answer; malformed params fall through to handleRpc's refusal. */
+function blocksNot(params: Record<string, unknown>): boolean {
+  try {
+    return answersImmediately(readSendMessageParams(params, A2aMethod.SendMessage));
+  } catch {
+    return true;
+  }
+}
+
+function checkWaitMs(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 2_147_483_647) {
+    throw new InvalidError('sendMessageWaitMs must be a non-negative integer of milliseconds', { context: { field: 'sendMessageWaitMs' } });
+  }
+  return ms;
 }
 
 async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<unknown> {
   let watched: Awaited<ReturnType<A2aBridge['watch']>>;
   try {
+    readSendMessageParams(params, A2aMethod.SendMessage);
     watched = await bridge.watch(params, { timeoutMs: waitMs, signal });
   } catch (error) {
-    return rpcError(id, publicErrorMessage(error));
+    return rpcErrorFor(id, error);
   }
   try {
     return rpcResult(id, { task: taskToJson(await watched.final) });
   } catch (error) {
-    if (AgdxError.is(error, 'timeout')) return rpcResult(id, { task: taskToJson(watched.task) });
-    return rpcError(id, publicErrorMessage(error));
+    if (!AgdxError.is(error, 'timeout')) return rpcErrorFor(id, error);
+  }
+  // The bound passed: the task's current state, as GetTask reads it (a reply may have landed
+  // just now), so the answer and a GetTask right after agree.
+  try {
+    return rpcResult(id, { task: taskToJson(await bridge.task(watched.task.id, { signal })) });
+  } catch {
+    return rpcResult(id, { task: taskToJson(watched.task) });
   }
 }
 
 async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
   let watched: Awaited<ReturnType<A2aBridge['watch']>>;
   try {
+    readSendMessageParams(params, A2aMethod.SendStreamingMessage);
     watched = await bridge.watch(params, { timeoutMs, signal });
   } catch (error) {
-    return jsonResponse(200, rpcError(id, publicErrorMessage(error)));
+    return jsonResponse(200, rpcErrorFor(id, error));
   }
+  return taskStream(id, watched);
+}
+
+async function resubscribe(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
+  let watched: Awaited<ReturnType<A2aBridge['follow']>>;
+  try {
+    watched = await bridge.follow(readTaskIdParams(params, A2aMethod.SubscribeToTask).id, { timeoutMs, signal });
+  } catch (error) {
+    return jsonResponse(200, rpcErrorFor(id, error));
+  }
+  return taskStream(id, watched);
+}
+
+/** The SSE answer of a followed task: the task now, then its artifacts and final status. */
+function taskStream(id: JsonRpcId, watched: WatchedTask): Response {
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -99,6 +149,11 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
         if (!cancelled) controller.enqueue(frame);
       };
       send(sseFrame(id, { result: { task: taskToJson(watched.task) } }));
+      // A resubscription to a task that has already ended: the task itself says everything.
+      if (isTerminalA2aState(watched.task.state)) {
+        if (!cancelled) controller.close();
+        return;
+      }
       try {
         const final = await watched.final;
         for (const update of artifactUpdates(final)) send(sseFrame(id, { result: update }));
@@ -126,13 +181,15 @@ async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<strin
 export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerOptions = {}): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  const sendMessageWaitMs = checkWaitMs(options.sendMessageWaitMs ?? DEFAULT_SEND_MESSAGE_WAIT_MS);
+  const cardSource = options.card;
   return async (request) => {
     try {
       const url = new URL(request.url);
       const method = request.method.toUpperCase();
       if (url.pathname.endsWith(`/${AGENT_CARD_PATH}`)) {
         if (method !== 'GET' && method !== 'HEAD') return jsonResponse(405, { error: 'method not allowed' }, { allow: 'GET' });
-        if (options.card !== undefined) return jsonResponse(200, await options.card());
+        if (cardSource !== undefined) return jsonResponse(200, typeof cardSource === 'function' ? await cardSource() : cardSource);
         const card = bridge.card();
         const publicUrl = options.publicUrl ?? baseUrlOf(url);
         return jsonResponse(200, { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: publicUrl })) });
@@ -147,11 +204,14 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       if (parsed === undefined) return rpcErrorResponse(400, requestIdOf(body.value), PublicErrorMessage.InvalidRequest);
       const denied = await authorizeRequest(options.authorize, request, parsed.method, parsed.id);
       if (denied !== undefined) return denied;
-      if (parsed.method === A2aMethod.SendMessage && options.sendMessageWaitMs !== undefined && !returnsImmediately(parsed.params)) {
-        return jsonResponse(200, await sendAndWait(bridge, parsed.id, parsed.params, options.sendMessageWaitMs, request.signal));
+      if (parsed.method === A2aMethod.SendMessage && sendMessageWaitMs > 0 && !blocksNot(parsed.params)) {
+        return jsonResponse(200, await sendAndWait(bridge, parsed.id, parsed.params, sendMessageWaitMs, request.signal));
       }
       if (parsed.method === A2aMethod.SendStreamingMessage && acceptsEventStream(request)) {
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
+      }
+      if (parsed.method === A2aMethod.SubscribeToTask && acceptsEventStream(request)) {
+        return await resubscribe(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
       const answer = await bridge.handleRpc(body.value);
       return jsonResponse(200, answer);

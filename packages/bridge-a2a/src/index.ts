@@ -22,8 +22,10 @@ export { PublicErrorMessage, publicErrorMessage } from '@agdx/bridge-kit';
 /** The JSON-RPC error code of every failed bridge call (application error, -32000). */
 export const A2A_APP_ERROR_CODE: -32000 = BRIDGE_APP_ERROR_CODE;
 export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from '@agdx/bridge-kit';
-export { createA2aHttpHandler, DEFAULT_STREAM_TIMEOUT_MS } from './http-handler.js';
-export type { A2aHttpHandlerOptions } from './http-handler.js';
+export { createA2aHttpHandler, DEFAULT_SEND_MESSAGE_WAIT_MS, DEFAULT_STREAM_TIMEOUT_MS } from './http-handler.js';
+export type { A2aCardSource, A2aHttpHandlerOptions } from './http-handler.js';
+export { answersImmediately, readSendMessageParams, readTaskIdParams } from './params.js';
+export type { SendConfiguration, SendMessageParams } from './params.js';
 export { DEFAULT_MAX_BODY_BYTES } from '@agdx/bridge-kit';
 export type { EdgeAuthorization } from '@agdx/bridge-kit';
 export { verifyCard, verifyCardSync, signedCard, canonicalCardJson, cardSigningInput, CARD_PROTECTED_HEADER } from '@agdx/sign';

@@ -109,7 +109,56 @@ describe('SendStreamingMessage', () => {
   });
 });
 
-describe('SendMessage that waits (sendMessageWaitMs)', () => {
+describe('SendMessage that blocks (the A2A default, bounded by sendMessageWaitMs)', () => {
+  it('waits by default, answers at once for blocking: false, and every client sees one status', async () => {
+    const { bridge } = await echoSetup();
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    // No option and no configuration: the official client's blocking default gets the settled task.
+    const done = (await client.sendMessage({ message: { messageId: 'b1', role: 1, parts: [{ content: { $case: 'text', value: 'block' } }] } } as never)) as {
+      id: string;
+      status?: { state: number };
+      artifacts: unknown[];
+    };
+    expect(done.status?.state).toBe(3);
+    expect(done.artifacts.length).toBe(1);
+    const post = async (body: unknown): Promise<Record<string, unknown>> =>
+      (await (await fetch(`${server.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+    // A2A 0.3 spelling of an immediate answer.
+    const quick = await post({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { parts: [{ kind: 'text', text: 'q' }] }, configuration: { blocking: false } } });
+    expect((quick['result'] as { task: { status: { state: string } } }).task.status.state).toBe('TASK_STATE_SUBMITTED');
+    // Cancel after completion: the first terminal wins, in CancelTask's own answer too.
+    const canceled = await client.cancelTask({ id: done.id } as never);
+    expect(canceled.status?.state).toBe(3);
+    expect((await client.getTask({ id: done.id } as never)).status?.state).toBe(3);
+  });
+
+  it('names the refused field of malformed params in the error data', async () => {
+    const { bridge } = await echoSetup();
+    const handler = createA2aHttpHandler(bridge);
+    const answer = async (params: unknown): Promise<Record<string, unknown>> =>
+      (await (
+        await handler(new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params }) }))
+      ).json()) as Record<string, unknown>;
+    expect(await answer({ message: { parts: 'hello' } })).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32000, message: 'invalid request', data: { field: 'message.parts', reason: expect.any(String) } },
+    });
+    expect(((await answer({ message: { parts: [] }, configuration: { blocking: 'no' } }))['error'] as { data: unknown }).data).toMatchObject({ field: 'configuration.blocking' });
+  });
+
+  it('serves a card given as a value (not only as a function)', async () => {
+    const { bridge } = await echoSetup();
+    const signed = await bridge.signedCard(SigningKey.generate());
+    const handler = createA2aHttpHandler(bridge, { card: signed });
+    const response = await handler(new Request('http://h/.well-known/agent-card.json'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(JSON.parse(JSON.stringify(signed)));
+    expect(() => createA2aHttpHandler(bridge, { sendMessageWaitMs: -1 })).toThrow('sendMessageWaitMs');
+  });
+
   it('answers the completed task to the official client, and the submitted one when asked to return at once', async () => {
     const { bridge } = await echoSetup();
     const server = await serve(createA2aHttpHandler(bridge, { sendMessageWaitMs: 5_000 }));
@@ -128,14 +177,14 @@ describe('SendMessage that waits (sendMessageWaitMs)', () => {
     expect(quick.status?.state).toBe(1);
   });
 
-  it('answers the submitted task when no reply comes in time', async () => {
+  it('answers the current state (as GetTask reads it) when no reply comes in time', async () => {
     const { laser } = await memoryClient();
     const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
     const handler = createA2aHttpHandler(bridge, { sendMessageWaitMs: 30 });
     const response = await handler(
       new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: { message: { parts: [] } } }) }),
     );
-    expect(((await response.json()) as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(((await response.json()) as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_WORKING');
   });
 });
 
@@ -359,7 +408,8 @@ describe('hostile input', () => {
     for (let batch = 0; batch < 50; batch++) await Promise.all(Array.from({ length: 20 }, one));
     const ok = await post(`${server.url}/`, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'SendMessage', params: { message: { parts: [] } } }));
     expect(ok.status).toBe(200);
-    expect((ok.json as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    // Still serving: a blocking SendMessage gets the worker's answer.
+    expect((ok.json as { result: { task: { status: { state: string } } } }).result.task.status.state).toBe('TASK_STATE_COMPLETED');
   }, 120_000);
 
   it('refuses bad arguments with InvalidError, never an untyped throw', async () => {
@@ -416,5 +466,44 @@ describe('hostile input', () => {
     expect(get.status).toBe(405);
     const described = await log.describeTopic({ stream: STREAM, topic: AgentTopic.Commands });
     expect(described.partitions.every((p) => p.nextOffset === 0n)).toBe(true);
+  });
+});
+
+describe('SubscribeToTask (the official client’s resubscribeTask)', () => {
+  it('follows a task in flight to its final status, and answers an ended task with the task alone', async () => {
+    const { laser } = await memoryClient();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const agent = await worker(laser, AgentTopic.Commands, AgentTopic.Responses, async (_message, ctx) => {
+      await gate;
+      await ctx.respond(text.encode('late answer'));
+    });
+    cleanups.push(() => agent.shutdown());
+    cleanups.push(async () => release());
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const client = await new ClientFactory().createFromUrl(`${server.url}/`);
+    // The client wraps each stream event as {payload: {$case, value}}.
+    const valueOf = (event: unknown): unknown => (event as { payload: { value: unknown } }).payload.value;
+    const submitted = (await client.sendMessage({
+      message: { messageId: 'r1', role: 1, parts: [{ content: { $case: 'text', value: 'take your time' } }] },
+      configuration: { returnImmediately: true, acceptedOutputModes: [] },
+    } as never)) as { id: string };
+    const events: unknown[] = [];
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ id: submitted.id } as never)) events.push(event);
+    })();
+    await eventually(async () => (events.length > 0 ? true : undefined), 5_000, 'the first frame');
+    expect(valueOf(events[0])).toMatchObject({ id: submitted.id, status: { state: 2 } });
+    release();
+    await following;
+    expect(JSON.stringify(events)).toContain('late answer');
+    expect(valueOf(events.at(-1))).toMatchObject({ taskId: submitted.id, status: { state: 3 } });
+
+    const again: unknown[] = [];
+    for await (const event of client.resubscribeTask({ id: submitted.id } as never)) again.push(event);
+    expect(again).toHaveLength(1);
+    expect(valueOf(again[0])).toMatchObject({ id: submitted.id, status: { state: 3 } });
   });
 });

@@ -16,7 +16,8 @@ describe('the official A2A JS SDK client against the bridge over node:http', () 
     const agent = await echoWorker(laser, AgentTopic.Commands, AgentTopic.Responses);
     cleanups.push(() => agent.shutdown());
     const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
-    const server = await serve(createA2aHttpHandler(bridge));
+    // sendMessageWaitMs 0: seed 002's immediate answer, so the client polls GetTask.
+    const server = await serve(createA2aHttpHandler(bridge, { sendMessageWaitMs: 0 }));
     cleanups.push(() => server.close());
 
     const client = await new ClientFactory().createFromUrl(`${server.url}/`);
@@ -36,8 +37,8 @@ describe('the official A2A JS SDK client against the bridge over node:http', () 
     expect(part).toEqual({ $case: 'text', value: expect.stringContaining('handled: {"message":') });
 
     const canceled = await client.cancelTask({ id: submitted.id } as never);
-    expect(canceled.status?.state).toBe(5);
-    // The first terminal wins: the completed task stays completed.
+    // The first terminal wins: the completed task stays completed, in CancelTask's answer and GetTask's.
+    expect(canceled.status?.state).toBe(3);
     const after = await client.getTask({ id: submitted.id } as never);
     expect(after.status?.state).toBe(3);
   });

@@ -10,14 +10,19 @@ export {
   BRIDGE_APP_ERROR_CODE,
   isJsonObject,
   parseRpcRequest,
+  publicErrorData,
   PublicErrorMessage,
   publicErrorMessage,
   requestIdOf,
   rpcError,
+  rpcErrorFor,
   rpcResult,
   safeRequestId,
 } from './json-rpc.js';
-export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest } from './json-rpc.js';
+export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest, PublicErrorData } from './json-rpc.js';
 export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';
+export { parseWith } from './params.js';
+export { bridgeAgentId, bridgeHopsAfter, nonEmptyName, startChildSession } from './bridge-identity.js';
+export type { ChildAncestry } from './bridge-identity.js';

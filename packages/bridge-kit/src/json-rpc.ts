@@ -9,6 +9,16 @@ export interface JsonRpcErrorObject {
   readonly code: number;
   /** One of the fixed public messages ({@link PublicErrorMessage}). */
   readonly message: string;
+  /** For a refused request, which field was wrong: never internal detail (see {@link publicErrorData}). */
+  readonly data?: PublicErrorData | undefined;
+}
+
+/** The `data` of a refused request: the field that failed and a short reason. */
+export interface PublicErrorData {
+  /** The dotted path of the first field that failed (`arguments.limit`). */
+  readonly field: string;
+  /** Why, in the validator's words (`expected string, received number`). */
+  readonly reason?: string | undefined;
 }
 
 /** A JSON-RPC 2.0 response: exactly one of `result` and `error`. */
@@ -72,6 +82,19 @@ export function publicErrorMessage(error: unknown): PublicErrorMessage {
   }
 }
 
+/**
+ * The `data` a client may see for an error: only for a refused request (kind `invalid`) whose
+ * context names the field, since a field name and a validator's reason describe the client's own
+ * input and nothing of the server. Everything else gets no data.
+ */
+export function publicErrorData(error: unknown): PublicErrorData | undefined {
+  if (!AgdxError.is(error, 'invalid')) return undefined;
+  const field = error.context?.['field'];
+  if (typeof field !== 'string' || field.length === 0) return undefined;
+  const reason = error.context?.['reason'];
+  return { field, ...(typeof reason === 'string' && reason.length > 0 ? { reason: reason.slice(0, 200) } : {}) };
+}
+
 /** A plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -98,9 +121,14 @@ export function rpcResult(id: JsonRpcId, result: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, result };
 }
 
-/** A failure response with the fixed public message. */
-export function rpcError(id: JsonRpcId, message: PublicErrorMessage): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error: { code: BRIDGE_APP_ERROR_CODE, message } };
+/** A failure response with the fixed public message (and, for a refused field, its {@link PublicErrorData}). */
+export function rpcError(id: JsonRpcId, message: PublicErrorMessage, data?: PublicErrorData): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: { code: BRIDGE_APP_ERROR_CODE, message, ...(data !== undefined ? { data } : {}) } };
+}
+
+/** The failure response for a thrown error: {@link publicErrorMessage} and {@link publicErrorData}. */
+export function rpcErrorFor(id: JsonRpcId, error: unknown): JsonRpcResponse {
+  return rpcError(id, publicErrorMessage(error), publicErrorData(error));
 }
 
 /** A request that passed the envelope checks: a "2.0" object with a string method and object params. */

@@ -1,10 +1,8 @@
 import {
-  defaultSessionStart,
   LIFECYCLE_CONTENT_TYPE,
   PublishFailedError,
   SDK_VERSION,
   sessionEndEnvelope,
-  sessionStartEnvelope,
   SESSIONS_TOPIC,
   FrontedReplies,
   type AgdxClient,
@@ -18,11 +16,13 @@ import {
   ContentType,
   ConversationId,
   CorrelationId,
-  enterBridge,
   InvalidError,
   TaskState,
 } from '@agdx/wire';
-import { jsonBody } from '@agdx/bridge-kit';
+import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSession } from '@agdx/bridge-kit';
+import { compileSchema, type SchemaCheck } from './json-schema.js';
+import { checkListParams, readCallToolParams, readGetPromptParams, readInitializeParams, readResourceReadParams } from './params.js';
+import { renderPrompt } from './prompt-render.js';
 import {
   MEMORY_TOOLS,
   promptToJson,
@@ -34,8 +34,8 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
-import { toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { checkedStructuredContent, toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 import { runMemoryTool, type MemoryToolStore } from './memory-tools.js';
 
 /** The protocol version the bridge answers when the client asks for none (or for one it does not speak). */
@@ -45,12 +45,13 @@ export const MCP_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25',
 /** Default tool call wait: 30 s. */
 export const DEFAULT_TOOL_TIMEOUT_MS: number = 30_000;
 
-/** The seven methods the bridge serves; anything else gets an error response. */
+/** The methods the bridge serves (seed 002's seven, and the empty template list MCP clients ask for); anything else gets an error response. */
 export const McpMethod: {
   readonly Initialize: 'initialize';
   readonly ToolsList: 'tools/list';
   readonly ToolsCall: 'tools/call';
   readonly ResourcesList: 'resources/list';
+  readonly ResourceTemplatesList: 'resources/templates/list';
   readonly ResourcesRead: 'resources/read';
   readonly PromptsList: 'prompts/list';
   readonly PromptsGet: 'prompts/get';
@@ -59,11 +60,12 @@ export const McpMethod: {
   ToolsList: 'tools/list',
   ToolsCall: 'tools/call',
   ResourcesList: 'resources/list',
+  ResourceTemplatesList: 'resources/templates/list',
   ResourcesRead: 'resources/read',
   PromptsList: 'prompts/list',
   PromptsGet: 'prompts/get',
 };
-/** One of the seven methods. */
+/** One of the served methods. */
 export type McpMethod = (typeof McpMethod)[keyof typeof McpMethod];
 
 /** The initialize result. */
@@ -92,18 +94,21 @@ export interface ToolOptions {
   readonly outputSchema?: Record<string, unknown> | undefined;
 }
 
-interface CallPlan {
+interface ToolEntry {
   readonly tool: McpTool;
+  readonly input: SchemaCheck;
+  readonly output: SchemaCheck | undefined;
+}
+
+interface CallPlan {
+  readonly tool: ToolEntry;
   readonly body: Uint8Array;
   readonly target: AgentIdLike | undefined;
   readonly signal: AbortSignal | undefined;
   readonly ancestry?: { readonly parent: ConversationId; readonly root: ConversationId } | undefined;
 }
 
-function nonEmpty(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
-  return value;
-}
+const utf8 = new TextDecoder('utf-8');
 
 function childEndError(error: unknown): { code: number; message: string } {
   if (AgdxError.is(error, 'timeout')) return { code: AgentErrorCode.DeadlineExceeded, message: 'tool call timed out' };
@@ -121,7 +126,7 @@ export class McpBridge {
   readonly #requestTopic: string;
   readonly #replyTopic: string;
   readonly #serverName: string;
-  readonly #tools: McpTool[] = [];
+  readonly #tools: ToolEntry[] = [];
   readonly #resources: McpResource[] = [];
   readonly #prompts: { prompt: McpPrompt; messages: readonly (readonly [McpRole, string])[] }[] = [];
   #timeoutMs: number = DEFAULT_TOOL_TIMEOUT_MS;
@@ -137,11 +142,11 @@ export class McpBridge {
    */
   constructor(client: AgdxClient, id: AgentIdLike, requestTopic: string, replyTopic: string, serverName: string) {
     this.#client = client;
-    this.#id = typeof id === 'string' ? AgentId.new(id) : id;
-    this.#requestTopic = nonEmpty(requestTopic, 'request topic');
-    this.#replyTopic = nonEmpty(replyTopic, 'reply topic');
-    this.#serverName = nonEmpty(serverName, 'server name');
-    this.#hops = enterBridge(this.#id.value);
+    this.#id = bridgeAgentId(id);
+    this.#requestTopic = nonEmptyName(requestTopic, 'request topic');
+    this.#replyTopic = nonEmptyName(replyTopic, 'reply topic');
+    this.#serverName = nonEmptyName(serverName, 'server name');
+    this.#hops = bridgeHopsAfter(this.#id);
   }
 
   /**
@@ -170,11 +175,12 @@ export class McpBridge {
 
   /**
    * Adds a tool. The input schema must be a JSON object (MCP also requires `type: "object"`
-   * when a type is given).
-   * @throws InvalidError for a missing or non-object schema, a bad name or a duplicate.
+   * when a type is given). Every call's arguments are checked against it before anything is
+   * published, and a structured result against the output schema before it is returned.
+   * @throws InvalidError for a missing, non-object or uncompilable schema, a bad name or a duplicate.
    */
   withTool(name: string, description: string | undefined, inputSchema: unknown, options: ToolOptions = {}): this {
-    nonEmpty(name, 'tool name');
+    nonEmptyName(name, 'tool name');
     if (!isJsonObject(inputSchema)) throw new InvalidError('MCP tool input schema must be a JSON object', { context: { field: 'inputSchema' } });
     if (inputSchema['type'] !== undefined && inputSchema['type'] !== 'object') {
       throw new InvalidError('MCP tool input schema must describe an object', { context: { field: 'inputSchema' } });
@@ -183,7 +189,13 @@ export class McpBridge {
       throw new InvalidError('MCP tool output schema must be a JSON object', { context: { field: 'outputSchema' } });
     }
     if (description !== undefined && typeof description !== 'string') throw new InvalidError('tool description must be a string', { context: { field: 'description' } });
-    this.#addTool({ name, title: options.title, description, inputSchema: structuredClone(inputSchema), outputSchema: options.outputSchema });
+    this.#addTool({
+      name,
+      title: options.title,
+      description,
+      inputSchema: structuredClone(inputSchema),
+      outputSchema: options.outputSchema !== undefined ? structuredClone(options.outputSchema) : undefined,
+    });
     return this;
   }
 
@@ -207,7 +219,7 @@ export class McpBridge {
    * @throws InvalidError for a bad or duplicate URI.
    */
   withResource(uri: string, name: string, mimeType: string | undefined, text: string): this {
-    nonEmpty(uri, 'resource uri');
+    nonEmptyName(uri, 'resource uri');
     if (typeof name !== 'string' || typeof text !== 'string' || (mimeType !== undefined && typeof mimeType !== 'string')) {
       throw new InvalidError('resource name, media type and text must be strings', { context: { field: 'resource' } });
     }
@@ -222,7 +234,7 @@ export class McpBridge {
    */
   withPrompt(prompt: McpPrompt, messages: readonly (readonly [McpRole, string])[] = []): this {
     if (!isJsonObject(prompt)) throw new InvalidError('a prompt must be an object', { context: { field: 'prompt' } });
-    nonEmpty(prompt.name, 'prompt name');
+    nonEmptyName(prompt.name, 'prompt name');
     if (!Array.isArray(messages)) throw new InvalidError('prompt messages must be an array of [role, text] pairs', { context: { field: 'messages' } });
     for (const message of messages) {
       const [role, text] = Array.isArray(message) ? (message as readonly unknown[]) : [];
@@ -287,10 +299,7 @@ export class McpBridge {
    * @throws InvalidError when the path already holds this bridge (a loop); nothing is published.
    */
   withBridgeHops(previous: readonly string[]): this {
-    if (!Array.isArray(previous) || !previous.every((hop) => typeof hop === 'string' && hop.length > 0)) {
-      throw new InvalidError('bridge hops must be a list of bridge ids', { context: { field: 'bridge_hops' } });
-    }
-    this.#hops = enterBridge(this.#id.value, previous);
+    this.#hops = bridgeHopsAfter(this.#id, previous);
     return this;
   }
 
@@ -300,8 +309,7 @@ export class McpBridge {
    * @throws InvalidError for a non-string protocol version.
    */
   initialize(params: { readonly protocolVersion?: unknown } = {}): McpInitializeResult {
-    const requested = params.protocolVersion;
-    if (requested !== undefined && typeof requested !== 'string') throw new InvalidError('protocolVersion must be a string', { context: { field: 'protocolVersion' } });
+    const requested = readInitializeParams(params).protocolVersion;
     const protocolVersion = requested !== undefined && MCP_SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : MCP_DEFAULT_PROTOCOL_VERSION;
     return {
       protocolVersion,
@@ -316,7 +324,7 @@ export class McpBridge {
 
   /** The configured tools, in the order they were added. */
   listTools(): readonly McpTool[] {
-    return [...this.#tools];
+    return this.#tools.map((entry) => entry.tool);
   }
 
   /** The configured resources (without their text). */
@@ -340,29 +348,36 @@ export class McpBridge {
   }
 
   /**
-   * A configured prompt's messages.
-   * @throws InvalidError for an unknown name.
+   * A configured prompt's messages. With `args`, each `{name}` of a declared argument in a
+   * message is replaced by its value (an optional argument left out becomes empty text), in one
+   * pass, so a value is never itself expanded. Without `args` the messages come back as
+   * configured (seed 002's answer, a template a client can show).
+   * @throws InvalidError for an unknown name, a missing required argument or a non-string value.
    */
-  getPrompt(name: string): McpPromptResult {
+  getPrompt(name: string, args?: Readonly<Record<string, string>>): McpPromptResult {
     const entry = this.#prompts.find((p) => p.prompt.name === name);
     if (entry === undefined) throw new InvalidError('unknown MCP prompt', { context: { field: 'name' } });
+    const render = args === undefined ? (text: string) => text : renderPrompt(entry.prompt, args);
     return {
       ...(entry.prompt.description !== undefined ? { description: entry.prompt.description } : {}),
-      messages: entry.messages.map(([role, text]) => ({ role, content: { type: 'text' as const, text } })),
+      messages: entry.messages.map(([role, text]) => ({ role, content: { type: 'text' as const, text: render(text) } })),
     };
   }
 
   /**
    * Calls a tool: publishes a command carrying the arguments (a Uint8Array or JSON string rides
-   * as it is, another value is encoded as JSON) and waits for the correlated reply. An AGDX error
-   * reply is a result with `isError: true`.
-   * @throws InvalidError for an unknown tool or non-JSON arguments; TimeoutError; CancelledError; publish failures.
+   * as it is, another value is encoded as JSON) and waits for the correlated reply. The arguments
+   * must match the tool's input schema; nothing is published otherwise. An AGDX error reply is a
+   * result with `isError: true`, and so is a structured result that does not match the output schema.
+   * @throws InvalidError for an unknown tool, non-JSON arguments or arguments the schema refuses
+   * (`context.field` names the member); TimeoutError; CancelledError; publish failures.
    */
   async callTool(name: string, args: unknown, options: CallToolOptions = {}): Promise<McpToolResult> {
     const tool = this.#tool(name);
-    const local = this.#memoryTool(tool, args, options.signal);
+    const body = this.#checkedArguments(tool, args);
+    const local = this.#memoryTool(tool.tool, args, options.signal);
     if (local !== undefined) return local;
-    return this.#call({ tool, body: jsonBody(args, 'tool arguments'), target: options.target, signal: options.signal });
+    return this.#call({ tool, body, target: options.target, signal: options.signal });
   }
 
   /** {@link callTool} addressed to one agent. */
@@ -377,13 +392,14 @@ export class McpBridge {
    */
   async callToolIn(parent: ConversationId, root: ConversationId, name: string, args: unknown, options: CallToolOptions = {}): Promise<McpToolResult> {
     const tool = this.#tool(name);
-    return this.#call({ tool, body: jsonBody(args, 'tool arguments'), target: options.target, signal: options.signal, ancestry: { parent, root } });
+    return this.#call({ tool, body: this.#checkedArguments(tool, args), target: options.target, signal: options.signal, ancestry: { parent, root } });
   }
 
   /**
-   * Serves one JSON-RPC request without HTTP: only the seven methods. Every failure (including
-   * notifications, `ping`, other methods and batch arrays) is a response with code -32000 and a
-   * fixed public message; it never throws.
+   * Serves one JSON-RPC request without HTTP: the {@link McpMethod}s only. Params are checked
+   * with a zod schema per method. Every failure (including notifications, `ping`, other methods
+   * and batch arrays) is a response with code -32000 and a fixed public message; a refused
+   * field is named in the error's `data` (`{field, reason}`). It never throws.
    */
   async handleRpc(request: unknown): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
@@ -400,34 +416,47 @@ export class McpBridge {
         case McpMethod.Initialize:
           return rpcResult(id, this.initialize(params));
         case McpMethod.ToolsList:
-          return rpcResult(id, { tools: this.#tools.map(toolToJson) });
+          checkListParams(params, McpMethod.ToolsList);
+          return rpcResult(id, { tools: this.#tools.map((entry) => toolToJson(entry.tool)) });
         case McpMethod.ToolsCall: {
-          const tool = this.#tool(params['name']);
-          const args = params['arguments'];
-          if (args !== undefined && !isJsonObject(args)) throw new InvalidError('tool arguments must be an object', { context: { field: 'arguments' } });
+          const call = readCallToolParams(params);
+          const tool = this.#tool(call.name);
+          // A call without arguments is checked as `{}`, so a required member is refused here
+          // rather than left for the worker to trip over.
+          tool.input.check(call.arguments ?? {}, 'arguments');
           // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
-          const result = (await this.#memoryTool(tool, args, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
+          const result = (await this.#memoryTool(tool.tool, call.arguments ?? {}, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:
+          checkListParams(params, McpMethod.ResourcesList);
           return rpcResult(id, { resources: this.listResources() });
+        case McpMethod.ResourceTemplatesList:
+          checkListParams(params, McpMethod.ResourceTemplatesList);
+          // The bridge serves fixed resources only; MCP clients (the Inspector) still ask.
+          return rpcResult(id, { resourceTemplates: [] });
         case McpMethod.ResourcesRead:
-          return rpcResult(id, this.readResource(nonEmpty(params['uri'], 'uri')));
+          return rpcResult(id, this.readResource(readResourceReadParams(params).uri));
         case McpMethod.PromptsList:
+          checkListParams(params, McpMethod.PromptsList);
           return rpcResult(id, { prompts: this.#prompts.map((p) => promptToJson(p.prompt)) });
-        case McpMethod.PromptsGet:
-          return rpcResult(id, this.getPrompt(nonEmpty(params['name'], 'name')));
+        case McpMethod.PromptsGet: {
+          const get = readGetPromptParams(params);
+          return rpcResult(id, this.getPrompt(get.name, get.arguments));
+        }
         default:
           return rpcError(id, PublicErrorMessage.UnsupportedOperation);
       }
     } catch (error) {
-      return rpcError(id, publicErrorMessage(error));
+      return rpcErrorFor(id, error);
     }
   }
 
   #addTool(tool: McpTool): void {
-    if (this.#tools.some((t) => t.name === tool.name)) throw new InvalidError(`tool ${tool.name} is already configured`, { context: { field: 'name' } });
-    this.#tools.push(tool);
+    if (this.#tools.some((t) => t.tool.name === tool.name)) throw new InvalidError(`tool ${tool.name} is already configured`, { context: { field: 'name' } });
+    const input = compileSchema(tool.inputSchema, 'inputSchema');
+    const output = tool.outputSchema !== undefined ? compileSchema(tool.outputSchema, 'outputSchema') : undefined;
+    this.#tools.push({ tool, input, output });
   }
 
   /** The memory tools run here when a store was given; undefined sends the call to a worker. */
@@ -436,10 +465,18 @@ export class McpBridge {
     return runMemoryTool(this.#memory, tool.name, args, signal);
   }
 
-  #tool(name: unknown): McpTool {
-    const tool = typeof name === 'string' ? this.#tools.find((t) => t.name === name) : undefined;
+  #tool(name: unknown): ToolEntry {
+    const tool = typeof name === 'string' ? this.#tools.find((t) => t.tool.name === name) : undefined;
     if (tool === undefined) throw new InvalidError('unknown MCP tool', { context: { field: 'name' } });
     return tool;
+  }
+
+  /** The JSON body of programmatic arguments, refused unless they match the input schema. */
+  #checkedArguments(tool: ToolEntry, args: unknown): Uint8Array {
+    const body = jsonBody(args, 'tool arguments');
+    // jsonBody proved the bytes are UTF-8 JSON; the schema judges the value they carry.
+    tool.input.check(JSON.parse(utf8.decode(body)), 'arguments');
+    return body;
   }
 
   async #call(plan: CallPlan): Promise<McpToolResult> {
@@ -449,13 +486,12 @@ export class McpBridge {
     // Checked before anything is published: a verifying bridge must know whom it trusts.
     const expectFrom = this.#replies.policyFor(target, this.#client.verifier !== undefined);
     if (ancestry !== undefined) {
-      const start = sessionStartEnvelope(conversation, this.#id, defaultSessionStart(this.#id, ancestry), TaskState.Submitted);
-      await this.#client.publish(SESSIONS_TOPIC, start, LIFECYCLE_CONTENT_TYPE, { signal: plan.signal });
+      await startChildSession(this.#client, conversation, this.#id, ancestry, plan.signal);
     }
     const builder = this.#client
       .agdx(this.#requestTopic, this.#id, conversation)
       .command(CorrelationId.fromBytes(conversation.toBytes()), plan.body)
-      .withTool(plan.tool.name)
+      .withTool(plan.tool.tool.name)
       .contentType(ContentType.json)
       .withBridgeHops(this.#hops);
     if (target !== undefined) builder.withTarget(target);
@@ -464,7 +500,7 @@ export class McpBridge {
     try {
       const reply = await this.#client.request(builder, { replyTopic: this.#replyTopic, timeoutMs: this.#timeoutMs, signal: plan.signal, expectFrom });
       if (reply.envelope === undefined) throw new InvalidError('the tool reply is not an AGDX envelope');
-      result = toolResultFromEnvelope(reply.envelope, plan.tool.outputSchema !== undefined);
+      result = checkedStructuredContent(toolResultFromEnvelope(reply.envelope, plan.tool.output !== undefined), plan.tool.output);
     } catch (error) {
       if (ancestry !== undefined) await this.#endChild(conversation, TaskState.Failed, childEndError(error));
       throw error;

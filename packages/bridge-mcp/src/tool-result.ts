@@ -74,3 +74,24 @@ export function toolResultToJson(result: McpToolResult): McpToolResultJson {
     ...(result.isError === true ? { isError: true as const } : {}),
   };
 }
+
+/** The text of a result refused for its structured content; the worker's body is not shown. */
+export const OUTPUT_SCHEMA_MISMATCH: string = 'the tool result does not match the tool output schema';
+
+/**
+ * A successful result of a tool with an output schema, checked: its `structuredContent` must be
+ * present (MCP requires it then) and match the schema. A result that fails becomes a tool error
+ * (`isError: true`) without the structured content, so an MCP client, which checks the schema
+ * itself and fails the whole call otherwise, still receives an answer. Error results and tools
+ * without an output schema pass unchanged.
+ */
+export function checkedStructuredContent(result: McpToolResult, output: { check(value: unknown, what: string): void } | undefined): McpToolResult {
+  if (output === undefined || result.isError === true) return result;
+  try {
+    if (result.structuredContent === undefined) throw new Error('no structured content');
+    output.check(result.structuredContent, 'structuredContent');
+    return result;
+  } catch {
+    return { content: [{ kind: 'text', text: OUTPUT_SCHEMA_MISMATCH }], isError: true };
+  }
+}

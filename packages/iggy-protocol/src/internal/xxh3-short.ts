@@ -44,7 +44,7 @@ const MX2H = 0x9fb21c65, MX2L = 0x1e98df25;
  * module variables, because a u32 above 2^31 stored in a variable is boxed (an allocation per
  * write), while a typed-array element is not.
  */
-export const XXH3_OUT = new Uint32Array(2);
+export const XXH3_OUT: Uint32Array = new Uint32Array(2);
 
 // Scratch state, same reason: [0, 1] = product (hi, lo), [2, 3] = accumulator (hi, lo).
 const S = new Uint32Array(4);

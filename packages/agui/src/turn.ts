@@ -1,0 +1,72 @@
+/**
+ * Turns of a conversation, as an AG-UI run over an existing thread sees them.
+ *
+ * A turn is one task: it opens with a command that names no tool (the user's request; tool
+ * calls are steps inside a turn) or a Submitted task status, and it ends with the first answer
+ * carrying its correlation: a response or error that names no tool, or a task status that is
+ * terminal (Completed, Canceled, Failed, Rejected) or interrupted (InputRequired: the turn now
+ * waits for a human). The first ending wins; later ones change nothing.
+ */
+
+import { AgentKind, TaskState, type AgentEnvelope } from '@agdx/wire';
+import { TASK_STATUS_OPERATION } from './convert-record.js';
+
+/** How a turn ended, as far as a run is concerned. */
+export type TurnEnd = { readonly kind: 'finished' } | { readonly kind: 'error'; readonly message: string };
+
+/** The correlation of the turn this record opens, if it opens one. */
+export function turnOpenedBy(envelope: AgentEnvelope): string | undefined {
+  const correlation = envelope.correlation?.toString();
+  if (correlation === undefined) return undefined;
+  if (envelope.kind === AgentKind.Command && envelope.tool === undefined) return correlation;
+  if (envelope.kind === AgentKind.Status && envelope.operation === TASK_STATUS_OPERATION && envelope.taskState === TaskState.Submitted) return correlation;
+  return undefined;
+}
+
+/**
+ * Whether this record ends the turn `turn`, and how. `errorMessage` is the text a RUN_ERROR of
+ * the record would carry (the converter's), used for an ending that is an error.
+ */
+export function turnEndedBy(envelope: AgentEnvelope, turn: string, errorMessage: string | undefined): TurnEnd | undefined {
+  if (envelope.correlation?.toString() !== turn) return undefined;
+  switch (envelope.kind) {
+    case AgentKind.Response:
+      return envelope.tool === undefined ? { kind: 'finished' } : undefined;
+    case AgentKind.Error:
+      return envelope.tool === undefined ? { kind: 'error', message: errorMessage ?? 'the task failed' } : undefined;
+    case AgentKind.Status:
+      if (envelope.operation !== TASK_STATUS_OPERATION) return undefined;
+      switch (envelope.taskState) {
+        case TaskState.Completed:
+        case TaskState.Canceled:
+        case TaskState.InputRequired:
+          return { kind: 'finished' };
+        case TaskState.Failed:
+        case TaskState.Rejected:
+          return { kind: 'error', message: errorMessage ?? 'the task failed' };
+        default:
+          return undefined;
+      }
+    default:
+      return undefined;
+  }
+}
+
+/** Where a run over a thread starts: the thread's latest turn and its last record when the request came. */
+export interface TurnStart {
+  /** The correlation of the latest turn in the log; undefined when the thread has none yet (the first one to open is followed). */
+  readonly turn: string | undefined;
+  /** The offset of the thread's last record when the request came; undefined for an empty thread. */
+  readonly lastOffset: bigint | undefined;
+}
+
+/** The {@link TurnStart} of a thread from its records so far, in log order. */
+export function turnStartOf(records: readonly { readonly offset: bigint; readonly envelope: AgentEnvelope }[]): TurnStart {
+  let turn: string | undefined;
+  let lastOffset: bigint | undefined;
+  for (const record of records) {
+    turn = turnOpenedBy(record.envelope) ?? turn;
+    lastOffset = record.offset;
+  }
+  return { turn, lastOffset };
+}

@@ -1,0 +1,60 @@
+/**
+ * A tool's JSON Schemas as validators. @cfworker/json-schema interprets schemas without
+ * generating code, so it runs on edge runtimes that forbid `eval` (the MCP SDK's servers use it
+ * there for the same reason).
+ */
+import { Validator, type Schema } from '@cfworker/json-schema';
+import { HandlerConfigError } from '@agdx/agents';
+import { InvalidError } from '@agdx/wire';
+
+/** The draft a schema without `$schema` is read as (MCP's default dialect). */
+const DEFAULT_DRAFT = '2020-12';
+
+/** Checks values against one schema. */
+export interface SchemaCheck {
+  /**
+   * @param what the name the failure reports the value under (`arguments`, `structuredContent`)
+   * @throws InvalidError naming the first failing location, with the validator's reason
+   */
+  check(value: unknown, what: string): void;
+}
+
+/** `#/limit` → `limit`; `#` → `` (the value itself). */
+function locationPath(location: string): string {
+  return location.replace(/^#\/?/, '').split('/').filter((part) => part.length > 0).join('.');
+}
+
+/**
+ * A validator for `schema`.
+ * @throws InvalidError when the schema itself cannot be compiled.
+ */
+export function compileSchema(schema: Record<string, unknown>, field: string): SchemaCheck {
+  let validator: Validator;
+  try {
+    validator = new Validator(schema as Schema, DEFAULT_DRAFT, true);
+  } catch (cause) {
+    throw new InvalidError(`the ${field} is not a usable JSON Schema`, { cause, context: { field } });
+  }
+  return {
+    check(value, what) {
+      let result: ReturnType<Validator['validate']>;
+      try {
+        result = validator.validate(value);
+      } catch (cause) {
+        // A schema the validator cannot walk (a dangling $ref) is the server's fault, not the client's.
+        throw new HandlerConfigError(`the ${field} could not be applied`, { cause, context: { field } });
+      }
+      if (result.valid) return;
+      // Short-circuit mode: the deepest error is the last one, the one naming the member.
+      const error = result.errors[result.errors.length - 1];
+      let at = error === undefined ? '' : locationPath(error.instanceLocation);
+      // A missing member is reported at its parent; name the member itself.
+      const missing = error?.keyword === 'required' ? /required property "([^"]*)"/.exec(error.error)?.[1] : undefined;
+      if (missing !== undefined) at = at.length > 0 ? `${at}.${missing}` : missing;
+      const reason = error?.error ?? 'does not match the schema';
+      throw new InvalidError(`${what} do not match the tool's schema: ${reason}`, {
+        context: { field: at.length > 0 ? `${what}.${at}` : what, reason },
+      });
+    },
+  };
+}
