@@ -20,7 +20,7 @@ import { CancelledError, watchAbort } from '@agdx/transport';
 /** Largest number of messages merged into one batch. */
 export const MAX_MERGED_MESSAGES = 4096;
 /** Largest number of payload and header bytes merged into one batch (one large append still goes alone). */
-export const MAX_MERGED_BYTES = 1024 * 1024;
+export const MAX_MERGED_BYTES: number = 1024 * 1024;
 
 /** Where a send landed. */
 export interface SendPlacement {

@@ -13,7 +13,7 @@ export const MAX_TALLY_IDENTITIES_PER_SESSION = 64;
 /** Most call identities (all sessions, all three collections) one fold snapshot keeps. */
 export const MAX_SNAPSHOT_CALL_IDENTITIES = 100_000;
 /** Most UTF-8 bytes of call identities (and channel purposes) one fold snapshot keeps. */
-export const MAX_SNAPSHOT_CALL_IDENTITY_BYTES = 4 * 1024 * 1024;
+export const MAX_SNAPSHOT_CALL_IDENTITY_BYTES: number = 4 * 1024 * 1024;
 /** Longest identity, channel or purpose a tally saves or accepts back, in UTF-16 code units. */
 export const MAX_CALL_IDENTITY_LENGTH = 1024;
 

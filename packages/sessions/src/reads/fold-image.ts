@@ -14,7 +14,7 @@ import { CallTally, callIdentityBudget, type CallIdentityBudget } from './call-t
 import { newAcc, SessionFold, type Acc, type SessionStatus } from './session-fold.js';
 
 /** Largest fold snapshot a reader decodes or a writer produces (the wire limit of the capsule). */
-export const MAX_FOLD_SNAPSHOT_BYTES = 16 * 1024 * 1024;
+export const MAX_FOLD_SNAPSHOT_BYTES: number = 16 * 1024 * 1024;
 /**
  * Most CBOR items in a snapshot's folded state: about 40 per session, so some 100,000 sessions,
  * plus the call identities of open sessions (at most 100,000 entries of up to 3 items).

@@ -251,9 +251,9 @@ export interface FoldViewContext {
  */
 export class SessionFold {
   /** Per session (Crockford text): its id and running fold. */
-  readonly accs = new Map<string, { readonly id: ConversationId; readonly acc: Acc }>();
+  readonly accs: Map<string, { readonly id: ConversationId; readonly acc: Acc }> = new Map();
   /** Last heartbeat per session (Crockford text), broker time. */
-  readonly heartbeats = new Map<string, bigint>();
+  readonly heartbeats: Map<string, bigint> = new Map();
   readonly #stream: string;
   readonly #only: ConversationId | undefined;
   readonly #keepEvents: (key: string) => boolean;
