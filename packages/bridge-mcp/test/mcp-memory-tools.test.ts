@@ -58,7 +58,7 @@ describe('MCP memory tools backed by session memory', () => {
     expect(items[0]?.text).toBe('orders an espresso at nine');
   });
 
-  it('bad arguments and a failing embedder are tool errors with fixed messages', async () => {
+  it('arguments the schema refuses are error responses; bad values and a failing embedder are tool errors with fixed messages', async () => {
     const { memory, bridge } = await setup();
     bridge.withMemoryTools(
       memory.withEmbedder({
@@ -68,12 +68,23 @@ describe('MCP memory tools backed by session memory', () => {
         },
       }),
     );
+    // Arguments the tool's input schema refuses never reach the memory: an error response that
+    // names the member, as for any tool.
+    for (const [name, args, field] of [
+      ['remember', {}, 'arguments.text'],
+      ['recall', { query: 'tea', limit: 0 }, 'arguments.limit'],
+      ['recall', { query: 'tea', limit: 'many' }, 'arguments.limit'],
+    ] as const) {
+      const response = (await bridge.handleRpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })) as {
+        result?: unknown;
+        error?: { data?: { field?: string } };
+      };
+      expect(response.result).toBeUndefined();
+      expect(response.error?.data?.field, `${name} ${JSON.stringify(args)}`).toBe(field);
+    }
     for (const [name, args, message] of [
-      ['remember', {}, 'remember needs a non-empty text'],
       ['remember', { text: 'x'.repeat(70_000) }, 'remember takes at most 65536 characters'],
       ['recall', { query: '' }, 'recall needs a non-empty query'],
-      ['recall', { query: 'tea', limit: 0 }, 'recall limit must be a positive integer'],
-      ['recall', { query: 'tea', limit: 'many' }, 'recall limit must be a positive integer'],
       ['recall', { query: '?!' }, 'recall query has no words to search for'],
       ['recall', { query: 'tea' }, 'recall failed: the embedder failed'],
     ] as const) {

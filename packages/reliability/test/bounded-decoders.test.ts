@@ -86,6 +86,8 @@ describe('readers past a hostile record', () => {
     started = performance.now();
     expect(await bridge.reconstructState(conversation)).toEqual({ step: 2 });
     expect(performance.now() - started).toBeLessThan(PER_RECORD_MS * inputs.length);
-    expect(errors.map((e) => e.context?.['offset'])).toEqual(offsets);
+    // The session reader behind the snapshot writes already folded (and reported) those records
+    // and reads on from where it stopped: nothing is read, or reported, twice.
+    expect(errors).toEqual([]);
   });
 });

@@ -22,11 +22,14 @@ export interface EdgeHandlers {
   readonly agui: FetchHandler;
 }
 
-/** Builds the handlers over a fresh bootstrapped MemoryLog; `authorize` guards A2A and MCP. */
+/**
+ * Builds the handlers over a fresh bootstrapped MemoryLog; `authorize` guards A2A and MCP. No
+ * agent answers here, so streams and blocking sends wait 100 ms, well inside the fuzz bound.
+ */
 export async function edgeHandlers(authorize?: EdgeAuthorization): Promise<EdgeHandlers> {
   const client = AgdxClient.from(new MemoryLog(), { stream: 'edge' });
   await client.bootstrap(2);
-  const a2a = createA2aHttpHandler(new A2aBridge(client, 'a2a-gateway', AgentTopic.Sessions, AgentTopic.Sessions), { authorize, streamTimeoutMs: 100 });
+  const a2a = createA2aHttpHandler(new A2aBridge(client, 'a2a-gateway', AgentTopic.Sessions, AgentTopic.Sessions), { authorize, streamTimeoutMs: 100, sendMessageWaitMs: 100 });
   const mcp = createMcpHttpHandler(new McpBridge(client, 'mcp-gateway', AgentTopic.Sessions, AgentTopic.Sessions, 'reliability'), { authorize });
   const agui = createAguiHandler(client, { keepaliveMs: 50 });
   return { client, a2a, mcp, agui };
