@@ -4,13 +4,13 @@
  * session's own partition. In process, against an in-process dev server.
  */
 import { AgdxClient, AgentTopic, type StreamLayout } from '@agdx/agents';
-import { ExitCode, runCli } from '@agdx/cli';
+import { ExitCode } from '@agdx/cli';
 import { startDevServer, type DevServer } from '@agdx/iggy-dev-server';
 import { sessions } from '@agdx/sessions';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentId, CorrelationId, MintUlid } from '@agdx/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from './support.js';
+import { agdxInProcess as agdx } from './support.js';
 
 const planner = AgentId.new('planner');
 const model = AgentId.new('model');
@@ -25,12 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-async function agdx(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const { io, out, err } = memoryIo();
-  const code = await runCli(argv, io);
-  return { code, out: out(), err: err() };
-}
 
 /** Writes a session `name` with one model call (planner → model → planner) under `layout`. */
 async function writeSession(stream: string, layout: StreamLayout, name: string): Promise<void> {
