@@ -15,11 +15,25 @@ export const LAYOUT_OPTION_SPECS: OptionSpecs = {
   'agent-partition': { type: 'string', multiple: true },
 };
 
-/** The help lines of the layout options, aligned with the other options of a command's help. */
-export const LAYOUT_OPTIONS_HELP = `  --layout KIND       the stream layout the log was written with: ${LAYOUT_KINDS.join(', ')}
-                      (default shared). Give the same layout as the writers' clients
-  --agent-topic AGENT=TOPIC      perAgentTopic: the topic of a declared agent; repeatable
-  --agent-partition AGENT=N      perAgentPartition: the partition of a declared agent; repeatable`;
+/**
+ * The help lines of the layout options, with descriptions starting at `column` (the command's
+ * other options' column; a longer option name gets its description on the next line).
+ */
+export function layoutOptionsHelp(column: number): string {
+  const rows: [string, string[]][] = [
+    ['--layout KIND', [`the stream layout the log was written with (default shared):`, LAYOUT_KINDS.join(', ')]],
+    ['--agent-topic AGENT=TOPIC', ['perAgentTopic: a declared agent and its topic; repeatable']],
+    ['--agent-partition AGENT=N', ['perAgentPartition: a declared agent and its partition; repeatable']],
+  ];
+  const pad = ' '.repeat(column);
+  return rows
+    .map(([name, lines]) => {
+      const head = `  ${name}`;
+      const first = head.length + 2 <= column ? `${head.padEnd(column)}${lines[0]}` : `${head}\n${pad}${lines[0]}`;
+      return [first, ...lines.slice(1).map((l) => pad + l)].join('\n');
+    })
+    .join('\n');
+}
 
 /** Splits `AGENT=VALUE` declarations, refusing a repeated agent or a missing side. */
 function declarations(args: ParsedArgs, option: string): [string, string][] {

@@ -93,6 +93,15 @@ describe('agdx sessions under a partition per agent', () => {
 });
 
 describe('layout options', () => {
+  it('are in the help of sessions and tail', async () => {
+    for (const command of ['sessions', 'tail']) {
+      const help = await agdx(command, '--help');
+      expect(help.out).toMatch(/^  --layout KIND +the stream layout the log was written with \(default shared\):\n +shared, perAgentTopic, perAgentPartition, singlePartition$/m);
+      expect(help.out).toMatch(/^  --agent-topic AGENT=TOPIC\n +perAgentTopic: /m);
+      expect(help.out).toMatch(/^  --agent-partition AGENT=N\n +perAgentPartition: /m);
+    }
+  });
+
   it.each([
     [['--layout', 'sideways'], '--layout must be one of shared, perAgentTopic, perAgentPartition, singlePartition'],
     [['--layout', 'perAgentTopic'], 'needs at least one --agent-topic'],

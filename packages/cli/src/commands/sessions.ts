@@ -6,7 +6,7 @@ import { ConversationId } from '@agdx/wire';
 import { flag, intOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
 import { checkLayoutOnLog } from '../layout-check.js';
-import { LAYOUT_OPTION_SPECS, LAYOUT_OPTIONS_HELP, layoutFromArgs } from '../layout-args.js';
+import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
 import { formatPosition } from '../position.js';
@@ -37,7 +37,7 @@ Options:
   --all               list: also the bridge calls
   --limit N           list: at most N sessions; show: at most N events (default 100)
   --json              machine output (one JSON document)
-${LAYOUT_OPTIONS_HELP}
+${layoutOptionsHelp(22)}
   -h, --help          this help
 
 A log written with a topic or a partition per agent holds a session's model and tool calls where

@@ -8,7 +8,7 @@ import { openLog } from '../connect.js';
 import { decodeRecord, formatRecord, type DecodedRecord } from '../decode-record.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
-import { LAYOUT_OPTION_SPECS, LAYOUT_OPTIONS_HELP, layoutFromArgs } from '../layout-args.js';
+import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { formatPosition } from '../position.js';
 import { parseTailFrom, tailStartOffset, type TailFrom } from '../tail-start.js';
 import type { Command } from './command.js';
@@ -38,7 +38,7 @@ Options:
   --headers               also print every Iggy header
   --json                  one JSON object per line (machine output)
   --limit N               stop after N records (default: run until Ctrl-C)
-${LAYOUT_OPTIONS_HELP}
+${layoutOptionsHelp(26)}
   -h, --help              this help
 
 A record that cannot be decoded is shown with kind undecodable and reported on stderr with its
