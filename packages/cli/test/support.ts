@@ -2,7 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CommandIo } from '@agdx/cli';
+import { runCli, type CommandIo } from '@agdx/cli';
 
 /** The repository root. */
 export const REPO_ROOT: string = fileURLToPath(new URL('../../../', import.meta.url));
@@ -60,4 +60,11 @@ export function memoryIo(): { io: CommandIo; out: () => string; err: () => strin
     out: () => out,
     err: () => err,
   };
+}
+
+/** Runs `agdx` in this process with a {@link memoryIo}, and returns the exit code with what it printed. */
+export async function agdxInProcess(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { io, out, err } = memoryIo();
+  const code = await runCli(argv, io);
+  return { code, out: out(), err: err() };
 }

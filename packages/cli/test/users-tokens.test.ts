@@ -1,8 +1,8 @@
 /** `agdx users` and `agdx tokens` against an in-process dev server, both protocols. */
-import { ExitCode, runCli } from '@agdx/cli';
+import { ExitCode } from '@agdx/cli';
 import { startDevServer, type DevServer } from '@agdx/iggy-dev-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from './support.js';
+import { agdxInProcess as agdx } from './support.js';
 
 let server: DevServer;
 beforeAll(async () => {
@@ -11,13 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-/** Runs `agdx` and returns the exit code with what it printed. */
-async function agdx(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const { io, out, err } = memoryIo();
-  const code = await runCli(argv, io);
-  return { code, out: out(), err: err() };
-}
 
 describe.each(['vsr', 'classic'] as const)('agdx users and tokens [%s]', (protocol) => {
   const root = (): string => `iggy://iggy:iggy@127.0.0.1:${server.port}?protocol=${protocol}`;

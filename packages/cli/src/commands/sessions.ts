@@ -1,10 +1,12 @@
 /** `agdx sessions list | show ID`: the session lifecycle as a table and a timeline. */
 
-import { AgdxClient } from '@agdx/agents';
+import { AgdxClient, type StreamLayout } from '@agdx/agents';
 import { sessions, type SessionInfo, type SessionStatus } from '@agdx/sessions';
 import { ConversationId } from '@agdx/wire';
 import { flag, intOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
+import { checkLayoutOnLog } from '../layout-check.js';
+import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
 import { formatPosition } from '../position.js';
@@ -35,7 +37,12 @@ Options:
   --all               list: also the bridge calls
   --limit N           list: at most N sessions; show: at most N events (default 100)
   --json              machine output (one JSON document)
+${layoutOptionsHelp(22)}
   -h, --help          this help
+
+A log written with a topic or a partition per agent holds a session's model and tool calls where
+the layout put them: give the writers' layout, or those calls are not found (and a read that can
+tell the log was written with another layout fails with kind layout-mismatch).
 
 Exit codes: 0 ok, 1 the read failed or the session does not exist, 2 a usage error.`;
 
@@ -87,10 +94,12 @@ function summaryRows(info: SessionInfo): [string, string][] {
   ];
 }
 
-async function withClient<T>(iggy: string, stream: string, io: CommandIo, body: (client: AgdxClient) => Promise<T>): Promise<T> {
+async function withClient<T>(iggy: string, stream: string, layout: StreamLayout, io: CommandIo, body: (client: AgdxClient) => Promise<T>): Promise<T> {
   const log = await openLog(iggy, io.signal);
-  const client = AgdxClient.from(log.transport, { stream });
+  // The session reads ask the client's layout where each conversation's records are.
+  const client = AgdxClient.from(log.transport, { stream, layout });
   try {
+    await checkLayoutOnLog(client, stream, io.signal);
     return await body(client);
   } finally {
     await client.close();
@@ -106,7 +115,7 @@ export const sessionsCommand: Command = {
   async run(argv, io) {
     const args = parseCommandArgs(
       argv,
-      { iggy: { type: 'string' }, stream: { type: 'string' }, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' } },
+      { iggy: { type: 'string' }, stream: { type: 'string' }, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' }, ...LAYOUT_OPTION_SPECS },
       true,
     );
     if (flag(args, 'help')) return line(io.out, HELP);
@@ -115,13 +124,14 @@ export const sessionsCommand: Command = {
     const stream = stringOption(args, 'stream') ?? 'agdx-demo';
     const limit = intOption(args, 'limit', 100, 1, 100_000);
     const json = flag(args, 'json');
+    const layout = layoutFromArgs(args);
     if (verb === 'list') {
       if (id !== undefined) throw new UsageError(`sessions list takes no argument, got "${id}"`);
       const status = stringOption(args, 'status');
       if (status !== undefined && !STATUSES.includes(status as SessionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${status}"`);
       const all = flag(args, 'all');
       // Every matching conversation is read, so the bridge calls can be set apart before paging.
-      const read = await withClient(iggy, stream, io, (client) => sessions(client).list({ agent: stringOption(args, 'agent'), limit: MAX_LISTED }, io.signal));
+      const read = await withClient(iggy, stream, layout, io, (client) => sessions(client).list({ agent: stringOption(args, 'agent'), limit: MAX_LISTED }, io.signal));
       const { shown, bridgeCalls } = selectListed(read.items, { all, status: status as SessionStatus | undefined });
       const items = shown.slice(0, limit);
       if (json) return line(io.out, toJson({ items, total: shown.length, bridgeCalls }));
@@ -144,7 +154,7 @@ export const sessionsCommand: Command = {
       if (id === undefined) throw new UsageError('sessions show needs a session ID');
       if (extra.length > 0) throw new UsageError(`sessions show takes one ID, got ${args.positionals.length - 1}`);
       const session = sessionIdFrom(id);
-      const { info, events } = await withClient(iggy, stream, io, async (client) => ({
+      const { info, events } = await withClient(iggy, stream, layout, io, async (client) => ({
         info: await sessions(client).get(session, io.signal),
         events: await sessions(client).events(session, { limit, signal: io.signal }),
       }));

@@ -1,13 +1,14 @@
 /** `agdx tail [topic...]`: follows topics and prints each record decoded. */
 
 import { setMaxListeners } from 'node:events';
-import { BOOTSTRAP_TOPICS, ON_FIRST_USE_TOPICS } from '@agdx/agents';
+import { BOOTSTRAP_TOPICS, layoutTopics, ON_FIRST_USE_TOPICS, type StreamLayout } from '@agdx/agents';
 import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
 import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
 import { decodeRecord, formatRecord, type DecodedRecord } from '../decode-record.js';
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
+import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { formatPosition } from '../position.js';
 import { parseTailFrom, tailStartOffset, type TailFrom } from '../tail-start.js';
 import type { Command } from './command.js';
@@ -19,7 +20,8 @@ const HELP = `Usage: agdx tail [topic...] [options]
 
 Follows topics of a stream on an Iggy server (or agdx dev) and prints each record decoded: its
 kind, ids in Crockford form, headers, and the body as text or JSON where the content type allows.
-Without topics it follows every agent topic of the stream. Every record appended after the tail
+Without topics it follows every agent topic of the stream, and the per-agent topics --layout
+declares. Every record appended after the tail
 starts is printed: a topic (or the stream) that does not exist yet is read from its first record
 when it appears.
 
@@ -36,6 +38,7 @@ Options:
   --headers               also print every Iggy header
   --json                  one JSON object per line (machine output)
   --limit N               stop after N records (default: run until Ctrl-C)
+${layoutOptionsHelp(26)}
   -h, --help              this help
 
 A record that cannot be decoded is shown with kind undecodable and reported on stderr with its
@@ -104,6 +107,7 @@ export const tailCommand: Command = {
         headers: { type: 'boolean' },
         json: { type: 'boolean' },
         limit: { type: 'string' },
+        ...LAYOUT_OPTION_SPECS,
       },
       true,
     );
@@ -113,11 +117,12 @@ export const tailCommand: Command = {
     if (conversation !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(conversation)) throw new UsageError(`--conversation must be a 26-character Crockford id, got "${conversation}"`);
     const filter: TailFilter = { conversation, agent: stringOption(args, 'agent'), kinds: listOption(args, 'kind'), operations: listOption(args, 'operation') };
     const limit = intOption(args, 'limit', 0, 1, Number.MAX_SAFE_INTEGER);
+    const layout = layoutFromArgs(args);
     await tail(
       {
         iggy: stringOption(args, 'iggy') ?? DEFAULT_IGGY_URL,
         stream: stringOption(args, 'stream') ?? 'agdx-demo',
-        topics: args.positionals.length > 0 ? args.positionals : [...BOOTSTRAP_TOPICS, ...ON_FIRST_USE_TOPICS],
+        topics: args.positionals.length > 0 ? args.positionals : defaultTailTopics(layout),
         from,
         filter,
         json: flag(args, 'json'),
@@ -128,6 +133,15 @@ export const tailCommand: Command = {
     );
   },
 };
+
+/**
+ * What a tail without topics follows: every agent topic, plus the topics `layout` moves agent
+ * work to (a topic per agent). Partitions need nothing: a tail follows every partition of a topic.
+ */
+export function defaultTailTopics(layout: StreamLayout): string[] {
+  const base = [...BOOTSTRAP_TOPICS, ...ON_FIRST_USE_TOPICS];
+  return [...new Set(base.flatMap((topic) => layoutTopics(layout, topic)))];
+}
 
 /** One stderr line per unreadable record, with its position; the tail goes on. */
 function reportUndecodable(io: CommandIo, stream: string, record: DecodedRecord): void {
