@@ -4,8 +4,8 @@
  * straddle chunks), and state records need the fold to know which ones readers apply.
  */
 
-import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, type AgentEnvelope, type JsonValue } from '@agdx/wire';
-import { envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
+import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
+import { TASK_STATUS_OPERATION, envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
 import type { AguiEvent } from './events.js';
 import type { StateBody } from './state-body.js';
 
@@ -76,6 +76,10 @@ export interface ConvertedState {
  * - State records render only when the session state fold applies them (a stale snapshot, a
  *   repeated op id or a patch that fails renders nothing), so a frontend folds the same
  *   document as `reconstructState`.
+ * - The first terminal task status of a task (by correlation) wins: a later terminal status for
+ *   the same task (a cancel after completion) renders nothing, so the frontend sees the status
+ *   GetTask and CancelTask report. The record-by-record {@link envelopeToAgUi} has no history
+ *   and renders every terminal status.
  */
 export class AguiConverter {
   readonly #onUnreadableState: ((envelope: AgentEnvelope) => void) | undefined;
@@ -84,6 +88,8 @@ export class AguiConverter {
   // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
   readonly #toolCalls = new Map<string, string>();
   readonly #appliedOps = new Set<string>();
+  // Correlations of tasks that reached a terminal status; the first terminal wins (seed 002).
+  readonly #endedTasks = new Set<string>();
   #document: JsonValue | undefined;
   #revision = 0n;
 
@@ -104,8 +110,21 @@ export class AguiConverter {
       this.#onUnreadableState?.(envelope);
       return [];
     }
+    if (this.#isLaterTerminal(envelope)) return [];
     const events = envelopeToAgUi(envelope) ?? [];
     return events.map((event) => this.#linkToolResult(event));
+  }
+
+  /** True for a terminal task status of a task that already ended; records the first one. */
+  #isLaterTerminal(envelope: AgentEnvelope): boolean {
+    if (envelope.kind !== AgentKind.Status || envelope.operation !== TASK_STATUS_OPERATION) return false;
+    if (envelope.taskState === undefined || !isTerminalTaskState(envelope.taskState)) return false;
+    // Without a correlation the run id is the record's own id, so no two statuses share a task.
+    const task = envelope.correlation?.toString();
+    if (task === undefined) return false;
+    if (this.#endedTasks.has(task)) return true;
+    this.#endedTasks.add(task);
+    return false;
   }
 
   /** END events for every message, reasoning message and tool call still open, closing them. */

@@ -91,9 +91,11 @@ describe('AguiBridge.aguiEvents', () => {
     const conversation = ConversationId.new();
     const send = laser.agdx(AgentTopic.Sessions, AgentId.new('a'), conversation);
     const c1 = MintUlid.mint(CorrelationId);
+    const c2 = MintUlid.mint(CorrelationId);
+    const c3 = MintUlid.mint(CorrelationId);
     await send.status('task').withCorrelation(c1).withTaskState(TaskState.Failed).body(text.encode('disk full')).send();
-    await send.status('task').withCorrelation(c1).withTaskState(TaskState.Rejected).send();
-    await send.status('task').withCorrelation(c1).withTaskState(TaskState.Canceled).send();
+    await send.status('task').withCorrelation(c2).withTaskState(TaskState.Rejected).send();
+    await send.status('task').withCorrelation(c3).withTaskState(TaskState.Canceled).send();
     await send.status('task').withCorrelation(c1).withTaskState(TaskState.Working).send();
     await send.status('progress').withCorrelation(c1).send();
     await send.fail(c1, { code: 1, message: 'model crashed', retryable: false }).send();
@@ -103,12 +105,33 @@ describe('AguiBridge.aguiEvents', () => {
     expect(events).toMatchObject([
       { type: 'RUN_ERROR', message: 'disk full' },
       { type: 'RUN_ERROR', message: 'task failed' },
-      { type: 'RUN_FINISHED', threadId: conversation.toString(), runId: c1.toString() },
+      { type: 'RUN_FINISHED', threadId: conversation.toString(), runId: c3.toString() },
       { type: 'RUN_ERROR', message: 'model crashed' },
       { type: 'TOOL_CALL_RESULT', toolCallId: c1.toString(), content: 'no such city' },
     ]);
     expect(events).toHaveLength(5);
     for (const event of events) expect(EventSchema.safeParse(event).success).toBe(true);
+  });
+
+  it('renders only the first terminal status of a task, as GetTask and CancelTask report it', async () => {
+    const { laser, bridge } = await newLog();
+    const conversation = ConversationId.new();
+    const send = laser.agdx(AgentTopic.Sessions, AgentId.new('a'), conversation);
+    const done = MintUlid.mint(CorrelationId);
+    const failed = MintUlid.mint(CorrelationId);
+    await send.status('task').withCorrelation(done).withTaskState(TaskState.Submitted).send();
+    await send.status('task').withCorrelation(done).withTaskState(TaskState.Completed).send();
+    // A cancel after completion (CancelTask publishes it) and any later terminal change nothing.
+    await send.status('task').withCorrelation(done).withTaskState(TaskState.Canceled).body(text.encode('canceled')).send();
+    await send.status('task').withCorrelation(done).withTaskState(TaskState.Failed).body(text.encode('late failure')).send();
+    await send.status('task').withCorrelation(failed).withTaskState(TaskState.Failed).body(text.encode('disk full')).send();
+    await send.status('task').withCorrelation(failed).withTaskState(TaskState.Completed).send();
+    const events = await bridge.aguiEvents(conversation);
+    expect(events).toEqual([
+      { type: 'RUN_STARTED', threadId: conversation.toString(), runId: done.toString() },
+      { type: 'RUN_FINISHED', threadId: conversation.toString(), runId: done.toString() },
+      { type: 'RUN_ERROR', message: 'disk full' },
+    ]);
   });
 });
 

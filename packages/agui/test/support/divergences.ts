@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { AgentKind, TaskState, type AgentEnvelope } from '@agdx/wire';
-import type { AguiEvent } from '@agdx/agui';
+import { AgentKind, TaskState, isTerminalTaskState, type AgentEnvelope } from '@agdx/wire';
+import { envelopeToAgUi, type AguiEvent } from '@agdx/agui';
 
 /** One listed divergence. */
 export interface DivergenceRule {
@@ -23,6 +23,13 @@ export interface WalkContext {
  * 0.1.1 reference produces, or undefined when the rule does not apply to this record.
  */
 export const UNDO: Readonly<Record<string, (envelope: AgentEnvelope, events: readonly AguiEvent[], context: WalkContext) => AguiEvent[] | undefined>> = {
+  // A terminal task status renders something unless a terminal of the same task came first, so
+  // no events for one means the rule fired; the reference rendered it as the record alone does.
+  'later-terminal-status-renders-nothing': (envelope, events) => {
+    if (envelope.kind !== AgentKind.Status || envelope.operation !== 'task' || envelope.correlation === undefined) return undefined;
+    if (envelope.taskState === undefined || !isTerminalTaskState(envelope.taskState) || events.length > 0) return undefined;
+    return envelopeToAgUi(envelope) ?? [];
+  },
   'failed-or-rejected-task-is-run-error': (envelope, events) => {
     if (envelope.kind !== AgentKind.Status || envelope.operation !== 'task') return undefined;
     if (envelope.taskState !== TaskState.Failed && envelope.taskState !== TaskState.Rejected) return undefined;
