@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgdxClient, AgentTopic, type StreamLayout } from '@agdx/agents';
+import { AgdxClient, AgentTopic, LayoutMismatchError, type StreamLayout } from '@agdx/agents';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { sessions } from '@agdx/sessions';
@@ -44,5 +44,39 @@ describe.each(['shared', 'perAgentTopic', 'perAgentPartition', 'singlePartition'
     expect(types).toContain('model.response');
     expect(types.indexOf('model.request')).toBeLessThan(types.indexOf('model.response'));
     expect(info?.status).toBe('completed');
+  });
+});
+
+describe('session reads on a log written with another layout', () => {
+  async function sharedLog(): Promise<{ log: MemoryLog; conversation: ConversationId }> {
+    const log = new MemoryLog();
+    const writer = AgdxClient.from(log, { stream: 'demo' });
+    await writer.bootstrap(PARTITIONS);
+    const session = sessions(writer).open(ConversationId.new());
+    await session.lifecycle.begin({ agent: planner });
+    await session.lifecycle.end();
+    return { log, conversation: session.conversation };
+  }
+
+  it('a declared per-agent topic the log does not have is a LayoutMismatchError, not a read without its records', async () => {
+    const { log, conversation } = await sharedLog();
+    const reader = AgdxClient.from(log, { stream: 'demo', layout: { kind: 'perAgentTopic', topics: new Map([[model.value, 'agent.model']]) } });
+    const failure = await sessions(reader).get(conversation).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(LayoutMismatchError);
+    expect((failure as LayoutMismatchError).context?.['topic']).toBe('agent.model');
+    await expect(sessions(reader).list()).rejects.toBeInstanceOf(LayoutMismatchError);
+  });
+
+  it('a declared partition beyond the lane is a LayoutMismatchError', async () => {
+    const { log, conversation } = await sharedLog();
+    const reader = AgdxClient.from(log, { stream: 'demo', layout: { kind: 'perAgentPartition', partitions: new Map([[model.value, PARTITIONS]]) } });
+    const failure = await sessions(reader).get(conversation).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(LayoutMismatchError);
+    expect((failure as LayoutMismatchError).context?.['partition']).toBe(PARTITIONS);
+  });
+
+  it('an empty log is no mismatch: nothing was written with any layout yet', async () => {
+    const reader = AgdxClient.from(new MemoryLog(), { stream: 'demo', layout: { kind: 'perAgentTopic', topics: new Map([[model.value, 'agent.model']]) } });
+    expect(await sessions(reader).get(ConversationId.new())).toBeUndefined();
   });
 });

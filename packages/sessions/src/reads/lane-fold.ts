@@ -1,4 +1,4 @@
-import { layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import { LayoutMismatchError, layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
 import { CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
 import { FoldSnapshotRejectedError } from '../errors.js';
@@ -101,6 +101,30 @@ export function layoutFingerprint(layout: StreamLayout): string {
  */
 export function laneTopics(layout: StreamLayout): readonly string[] {
   return [...layoutTopics(layout, SESSIONS_TOPIC), CONTROL_TOPIC, HEARTBEAT_TOPIC];
+}
+
+/**
+ * Refuses a read whose layout the log contradicts, instead of folding without the records the
+ * layout moved: with a lane present, every topic a topic-per-agent layout declares must exist,
+ * and every partition a partition-per-agent layout declares must be within the lane's count.
+ * Without a lane nothing was written yet, and the read reports an empty log as before.
+ * @throws LayoutMismatchError
+ */
+function checkLayoutAgainstLog(layout: StreamLayout, stream: string, lane: TopicDescription | undefined, names: readonly string[], described: ReadonlyMap<string, TopicDescription>): void {
+  if (lane === undefined) return;
+  if (layout.kind === 'perAgentTopic') {
+    for (const topic of names) {
+      if (topic === SESSIONS_TOPIC || topic === CONTROL_TOPIC || topic === HEARTBEAT_TOPIC || described.has(topic)) continue;
+      throw new LayoutMismatchError(`the stream layout declares topic ${topic}, which the log does not have: it was written with another layout`, { context: { stream, topic } });
+    }
+  } else if (layout.kind === 'perAgentPartition') {
+    for (const [agent, partition] of layout.partitions) {
+      if (partition < lane.partitions.length) continue;
+      throw new LayoutMismatchError(`the stream layout declares partition ${partition} of ${SESSIONS_TOPIC} for ${agent}, beyond its ${lane.partitions.length} partitions: the log was written with another layout`, {
+        context: { stream, topic: SESSIONS_TOPIC, partition },
+      });
+    }
+  }
 }
 
 /** True when `described` is not the topic generation `state` folded. */
@@ -222,6 +246,7 @@ export class LaneFold {
       if (d !== undefined) described.set(topic, d);
     }
     const lane = described.get(SESSIONS_TOPIC);
+    checkLayoutAgainstLog(runtime.client.layout, stream, lane, names, described);
     runtime.lane.observe(stream, lane?.partitions.length);
     let state = this.#state;
     if (state !== undefined && (state.stream !== stream || state.layout !== layout || state.names.join('\n') !== names.join('\n') || [...state.topics.values()].some((t) => replaced(t, described.get(t.topic))))) {
