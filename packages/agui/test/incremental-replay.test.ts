@@ -87,6 +87,23 @@ describe('AguiBridge.aguiEvents incremental replay', () => {
     expect(next).toEqual(await new AguiBridge(laser).aguiEvents(conversation));
   });
 
+  it('keeps at most 256 conversations and drops the least recently asked', async () => {
+    const counting = countingTransport(new MemoryLog());
+    const laser = await clientOn(counting.transport);
+    const bridge = new AguiBridge(laser);
+    const { conversation } = await writeAnswer(laser, bridge);
+    const first = await bridge.aguiEvents(conversation);
+    const others = Array.from({ length: 256 }, () => ConversationId.new());
+    for (const other of others.slice(0, 255)) expect(await bridge.aguiEvents(other)).toEqual([]);
+    counting.reset();
+    expect(await bridge.aguiEvents(conversation)).toEqual(first);
+    expect(counting.count()).toBe(0);
+    for (const other of others) await bridge.aguiEvents(other);
+    counting.reset();
+    expect(await bridge.aguiEvents(conversation)).toEqual(first);
+    expect(counting.count()).toBeGreaterThan(10);
+  });
+
   it('serves concurrent calls without converting a record twice', async () => {
     const laser = await clientOn(new MemoryLog());
     const bridge = new AguiBridge(laser);
