@@ -102,6 +102,11 @@ export class AguiBridge {
    * client's stream layout puts the conversation's records is read (with a topic or a partition
    * per agent, that includes the declared agents' topics or partitions), merged in broker-time
    * order. Records it cannot use are skipped and reported to the bridge's `onError`.
+   *
+   * Incremental: the bridge keeps each conversation's read positions, converter and events (the
+   * 256 most recently asked), so a repeated call reads only new records and returns
+   * a copy of the whole list; it starts over from 0 when the addresses or a topic's generation
+   * change. A skipped record is reported once per kept replay, not once per call.
    * @throws LayoutMismatchError when the log lacks a topic or partition the layout declares, or
    * holds a record for a declared agent where only another layout writes it (the conversation's
    * own partition while this layout moves it to the agent's topic or partition).
