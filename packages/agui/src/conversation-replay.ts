@@ -5,7 +5,7 @@
  */
 
 import { recordPlacementMismatch, type StreamLayout } from '@agdx/agents';
-import type { LogTransport } from '@agdx/transport';
+import type { LogTransport, TopicDescription } from '@agdx/transport';
 import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
 import { readConversationRange, unreadableStateReporter, type ConversationAddress, type ConversationRecord } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
@@ -68,7 +68,7 @@ export class ConversationReplay {
 
   async #advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<AguiEvent[]> {
     const { transport } = context;
-    const descriptions = new Map<string, Awaited<ReturnType<LogTransport['describeTopic']>>>();
+    const descriptions = new Map<string, TopicDescription>();
     for (const address of addresses) {
       const key = `${address.stream}\u0000${address.topic}`;
       if (!descriptions.has(key)) descriptions.set(key, await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal }));
