@@ -3,11 +3,11 @@
  * AG-UI events and the live endpoint (seed 002, AG-UI).
  */
 
-import { AgentTopic, recordPlacementMismatch, type AgdxClient, type MessagePosition } from '@agdx/agents';
+import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
 import { sessions, type Sessions } from '@agdx/sessions';
 import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
-import { locateConversationEverywhere, readConversationEverywhere, unreadableStateReporter } from './conversation-log.js';
-import { AguiConverter } from './converter.js';
+import { locateConversationEverywhere } from './conversation-log.js';
+import { ConversationReplay, KEPT_REPLAYS } from './conversation-replay.js';
 import type { AguiEvent } from './events.js';
 import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
 
@@ -47,6 +47,8 @@ export class AguiBridge {
   readonly #stream: string | undefined;
   readonly #sessions: Sessions;
   readonly #onError: SkippedRecordHandler | undefined;
+  /** Kept replays of {@link aguiEvents}, by conversation and topic, least recently asked first. */
+  readonly #replays = new Map<string, ConversationReplay>();
 
   /** @param client the client whose log holds the conversations */
   constructor(client: AgdxClient, options: AguiBridgeOptions = {}) {
@@ -100,6 +102,11 @@ export class AguiBridge {
    * client's stream layout puts the conversation's records is read (with a topic or a partition
    * per agent, that includes the declared agents' topics or partitions), merged in broker-time
    * order. Records it cannot use are skipped and reported to the bridge's `onError`.
+   *
+   * Incremental: the bridge keeps each conversation's read positions, converter and events (the
+   * 256 most recently asked), so a repeated call reads only new records and returns
+   * a copy of the whole list; it starts over from 0 when the addresses or a topic's generation
+   * change. A skipped record is reported once per kept replay, not once per call.
    * @throws LayoutMismatchError when the log lacks a topic or partition the layout declares, or
    * holds a record for a declared agent where only another layout writes it (the conversation's
    * own partition while this layout moves it to the agent's topic or partition).
@@ -108,23 +115,17 @@ export class AguiBridge {
     const id = checkConversation(conversation);
     const transport = this.#client.transport;
     const addresses = await locateConversationEverywhere(transport, this.#client.layout, this.#streamName(), topic, id, options.signal);
-    const reporters = new Map(addresses.map((address) => [address, unreadableStateReporter(address, this.#onError)]));
-    let current = reporters.get(addresses[0] as (typeof addresses)[number]);
-    const converter = new AguiConverter({ onUnreadableState: (envelope) => current?.report(envelope) });
-    const events: AguiEvent[] = [];
-    const home = addresses[0];
-    for (const { address, record } of await readConversationEverywhere(transport, addresses, id, options.signal, this.#onError)) {
-      if (home !== undefined && address === home) {
-        const envelope = record.envelope;
-        const found = { ...home, offset: record.offset, kind: envelope.kind, target: envelope.target?.value };
-        const mismatch = recordPlacementMismatch(this.#client.layout, topic, home.partition, found);
-        if (mismatch !== undefined) throw mismatch;
-      }
-      current = reporters.get(address);
-      if (current !== undefined) current.offset = record.offset;
-      events.push(...converter.convert(record.envelope));
+    const key = `${id.toString()}\u0000${topic}`;
+    let replay = this.#replays.get(key);
+    if (replay === undefined) replay = new ConversationReplay(id, topic);
+    // re-inserting keeps the map in least-recently-asked order, so the first key is the one to drop
+    this.#replays.delete(key);
+    this.#replays.set(key, replay);
+    if (this.#replays.size > KEPT_REPLAYS) {
+      const oldest = this.#replays.keys().next();
+      if (oldest.done !== true) this.#replays.delete(oldest.value);
     }
-    return events;
+    return replay.events({ transport, layout: this.#client.layout, onError: this.#onError }, addresses, options.signal);
   }
 
   /** The live SSE endpoint over this bridge's stream; see {@link createAguiHandler}. */

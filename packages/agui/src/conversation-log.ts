@@ -127,12 +127,25 @@ export async function readConversationToEnd(
 ): Promise<ConversationRecord[]> {
   const description = await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal });
   const end = description.partitions[address.partition]?.nextOffset ?? 0n;
+  return readConversationRange(transport, address, conversation, 0n, end, signal, onError);
+}
+
+/** The conversation's records at offsets `from` (inclusive) to `end` (exclusive); skipped records go to `onError`. */
+export async function readConversationRange(
+  transport: LogTransport,
+  address: ConversationAddress,
+  conversation: ConversationId,
+  from: bigint,
+  end: bigint,
+  signal?: AbortSignal,
+  onError?: SkippedRecordHandler,
+): Promise<ConversationRecord[]> {
   const out: ConversationRecord[] = [];
-  let next = 0n;
+  let next = from;
   while (next < end) {
     const batch = await transport.read({ ...address, offset: next, maxCount: READ_BATCH, signal });
     if (batch.length === 0) break;
-    for (const item of conversationRecords(address, conversation, batch, onError)) if (item.offset < end) out.push(item);
+    for (const item of conversationRecords(address, conversation, batch.filter((record) => record.offset < end), onError)) out.push(item);
     const lastRecord = batch[batch.length - 1];
     if (lastRecord === undefined) break;
     next = lastRecord.offset + 1n;

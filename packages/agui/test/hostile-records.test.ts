@@ -82,7 +82,7 @@ function expectReported(errors: readonly CodecError[], hostile: readonly bigint[
 
 describe('AG-UI reads past hostile records', () => {
   it('aguiEvents skips them, reports each once with its position, and keeps every other event', async () => {
-    const { bridge, errors, conversation, hostile, clean } = await setup();
+    const { bridge, laser, errors, conversation, hostile, clean } = await setup();
     const started = performance.now();
     const events = await bridge.aguiEvents(conversation);
     // Generous: the bound is about not stalling (seconds before), not about speed.
@@ -91,6 +91,13 @@ describe('AG-UI reads past hostile records', () => {
     const partition = errors[0]?.context?.['partition'] as number;
     expectReported(errors, hostile, partition);
     expect(errors[0]?.context?.['reason']).toBe('codec');
+    // the bridge kept its replay: asking again reads nothing old, so nothing is reported twice
+    expect(await bridge.aguiEvents(conversation)).toEqual(clean);
+    expectReported(errors, hostile, partition);
+    // a fresh bridge reads from 0 and reports them once more, to its own handler
+    const fresh: CodecError[] = [];
+    expect(await new AguiBridge(laser, { onError: (e) => fresh.push(e) }).aguiEvents(conversation)).toEqual(clean);
+    expectReported(fresh, hostile, partition);
   });
 
   it('the live SSE stream reports them once and goes on to records written after them', async () => {
