@@ -13,6 +13,19 @@ const onSignal = (): void => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+// A reader that went away (`agdx tail | head`) is the end of the output, not a crash: stop
+// quietly, as Unix tools do. Any other output failure is reported once and exits 1.
+for (const [stream, name] of [
+  [process.stdout, 'stdout'],
+  [process.stderr, 'stderr'],
+] as const) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    stop.abort();
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (name === 'stdout') process.stderr.write(`agdx: cannot write to ${name}: ${error.message}\n`);
+    process.exit(1);
+  });
+}
 
 const code = await runCli(process.argv.slice(2), {
   out: process.stdout,
