@@ -168,9 +168,8 @@ async function* sseChunks(
       // caught up; skipped records are reported once, by the follow loop below.
       const existing = await readConversationEverywhere(client.transport, addresses, parsed.conversation, follow);
       for (const { address, record } of existing) replayEnds.set(addresses.indexOf(address), record.offset);
-      const { turn } = turnStartOf(existing.map(({ record }) => record));
       const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
-      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, { turn, lastOffset: replayEnds.size > 0 ? 1n : undefined });
+      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, turnStartOf(existing.map(({ record }) => record)));
     } catch (error) {
       if (signal.aborted) return;
       const opened = new RunFraming(parsed.run.threadId, parsed.run.runId, undefined);
@@ -196,9 +195,7 @@ async function* sseChunks(
         const fresh = beyond ? converted : [];
         const end = replayEnds.get(at);
         if (end !== undefined && record.offset >= end) replayEnds.delete(at);
-        // RunFraming compares one offset with the replay's end: 0n stands for "still replaying"
-        // (its end is 1n), none for "caught up".
-        const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(fresh, record.envelope, replayEnds.size > 0 ? 0n : undefined).events : fresh;
+        const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(fresh, record.envelope, replayEnds.size === 0).events : fresh;
         if (beyond) delivered[at] = { partition: addresses[at]?.partition ?? 0, offset: record.offset };
         const id = formatEventIds(delivered);
         events.forEach((event, i) => {

@@ -32,23 +32,19 @@ export class RunFraming {
   readonly #tools = new Set<string>();
   #turn: string | undefined;
   readonly #fixedTurn: boolean;
-  readonly #lastOffset: bigint | undefined;
-  #caughtUp: boolean;
   #ended: TurnEnd | undefined;
   #done = false;
 
   /**
    * @param runCorrelation the task correlation (Crockford text) the run follows, if any
-   * @param start the thread's current turn and last record when the request came (default: an
-   * empty thread, so the first turn that opens is followed)
+   * @param start the thread's current turn when the request came (default: an empty thread, so
+   * the first turn that opens is followed)
    */
-  constructor(threadId: string, runId: string, runCorrelation: string | undefined, start: TurnStart = { turn: undefined, lastOffset: undefined }) {
+  constructor(threadId: string, runId: string, runCorrelation: string | undefined, start: TurnStart = { turn: undefined }) {
     this.#threadId = threadId;
     this.#runId = runId;
     this.#fixedTurn = runCorrelation !== undefined;
     this.#turn = runCorrelation ?? start.turn;
-    this.#lastOffset = start.lastOffset;
-    this.#caughtUp = start.lastOffset === undefined;
   }
 
   /** The RUN_STARTED that opens the response. */
@@ -62,11 +58,12 @@ export class RunFraming {
   }
 
   /**
-   * Frames the events of one record (`offset`: its position, which tells when the replay has
-   * caught up; without it the record counts as caught up). Feed every record of the thread,
-   * also those before a resume point (with no events), so the turn is tracked.
+   * Frames the events of one record. `caughtUp` is false while the record is part of the replay of
+   * what the thread held when the request came: a turn that ended there ends the run only once
+   * the replay has caught up. Feed every record of the thread, also those before a resume point
+   * (with no events), so the turn is tracked.
    */
-  accept(events: readonly AguiEvent[], envelope: AgentEnvelope, offset?: bigint): FramedEvents {
+  accept(events: readonly AguiEvent[], envelope: AgentEnvelope, caughtUp: boolean = true): FramedEvents {
     const out: AguiEvent[] = [];
     if (this.#done) return { events: out, done: true };
     if (!this.#fixedTurn && this.#turn === undefined) this.#turn = turnOpenedBy(envelope);
@@ -75,8 +72,7 @@ export class RunFraming {
       const error = events.find((event) => event.type === 'RUN_ERROR');
       this.#ended = turnEndedBy(envelope, this.#turn, error?.type === 'RUN_ERROR' ? error.message : undefined);
     }
-    if (offset === undefined || this.#lastOffset === undefined || offset >= this.#lastOffset) this.#caughtUp = true;
-    if (this.#caughtUp && this.#ended !== undefined) this.#finish(out);
+    if (caughtUp && this.#ended !== undefined) this.#finish(out);
     return { events: out, done: this.#done };
   }
 

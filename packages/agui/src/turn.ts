@@ -52,21 +52,15 @@ export function turnEndedBy(envelope: AgentEnvelope, turn: string, errorMessage:
   }
 }
 
-/** Where a run over a thread starts: the thread's latest turn and its last record when the request came. */
+/** Where a run over a thread starts: the thread's latest turn when the request came. */
 export interface TurnStart {
   /** The correlation of the latest turn in the log; undefined when the thread has none yet (the first one to open is followed). */
   readonly turn: string | undefined;
-  /** The offset of the thread's last record when the request came; undefined for an empty thread. */
-  readonly lastOffset: bigint | undefined;
 }
 
 /** The {@link TurnStart} of a thread from its records so far, in log order. */
-export function turnStartOf(records: readonly { readonly offset: bigint; readonly envelope: AgentEnvelope }[]): TurnStart {
+export function turnStartOf(records: readonly { readonly envelope: AgentEnvelope }[]): TurnStart {
   let turn: string | undefined;
-  let lastOffset: bigint | undefined;
-  for (const record of records) {
-    turn = turnOpenedBy(record.envelope) ?? turn;
-    lastOffset = record.offset;
-  }
-  return { turn, lastOffset };
+  for (const record of records) turn = turnOpenedBy(record.envelope) ?? turn;
+  return { turn };
 }
