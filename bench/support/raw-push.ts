@@ -31,3 +31,32 @@ export async function rawPush(sinkPort: number, total: number, chunk: number): P
   socket.destroy();
   return total / (ms / 1000);
 }
+
+/**
+ * The same bytes as {@link rawPush} in the client's request/acknowledge pattern: each `chunk`
+ * goes as its own `[chunk u64 LE][chunk bytes]` exchange and the next waits for the one-byte
+ * answer. Separates what one acknowledged write per batch costs any socket from what the Iggy
+ * client adds on top. Returns payload bytes per wall-clock second.
+ */
+export async function rawPushAcked(sinkPort: number, total: number, chunk: number): Promise<number> {
+  const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  const data = new Uint8Array(8 + chunk).fill(7);
+  const start = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const n = Math.min(chunk, total - sent);
+    new DataView(data.buffer).setBigUint64(0, BigInt(n), true);
+    const acked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.write(data.subarray(0, 8 + n));
+    await acked;
+    sent += n;
+  }
+  const ms = performance.now() - start;
+  socket.destroy();
+  return total / (ms / 1000);
+}
