@@ -1,14 +1,18 @@
 // The Iggy client alone: @agdx/transport-iggy sending batches of 1,000 x 100-byte messages to a
 // sink process that speaks just enough Iggy to acknowledge them without decoding or storing
 // (bench/support/iggy-sink.ts), against a raw node:net socket pushing the same payload bytes to
-// the same process, in alternating rounds. Both protocol generations. Prints one JSON object.
+// the same process, in rounds where the three take turns going first. Both protocol generations,
+// one append in flight and four (VSR over four connections, classic pipelined on one). Prints
+// one JSON object.
 //
-// Figures: payload bytes per wall-clock second (the client waits for each batch's acknowledgement
-// before sending the next, as LogTransport.append does; the raw socket streams with backpressure
-// only), the ratio client / raw per round and its median, and the client's CPU microseconds per
-// batch (this process, all threads) beside the raw socket's, whose quotient (raw CPU / client CPU
-// per batch, i.e. payload bytes per CPU second of the client / of the raw socket) moves far less on
-// a loaded machine than wall time does. The target is a ratio of at least 0.5.
+// Figures: payload bytes per wall-clock second; the ratio client / raw per round and its median;
+// the client's CPU microseconds per batch (this process, all threads) beside the raw socket's,
+// whose quotient (raw CPU / client CPU per batch, i.e. payload bytes per CPU second of the client
+// / of the raw socket) moves far less on a loaded machine than wall time does. Two baselines:
+// the raw socket streaming (writes with backpressure only, the baseline) and the raw
+// socket acknowledged (each batch-sized write waits for a one-byte answer, the pattern of one
+// append in flight without the Iggy protocol). The target is a ratio to the streaming
+// socket of at least 0.5.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
