@@ -2,18 +2,24 @@
 // plain node:net socket to a sink that only counts them.
 import net from 'node:net';
 
-/**
- * Connects to a raw sink (reads `[total u64 LE]`, then that many bytes, answers one byte), pushes
- * `total` bytes in writes of `chunk` bytes (honouring backpressure) and waits for the answer.
- * Returns payload bytes per wall-clock second.
- */
-export async function rawPush(sinkPort: number, total: number, chunk: number): Promise<number> {
+/** A loopback connection to the raw sink, without Nagle's delay. */
+async function connectRaw(sinkPort: number): Promise<net.Socket> {
   const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
   socket.setNoDelay(true);
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', () => resolve());
     socket.once('error', reject);
   });
+  return socket;
+}
+
+/**
+ * Connects to a raw sink (reads `[total u64 LE]`, then that many bytes, answers one byte), pushes
+ * `total` bytes in writes of `chunk` bytes (honouring backpressure) and waits for the answer.
+ * Returns payload bytes per wall-clock second.
+ */
+export async function rawPush(sinkPort: number, total: number, chunk: number): Promise<number> {
+  const socket = await connectRaw(sinkPort);
   const data = new Uint8Array(chunk).fill(7);
   const head = new Uint8Array(8);
   new DataView(head.buffer).setBigUint64(0, BigInt(total), true);
@@ -39,12 +45,7 @@ export async function rawPush(sinkPort: number, total: number, chunk: number): P
  * client adds on top. Returns payload bytes per wall-clock second.
  */
 export async function rawPushAcked(sinkPort: number, total: number, chunk: number): Promise<number> {
-  const socket = net.connect({ host: '127.0.0.1', port: sinkPort });
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('error', reject);
-  });
+  const socket = await connectRaw(sinkPort);
   const data = new Uint8Array(8 + chunk).fill(7);
   const start = performance.now();
   let sent = 0;
