@@ -88,8 +88,10 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
   input.set(batch.subarray(0, 40), 0);
   input.set(batch.subarray(48, 52), 40);
   let pos = BATCH_HEADER_SIZE;
-  for (let i = 0; i < count; i++) {
-    input.set(batch.subarray(pos, pos + 8), 44 + i * 8);
+  // Eight byte moves rather than a subarray and a set per frame: a server runs this twice for
+  // every batch it admits (verify, then re-stamp), and the per-frame view was most of its cost.
+  for (let i = 0, to = 44; i < count; i++, to += 8) {
+    for (let k = 0; k < 8; k++) input[to + k] = batch[pos + k] as number;
     pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
   }
   return xxh3_64(input.subarray(0, 44 + count * 8));
