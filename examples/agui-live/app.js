@@ -67,6 +67,34 @@ function applyPatch(doc, patch) {
   }
   return root;
 }
+// A record shown whole at once (the agdx.* CUSTOM events carry complete records).
+let unnamed = 0;
+function record(value, className, label) {
+  const entry = item(value.id ?? `record:${(unnamed += 1)}`, className, label);
+  entry.body.textContent = value.text;
+  entry.node.classList.remove('open');
+  if (value.error === true) entry.node.classList.add('failed');
+}
+const route = (value) => `${value.from} → ${value.to ?? 'every agent'}`;
+const TURN_STATUS = {
+  working: ['working', 'started'],
+  finished: ['finished', 'finished'],
+  input_required: ['waiting for input', 'started'],
+};
+
+// The opt-in agdx.* CUSTOM events of @agdx/agui (the live page's handler turns them on).
+const custom = {
+  'agdx.user_input': (v) => record(v, 'user', `user · ${v.from}`),
+  'agdx.command': (v) => record(v, 'command', `step · ${route(v)}${v.operation ? ` · ${v.operation}` : ''}${v.tool ? ` · tool ${v.tool}` : ''}`),
+  'agdx.reply': (v) => record(v, 'reply', `${v.error ? 'error' : 'reply'} · ${route(v)}`),
+  'agdx.input_request': (v) => record(v, 'approval', `input requested · ${route(v)}`),
+  'agdx.input_response': (v) => record(v, 'approval', `human input · ${v.from}`),
+  'agdx.turn': (v) => {
+    if (v.status === 'error') setRun(`error: ${v.message ?? 'the turn failed'}`, 'error');
+    else setRun(...(TURN_STATUS[v.status] ?? [v.status, 'started']));
+  },
+};
+
 function showState() {
   $('state').textContent = JSON.stringify(state, null, 2);
 }
@@ -91,6 +119,7 @@ const handlers = {
   },
   STATE_SNAPSHOT: (e) => { state = e.snapshot; showState(); },
   STATE_DELTA: (e) => { state = applyPatch(state, e.delta); showState(); },
+  CUSTOM: (e) => custom[e.name]?.(e.value),
 };
 
 function showProblem(text) {
@@ -99,11 +128,9 @@ function showProblem(text) {
   node.classList.add('shown');
 }
 
-// A thread id is a conversation id: 26 Crockford base-32 characters.
-const THREAD_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
-
 // When the server refused the stream (a 4xx is not an event stream, so EventSource gives up
-// instead of reconnecting), ask once more for the reason it gave.
+// instead of reconnecting), ask once more for the reason it gave. The server decides what a
+// thread id is; the page shows its answer.
 async function explainRefusal(url) {
   try {
     const response = await fetch(url, { headers: { accept: 'application/json' } });
@@ -114,25 +141,19 @@ async function explainRefusal(url) {
   }
 }
 
-if (!THREAD_ID.test(threadId)) {
-  $('connection').textContent = 'not connected';
-  setRun('bad thread id', 'error');
-  showProblem(threadId === '' ? 'No thread id: open this page with ?threadId=<conversation id>.' : `“${threadId}” is not a thread id: a conversation id is 26 Crockford base-32 characters.`);
-} else {
-  const url = `${endpoint}?threadId=${encodeURIComponent(threadId)}`;
-  const source = new EventSource(url);
-  source.onopen = () => ($('connection').textContent = 'live');
-  source.onerror = async () => {
-    if (source.readyState !== EventSource.CLOSED) {
-      $('connection').textContent = 'reconnecting';
-      return;
-    }
-    $('connection').textContent = 'refused';
-    setRun('bad thread id', 'error');
-    showProblem(await explainRefusal(url));
-  };
-  source.onmessage = (message) => {
-    const event = JSON.parse(message.data);
-    handlers[event.type]?.(event);
-  };
-}
+const url = `${endpoint}?threadId=${encodeURIComponent(threadId)}`;
+const source = new EventSource(url);
+source.onopen = () => ($('connection').textContent = 'live');
+source.onerror = async () => {
+  if (source.readyState !== EventSource.CLOSED) {
+    $('connection').textContent = 'reconnecting';
+    return;
+  }
+  $('connection').textContent = 'refused';
+  setRun(threadId === '' ? 'no thread id' : 'bad thread id', 'error');
+  showProblem(await explainRefusal(url));
+};
+source.onmessage = (message) => {
+  const event = JSON.parse(message.data);
+  handlers[event.type]?.(event);
+};

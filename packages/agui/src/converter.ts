@@ -6,6 +6,7 @@
 
 import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
 import { TASK_STATUS_OPERATION, envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
+import { AgdxEventMapper, type AgdxEventOptions } from './agdx-events.js';
 import type { AguiEvent } from './events.js';
 import type { StateBody } from './state-body.js';
 
@@ -83,6 +84,7 @@ export interface ConvertedState {
  */
 export class AguiConverter {
   readonly #onUnreadableState: ((envelope: AgentEnvelope) => void) | undefined;
+  readonly #agdx: AgdxEventMapper | undefined;
   readonly #channels = new Map<string, ChannelState>();
   // Correlation → channel id of the tool-argument stream it carried, so the tool's result reuses
   // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
@@ -96,13 +98,36 @@ export class AguiConverter {
   /**
    * @param options.onUnreadableState called with a state record whose body is neither a state
    * capsule nor legacy JSON (it renders nothing); readers use it to report the record.
+   * @param options.agdxEvents opt-in (default off): also emit the `agdx.*` CUSTOM events (see
+   * `AgdxCustomEventName`) for the user's input, agents' commands, plain replies, human
+   * input and the current turn's status, which the reference mapping drops. The events of the
+   * reference mapping stay as they are.
    */
-  constructor(options: { readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined } = {}) {
+  constructor(
+    options: {
+      readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined;
+      readonly agdxEvents?: boolean | AgdxEventOptions | undefined;
+    } = {},
+  ) {
     this.#onUnreadableState = options.onUnreadableState;
+    const agdx = options.agdxEvents;
+    this.#agdx = agdx === undefined || agdx === false ? undefined : new AgdxEventMapper(agdx === true ? {} : agdx);
   }
 
-  /** The AG-UI events of one record (empty when it has none). */
-  convert(envelope: AgentEnvelope): AguiEvent[] {
+  /**
+   * The AG-UI events of one record (empty when it has none). `topic` is where the record was
+   * read, when the caller reads more than the conversation's own topic: with `agdxEvents`, a
+   * record from the human-input topic renders only as `agdx.input_request` / `agdx.input_response`.
+   */
+  convert(envelope: AgentEnvelope, topic?: string): AguiEvent[] {
+    const agdx = this.#agdx;
+    if (agdx !== undefined && agdx.isHumanInput(topic)) return agdx.events(envelope, topic, []);
+    const events = this.#reference(envelope);
+    return agdx === undefined ? events : [...events, ...agdx.events(envelope, topic, events)];
+  }
+
+  /** The events of the reference mapping (seed 002). */
+  #reference(envelope: AgentEnvelope): AguiEvent[] {
     if (envelope.kind === AgentKind.Chunk) return this.#chunk(envelope);
     const state = stateBodyOf(envelope);
     if (state !== undefined) return this.#fold(state) ? [stateEvent(state)] : [];

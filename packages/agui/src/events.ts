@@ -6,7 +6,10 @@
 
 import type { JsonPatchOperation, JsonValue } from '@agdx/wire';
 
-/** The AG-UI event types that have an AGDX source (no MESSAGES_SNAPSHOT, ACTIVITY_*, RAW or CUSTOM). */
+/**
+ * The AG-UI event types that have an AGDX source (no MESSAGES_SNAPSHOT, ACTIVITY_* or RAW;
+ * CUSTOM only with the converter's opt-in `agdxEvents`).
+ */
 export const AguiEventType: {
   readonly RunStarted: 'RUN_STARTED';
   readonly RunFinished: 'RUN_FINISHED';
@@ -23,6 +26,7 @@ export const AguiEventType: {
   readonly ToolCallResult: 'TOOL_CALL_RESULT';
   readonly StateSnapshot: 'STATE_SNAPSHOT';
   readonly StateDelta: 'STATE_DELTA';
+  readonly Custom: 'CUSTOM';
 } = Object.freeze({
   RunStarted: 'RUN_STARTED',
   RunFinished: 'RUN_FINISHED',
@@ -39,6 +43,7 @@ export const AguiEventType: {
   ToolCallResult: 'TOOL_CALL_RESULT',
   StateSnapshot: 'STATE_SNAPSHOT',
   StateDelta: 'STATE_DELTA',
+  Custom: 'CUSTOM',
 });
 
 /** One of the AG-UI event type names this package produces. */
@@ -132,6 +137,58 @@ export interface StateDeltaEvent {
   readonly delta: readonly JsonPatchOperation[];
 }
 
+/**
+ * Names of the CUSTOM events the opt-in `agdxEvents` mapping adds for records the reference
+ * mapping (seed 002) drops:
+ * - `agdx.user_input`: a command that arrives while no turn is open (it opens one: the user's
+ *   question, from a frontend, a bridge or an operator);
+ * - `agdx.command`: a command sent while a turn is open (an agent's step: the planner asking a
+ *   worker), or any command naming a tool;
+ * - `agdx.reply`: a response or error that names no tool (an agent's answer to a command);
+ * - `agdx.input_request`: a command on the human-input topic (an approval or question for a human);
+ * - `agdx.input_response`: a response or error on the human-input topic (the human's decision);
+ * - `agdx.turn`: the conversation's current turn changed status (`working`, `finished`, `error`).
+ */
+export type AgdxCustomEventName = 'agdx.user_input' | 'agdx.command' | 'agdx.reply' | 'agdx.input_request' | 'agdx.input_response' | 'agdx.turn';
+
+/** The value of an `agdx.*` CUSTOM event about one record (every name but `agdx.turn`). */
+export interface AgdxRecordValue {
+  /** The record id (Crockford), when the record has one. */
+  readonly id?: string;
+  /** The correlation the record carries, when it has one. */
+  readonly correlation?: string;
+  /** The sending agent. */
+  readonly from: string;
+  /** The addressed agent, when the record names one. */
+  readonly to?: string;
+  /** The command's operation, when it names one. */
+  readonly operation?: string;
+  /** The tool a command names. */
+  readonly tool?: string;
+  /** The body as text (a JSON `{content}` chat message shows its content); an error's message. */
+  readonly text: string;
+  /** True for an error record. */
+  readonly error?: boolean;
+}
+
+/** The value of an `agdx.turn` CUSTOM event. */
+export interface AgdxTurnValue {
+  /** The correlation of the command that opened the turn. */
+  readonly correlation: string;
+  /**
+   * `working` when it opens, then `finished` or `error` when it is answered, or `input_required`
+   * when a task status says it waits for a human (see `turn.ts`).
+   */
+  readonly status: 'working' | 'finished' | 'error' | 'input_required';
+  /** The error's message, for `error`. */
+  readonly message?: string;
+}
+
+/** `CUSTOM` (opt-in `agdxEvents`): what the reference mapping drops, named `agdx.*`. */
+export type AgdxCustomEvent =
+  | { readonly type: 'CUSTOM'; readonly name: Exclude<AgdxCustomEventName, 'agdx.turn'>; readonly value: AgdxRecordValue }
+  | { readonly type: 'CUSTOM'; readonly name: 'agdx.turn'; readonly value: AgdxTurnValue };
+
 /** Every AG-UI event this package produces. */
 export type AguiEvent =
   | RunStartedEvent
@@ -148,4 +205,5 @@ export type AguiEvent =
   | ToolCallEndEvent
   | ToolCallResultEvent
   | StateSnapshotEvent
-  | StateDeltaEvent;
+  | StateDeltaEvent
+  | AgdxCustomEvent;

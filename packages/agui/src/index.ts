@@ -6,6 +6,10 @@ export { AguiBridge } from './agui-bridge.js';
 export type { AguiBridgeOptions, AguiCallOptions, AguiSource } from './agui-bridge.js';
 export { AguiEventType } from './events.js';
 export type {
+  AgdxCustomEvent,
+  AgdxCustomEventName,
+  AgdxRecordValue,
+  AgdxTurnValue,
   AguiEvent,
   ReasoningMessageContentEvent,
   ReasoningMessageEndEvent,

@@ -44,6 +44,14 @@ export interface AguiHandlerOptions {
    * it the endpoint only reads the log.
    */
   readonly startRuns?: AguiRunStart | undefined;
+  /**
+   * Opt-in (default off): adds the `agdx.*` CUSTOM events (the user's input, agents' commands,
+   * plain replies, human input, the current turn's status; see `AgdxCustomEventName`) that the
+   * reference mapping drops, and a GET stream also reads the conversation on `agent.human_input`
+   * (merged in broker-time order) so approvals and human answers show. POST runs read only
+   * `topic`, so a run's turn is never a human-input prompt. The live page turns it on.
+   */
+  readonly agdxEvents?: boolean | undefined;
 }
 
 /** Default bound of one POST run: 5 minutes. */
@@ -147,10 +155,11 @@ async function* sseChunks(
   onError: SkippedRecordHandler | undefined,
   runTimeoutMs: number,
   started: CorrelationId | undefined,
+  agdxEvents: boolean,
 ): AsyncGenerator<string, void, undefined> {
   const reporters = addresses.map((address) => unreadableStateReporter(address, onError));
   let unreadable = reporters[0];
-  const converter = new AguiConverter({ onUnreadableState: (envelope) => unreadable?.report(envelope) });
+  const converter = new AguiConverter({ onUnreadableState: (envelope) => unreadable?.report(envelope), agdxEvents });
   let framing: RunFraming | undefined;
   // A run's own deadline; the client going away still stops everything through `signal`.
   const deadline = parsed.run !== undefined ? AbortSignal.timeout(runTimeoutMs) : undefined;
@@ -189,7 +198,7 @@ async function* sseChunks(
         // Earlier records are still converted: channels, the state fold and the turn depend on them.
         unreadable = reporters[at];
         if (unreadable !== undefined) unreadable.offset = record.offset;
-        const converted = converter.convert(record.envelope);
+        const converted = converter.convert(record.envelope, addresses[at]?.topic);
         // Records up to the resume point send nothing of their own, but may end the run's turn.
         const beyond = record.offset > (after?.[at]?.offset ?? -1n);
         const fresh = beyond ? converted : [];
@@ -216,6 +225,16 @@ async function* sseChunks(
         ? framing.fail(`the run's turn did not end within ${runTimeoutMs} ms`, 'timeout')
         : framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`);
     yield failed.map((event) => sseEvent(event)).join('');
+  }
+}
+
+/** Where the conversation's human input lives; none when the log has no human-input topic. */
+async function humanInputAddresses(client: AgdxClient, stream: string, conversation: ConversationId, signal: AbortSignal): Promise<ConversationAddress[]> {
+  try {
+    return await locateConversationEverywhere(client.transport, client.layout, stream, AgentTopic.HumanInput, conversation, signal);
+  } catch (error) {
+    if (AgdxError.is(error, 'not-found')) return [];
+    throw error;
   }
 }
 
@@ -281,6 +300,9 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     let addresses: ConversationAddress[];
     try {
       addresses = await locateConversationEverywhere(client.transport, client.layout, stream, topic, parsed.conversation, request.signal);
+      if (options.agdxEvents === true && parsed.run === undefined && topic !== AgentTopic.HumanInput) {
+        addresses.push(...(await humanInputAddresses(client, stream, parsed.conversation, request.signal)));
+      }
     } catch (error) {
       const status = AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : AgdxError.is(error, LAYOUT_MISMATCH) ? 409 : 502;
       return errorResponse(status, error, extraHeaders);
@@ -300,7 +322,7 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
         return errorResponse(status, error, extraHeaders);
       }
     }
-    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs, started);
+    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs, started, options.agdxEvents === true);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

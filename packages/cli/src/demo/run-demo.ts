@@ -200,7 +200,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     if (options.serve === true) {
       // The card must name the public URL, which is known once the port is bound.
       let a2aHttp: (request: Request) => Promise<Response> = createA2aHttpHandler(a2a);
-      server = await startDemoServer({ a2a: (request) => a2aHttp(request), mcp: createMcpHttpHandler(mcp), agui: agui.handler() }, options.port ?? 0);
+      server = await startDemoServer({ a2a: (request) => a2aHttp(request), mcp: createMcpHttpHandler(mcp), agui: agui.handler({ agdxEvents: true }) }, options.port ?? 0);
       a2aHttp = createA2aHttpHandler(a2a, { publicUrl: `${server.url}/a2a/` });
     }
     const a2aUrl = server !== undefined ? `${server.url}/a2a/` : undefined;
