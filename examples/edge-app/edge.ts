@@ -10,7 +10,7 @@
 import { AgdxClient, Agent, agentMessageBody, AgentTopic, type AgentHandle, type EdgeClaims } from '@agdx/agents';
 import { createAguiHandler } from '@agdx/agui';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
-import { authenticateRequest, type EdgeAuthorization } from '@agdx/bridge-kit';
+import { authenticateRequest, limitBody, type EdgeAuthorization } from '@agdx/bridge-kit';
 import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { MemoryLog } from '@agdx/transport';
 import { AgentId } from '@agdx/wire';
@@ -107,7 +107,8 @@ export async function startEdge(tokens: ReadonlyMap<string, EdgeClaims>, maxBody
   const handlers: EdgeHandlers = {
     a2a: createA2aHttpHandler(a2aBridge, { authorize, maxBodyBytes }),
     mcp: createMcpHttpHandler(mcpBridge, { authorize, maxBodyBytes }),
-    agui: authenticated(authorize, createAguiHandler(client, { startRuns: { source: 'ui', target: 'assistant' } })),
+    // The AG-UI handler has its own 1 MiB cap; the edge's cap is held to here too (413).
+    agui: authenticated(authorize, limitBody(createAguiHandler(client, { startRuns: { source: 'ui', target: 'assistant' } }), maxBodyBytes)),
   };
   return {
     handlers,

@@ -110,7 +110,7 @@ export function edgeChecklist(framework: string, start: StartApp): void {
         const response = await fetch(`${app.url}${mount}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: big });
         expect(response.status, mount).toBe(413);
         expect(response.headers.get('content-type'), mount).toContain('application/json');
-        expect(await response.json(), mount).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+        expect(await response.json(), mount).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.any(String) } });
       }
     });
 
