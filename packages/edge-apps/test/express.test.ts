@@ -1,20 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createExpressApp } from '../../../examples/edge-app/express-app.js';
+import { listening } from './support/listen.js';
 import { edgeChecklist, MAX_BODY_BYTES, type RunningApp, type StartApp } from './support/checklist.js';
 import type { EdgeHandlers } from '../../../examples/edge-app/edge.js';
 
-async function startExpress(handlers: EdgeHandlers): Promise<RunningApp> {
-  const server = createExpressApp(handlers, MAX_BODY_BYTES).listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+function startExpress(handlers: EdgeHandlers): Promise<RunningApp> {
+  return listening(createExpressApp(handlers, MAX_BODY_BYTES).listen(0, '127.0.0.1'));
 }
 
 const start: StartApp = startExpress;

@@ -1,20 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createKoaApp } from '../../../examples/edge-app/koa-app.js';
 import type { EdgeHandlers } from '../../../examples/edge-app/edge.js';
+import { listening } from './support/listen.js';
 import { edgeChecklist, MAX_BODY_BYTES, type RunningApp } from './support/checklist.js';
 
-async function startKoa(handlers: EdgeHandlers): Promise<RunningApp> {
-  const server = createKoaApp(handlers, MAX_BODY_BYTES).listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+function startKoa(handlers: EdgeHandlers): Promise<RunningApp> {
+  return listening(createKoaApp(handlers, MAX_BODY_BYTES).listen(0, '127.0.0.1'));
 }
 
 edgeChecklist('Koa', startKoa);
