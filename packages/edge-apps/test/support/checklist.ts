@@ -145,5 +145,19 @@ export function edgeChecklist(framework: string, start: StartApp): void {
       await reader.cancel().catch(() => undefined);
       await eventually(async () => (seen.a2a.cancelled > before.cancelled && seen.a2a.aborted > before.aborted ? true : undefined), 10_000, 'the stream to be cancelled');
     });
+
+    it('ends the AG-UI follow loop when the live page goes away from a quiet conversation', async () => {
+      const before = { ...seen.agui };
+      const controller = new AbortController();
+      // A conversation with nothing in it: the head must arrive although no event was written.
+      const response = await fetch(`${app.url}${MOUNTS.agui}?threadId=${ConversationId.new().toString()}`, {
+        headers: { ...AUTH, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      controller.abort();
+      await eventually(async () => (seen.agui.cancelled > before.cancelled && seen.agui.aborted > before.aborted ? true : undefined), 10_000, 'the follow loop to stop');
+    });
   });
 }
