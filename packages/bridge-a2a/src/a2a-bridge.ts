@@ -16,7 +16,7 @@ import {
   type SignerCheck,
   type VerifiedPrincipal,
 } from '@agdx/agents';
-import { signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
+import { cardProtectedHeader, signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
 import {
   AgentErrorCode,
   AgentId,
@@ -37,6 +37,7 @@ import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
+import { a2aSignableCard } from './signed-card.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
 export const A2aMethod: {
@@ -221,9 +222,14 @@ export class A2aBridge {
     return buildAgentCard(this.#id.value, this.#capabilities);
   }
 
-  /** The card with a detached JWS signature (`{"alg":"EdDSA"}` over its canonical JSON). */
+  /**
+   * The card with a detached JWS signature that A2A verifiers accept: the protected header is
+   * `{"alg":"EdDSA","kid":<the key's registry key>,"typ":"JOSE"}`, and the card is signed and
+   * returned in the form A2A SDKs canonicalize (`a2aSignableCard`: empty members and retired
+   * capabilities left out), so `verifyCard` and the official `@a2a-js/sdk` verifier both accept it.
+   */
   async signedCard(key: SigningKey, card: A2aAgentCard = this.card()): Promise<SignedCard<A2aAgentCard>> {
-    return signCardJws(card, key);
+    return signCardJws(a2aSignableCard(card), key, cardProtectedHeader(key));
   }
 
   /**

@@ -26,10 +26,10 @@ export interface A2aAgentSkill {
   readonly id: string;
   /** The skill id again (capabilities carry no display name). */
   readonly name: string;
-  /** Empty: capability descriptors carry no description. */
-  readonly description: string;
-  /** Empty. */
-  readonly tags: readonly string[];
+  /** Empty: capability descriptors carry no description (left out of a signed card, see `a2aSignableCard`). */
+  readonly description?: string;
+  /** Empty (left out of a signed card). */
+  readonly tags?: readonly string[];
   /** The input media type, when the capability declares an input. */
   readonly inputModes?: readonly string[];
   /** The output media type, when the capability declares an output. */
@@ -50,7 +50,8 @@ export interface A2aAgentCard {
   readonly capabilities: {
     readonly streaming: boolean;
     readonly pushNotifications: boolean;
-    readonly stateTransitionHistory: boolean;
+    /** A2A 0.3's flag, always false; left out of a signed card (A2A v1.0 no longer defines it). */
+    readonly stateTransitionHistory?: boolean;
     readonly extendedAgentCard: boolean;
   };
   /** `text/plain`. */

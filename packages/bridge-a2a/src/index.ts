@@ -28,5 +28,6 @@ export { answersImmediately, readSendMessageParams, readTaskIdParams } from './p
 export type { SendConfiguration, SendMessageParams } from './params.js';
 export { DEFAULT_MAX_BODY_BYTES } from '@agdx/bridge-kit';
 export type { EdgeAuthorization } from '@agdx/bridge-kit';
-export { verifyCard, verifyCardSync, signedCard, canonicalCardJson, cardSigningInput, CARD_PROTECTED_HEADER } from '@agdx/sign';
+export { verifyCard, verifyCardSync, signedCard, canonicalCardJson, cardSigningInput, cardProtectedHeader, CARD_JWS_TYPE, CARD_PROTECTED_HEADER } from '@agdx/sign';
+export { a2aSignableCard } from './signed-card.js';
 export type { CardSignature, SignedCard } from '@agdx/sign';

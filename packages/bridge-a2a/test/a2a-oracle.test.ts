@@ -1,7 +1,9 @@
 import { readAgentMessage } from '@agdx/agents';
 import {
   A2aBridge,
+  a2aSignableCard,
   buildAgentCard,
+  CARD_JWS_TYPE,
   canonicalCardJson,
   cardSigningInput,
   contentRefMode,
@@ -56,6 +58,10 @@ function stateCode(name: string): number {
   return code;
 }
 
+function headerJson(signature: CardSignature): unknown {
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(signature.protected.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
+}
+
 const cardKeySeed = (a2a.sections['cards'] ?? [])[0]?.['signer_seed_hex'] as string;
 
 describe('oracle a2a.json', () => {
@@ -78,6 +84,15 @@ describe('oracle a2a.json', () => {
       const ours = await bridge.signedCard(key);
       const [signature] = ours.signatures;
       await verifyCard(ours, signature!, key.verifyingKey);
+      // The bridge signs in A2A's form (recorded per case as `<id>/signed_card`): a header naming
+      // the key with typ, over the card without its empty members, where the reference signed
+      // with the seed's bare header.
+      const reference = c['signed_card'] as { signatures: CardSignature[] };
+      divergences.markChecked(`${id}/signed_card`);
+      expect(JSON.parse(JSON.stringify(ours))).not.toEqual(reference);
+      expect(headerJson(reference.signatures[0]!)).toEqual({ alg: 'EdDSA' });
+      expect(headerJson(signature!)).toEqual({ alg: 'EdDSA', kid: key.registryKey, typ: CARD_JWS_TYPE });
+      expect({ ...ours, signatures: undefined }).toEqual({ ...a2aSignableCard(bridge.card()), signatures: undefined });
     });
   });
 
@@ -179,7 +194,7 @@ describe('oracle a2a.json', () => {
     });
   });
 
-  afterAll(() => divergences.expectNoStaleEntries(allIds));
+  afterAll(() => divergences.expectNoStaleEntries(new Set([...allIds, ...(a2a.sections['cards'] ?? []).map((c) => `${c.id}/signed_card`)])));
 });
 
 function sameShape(envelope: AgentEnvelope, key: SigningKey | undefined): unknown {

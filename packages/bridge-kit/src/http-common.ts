@@ -37,7 +37,8 @@ function isJsonMediaType(contentType: string | null): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+/** The body's bytes, or undefined past `maxBytes` (declared or read); never more than the cap is held. */
+export async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) return undefined;
   if (request.body === null) return new Uint8Array(0);

@@ -23,6 +23,7 @@ export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest, 
 export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';
+export { limitBody } from './body-limit.js';
 export { parseWith } from './params.js';
 export { bridgeAgentId, bridgeHopsAfter, nonEmptyName, startChildSession } from './bridge-identity.js';
 export type { ChildAncestry } from './bridge-identity.js';

@@ -55,7 +55,9 @@ export type { Delegation, Grant, ResourcePattern } from './delegation.js';
 export { canonicalCardJson } from './card/canonical-json.js';
 export type { CardJson } from './card/canonical-json.js';
 export {
+  CARD_JWS_TYPE,
   CARD_PROTECTED_HEADER,
+  cardProtectedHeader,
   cardSigningInput,
   signCard,
   signCardSync,

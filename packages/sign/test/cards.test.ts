@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  CARD_JWS_TYPE,
   CARD_PROTECTED_HEADER,
   canonicalCardJson,
+  cardProtectedHeader,
   cardSigningInput,
   SignatureError,
   signCard,
+  signCardSync,
   signedCard,
   signedCardSync,
   SigningKey,
@@ -183,5 +186,44 @@ describe('card canonical JSON', () => {
     const key = SigningKey.fromHex('01'.repeat(32));
     expect(await thrown(() => verifyCard({}, null as never, key.verifyingKey))).toBeInstanceOf(SignatureError);
     expect(await thrown(() => verifyCard({}, { protected: 1 } as never, key.verifyingKey))).toBeInstanceOf(SignatureError);
+  });
+});
+
+describe("A2A's protected header (kid and typ)", () => {
+  const decodeHeader = (text: string): unknown => JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+
+  it('names the key by its registry key, with typ JOSE, and signs and verifies on both back ends', async () => {
+    const key = SigningKey.fromHex('03'.repeat(32));
+    const header = cardProtectedHeader(key);
+    expect(decodeHeader(header)).toEqual({ alg: 'EdDSA', kid: key.registryKey, typ: CARD_JWS_TYPE });
+    const card = { name: 'x', skills: [] };
+    const signature = await signCard(card, key, header);
+    expect(signature.protected).toBe(header);
+    expect(signCardSync(card, key, header)).toEqual(signature);
+    for (const backend of BACKENDS) await verifyCard(card, signature, key.verifyingKey, { backend });
+    verifyCardSync(card, signature, key.verifyingKey);
+    // The seed's bare header is still the default, and still verifies.
+    const seedForm = await signCard(card, key);
+    expect(seedForm.protected).toBe(CARD_PROTECTED_HEADER);
+    await verifyCard(card, seedForm, key.verifyingKey);
+  });
+
+  it('refuses a kid that is not the verifying key, before checking the signature', async () => {
+    const key = SigningKey.fromHex('03'.repeat(32));
+    const other = SigningKey.fromHex('04'.repeat(32));
+    const signature = await signCard({ name: 'x' }, key, cardProtectedHeader(key));
+    const error = await thrown(() => verifyCard({ name: 'x' }, signature, other.verifyingKey));
+    expect(error).toBeInstanceOf(SignatureError);
+    expect((error as Error).message).toBe('card signature names another key');
+    expect(() => verifyCardSync({ name: 'x' }, signature, other.verifyingKey)).toThrow('card signature names another key');
+  });
+
+  it('refuses to sign under a header that is not base64url JSON with alg EdDSA', async () => {
+    const key = SigningKey.fromHex('03'.repeat(32));
+    for (const header of ['not base64!', Buffer.from('[1]').toString('base64url'), Buffer.from('{"alg":"ES256"}').toString('base64url'), '']) {
+      const error = await thrown(() => signCard({ name: 'x' }, key, header));
+      expect(error).toBeInstanceOf(SignatureError);
+      expect(() => signCardSync({ name: 'x' }, key, header)).toThrow(SignatureError);
+    }
   });
 });

@@ -9,6 +9,7 @@
 
 import { DEFAULT_MAX_BODY_BYTES } from '../http-common.js';
 import { limitedBody, type BodyLimit, type LimitedBody } from './body-stream.js';
+import { bodyWasRead, rebuildBody, type ParsedBody } from './framework-body.js';
 import type { FetchHandler, NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { StreamSlots } from './stream-slots.js';
 
@@ -33,9 +34,39 @@ export interface NodeListenerOptions {
    * verified subject from your token middleware).
    */
   readonly clientKey?: ((request: NodeRequestLike) => string) | undefined;
+  /**
+   * A path prefix that something in front of this server removed (a proxy that forwards
+   * `/agents/a2a/x` as `/x`): it is put back in front of the request path, so absolute URLs the
+   * handler builds from the request (the A2A card's interface URL) carry it. Default: none.
+   */
+  readonly basePath?: string | undefined;
 }
 
+/**
+ * What a web framework already knows about a request that the raw node:http request does not
+ * tell: the path before its router removed the mount prefix, and the body its parser read.
+ */
+export interface FrameworkRequest {
+  /**
+   * The request target as the client sent it, mount prefix included (Express `req.originalUrl`,
+   * Koa `ctx.originalUrl`). Default: the request's own `url`.
+   */
+  readonly originalUrl?: string | undefined;
+  /**
+   * The body a parser already read. Used only when the request's stream was read already; an
+   * unread stream is always read by the adapter itself, under its own cap.
+   */
+  readonly body?: ParsedBody | undefined;
+}
+
+/**
+ * Serves one request through the handler, with the limits of its {@link NodeListenerOptions};
+ * resolves when the answer is written (or the client went away).
+ */
+export type NodeServe = (request: NodeRequestLike, response: NodeResponseLike, framework?: FrameworkRequest) => Promise<void>;
+
 interface Limits {
+  readonly basePath: string;
   readonly fallbackOrigin: string;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
@@ -47,6 +78,7 @@ const ERROR_BODIES: Record<number, string> = {
   400: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}',
   408: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request timeout"}}',
   413: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request body too large"}}',
+  415: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}',
   429: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"too many open streams"}}',
   500: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"internal error"}}',
 };
@@ -82,28 +114,40 @@ function declaredLength(request: NodeRequestLike): number | undefined {
   return /^\d{1,15}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
 }
 
-function toRequest(request: NodeRequestLike, body: LimitedBody | undefined, signal: AbortSignal, fallbackOrigin: string): Request {
+/** The body the handler reads: a capped stream off the socket, or bytes a framework already read. */
+type HandlerBody = { readonly stream: LimitedBody } | { readonly bytes: Uint8Array };
+
+function toRequest(request: NodeRequestLike, target: string, body: HandlerBody | undefined, signal: AbortSignal, limits: Limits): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     const text = headerValue(value);
     if (text !== undefined && !name.startsWith(':')) headers.set(name, text);
   }
   const host = headerValue(request.headers['host']);
-  const origin = host !== undefined ? `${isEncrypted(request.socket) ? 'https' : 'http'}://${host}` : fallbackOrigin;
+  const origin = host !== undefined ? `${isEncrypted(request.socket) ? 'https' : 'http'}://${host}` : limits.fallbackOrigin;
   let url: URL;
   try {
-    url = new URL(request.url ?? '/', origin);
+    url = new URL(limits.basePath === '' || !target.startsWith('/') ? target : `${limits.basePath}${target}`, origin);
   } catch {
-    url = new URL('/', fallbackOrigin);
+    url = new URL('/', limits.fallbackOrigin);
   }
   const method = request.method ?? 'GET';
+  if (body === undefined) return new Request(url, { method, headers, signal });
+  if ('bytes' in body) {
+    // The parser's bytes replace the wire body; its framing headers no longer describe them.
+    headers.delete('transfer-encoding');
+    headers.set('content-length', String(body.bytes.byteLength));
+    return new Request(url, { method, headers, signal, body: body.bytes as Uint8Array<ArrayBuffer> });
+  }
   // `duplex: 'half'` is how fetch-style runtimes accept a streamed request body.
-  const init = body === undefined ? { method, headers, signal } : { method, headers, signal, body: body.stream, duplex: 'half' };
-  return new Request(url, init as RequestInit);
+  return new Request(url, { method, headers, signal, body: body.stream.stream, duplex: 'half' } as RequestInit);
 }
 
-/** A fixed JSON error answer; `close` asks Node to close the connection after it. */
-function sendError(target: NodeResponseLike, status: number, close: boolean, extra: Record<string, string> = {}): void {
+/**
+ * A fixed JSON-RPC error answer (400, 408, 413, 415, 429, or 500 for any other status); `close`
+ * asks Node to close the connection after it. Nothing is sent once the head went out.
+ */
+export function sendError(target: NodeResponseLike, status: number, close: boolean, extra: Record<string, string> = {}): void {
   if (target.writableEnded === true || target.headersSent === true) return;
   try {
     target.statusCode = status;
@@ -157,7 +201,28 @@ async function writeResponse(response: Response, target: NodeResponseLike, close
 
 const LIMIT_STATUS: Record<BodyLimit, number> = { 'too-large': 413, 'too-slow': 408 };
 
-async function serve(handler: FetchHandler, limits: Limits, slots: StreamSlots, request: NodeRequestLike, response: NodeResponseLike, controller: AbortController): Promise<void> {
+/**
+ * The body the handler gets: none, the bytes a framework parser already read (the stream is
+ * drained then and must not be read again), or the socket's stream under the cap; a number is
+ * the status to answer instead.
+ */
+function handlerBody(request: NodeRequestLike, hasBody: boolean, framework: FrameworkRequest | undefined, limits: Limits): HandlerBody | number | undefined {
+  if (!hasBody) return undefined;
+  if (!bodyWasRead(request)) return { stream: limitedBody(request, limits.maxBodyBytes, limits.bodyTimeoutMs) };
+  const rebuilt = rebuildBody(framework?.body, limits.maxBodyBytes);
+  if ('bytes' in rebuilt) return rebuilt;
+  return rebuilt.refused === 'too-large' ? 413 : 400;
+}
+
+async function serve(
+  handler: FetchHandler,
+  limits: Limits,
+  slots: StreamSlots,
+  request: NodeRequestLike,
+  response: NodeResponseLike,
+  controller: AbortController,
+  framework: FrameworkRequest | undefined,
+): Promise<void> {
   const method = (request.method ?? 'GET').toUpperCase();
   const declared = declaredLength(request);
   const hasBody = method !== 'GET' && method !== 'HEAD' && declared !== 0;
@@ -168,9 +233,12 @@ async function serve(handler: FetchHandler, limits: Limits, slots: StreamSlots, 
   const client = limits.clientKey(request);
   // Refused before the handler runs, so a refused stream has started no work.
   if (acceptsEventStream(request) && slots.full(client)) return sendError(response, 429, hasBody, { 'retry-after': '1' });
-  const body = hasBody ? limitedBody(request, limits.maxBodyBytes, limits.bodyTimeoutMs) : undefined;
+  const prepared = handlerBody(request, hasBody, framework, limits);
+  if (typeof prepared === 'number') return sendError(response, prepared, false);
+  const body = prepared !== undefined && 'stream' in prepared ? prepared.stream : undefined;
   try {
-    const handled = handler(toRequest(request, body, controller.signal, limits.fallbackOrigin));
+    const target = framework?.originalUrl ?? request.url ?? '/';
+    const handled = handler(toRequest(request, target, prepared, controller.signal, limits));
     const outcome = await (body === undefined ? handled : Promise.race([handled, body.limited]));
     if (typeof outcome === 'string') {
       handled.then((late) => late.body?.cancel().catch(() => undefined), () => undefined);
@@ -205,16 +273,36 @@ async function serve(handler: FetchHandler, limits: Limits, slots: StreamSlots, 
  * `applyServerLimits(server)` for the request-head time limit, which only the server can enforce.
  */
 export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): (request: NodeRequestLike, response: NodeResponseLike) => void {
+  const serveOne = createNodeServe(handler, options);
+  return (request, response) => {
+    void serveOne(request, response);
+  };
+}
+
+function checkBasePath(path: string | undefined): string {
+  if (path === undefined || path === '' || path === '/') return '';
+  if (!/^\/[^?#\s]*$/.test(path)) throw new RangeError('basePath must be a path starting with /');
+  return path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/**
+ * The adapter behind {@link toNodeListener} and the framework helpers: serves one node:http
+ * request through `handler`, taking what a framework already knows about it (the path before
+ * its router removed the mount prefix, the body its parser read). It never rejects: a failure
+ * is answered with a JSON-RPC error.
+ */
+export function createNodeServe(handler: FetchHandler, options: NodeListenerOptions = {}): NodeServe {
   const limits: Limits = {
+    basePath: checkBasePath(options.basePath),
     fallbackOrigin: options.fallbackOrigin ?? 'http://localhost',
     maxBodyBytes: checkLimit(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes'),
     bodyTimeoutMs: checkLimit(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, 'bodyTimeoutMs'),
     clientKey: options.clientKey ?? remoteAddress,
   };
   const slots = new StreamSlots(checkLimit(options.maxStreamsPerClient, DEFAULT_MAX_STREAMS_PER_CLIENT, 'maxStreamsPerClient'));
-  return (request, response) => {
+  return async (request, response, framework) => {
     const controller = new AbortController();
     response.once?.('close', () => controller.abort());
-    serve(handler, limits, slots, request, response, controller).catch(() => sendError(response, 500, true));
+    await serve(handler, limits, slots, request, response, controller, framework).catch(() => sendError(response, 500, true));
   };
 }

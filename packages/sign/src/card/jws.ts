@@ -3,12 +3,43 @@ import type { Ed25519BackendChoice } from '../ed25519/backend.js';
 import { nobleVerifySync } from '../ed25519/noble.js';
 import { backendFor } from '../ed25519/select.js';
 import { SignatureError } from '../errors.js';
-import { SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH } from '../key-id.js';
+import { registryKeyOf, SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH } from '../key-id.js';
 import type { SigningKey } from '../signing-key.js';
 import { canonicalCardJson } from './canonical-json.js';
 
-/** The JWS protected header every card signature carries: base64url of `{"alg":"EdDSA"}`. */
+/** The seed's JWS protected header of a card signature (0.1.1's form): base64url of `{"alg":"EdDSA"}`. */
 export const CARD_PROTECTED_HEADER: string = base64UrlEncode(utf8('{"alg":"EdDSA"}'));
+
+/** The JWS `typ` of an A2A card signature's protected header. */
+export const CARD_JWS_TYPE: 'JOSE' = 'JOSE';
+
+/**
+ * The protected header the A2A specification asks of a card signature, naming the signing key:
+ * base64url of `{"alg":"EdDSA","kid":"<registry key>","typ":"JOSE"}`, where the kid is the key's
+ * registry key (lowercase hex of its key id), so a verifier can look the key up in the registry.
+ * A2A verifiers (the official SDKs) refuse a signature without `kid` and `typ`.
+ */
+export function cardProtectedHeader(key: Pick<SigningKey, 'registryKey'>): string {
+  return base64UrlEncode(utf8(JSON.stringify({ alg: 'EdDSA', kid: key.registryKey, typ: CARD_JWS_TYPE })));
+}
+
+/** The members of a protected header this module reads; undefined when it is not base64url JSON of an object. */
+function decodeHeader(protectedHeader: string): { readonly alg?: unknown; readonly kid?: unknown } | undefined {
+  const bytes = tryBase64UrlDecode(protectedHeader);
+  if (bytes === undefined) return undefined;
+  try {
+    const value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuses a header a card signature of ours cannot carry: it must be base64url JSON with `alg` EdDSA. */
+function checkSigningHeader(protectedHeader: string): string {
+  if (decodeHeader(protectedHeader)?.alg !== 'EdDSA') throw new SignatureError('card protected header must be base64url JSON with alg EdDSA');
+  return protectedHeader;
+}
 
 /** One detached JWS over an Agent Card (the A2A `signatures[]` entry). */
 export interface CardSignature {
@@ -36,16 +67,23 @@ export function cardSigningInput(card: unknown, protectedHeader: string = CARD_P
   return `${protectedHeader}.${base64UrlEncode(utf8(canonicalCardJson(card)))}`;
 }
 
-/** Signs a card's canonical JSON and returns the detached JWS (the card is not changed). */
-export async function signCard(card: unknown, key: SigningKey): Promise<CardSignature> {
-  const input = cardSigningInput(card);
-  return { protected: CARD_PROTECTED_HEADER, signature: base64UrlEncode(await key.signBytes(utf8(input))) };
+/**
+ * Signs a card's canonical JSON and returns the detached JWS (the card is not changed). The
+ * protected header is the seed's `{"alg":"EdDSA"}` unless `protectedHeader` gives another, such
+ * as {@link cardProtectedHeader}`(key)` for A2A verifiers.
+ *
+ * @throws SignatureError as {@link canonicalCardJson} does, or
+ *   `card protected header must be base64url JSON with alg EdDSA`.
+ */
+export async function signCard(card: unknown, key: SigningKey, protectedHeader: string = CARD_PROTECTED_HEADER): Promise<CardSignature> {
+  const input = cardSigningInput(card, checkSigningHeader(protectedHeader));
+  return { protected: protectedHeader, signature: base64UrlEncode(await key.signBytes(utf8(input))) };
 }
 
 /** {@link signCard} with @noble/curves, synchronously. */
-export function signCardSync(card: unknown, key: SigningKey): CardSignature {
-  const input = cardSigningInput(card);
-  return { protected: CARD_PROTECTED_HEADER, signature: base64UrlEncode(key.signBytesSync(utf8(input))) };
+export function signCardSync(card: unknown, key: SigningKey, protectedHeader: string = CARD_PROTECTED_HEADER): CardSignature {
+  const input = cardSigningInput(card, checkSigningHeader(protectedHeader));
+  return { protected: protectedHeader, signature: base64UrlEncode(key.signBytesSync(utf8(input))) };
 }
 
 function withSignature<T extends object>(card: T, signature: CardSignature): SignedCard<T> {
@@ -56,15 +94,16 @@ function withSignature<T extends object>(card: T, signature: CardSignature): Sig
 
 /**
  * Returns a copy of `card` with a detached EdDSA JWS appended to `signatures` (created when
- * absent). The payload never covers `signatures`, so earlier entries stay valid.
+ * absent). The payload never covers `signatures`, so earlier entries stay valid. The protected
+ * header is as {@link signCard} has it.
  */
-export async function signedCard<T extends object>(card: T, key: SigningKey): Promise<SignedCard<T>> {
-  return withSignature(card, await signCard(card, key));
+export async function signedCard<T extends object>(card: T, key: SigningKey, protectedHeader?: string): Promise<SignedCard<T>> {
+  return withSignature(card, await signCard(card, key, protectedHeader));
 }
 
 /** {@link signedCard} with @noble/curves, synchronously. */
-export function signedCardSync<T extends object>(card: T, key: SigningKey): SignedCard<T> {
-  return withSignature(card, signCardSync(card, key));
+export function signedCardSync<T extends object>(card: T, key: SigningKey, protectedHeader?: string): SignedCard<T> {
+  return withSignature(card, signCardSync(card, key, protectedHeader));
 }
 
 interface PreparedCard {
@@ -78,6 +117,10 @@ function prepare(card: unknown, signature: CardSignature, verifyingKey: Uint8Arr
   if (typeof signature !== 'object' || signature === null || typeof signature.protected !== 'string' || typeof signature.signature !== 'string') {
     throw new SignatureError('card signature must have text protected and signature members');
   }
+  // A header that names a key (A2A's kid) must name this one: a signature is never checked
+  // against a key its signer did not claim. The seed's header names none.
+  const kid = decodeHeader(signature.protected)?.kid;
+  if (kid !== undefined && kid !== registryKeyOf(verifyingKey)) throw new SignatureError('card signature names another key');
   const input = utf8(cardSigningInput(card, signature.protected));
   const bytes = tryBase64UrlDecode(signature.signature);
   if (bytes === undefined) throw new SignatureError('invalid base64url');
@@ -87,10 +130,12 @@ function prepare(card: unknown, signature: CardSignature, verifyingKey: Uint8Arr
 
 /**
  * Verifies a detached card JWS against `verifyingKey`, recomputing the payload from `card`
- * itself (its `signatures` member is ignored). The protected header is used as given.
+ * itself (its `signatures` member is ignored). The protected header is used as given: the
+ * seed's `{"alg":"EdDSA"}` and A2A's form with `kid` and `typ` both verify; a `kid` must be the
+ * registry key of `verifyingKey`.
  *
  * @throws SignatureError `invalid public key`, `invalid base64url`, `card signature is not 64 bytes`,
- *   `card signature does not verify`, or the canonicalization errors.
+ *   `card signature names another key`, `card signature does not verify`, or the canonicalization errors.
  */
 export async function verifyCard(card: unknown, signature: CardSignature, verifyingKey: Uint8Array, options?: CardOptions): Promise<void> {
   const prepared = prepare(card, signature, verifyingKey);
