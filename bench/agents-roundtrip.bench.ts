@@ -36,6 +36,8 @@ interface Figures {
   readonly roundTripsPerSec: number;
   /** Process CPU time (user + system) per round trip: independent of other load on the machine. */
   readonly cpuMicrosPerRoundTrip: number;
+  /** Over the measured runs (summaries only): [min, max] of each figure the median is taken of. */
+  readonly range?: Record<'p50Micros' | 'roundTripsPerSec' | 'cpuMicrosPerRoundTrip', readonly [number, number]>;
 }
 
 async function drive(count: number, inFlight: number, once: () => Promise<void>): Promise<Figures> {
@@ -170,13 +172,16 @@ async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Prom
   };
 }
 
-async function measure(setup: Setup, count: number, inFlight: number): Promise<Figures> {
-  const runs: Figures[] = [];
+/** Several setups measured in rounds, one run of each per round (so all see the same load); round 0 warms up. */
+async function measureRounds<T extends readonly Setup[]>(setups: T, count: number, inFlight: number): Promise<{ -readonly [K in keyof T]: Figures }> {
+  const runs: Figures[][] = setups.map(() => []);
   for (let run = 0; run <= RUNS; run++) {
-    const figures = await measureOnce(setup, count, inFlight);
-    if (run > 0) runs.push(figures); // run 0 warms up
+    for (const [i, setup] of setups.entries()) {
+      const figures = await measureOnce(setup, count, inFlight);
+      if (run > 0) runs[i]?.push(figures);
+    }
   }
-  return summarize(runs);
+  return runs.map(summarize) as { -readonly [K in keyof T]: Figures };
 }
 
 async function measureOnce(setup: Setup, count: number, inFlight: number): Promise<Figures> {
@@ -184,21 +189,6 @@ async function measureOnce(setup: Setup, count: number, inFlight: number): Promi
   const figures = await drive(count, inFlight, once);
   await stop();
   return figures;
-}
-
-/** Two setups measured in alternating rounds (so both see the same machine load); one warm-up round each. */
-async function measureAlternating(ours: Setup, baseline: Setup, count: number, inFlight: number): Promise<{ ours: Figures; baseline: Figures }> {
-  const a: Figures[] = [];
-  const b: Figures[] = [];
-  for (let run = 0; run <= RUNS; run++) {
-    const x = await measureOnce(ours, count, inFlight);
-    const y = await measureOnce(baseline, count, inFlight);
-    if (run > 0) {
-      a.push(x);
-      b.push(y);
-    }
-  }
-  return { ours: summarize(a), baseline: summarize(b) };
 }
 
 /** p50 and CPU as ours ÷ baseline; throughput divided as `throughput` says (see the notes). */
@@ -212,11 +202,16 @@ function ratios(ours: Figures, baseline: Figures, throughput: 'baseline/ours' | 
 }
 
 function summarize(runs: readonly Figures[]): Figures {
+  const range = (pick: (f: Figures) => number): readonly [number, number] => {
+    const values = runs.map(pick);
+    return [Number(Math.min(...values).toFixed(1)), Number(Math.max(...values).toFixed(1))];
+  };
   return {
     p50Micros: Number(median(runs.map((r) => r.p50Micros)).toFixed(1)),
     p99Micros: Number(median(runs.map((r) => r.p99Micros)).toFixed(1)),
     roundTripsPerSec: Math.round(median(runs.map((r) => r.roundTripsPerSec))),
     cpuMicrosPerRoundTrip: Number(median(runs.map((r) => r.cpuMicrosPerRoundTrip)).toFixed(1)),
+    range: { p50Micros: range((r) => r.p50Micros), roundTripsPerSec: range((r) => r.roundTripsPerSec), cpuMicrosPerRoundTrip: range((r) => r.cpuMicrosPerRoundTrip) },
   };
 }
 
@@ -319,9 +314,7 @@ for (const [label, count, inFlight] of [
   ['inFlight1', SERIAL_ROUND_TRIPS, 1],
   [`inFlight${IN_FLIGHT}`, CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
 ] as const) {
-  const ours = await measure(agdxSetup(true), count, inFlight);
-  const baseline = await measure(rawSetup, count, inFlight);
-  const notPipelined = await measure(agdxSetup(false), count, inFlight);
+  const [ours, baseline, notPipelined] = await measureRounds([agdxSetup(true), rawSetup, agdxSetup(false)] as const, count, inFlight);
   results[label] = {
     agent: ours,
     baselineRawTransport: baseline,
@@ -371,7 +364,7 @@ try {
     ['inFlight1', DEV_SERIAL_ROUND_TRIPS, 1],
     [`inFlight${IN_FLIGHT}`, DEV_CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
   ] as const) {
-    const { ours, baseline } = await measureAlternating(devServerSetup(server.port, true), devServerSetup(server.port, false), count, inFlight);
+    const [ours, baseline] = await measureRounds([devServerSetup(server.port, true), devServerSetup(server.port, false)] as const, count, inFlight);
     overDevServer[label] = {
       agent: ours,
       baselineNotPipelined: baseline,
@@ -400,7 +393,7 @@ process.stdout.write(
       },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run. agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row alternate run by run (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
     },
     null,
     2,

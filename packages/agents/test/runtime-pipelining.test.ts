@@ -1,6 +1,6 @@
 import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { TransportFailureError, type AppendRequest, type AppendResult, type LogTransport, type MemoryLog } from '@agdx/transport';
-import { ContentType, ConversationId, DeadLetterReason, InvalidError } from '@agdx/wire';
+import { ContentType, ConversationId, DeadLetterReason, IdempotencyKey, InvalidError } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, readAll, STREAM, text } from './support-runtime/harness.js';
 import { command } from './support-runtime/scenarios.js';
@@ -10,7 +10,7 @@ import { command } from './support-runtime/scenarios.js';
  * `failing` is set), so a test can hold answers unacknowledged and count them in flight.
  */
 function gatedLog(log: MemoryLog, topic: string) {
-  const state = { open: false, failing: false, appends: 0, inFlight: 0, maxInFlight: 0 };
+  const state = { open: false, failing: false, failNext: 0, appends: 0, inFlight: 0, maxInFlight: 0 };
   let waiting: (() => void)[] = [];
   const append = async (request: AppendRequest): Promise<AppendResult> => {
     if (request.topic !== topic) return log.append(request);
@@ -20,6 +20,10 @@ function gatedLog(log: MemoryLog, topic: string) {
     try {
       while (!state.open) await new Promise<void>((resolve) => waiting.push(resolve));
       if (state.failing) throw new TransportFailureError('the broker is gone');
+      if (state.failNext > 0) {
+        state.failNext--;
+        throw new TransportFailureError('a hiccup');
+      }
       return await log.append(request);
     } finally {
       state.inFlight--;
@@ -157,6 +161,38 @@ describe('pipelined answers', () => {
     expect(letter?.detail).toContain('the broker is gone');
     expect(attempts).toBe(3);
     await eventually(async () => (await committed(h.log, 'unlucky')) === 0n, 5_000, 'the dead-lettered record to be committed');
+  });
+
+  it('retries a failed answer while a later record with the same idempotency key waits, without a deadlock', async () => {
+    const h = await harness();
+    const gate = gatedLog(h.log, AgentTopic.Responses);
+    gate.state.failNext = 1;
+    gate.open();
+    const attempts: string[] = [];
+    // All three are on the log before the agent reads, so the second is picked up while the
+    // first's answer is still failing.
+    const conversation = ConversationId.new();
+    await h.laser.publish(AgentTopic.Sessions, command('first', conversation).withIdempotencyKey(IdempotencyKey.new('k-1')), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('again', conversation).withIdempotencyKey(IdempotencyKey.new('k-1')), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('other', conversation), ContentType.raw);
+    await using agent = Agent.builder()
+      .id('keyed')
+      .listenOn(AgentTopic.Sessions)
+      .respondOn(AgentTopic.Responses)
+      .heartbeats(false)
+      .followControl(false)
+      .retry({ maxAttempts: 3, baseDelayMs: 1 })
+      .handler(async (message, ctx) => {
+        attempts.push(new TextDecoder().decode(message.envelope?.body));
+        await ctx.respond(message.envelope?.body ?? new Uint8Array());
+      })
+      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+    await agent.ready();
+    await eventually(async () => (await committed(h.log, 'keyed')) === 2n, 5_000, 'all three records committed');
+    // The failed answer made the first record run twice; the second record is a duplicate.
+    expect(attempts.filter((a) => a === 'first')).toHaveLength(2);
+    expect(attempts).not.toContain('again');
+    expect(agent.stats).toMatchObject({ handled: 2, duplicate: 1 });
   });
 
   it('bounds the answers in flight across conversations, and pipelining(false) awaits every answer', async () => {

@@ -144,23 +144,37 @@ export class RecordPipeline {
     }
 
     const idempotencyKey = message.provenance.idempotencyKey;
-    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined, turn);
+    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined, turn, false);
     const key = processedKey(this.#me, idempotencyKey);
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
-    for (let running = this.#inflight.get(key); running !== undefined; running = this.#inflight.get(key)) await running;
+    // Waiting here must not hold the lane's handler turn: the first record may need a turn again
+    // (a retry after a failed answer) before it lets go of the key.
+    let released = false;
+    for (let running = this.#inflight.get(key); running !== undefined; running = this.#inflight.get(key)) {
+      if (!released) turn.release();
+      released = true;
+      await running;
+    }
     let finish!: () => void;
     this.#inflight.set(key, new Promise<void>((resolve) => (finish = resolve)));
     try {
       if (await o.processedKeys.has(key)) return 'duplicate';
-      return await this.#handle(message, record, address, key, turn);
+      return await this.#handle(message, record, address, key, turn, released);
     } finally {
       this.#inflight.delete(key);
       finish();
     }
   }
 
-  async #handle(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn): Promise<RecordOutcome> {
+  async #handle(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    key: string | undefined,
+    turn: HandlerTurn,
+    turnReleased: boolean,
+  ): Promise<RecordOutcome> {
     const o = this.#o;
 
     const deadline = message.provenance.deadlineMicros;
@@ -178,7 +192,7 @@ export class RecordPipeline {
       }
     }
 
-    let released = false;
+    let released = turnReleased;
     for (let attempt = 0; ; attempt++) {
       // A retry after the lane moved on waits for a handler turn of its own.
       const end = released ? await turn.again() : (): void => turn.release();
