@@ -172,12 +172,18 @@ async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Prom
   };
 }
 
-/** Several setups measured in rounds, one run of each per round (so all see the same load); round 0 warms up. */
+/**
+ * Several setups measured in rounds, one run of each per round (so all see the same load); round 0
+ * warms up. The order flips every round: the setup that runs first in a round was measured slower
+ * over the dev server whichever it was, so a fixed order would favour the others.
+ */
 async function measureRounds<T extends readonly Setup[]>(setups: T, count: number, inFlight: number): Promise<{ -readonly [K in keyof T]: Figures }> {
   const runs: Figures[][] = setups.map(() => []);
   for (let run = 0; run <= RUNS; run++) {
-    for (const [i, setup] of setups.entries()) {
-      const figures = await measureOnce(setup, count, inFlight);
+    const order = [...setups.keys()];
+    if (run % 2 === 1) order.reverse();
+    for (const i of order) {
+      const figures = await measureOnce(setups[i] as Setup, count, inFlight);
       if (run > 0) runs[i]?.push(figures);
     }
   }
@@ -393,7 +399,7 @@ process.stdout.write(
       },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row alternate run by run (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row run once per round, in an order that flips every round (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
     },
     null,
     2,
