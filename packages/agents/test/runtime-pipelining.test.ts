@@ -195,6 +195,37 @@ describe('pipelined answers', () => {
     expect(agent.stats).toMatchObject({ handled: 2, duplicate: 1 });
   });
 
+  it('re-reads a record whose dead letter could not be written, with the records handled after it', async () => {
+    const h = await harness();
+    const gate = gatedLog(h.log, 'agent.dlq');
+    gate.state.failNext = 1;
+    gate.open();
+    const seen: string[] = [];
+    const conversation = ConversationId.new();
+    for (const body of ['poison', 'next', 'last']) await h.laser.publish(AgentTopic.Sessions, command(body, conversation), ContentType.raw);
+    await using agent = Agent.builder()
+      .id('careful')
+      .listenOn(AgentTopic.Sessions)
+      .respondOn(AgentTopic.Responses)
+      .heartbeats(false)
+      .followControl(false)
+      .pollInterval(5)
+      .handler(async (message, ctx) => {
+        const body = new TextDecoder().decode(message.envelope?.body);
+        seen.push(body);
+        if (body === 'poison') throw new InvalidError('not this one');
+        await ctx.respond(message.envelope?.body ?? new Uint8Array());
+      })
+      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+    await agent.ready();
+    await eventually(async () => (await committed(h.log, 'careful')) === 2n, 5_000, 'every record committed');
+    // The first dead letter failed, so the poison record was read again (and everything after it).
+    expect(seen.filter((b) => b === 'poison')).toHaveLength(2);
+    expect(seen.filter((b) => b === 'last').length).toBeGreaterThanOrEqual(1);
+    expect(await deadLetters(h.log)).toHaveLength(1);
+    expect(agent.errors.some((e) => String((e as Error).message).includes('a hiccup'))).toBe(true);
+  });
+
   it('bounds the answers in flight across conversations, and pipelining(false) awaits every answer', async () => {
     const h = await harness();
     const gate = gatedLog(h.log, AgentTopic.Responses);

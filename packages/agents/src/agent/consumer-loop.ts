@@ -88,7 +88,6 @@ interface Lane {
 interface Unsettled {
   readonly offset: bigint;
   ok: boolean;
-  failed: boolean;
   /** Never rejects: a failure is recorded in the lane run. */
   settled: Promise<void>;
 }
@@ -412,7 +411,7 @@ export class ConsumerLoop {
       if (lane.turn === mine) lane.turnBusy = false;
       release();
     };
-    const entry: Unsettled = { offset: record.offset, ok: false, failed: false, settled: Promise.resolve() };
+    const entry: Unsettled = { offset: record.offset, ok: false, settled: Promise.resolve() };
     entry.settled = this.#o.consume(record, lane.partition, { release: end, again: () => this.#again(lane) }).then(
       () => {
         end();
@@ -420,7 +419,6 @@ export class ConsumerLoop {
       },
       (error: unknown) => {
         end();
-        entry.failed = true;
         // The earliest failure is where the lane re-reads from.
         if (state.failed === undefined || record.offset < state.failed.offset) state.failed = { offset: record.offset, error };
       },
