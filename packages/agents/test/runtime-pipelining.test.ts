@@ -1,4 +1,4 @@
-import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, readAgentMessage, type AgentBuilder, type AgentCtx, type AgentHandle, type AgentMessage } from '@agdx/agents';
 import { TransportFailureError, type AppendRequest, type AppendResult, type LogTransport, type MemoryLog } from '@agdx/transport';
 import { ContentType, ConversationId, DeadLetterReason, IdempotencyKey, InvalidError } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,15 @@ function gatedLog(log: MemoryLog, topic: string) {
   };
 }
 
+/**
+ * An agent listening on agent.sessions and answering on agent.responses (no heartbeats, no
+ * control), refined by `configure`.
+ */
+function answering(id: string, handler: (message: AgentMessage, ctx: AgentCtx) => Promise<void>, client: AgdxClient, configure: (b: AgentBuilder) => AgentBuilder = (b) => b): AgentHandle {
+  const builder = Agent.builder().id(id).listenOn(AgentTopic.Sessions).respondOn(AgentTopic.Responses).heartbeats(false).followControl(false).handler(handler);
+  return configure(builder).spawn(client);
+}
+
 async function committed(log: MemoryLog, group: string, partition = 0): Promise<bigint | undefined> {
   return log.getOffset({ stream: STREAM, topic: AgentTopic.Sessions, partition, consumer: { kind: 'group', name: group } });
 }
@@ -57,20 +66,17 @@ describe('pipelined answers', () => {
     const h = await harness();
     const gate = gatedLog(h.log, AgentTopic.Responses);
     let returned = 0;
-    await using agent = Agent.builder()
-      .id('streamer')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .handler(async (message, ctx) => {
+    await using agent = answering(
+      'streamer',
+      async (message, ctx) => {
         const writer = ctx.stream('chat');
         for (let c = 0; c < 3; c++) await writer.write(text.encode(`token ${c}`));
         await writer.finish('stop');
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
         returned++;
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }),
+    );
     await agent.ready();
     const conversation = ConversationId.new();
     const commands = Array.from({ length: 5 }, (_, i) => command(`job ${i}`, conversation));
@@ -100,17 +106,14 @@ describe('pipelined answers', () => {
     const h = await harness();
     const gate = gatedLog(h.log, AgentTopic.Responses);
     let returned = 0;
-    const first = Agent.builder()
-      .id('worker')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .handler(async (message, ctx) => {
+    const first = answering(
+      'worker',
+      async (message, ctx) => {
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
         returned++;
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }),
+    );
     await first.ready();
     for (let i = 0; i < 3; i++) await h.laser.publish(AgentTopic.Sessions, command(`job ${i}`), ContentType.raw);
     await eventually(() => returned === 3, 5_000, 'three handlers to return');
@@ -118,17 +121,14 @@ describe('pipelined answers', () => {
     expect(await committed(h.log, 'worker')).toBeUndefined();
 
     const seen: string[] = [];
-    await using second = Agent.builder()
-      .id('worker')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .handler(async (message, ctx) => {
+    await using second = answering(
+      'worker',
+      async (message, ctx) => {
         seen.push(new TextDecoder().decode(message.envelope?.body));
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
-      })
-      .spawn(h.connect());
+      },
+      h.connect(),
+    );
     await second.ready();
     await eventually(async () => (await committed(h.log, 'worker')) === 2n, 5_000, 'the second member to commit');
     expect(seen).toEqual(['job 0', 'job 1', 'job 2']);
@@ -140,18 +140,14 @@ describe('pipelined answers', () => {
     gate.state.failing = true;
     gate.open();
     let attempts = 0;
-    await using agent = Agent.builder()
-      .id('unlucky')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .retry({ maxAttempts: 3, baseDelayMs: 1 })
-      .handler(async (message, ctx) => {
+    await using agent = answering(
+      'unlucky',
+      async (message, ctx) => {
         attempts++;
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }), (b) => b.retry({ maxAttempts: 3, baseDelayMs: 1 }),
+    );
     await agent.ready();
     await h.laser.publish(AgentTopic.Sessions, command('doomed'), ContentType.raw);
     await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a dead letter');
@@ -175,18 +171,14 @@ describe('pipelined answers', () => {
     await h.laser.publish(AgentTopic.Sessions, command('first', conversation).withIdempotencyKey(IdempotencyKey.new('k-1')), ContentType.raw);
     await h.laser.publish(AgentTopic.Sessions, command('again', conversation).withIdempotencyKey(IdempotencyKey.new('k-1')), ContentType.raw);
     await h.laser.publish(AgentTopic.Sessions, command('other', conversation), ContentType.raw);
-    await using agent = Agent.builder()
-      .id('keyed')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .retry({ maxAttempts: 3, baseDelayMs: 1 })
-      .handler(async (message, ctx) => {
+    await using agent = answering(
+      'keyed',
+      async (message, ctx) => {
         attempts.push(new TextDecoder().decode(message.envelope?.body));
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }), (b) => b.retry({ maxAttempts: 3, baseDelayMs: 1 }),
+    );
     await agent.ready();
     await eventually(async () => (await committed(h.log, 'keyed')) === 2n, 5_000, 'all three records committed');
     // The failed answer made the first record run twice; the second record is a duplicate.
@@ -203,20 +195,16 @@ describe('pipelined answers', () => {
     const seen: string[] = [];
     const conversation = ConversationId.new();
     for (const body of ['poison', 'next', 'last']) await h.laser.publish(AgentTopic.Sessions, command(body, conversation), ContentType.raw);
-    await using agent = Agent.builder()
-      .id('careful')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .pollInterval(5)
-      .handler(async (message, ctx) => {
+    await using agent = answering(
+      'careful',
+      async (message, ctx) => {
         const body = new TextDecoder().decode(message.envelope?.body);
         seen.push(body);
         if (body === 'poison') throw new InvalidError('not this one');
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }), (b) => b.pollInterval(5),
+    );
     await agent.ready();
     await eventually(async () => (await committed(h.log, 'careful')) === 2n, 5_000, 'every record committed');
     // The first dead letter failed, so the poison record was read again (and everything after it).
@@ -230,18 +218,14 @@ describe('pipelined answers', () => {
     const h = await harness();
     const gate = gatedLog(h.log, AgentTopic.Responses);
     let returned = 0;
-    await using agent = Agent.builder()
-      .id('bounded')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .pipelining({ maxInFlightAppends: 2 })
-      .handler(async (message, ctx) => {
+    await using agent = answering(
+      'bounded',
+      async (message, ctx) => {
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
         returned++;
-      })
-      .spawn(AgdxClient.from(gate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }), (b) => b.pipelining({ maxInFlightAppends: 2 }),
+    );
     await agent.ready();
     for (let i = 0; i < 6; i++) await h.laser.publish(AgentTopic.Sessions, command(`job ${i}`), ContentType.raw);
     await eventually(() => gate.state.inFlight === 2, 5_000, 'two answers in flight');
@@ -255,18 +239,14 @@ describe('pipelined answers', () => {
 
     const serialGate = gatedLog(h.log, AgentTopic.Responses);
     let serialReturned = 0;
-    await using serial = Agent.builder()
-      .id('serial')
-      .listenOn(AgentTopic.Sessions)
-      .respondOn(AgentTopic.Responses)
-      .heartbeats(false)
-      .followControl(false)
-      .pipelining(false)
-      .handler(async (message, ctx) => {
+    await using serial = answering(
+      'serial',
+      async (message, ctx) => {
         await ctx.respond(message.envelope?.body ?? new Uint8Array());
         serialReturned++;
-      })
-      .spawn(AgdxClient.from(serialGate.transport, { stream: STREAM }));
+      },
+      AgdxClient.from(serialGate.transport, { stream: STREAM }), (b) => b.pipelining(false),
+    );
     await serial.ready();
     await eventually(() => serialGate.state.inFlight === 1, 5_000, 'the first answer in flight');
     await new Promise((resolve) => setTimeout(resolve, 50));
