@@ -4,10 +4,11 @@
 // requests in flight: p50/p99 latency and round trips per second. Baseline, same run: the same
 // exchange with raw transport records (append the request, a follow() loop appends the answer,
 // the requester waits with waitFor), i.e. the floor two appends and two wake-ups cost on
-// MemoryLog without any AGDX encoding, dispatch or correlation. Over the dev server (another
-// process) the baseline is the same exchange with the readers sleeping in the transport's polling
-// `waitFor` (the transport's `waitsByPolling` hidden), alternating rounds with the paced readers;
-// idle CPU is measured for both. Prints one JSON object.
+// MemoryLog without any AGDX encoding, dispatch or correlation; the in-memory rows are also taken
+// with the agent's answers not pipelined (`pipelining(false)`). Over the dev server (another
+// process) the baseline is the same exchange with the agent's answers not pipelined (every append
+// awaited before the next record, the runtime before issue 17 item 4), alternating rounds with
+// ours; idle CPU is measured for both. Prints one JSON object.
 import { readFileSync } from 'node:fs';
 import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { startDevServer } from './support/dev-server.js';
@@ -35,6 +36,8 @@ interface Figures {
   readonly roundTripsPerSec: number;
   /** Process CPU time (user + system) per round trip: independent of other load on the machine. */
   readonly cpuMicrosPerRoundTrip: number;
+  /** Over the measured runs (summaries only): [min, max] of each figure the median is taken of. */
+  readonly range?: Record<'p50Micros' | 'roundTripsPerSec' | 'cpuMicrosPerRoundTrip', readonly [number, number]>;
 }
 
 async function drive(count: number, inFlight: number, once: () => Promise<void>): Promise<Figures> {
@@ -65,13 +68,15 @@ async function drive(count: number, inFlight: number, once: () => Promise<void>)
 
 type Setup = () => Promise<{ once: () => Promise<void>; stop: () => Promise<void> }>;
 
-async function agdxSetup(): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
-  const log = new MemoryLog();
-  return agdxOn(log, log, async () => undefined);
+function agdxSetup(pipelined: boolean): Setup {
+  return async () => {
+    const log = new MemoryLog();
+    return agdxOn(log, log, async () => undefined, pipelined);
+  };
 }
 
 /** The requester works through `requester`, the echo agent through `responder` (two connections to one log). */
-async function agdxOn(requester: LogTransport, responder: LogTransport, close: () => Promise<void>): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
+async function agdxOn(requester: LogTransport, responder: LogTransport, close: () => Promise<void>, pipelined: boolean): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
   const laser = AgdxClient.from(requester, { stream: STREAM });
   await laser.bootstrap(1);
   const agentClient = responder === requester ? laser : AgdxClient.from(responder, { stream: STREAM });
@@ -81,6 +86,7 @@ async function agdxOn(requester: LogTransport, responder: LogTransport, close: (
     .respondOn(AgentTopic.Responses)
     .followControl(false)
     .heartbeats(false)
+    .pipelining(pipelined)
     .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
     .spawn(agentClient);
   await agent.ready();
@@ -101,26 +107,20 @@ async function agdxOn(requester: LogTransport, responder: LogTransport, close: (
   };
 }
 
-/** The transport as the runtime sees it: `paced` false hides `waitsByPolling`, so readers sleep in `waitFor` (the baseline). */
-function asSeen(transport: IggyTransport, paced: boolean): LogTransport {
-  return new Proxy(transport, {
-    get(target, prop) {
-      if (prop === 'waitsByPolling') return paced;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 /** The same exchange over the Iggy dev server in another process, requester and agent on their own connections. */
-function devServerSetup(port: number, paced: boolean): Setup {
+function devServerSetup(port: number, pipelined: boolean): Setup {
   return async () => {
     const requester = await IggyTransport.connect({ port, ...DEV_OPTIONS });
     const responder = await IggyTransport.connect({ port, ...DEV_OPTIONS });
-    return agdxOn(asSeen(requester, paced), asSeen(responder, paced), async () => {
-      await requester.close();
-      await responder.close();
-    });
+    return agdxOn(
+      requester,
+      responder,
+      async () => {
+        await requester.close();
+        await responder.close();
+      },
+      pipelined,
+    );
   };
 }
 
@@ -172,13 +172,22 @@ async function rawSetup(): Promise<{ once: () => Promise<void>; stop: () => Prom
   };
 }
 
-async function measure(setup: Setup, count: number, inFlight: number): Promise<Figures> {
-  const runs: Figures[] = [];
+/**
+ * Several setups measured in rounds, one run of each per round (so all see the same load); round 0
+ * warms up. The order flips every round: the setup that runs first in a round was measured slower
+ * over the dev server whichever it was, so a fixed order would favour the others.
+ */
+async function measureRounds<T extends readonly Setup[]>(setups: T, count: number, inFlight: number): Promise<{ -readonly [K in keyof T]: Figures }> {
+  const runs: Figures[][] = setups.map(() => []);
   for (let run = 0; run <= RUNS; run++) {
-    const figures = await measureOnce(setup, count, inFlight);
-    if (run > 0) runs.push(figures); // run 0 warms up
+    const order = [...setups.keys()];
+    if (run % 2 === 1) order.reverse();
+    for (const i of order) {
+      const figures = await measureOnce(setups[i] as Setup, count, inFlight);
+      if (run > 0) runs[i]?.push(figures);
+    }
   }
-  return summarize(runs);
+  return runs.map(summarize) as { -readonly [K in keyof T]: Figures };
 }
 
 async function measureOnce(setup: Setup, count: number, inFlight: number): Promise<Figures> {
@@ -186,21 +195,6 @@ async function measureOnce(setup: Setup, count: number, inFlight: number): Promi
   const figures = await drive(count, inFlight, once);
   await stop();
   return figures;
-}
-
-/** Two setups measured in alternating rounds (so both see the same machine load); one warm-up round each. */
-async function measureAlternating(ours: Setup, baseline: Setup, count: number, inFlight: number): Promise<{ ours: Figures; baseline: Figures }> {
-  const a: Figures[] = [];
-  const b: Figures[] = [];
-  for (let run = 0; run <= RUNS; run++) {
-    const x = await measureOnce(ours, count, inFlight);
-    const y = await measureOnce(baseline, count, inFlight);
-    if (run > 0) {
-      a.push(x);
-      b.push(y);
-    }
-  }
-  return { ours: summarize(a), baseline: summarize(b) };
 }
 
 /** p50 and CPU as ours ÷ baseline; throughput divided as `throughput` says (see the notes). */
@@ -214,11 +208,16 @@ function ratios(ours: Figures, baseline: Figures, throughput: 'baseline/ours' | 
 }
 
 function summarize(runs: readonly Figures[]): Figures {
+  const range = (pick: (f: Figures) => number): readonly [number, number] => {
+    const values = runs.map(pick);
+    return [Number(Math.min(...values).toFixed(1)), Number(Math.max(...values).toFixed(1))];
+  };
   return {
     p50Micros: Number(median(runs.map((r) => r.p50Micros)).toFixed(1)),
     p99Micros: Number(median(runs.map((r) => r.p99Micros)).toFixed(1)),
     roundTripsPerSec: Math.round(median(runs.map((r) => r.roundTripsPerSec))),
     cpuMicrosPerRoundTrip: Number(median(runs.map((r) => r.cpuMicrosPerRoundTrip)).toFixed(1)),
+    range: { p50Micros: range((r) => r.p50Micros), roundTripsPerSec: range((r) => r.roundTripsPerSec), cpuMicrosPerRoundTrip: range((r) => r.cpuMicrosPerRoundTrip) },
   };
 }
 
@@ -293,6 +292,7 @@ async function decodeRun(batches: AppendRecord[][]): Promise<{ perSec: number; c
   return { perSec: DISPATCH_RECORDS / seconds, cpuMicros: (used.user + used.system) / DISPATCH_RECORDS };
 }
 
+const loadAverageAtStart = machine().loadAverage;
 const batches = commandRecords();
 const dispatch: { perSec: number; cpuMicros: number }[] = [];
 const decodeOnly: { perSec: number; cpuMicros: number }[] = [];
@@ -320,12 +320,13 @@ for (const [label, count, inFlight] of [
   ['inFlight1', SERIAL_ROUND_TRIPS, 1],
   [`inFlight${IN_FLIGHT}`, CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
 ] as const) {
-  const ours = await measure(agdxSetup, count, inFlight);
-  const baseline = await measure(rawSetup, count, inFlight);
+  const [ours, baseline, notPipelined] = await measureRounds([agdxSetup(true), rawSetup, agdxSetup(false)] as const, count, inFlight);
   results[label] = {
     agent: ours,
     baselineRawTransport: baseline,
     ratio: ratios(ours, baseline, 'baseline/ours'),
+    agentNotPipelined: notPipelined,
+    ratioToNotPipelined: ratios(ours, notPipelined, 'ours/baseline'),
   };
 }
 
@@ -369,16 +370,16 @@ try {
     ['inFlight1', DEV_SERIAL_ROUND_TRIPS, 1],
     [`inFlight${IN_FLIGHT}`, DEV_CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
   ] as const) {
-    const { ours, baseline } = await measureAlternating(devServerSetup(server.port, true), devServerSetup(server.port, false), count, inFlight);
+    const [ours, baseline] = await measureRounds([devServerSetup(server.port, true), devServerSetup(server.port, false)] as const, count, inFlight);
     overDevServer[label] = {
       agent: ours,
-      baselineWaitForPolling: baseline,
+      baselineNotPipelined: baseline,
       ratio: ratios(ours, baseline, 'ours/baseline'),
     };
   }
   overDevServer.idle = {
     agent: await idleCpu(devServerSetup(server.port, true), server.pid),
-    baselineWaitForPolling: await idleCpu(devServerSetup(server.port, false), server.pid),
+    baselineNotPipelined: await idleCpu(devServerSetup(server.port, false), server.pid),
     idleMs: IDLE_MS,
   };
   results.devServer = { ...overDevServer, transport: DEV_OPTIONS };
@@ -390,7 +391,7 @@ process.stdout.write(
   `${JSON.stringify(
     {
       name: 'agents-roundtrip',
-      environment: machine(),
+      environment: { ...machine(), loadAverageAtStart },
       config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
       targets: {
         inMemory: { inFlight1P50MicrosAtMost: 20, inFlight64RoundTripsPerSecAtLeast: 50_000 },
@@ -398,7 +399,7 @@ process.stdout.write(
       },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up run. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections; agent = the paced readers (the transport says waitsByPolling), baselineWaitForPolling = the same code with waitsByPolling hidden, so the reply hub and the consumer sleep in the transport\'s polling waitFor (pause waitPollMs.min doubling to max); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row run once per round, in an order that flips every round (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
     },
     null,
     2,

@@ -70,6 +70,7 @@ export type { ApprovalGateOptions } from './agent/agent-ctx.js';
 export { AgentHandle } from './agent/agent-handle.js';
 export type { AgentStats } from './agent/agent-handle.js';
 export type { ConcurrencyPolicy } from './agent/concurrency.js';
+export { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './agent/answer-pipeline.js';
 export { HandlerError, isRetryable } from './agent/handler-errors.js';
 export { logPositionOf, nameId } from './agent/log-position.js';
 export type { RecordAddress } from './agent/log-position.js';

@@ -1,17 +1,25 @@
 /**
  * Long run of load, one transport per process (so peak memory is that run's): --transport
  * memory|iggy (default iggy, with the dev server in a child process), --agents × --sessions
- * concurrent sessions, streamed answers of --chunks chunks, for --seconds. The live heap is
- * sampled after forced collections for iggy; the memory log's heap is read as it is. Writes
- * results/load-<transport>.json (the memory series included).
+ * concurrent sessions, streamed answers of --chunks chunks, for --seconds; --pipelining=false
+ * makes the agents await every answer (the runtime before pipelined answers). The live heap is
+ * sampled after forced collections for iggy; the memory log's heap is read as it is. Also
+ * reports this process's CPU time (requester and agents; a child server not counted) per request
+ * and the load average before and after. Writes results/load-<transport>.json (the memory series
+ * included).
  */
+import { loadavg } from 'node:os';
 import { runLoad } from '../test/support/load-scenario.js';
 import { numberArg, writeResult } from '../test/support/results.js';
 
 const hit = process.argv.find((a) => a.startsWith('--transport='));
 const transport = hit === undefined ? 'iggy' : hit.slice('--transport='.length);
 if (transport !== 'memory' && transport !== 'iggy') throw new Error('--transport must be memory or iggy');
-const report = await runLoad({
+const pipelining = !process.argv.includes('--pipelining=false');
+const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
+const cpuBefore = process.cpuUsage();
+const run = await runLoad({
+  pipelining,
   transport,
   agents: numberArg('agents', 4),
   sessionsPerAgent: numberArg('sessions', 8),
@@ -23,9 +31,16 @@ const report = await runLoad({
   // The in-memory log grows by design; forced full collections of it would dominate the run.
   forceGc: transport === 'iggy',
 });
+const cpu = process.cpuUsage(cpuBefore);
+const report = {
+  ...run,
+  // Setup and teardown included, so this is an upper bound of the per-request cost.
+  cpuMicrosPerRequest: run.requests === 0 ? undefined : Math.round((cpu.user + cpu.system) / run.requests),
+  loadAverage: { before: loadBefore, after: loadavg().map((l) => Number(l.toFixed(2))) },
+};
 const { latencyMs: l, memory: m } = report;
 process.stdout.write(
-  `${transport}: ${report.requests} requests (${report.requestsPerSecond}/s, ${report.chunksPerSecond} chunks/s), p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, errors ${report.errors}, peak RSS ${m.peakRssMb} MB, live heap ${m.heapSecondQuarterMb} → ${m.heapLastQuarterMb} MB (${m.heapSlopeMbPerMin} MB/min over the second half), 100 ms timer fired ${report.timer.ticks}/${report.timer.expectedTicks} (max lag ${report.timer.maxLagMs} ms)\n`,
+  `${transport}${pipelining ? '' : ' (not pipelined)'}: ${report.requests} requests (${report.requestsPerSecond}/s, ${report.chunksPerSecond} chunks/s), p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, errors ${report.errors}, peak RSS ${m.peakRssMb} MB, live heap ${m.heapSecondQuarterMb} → ${m.heapLastQuarterMb} MB (${m.heapSlopeMbPerMin} MB/min over the second half), 100 ms timer fired ${report.timer.ticks}/${report.timer.expectedTicks} (max lag ${report.timer.maxLagMs} ms), ${report.cpuMicrosPerRequest} µs CPU per request, load ${report.loadAverage.before[0]} → ${report.loadAverage.after[0]}\n`,
 );
 writeResult(`load-${transport}`, report);
 process.exit(report.errors === 0 ? 0 : 1);

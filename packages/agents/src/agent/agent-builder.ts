@@ -1,3 +1,4 @@
+import { checkPipelineLimits, DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './answer-pipeline.js';
 import { AgentId, InvalidError } from '@agdx/wire';
 import type { AgdxClient } from '../client/agdx-client.js';
 import type { DeadLetterSink } from '../dead-letter/dead-letter.js';
@@ -72,6 +73,7 @@ export class AgentBuilder {
   #maxQueued = 4_096;
   #followControl = true;
   #heartbeats: HeartbeatSettings | false = {};
+  #pipelining: PipelineLimits | false = DEFAULT_PIPELINE_LIMITS;
   #onError: ((error: unknown) => void) | undefined;
 
   /**
@@ -208,6 +210,20 @@ export class AgentBuilder {
     return this;
   }
 
+  /**
+   * Pipelined answers (default on): a handler's answers (`ctx.respond`, `emit`, `status`, `fail`
+   * and chunk writer flushes) resolve once issued, in order per partition, and the next record's
+   * handler may start while they are acknowledged; a record is committed only once all its
+   * answers are, and a failed one fails the handler attempt (retried or dead-lettered).
+   * `limits` bound the appends and bytes in flight across the agent (an answer waits for room);
+   * `false` awaits every answer's append, one record at a time.
+   * @throws InvalidError for a limit that is not a safe integer of at least 1.
+   */
+  pipelining(limits: Partial<PipelineLimits> | boolean = true): this {
+    this.#pipelining = limits === false ? false : checkPipelineLimits(limits === true ? {} : limits);
+    return this;
+  }
+
   /** Heartbeat settings for the sessions being handled; `false` turns heartbeats off. */
   heartbeats(settings: HeartbeatSettings | false): this {
     this.#heartbeats = settings;
@@ -256,6 +272,7 @@ export class AgentBuilder {
       maxQueuedRecords: this.#maxQueued,
       followControl: this.#followControl,
       heartbeats: this.#heartbeats,
+      pipelining: this.#pipelining,
       onError: this.#onError,
     });
   }

@@ -7,6 +7,7 @@ import type { AgentMessage } from '../message/agent-message.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { Signer } from '../send/signer.js';
 import type { AgentCtx } from './agent-ctx.js';
+import type { PipelineLimits } from './answer-pipeline.js';
 import type { ConcurrencyPolicy } from './concurrency.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -66,6 +67,11 @@ export interface AgentConfig {
   readonly followControl: boolean;
   /** Heartbeats for sessions being handled; `false` turns them off. */
   readonly heartbeats: HeartbeatSettings | false;
+  /**
+   * Pipelined answers and their bounds (default on, {@link DEFAULT_PIPELINE_LIMITS}); `false`
+   * awaits every answer's append before the handler call returns and the next record starts.
+   */
+  readonly pipelining: PipelineLimits | false;
   /** Told about every error the agent survives (also kept in `handle.errors`). */
   readonly onError: ((error: unknown) => void) | undefined;
 }

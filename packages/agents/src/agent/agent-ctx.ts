@@ -24,6 +24,7 @@ import type { HeartbeatRegistry, SessionLease } from '../lifecycle/heartbeats.js
 import type { AgentMessage } from '../message/agent-message.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
+import type { AppendIssuer } from '../send/append-issuer.js';
 import type { Signer } from '../send/signer.js';
 import type { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { logPositionOf } from './log-position.js';
@@ -59,6 +60,8 @@ export interface AgentCtxInit {
   readonly heartbeats: HeartbeatRegistry | undefined;
   /** The handler attempt, 0 for the first. */
   readonly attempt: number;
+  /** Takes the answers' appends when they are pipelined; without it every answer is awaited. */
+  readonly issuer?: AppendIssuer | undefined;
 }
 
 /** What a handler receives beside the message. */
@@ -122,7 +125,7 @@ export class AgentCtx {
    */
   async respond(body: Uint8Array): Promise<void> {
     const topic = this.#respondTopic('respond()');
-    await this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)).send();
+    await this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)));
   }
 
   /**
@@ -130,7 +133,7 @@ export class AgentCtx {
    * @throws HandlerConfigError when the handled message has no correlation.
    */
   async respondInput(replyTopic: string, body: Uint8Array): Promise<void> {
-    await this.#answer(this.#init.client.agdx(replyTopic, this.agent, this.conversation).respond(this.#correlation('respondInput()'), body)).send();
+    await this.#send(this.#answer(this.#init.client.agdx(replyTopic, this.agent, this.conversation).respond(this.#correlation('respondInput()'), body)));
   }
 
   /**
@@ -151,7 +154,7 @@ export class AgentCtx {
     const builder = this.#init.client.agdx(topic, this.agent, this.conversation).emit(body);
     const correlation = this.#maybeCorrelation();
     if (correlation !== undefined) builder.withCorrelation(correlation);
-    await this.#answer(builder).send();
+    await this.#send(this.#answer(builder));
   }
 
   /** Reports the task state of the handled request (status `task`) on `respondOn`. */
@@ -162,13 +165,13 @@ export class AgentCtx {
       .status('task')
       .withCorrelation(this.#correlation('status()'))
       .withTaskState(taskState);
-    await this.#answer(builder).send();
+    await this.#send(this.#answer(builder));
   }
 
   /** Answers with an error (CBOR AgentErrorBody) on `respondOn`. */
   async fail(error: AgentErrorBody): Promise<void> {
     const topic = this.#respondTopic('fail()');
-    await this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).fail(this.#correlation('fail()'), error)).send();
+    await this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).fail(this.#correlation('fail()'), error)));
   }
 
   /**
@@ -182,6 +185,8 @@ export class AgentCtx {
     if (requester !== undefined) writer.withTarget(requester);
     const record = this.#init.message.envelope?.record;
     if (record !== undefined) writer.withCause(record, this.#causeAt());
+    const issuer = this.#init.issuer;
+    if (issuer !== undefined) writer.pipelineInto(issuer);
     return writer;
   }
 
@@ -212,6 +217,14 @@ export class AgentCtx {
    */
   lease(idleTimeoutMs?: number): SessionLease | undefined {
     return this.#init.heartbeats?.acquire(this.conversation, idleTimeoutMs);
+  }
+
+  // Pipelined (the runtime's default), an answer is issued and its acknowledgment tracked by the
+  // runtime, which commits the handled record only once every answer is acknowledged.
+  async #send(builder: AgdxSendBuilder): Promise<void> {
+    const issuer = this.#init.issuer;
+    if (issuer === undefined) await builder.send();
+    else await builder.sendVia(issuer);
   }
 
   #answer(builder: AgdxSendBuilder): AgdxSendBuilder {

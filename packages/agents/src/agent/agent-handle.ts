@@ -21,12 +21,17 @@ import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { VerifiedPrincipal } from '../replies/verifier.js';
 import type { AgentConfig } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
+import { AnswerEffects, AppendWindow } from './answer-pipeline.js';
+import type { HandlerTurn } from './handler-turn.js';
+import { OrderedAppender } from '../send/ordered-appender.js';
 import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type RecordOutcome } from './record-pipeline.js';
 
 const MAX_KEPT_ERRORS = 100;
+/** Records per partition handled ahead of their answers' acknowledgments. */
+const PIPELINE_DEPTH = 256;
 
 /** Counts of what the agent did with the records it consumed. */
 export type AgentStats = { -readonly [K in RecordOutcome]: number };
@@ -287,6 +292,9 @@ export class AgentHandle {
         : undefined;
 
     const handler = config.handler;
+    // Pipelined answers: one window and one ordered appender for every handler of this agent.
+    const window = config.pipelining === false ? undefined : new AppendWindow(config.pipelining);
+    const appender = new OrderedAppender();
     pipeline = new RecordPipeline({
       me,
       stream,
@@ -302,14 +310,16 @@ export class AgentHandle {
       pause,
       onPickup,
       onError: this.#onError,
-      invoke: async (message: AgentMessage, attempt: number): Promise<void> => {
-        const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt });
+      invoke: async (message: AgentMessage, attempt: number): Promise<(() => Promise<void>) | undefined> => {
+        const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
+        const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
         const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
         try {
           await handler.handle(message, ctx);
         } finally {
           lease?.release();
         }
+        return effects === undefined ? undefined : () => effects.settled();
       },
       signal: this.#stop.signal,
       onOutcome: (outcome) => {
@@ -330,7 +340,8 @@ export class AgentHandle {
       maxQueuedRecords: config.maxQueuedRecords,
       idleWaitMs: config.pollIntervalMs,
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
-      consume: (record: LogRecord, partition: number): Promise<unknown> => consumePipeline.consume(record, partition),
+      consume: (record: LogRecord, partition: number, turn: HandlerTurn): Promise<unknown> => consumePipeline.consume(record, partition, false, turn),
+      pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,
       onError: this.#onError,
     });
     await consumer.start();

@@ -13,6 +13,7 @@
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
 import { AgdxError } from '@agdx/wire';
+import type { HandlerTurn } from './handler-turn.js';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
 
 /** What the loop needs. */
@@ -43,9 +44,15 @@ export interface ConsumerLoopOptions {
   readonly retryDelayMs: number;
   /**
    * Consumes one record. Resolving means the record may be committed; throwing means it stays
-   * uncommitted and is read again after `retryDelayMs`.
+   * uncommitted and is read again after `retryDelayMs`. `turn.release()` lets the lane start the
+   * next record's handler before this one settled (its answers still being acknowledged).
    */
-  readonly consume: (record: LogRecord, partition: number) => Promise<unknown>;
+  readonly consume: (record: LogRecord, partition: number, turn: HandlerTurn) => Promise<unknown>;
+  /**
+   * Records per partition whose handler ran but whose effects are not yet all acknowledged
+   * (default 1: each record settles before the next starts). Commits never pass an unsettled one.
+   */
+  readonly pipelineDepth?: number | undefined;
   /** Told about errors the loop survives. */
   readonly onError: (error: unknown) => void;
 }
@@ -66,6 +73,31 @@ interface Lane {
   /** The pending wait for a record at `arrivalAt`, kept across idle periods. */
   arrival: Promise<unknown> | undefined;
   arrivalAt: bigint;
+  /** Ends when the current handler turn does (see {@link HandlerTurn}). */
+  turn: Promise<void>;
+  /** False once `turn` has ended (saves a microtask per record). */
+  turnBusy: boolean;
+  /** The commit in flight, and whether another was asked for meanwhile. */
+  committing: Promise<void> | undefined;
+  recommit: boolean;
+  /** Wakes a running lane that waits for more records. */
+  nudge: (() => void) | undefined;
+}
+
+/** A started record of a lane run. */
+interface Unsettled {
+  readonly offset: bigint;
+  ok: boolean;
+  /** Never rejects: a failure is recorded in the lane run. */
+  settled: Promise<void>;
+}
+
+/** What one lane run keeps. */
+interface LaneRun {
+  readonly generation: number;
+  sinceCommit: number;
+  /** The earliest record that failed to consume. */
+  failed: { readonly offset: bigint; readonly error: unknown } | undefined;
 }
 
 const READ_BATCH = 256;
@@ -276,12 +308,22 @@ export class ConsumerLoop {
         waiting: false,
         arrival: undefined,
         arrivalAt: -1n,
+        turn: Promise.resolve(),
+        turnBusy: false,
+        committing: undefined,
+        recommit: false,
+        nudge: undefined,
       });
     }
   }
 
   #schedule(lane: Lane): void {
-    if (lane.running || lane.waiting || lane.queue.length === 0) return;
+    if (lane.running) {
+      lane.nudge?.();
+      lane.nudge = undefined;
+      return;
+    }
+    if (lane.waiting || lane.queue.length === 0) return;
     if (this.#active < this.#o.parallelism) {
       void this.#runLane(lane);
     } else {
@@ -294,42 +336,62 @@ export class ConsumerLoop {
     lane.running = true;
     this.#active++;
     const generation = lane.generation;
-    let sinceCommit = 0;
+    const depth = this.#o.pipelineDepth ?? 1;
+    // Records whose handler ran, in offset order, until all their effects are acknowledged.
+    const unsettled: Unsettled[] = [];
+    const state: LaneRun = { generation, sinceCommit: 0, failed: undefined };
     let handled = 0;
     const turn = new CooperativeYield();
     try {
-      while (lane.queue.length > 0 && !this.#stopping && lane.generation === generation) {
+      while (!this.#stopping && lane.generation === generation && state.failed === undefined) {
+        if (lane.queue.length === 0 || unsettled.length >= depth) {
+          if (unsettled.length === 0) break;
+          // Answers in flight: wait for the oldest to settle, or (with room) for more records.
+          const oldest = (unsettled[0] as Unsettled).settled;
+          await (lane.queue.length === 0 && unsettled.length < depth ? Promise.race([oldest, this.#nudged(lane)]) : oldest);
+          this.#advance(lane, unsettled, state);
+          continue;
+        }
         await turn.maybeYield();
-        if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) break;
+        if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) continue;
+        // Handlers of one partition never overlap: wait until the previous one returned.
+        // (A retry may queue its turn meanwhile, so look again after each.)
+        while (lane.turnBusy) await lane.turn;
+        if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) continue;
         const record = lane.queue.shift() as LogRecord;
         // A full lane makes the reader wait; wake it at half, not after every record.
         const refill = lane.queue.length === this.#lowWater;
-        try {
-          await this.#o.consume(record, lane.partition);
-        } catch (error) {
-          this.#o.onError(error);
-          if (lane.generation === generation) {
-            // Read the failed record again after a pause; everything after it was not consumed.
-            lane.queue = [];
-            lane.cursor = record.offset;
-            lane.retryAt = Date.now() + this.#o.retryDelayMs;
-          }
-          break;
-        }
+        const entry = this.#start(lane, record, state);
+        unsettled.push(entry);
         if (this.#hardStopped) return;
-        lane.pending = record.offset;
-        if (++sinceCommit >= COMMIT_EVERY || lane.queue.length === 0) {
-          sinceCommit = 0;
-          await this.#commit(lane, generation);
+        if (depth === 1) {
+          await entry.settled;
+          this.#advance(lane, unsettled, state);
         }
         if (refill) this.#wake?.();
         // With every slot taken and other partitions waiting, a busy partition yields after a
         // quantum so it cannot starve them (serial mode has a single slot).
         if (++handled >= LANE_QUANTUM && this.#ready.length > 0) break;
       }
+      // Stopping, yielding or failed: what was started still settles before the lane lets go.
+      for (const entry of unsettled) await entry.settled;
+      this.#advance(lane, unsettled, state);
+      if (this.#hardStopped) return;
+      while (lane.committing !== undefined) await lane.committing;
       await this.#commit(lane, generation);
+      const failed = state.failed;
+      if (failed !== undefined) {
+        this.#o.onError(failed.error);
+        if (lane.generation === generation) {
+          // Read the failed record again after a pause; everything after it was not committed.
+          lane.queue = [];
+          lane.cursor = failed.offset;
+          lane.retryAt = Date.now() + this.#o.retryDelayMs;
+        }
+      }
     } finally {
       lane.running = false;
+      lane.nudge = undefined;
       this.#active--;
       this.#next();
       // Records queued while the lane was committing (or left by a yield) found it running and
@@ -337,6 +399,81 @@ export class ConsumerLoop {
       if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
       this.#wake?.();
     }
+  }
+
+  /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
+  #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
+    let release!: () => void;
+    lane.turnBusy = true;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    lane.turn = mine;
+    const end = (): void => {
+      if (lane.turn === mine) lane.turnBusy = false;
+      release();
+    };
+    const entry: Unsettled = { offset: record.offset, ok: false, settled: Promise.resolve() };
+    entry.settled = this.#o.consume(record, lane.partition, { release: end, again: () => this.#again(lane) }).then(
+      () => {
+        end();
+        entry.ok = true;
+      },
+      (error: unknown) => {
+        end();
+        // The earliest failure is where the lane re-reads from.
+        if (state.failed === undefined || record.offset < state.failed.offset) state.failed = { offset: record.offset, error };
+      },
+    );
+    return entry;
+  }
+
+  /** A retry of a record whose handler turn ended: queues a turn behind the current one. */
+  async #again(lane: Lane): Promise<() => void> {
+    const prior = lane.turn;
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => (end = resolve));
+    lane.turnBusy = true;
+    const next = prior.then(() => mine);
+    lane.turn = next;
+    await prior;
+    return () => {
+      if (lane.turn === next) lane.turnBusy = false;
+      end();
+    };
+  }
+
+  /** Marks the settled prefix consumed and commits it now and then (in the background). */
+  #advance(lane: Lane, unsettled: Unsettled[], state: LaneRun): void {
+    let moved = false;
+    while (unsettled.length > 0 && (unsettled[0] as Unsettled).ok) {
+      lane.pending = (unsettled.shift() as Unsettled).offset;
+      state.sinceCommit++;
+      moved = true;
+    }
+    if (!moved || this.#hardStopped) return;
+    if (state.sinceCommit >= COMMIT_EVERY || (lane.queue.length === 0 && unsettled.length === 0)) {
+      state.sinceCommit = 0;
+      this.#commitSoon(lane, state.generation);
+    }
+  }
+
+  /** One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset. */
+  #commitSoon(lane: Lane, generation: number): void {
+    if (lane.committing !== undefined) {
+      lane.recommit = true;
+      return;
+    }
+    lane.committing = this.#commit(lane, generation).finally(() => {
+      lane.committing = undefined;
+      if (lane.recommit) {
+        lane.recommit = false;
+        this.#commitSoon(lane, generation);
+      }
+    });
+  }
+
+  /** Resolves when records are queued for a running lane. */
+  #nudged(lane: Lane): Promise<void> {
+    return new Promise<void>((resolve) => (lane.nudge = resolve));
   }
 
   #next(): void {

@@ -21,6 +21,7 @@ import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
 import { PublishFailedError } from '../errors.js';
 import { describeError, HandlerError, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
+import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
 
 /** How a record ended, for metrics and tests. */
@@ -61,8 +62,11 @@ export interface RecordPipelineOptions {
   readonly onPickup: ((message: AgentMessage) => Promise<void>) | undefined;
   /** Told about failures the pipeline survives (a failed pick-up acknowledgment). */
   readonly onError: (error: unknown) => void;
-  /** Runs the handler once. */
-  readonly invoke: (message: AgentMessage, attempt: number) => Promise<void>;
+  /**
+   * Runs the handler once. Resolves when the handler returned, with the wait for its pipelined
+   * answers' acknowledgments when there are any; the attempt succeeded once that resolves.
+   */
+  readonly invoke: (message: AgentMessage, attempt: number) => Promise<(() => Promise<void>) | undefined>;
   /** Aborts backoff sleeps on a hard stop. */
   readonly signal: AbortSignal;
   /** Told about every outcome. */
@@ -81,11 +85,15 @@ export class RecordPipeline {
     this.#me = options.me.value;
   }
 
-  /** Consumes one record of `partition`; `held` skips the pause check (draining a parked record). */
-  consume(record: LogRecord, partition: number, held: boolean = false): Promise<RecordOutcome> {
+  /**
+   * Consumes one record of `partition`; `held` skips the pause check (draining a parked record).
+   * `turn` is told when the handler returned, so the lane can start the next record while this
+   * one's answers are acknowledged; the result settles once they are.
+   */
+  consume(record: LogRecord, partition: number, held: boolean = false, turn: HandlerTurn = SOLE_TURN): Promise<RecordOutcome> {
     const o = this.#o;
     const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
-    const consumed = this.#consume(record, address, held);
+    const consumed = this.#consume(record, address, held, turn);
     const report = o.onOutcome;
     if (report === undefined) return consumed;
     return consumed.then((outcome) => {
@@ -94,7 +102,7 @@ export class RecordPipeline {
     });
   }
 
-  async #consume(record: LogRecord, address: RecordAddress, held: boolean): Promise<RecordOutcome> {
+  async #consume(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
     const o = this.#o;
     let message: AgentMessage;
     try {
@@ -136,23 +144,37 @@ export class RecordPipeline {
     }
 
     const idempotencyKey = message.provenance.idempotencyKey;
-    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined);
+    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined, turn, false);
     const key = processedKey(this.#me, idempotencyKey);
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
-    for (let running = this.#inflight.get(key); running !== undefined; running = this.#inflight.get(key)) await running;
+    // Waiting here must not hold the lane's handler turn: the first record may need a turn again
+    // (a retry after a failed answer) before it lets go of the key.
+    let released = false;
+    for (let running = this.#inflight.get(key); running !== undefined; running = this.#inflight.get(key)) {
+      if (!released) turn.release();
+      released = true;
+      await running;
+    }
     let finish!: () => void;
     this.#inflight.set(key, new Promise<void>((resolve) => (finish = resolve)));
     try {
       if (await o.processedKeys.has(key)) return 'duplicate';
-      return await this.#handle(message, record, address, key);
+      return await this.#handle(message, record, address, key, turn, released);
     } finally {
       this.#inflight.delete(key);
       finish();
     }
   }
 
-  async #handle(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined): Promise<RecordOutcome> {
+  async #handle(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    key: string | undefined,
+    turn: HandlerTurn,
+    turnReleased: boolean,
+  ): Promise<RecordOutcome> {
     const o = this.#o;
 
     const deadline = message.provenance.deadlineMicros;
@@ -170,9 +192,20 @@ export class RecordPipeline {
       }
     }
 
+    let released = turnReleased;
     for (let attempt = 0; ; attempt++) {
+      // A retry after the lane moved on waits for a handler turn of its own.
+      const end = released ? await turn.again() : (): void => turn.release();
       try {
-        await o.invoke(message, attempt);
+        let settle: (() => Promise<void>) | undefined;
+        try {
+          settle = await o.invoke(message, attempt);
+        } finally {
+          end();
+          released = true;
+        }
+        // A failed answer fails the attempt, as a throwing handler does.
+        if (settle !== undefined) await settle();
         break;
       } catch (thrown) {
         const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });

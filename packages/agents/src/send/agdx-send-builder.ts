@@ -22,6 +22,7 @@ import {
   type TokenUsage,
 } from '@agdx/wire';
 import type { ClientCore } from '../client/client-core.js';
+import type { AppendIssuer, PreparedAppend } from './append-issuer.js';
 import type { MessagePosition } from '../message/agent-message.js';
 import { toContentType, type ContentTypeLike } from './content-type.js';
 import {
@@ -335,6 +336,26 @@ export class AgdxSendBuilder {
 
   /** Like {@link AgdxSendBuilder.send}, also reporting the log position and the published envelope. */
   async sendReceipt(options: SendOptions = {}): Promise<SendReceipt> {
+    const { append, envelope, contentType } = await this.#prepare();
+    const to = this.#to;
+    const at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, options.signal);
+    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
+  }
+
+  /**
+   * @internal The runtime's pipelined send: everything {@link AgdxSendBuilder.send} checks,
+   * then the append is handed to `issuer`, which keeps it in order and tracks its
+   * acknowledgment; resolves once it is issued.
+   * @throws InvalidError, PolicyBlockedError as `send()` does (nothing is issued).
+   */
+  async sendVia(issuer: AppendIssuer): Promise<RecordId> {
+    const { append } = await this.#prepare();
+    await issuer.issue(append);
+    return this.#record;
+  }
+
+  /** Validates, governs, claim-checks, signs and encodes: the append, ready to go. */
+  async #prepare(): Promise<{ readonly append: PreparedAppend; readonly envelope: AgentEnvelope; readonly contentType: number }> {
     if (this.#sent) throw new InvalidError(SEND_ONCE);
     this.#sent = true;
     const to = this.#to;
@@ -368,8 +389,15 @@ export class AgdxSendBuilder {
     validateEnvelope(envelope);
     const payload = encodeEnvelope(envelope, POOLED);
     const headers = core.headersFor(envelope, contentType, to.topic);
-    const conversationKey = envelope.conversation.toString();
-    const at = await core.append(to.stream, to.topic, envelope.kind, envelope.target, conversationKey, [{ headers, payload }], options.signal);
-    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
+    const append: PreparedAppend = {
+      core,
+      stream: to.stream,
+      topic: to.topic,
+      kind: envelope.kind,
+      target: envelope.target,
+      conversationKey: envelope.conversation.toString(),
+      records: [{ headers, payload }],
+    };
+    return { append, envelope, contentType };
   }
 }

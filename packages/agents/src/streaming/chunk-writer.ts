@@ -17,6 +17,7 @@ import {
 } from '@agdx/wire';
 import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
+import type { AppendIssuer } from '../send/append-issuer.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
 import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
@@ -68,6 +69,7 @@ export class AgdxChunkWriter {
   #headersFor = -1;
   // undefined: not built yet; null: this stream uses the generic path.
   #encoder: ChunkEncoder | null | undefined;
+  #issuer: AppendIssuer | undefined;
 
   /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
   constructor(
@@ -174,6 +176,15 @@ export class AgdxChunkWriter {
   }
 
   /**
+   * @internal The runtime hands a handler's writer its answer pipeline: flushes are then issued
+   * through it (in order, acknowledged in the background) instead of awaited one by one.
+   */
+  pipelineInto(issuer: AppendIssuer): this {
+    this.#issuer = issuer;
+    return this;
+  }
+
+  /**
    * Writes one chunk of at most 64 KiB.
    * @throws InvalidError after a terminal call, for an oversized body, or when the opening chunk
    * breaks a rule (for example an unknown purpose).
@@ -195,6 +206,13 @@ export class AgdxChunkWriter {
   async flush(options: ChunkWriteOptions = {}): Promise<void> {
     const batch = this.#pending;
     if (batch.length === 0) return;
+    const issuer = this.#issuer;
+    if (issuer !== undefined) {
+      // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
+      this.#pending = [];
+      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch });
+      return;
+    }
     await this.#core.append(this.#stream, this.#topic, 'chunk', this.#target, this.#conversationKey, batch, options.signal);
     // Only a successful append drops them, so a failed flush can be retried.
     if (this.#pending === batch) this.#pending = [];

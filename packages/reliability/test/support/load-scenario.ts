@@ -28,6 +28,8 @@ export interface LoadRunOptions {
   readonly serverInChild?: boolean | undefined;
   /** Force a full collection before each memory sample (default true). */
   readonly forceGc?: boolean | undefined;
+  /** The agents' pipelined answers (default true, the runtime's default); false awaits every answer. */
+  readonly pipelining?: boolean | undefined;
 }
 
 /** Figures of a run. */
@@ -82,6 +84,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
         .heartbeats(false)
         .followControl(false)
         .pollInterval(20)
+        .pipelining(options.pipelining ?? true)
         .handler(async (_message, ctx) => {
           const writer = ctx.stream('chat');
           for (let c = 0; c < options.chunksPerAnswer; c++) await writer.write(enc.encode(`token ${c} `));

@@ -1,0 +1,129 @@
+/**
+ * Pipelined answers: a handler's appends (responses, chunks, statuses, errors) are issued without
+ * awaiting each acknowledgment, in order per place through an {@link OrderedAppender}, and
+ * tracked per handled record, so the runtime can handle the next record while earlier answers
+ * are still being acknowledged and commit a record only once all of its answers are.
+ */
+import { InvalidError } from '@agdx/wire';
+import type { AppendIssuer, PreparedAppend } from '../send/append-issuer.js';
+import type { OrderedAppender } from '../send/ordered-appender.js';
+
+/** Bounds on the answers in flight (issued, not yet acknowledged) of one agent. */
+export interface PipelineLimits {
+  /** Most appends in flight at once (default 1,024). */
+  readonly maxInFlightAppends: number;
+  /** Most payload bytes in flight at once (default 8 MiB; one larger append still goes alone). */
+  readonly maxInFlightBytes: number;
+}
+
+/** The default bounds. */
+export const DEFAULT_PIPELINE_LIMITS: PipelineLimits = { maxInFlightAppends: 1024, maxInFlightBytes: 8 * 1024 * 1024 };
+
+/** Validates limits. @throws InvalidError */
+export function checkPipelineLimits(limits: Partial<PipelineLimits>): PipelineLimits {
+  const out = { ...DEFAULT_PIPELINE_LIMITS, ...limits };
+  for (const field of ['maxInFlightAppends', 'maxInFlightBytes'] as const) {
+    const value = out[field];
+    if (!Number.isSafeInteger(value) || value < 1) throw new InvalidError(`${field} must be a safe integer of at least 1`, { context: { field } });
+  }
+  return out;
+}
+
+/** One agent's back-pressure: an issue waits while the answers in flight are at a bound. */
+export class AppendWindow {
+  readonly #limits: PipelineLimits;
+  #appends = 0;
+  #bytes = 0;
+  #waiters: (() => void)[] = [];
+
+  /** A window with these bounds. */
+  constructor(limits: PipelineLimits) {
+    this.#limits = limits;
+  }
+
+  /** Takes room for one append of `bytes`: undefined when there is room now, else a wait for it. */
+  admit(bytes: number): Promise<void> | undefined {
+    if (this.#fits(bytes)) {
+      this.#take(bytes);
+      return undefined;
+    }
+    return this.#admitLater(bytes);
+  }
+
+  /** Gives back the room of an acknowledged (or failed) append. */
+  release(bytes: number): void {
+    this.#appends--;
+    this.#bytes -= bytes;
+    // Everyone re-checks: a small append may fit where a large one does not.
+    const waiters = this.#waiters;
+    if (waiters.length === 0) return;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async #admitLater(bytes: number): Promise<void> {
+    // Each pass follows a release, and every admitted append is released once acknowledged.
+    while (!this.#fits(bytes)) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    this.#take(bytes);
+  }
+
+  #fits(bytes: number): boolean {
+    // With nothing in flight anything fits, so an append above the byte bound cannot wait forever.
+    return this.#appends === 0 || (this.#appends < this.#limits.maxInFlightAppends && this.#bytes + bytes <= this.#limits.maxInFlightBytes);
+  }
+
+  #take(bytes: number): void {
+    this.#appends++;
+    this.#bytes += bytes;
+  }
+}
+
+/**
+ * The answers of one handler attempt: issues each through the agent's window and ordered
+ * appender and remembers its acknowledgment; {@link settled} resolves once all are acknowledged
+ * and rejects with the first failure.
+ */
+export class AnswerEffects implements AppendIssuer {
+  readonly #window: AppendWindow;
+  readonly #appender: OrderedAppender;
+  readonly #acks: Promise<void>[] = [];
+  #failure: { readonly error: unknown } | undefined;
+
+  /** Effects issued through `window` and `appender`. */
+  constructor(window: AppendWindow, appender: OrderedAppender) {
+    this.#window = window;
+    this.#appender = appender;
+  }
+
+  /** Issues `append` once the window has room. */
+  issue(append: PreparedAppend): Promise<void> | undefined {
+    let bytes = 0;
+    for (const record of append.records) bytes += record.payload.length;
+    const room = this.#window.admit(bytes);
+    if (room === undefined) {
+      this.#send(append, bytes);
+      return undefined;
+    }
+    return room.then(() => this.#send(append, bytes));
+  }
+
+  /** Resolves when every issued append was acknowledged; rejects with the first failure. */
+  async settled(): Promise<void> {
+    // Appends issued while waiting (a handler that did not await its calls) are waited for too.
+    for (let seen = 0; seen < this.#acks.length; seen = this.#acks.length) await Promise.all(this.#acks.slice(seen));
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+
+  #send(append: PreparedAppend, bytes: number): void {
+    const window = this.#window;
+    this.#acks.push(
+      this.#appender.append(append).then(
+        () => window.release(bytes),
+        (error: unknown) => {
+          window.release(bytes);
+          this.#failure ??= { error };
+        },
+      ),
+    );
+  }
+}
