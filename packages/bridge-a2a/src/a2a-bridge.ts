@@ -325,17 +325,20 @@ export class A2aBridge {
   }
 
   /**
-   * The task as the reply topic tells it, read from the start of the partitions the client's stream
+   * The task as the reply topic tells it, continuing the kept read of the partitions the client's stream
    * layout puts the task's replies on (the task's partition, plus the bridge's declared topic or
-   * partition; at most {@link TASK_SCAN_LIMITS} per partition): the first terminal response or error whose correlation is the task
-   * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
+   * partition; at most {@link TASK_SCAN_LIMITS} deep per partition from its start), reading only
+   * what was appended since the previous call for this task (`KEPT_TASK_READS` tasks are kept;
+   * a recreated topic starts over): the first terminal response or error whose correlation is the
+   * task id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
    * nobody submitted, the task reads Working. With a verifier on the client, a reply counts only
    * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
    * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
    * when signed by its key, or, unsigned, when this instance appended them.
    * @throws InvalidError for an id that is not a ULID; HandlerConfigError for a verifier without
    * a reply policy; NoStreamError without a default stream; LayoutMismatchError when the log
-   * lacks the layout's declared topic or partition.
+   * lacks the layout's declared topic or partition, or a keyed (shared) reader meets a record a
+   * partition-per-agent writer put off its conversation's partition.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
