@@ -52,6 +52,8 @@ export { TestClock } from './clock/test-clock.js';
 export { checkStreamLayout, consumedPartitions, consumedTopic, layoutTopics, locateRecords, replyTopicFor, routeRecord, SHARED_LAYOUT } from './layouts/stream-layout.js';
 export type { LocateQuery, RecordRoute, StreamLayout } from './layouts/stream-layout.js';
 export { locatePartitions } from './layouts/locate-partitions.js';
+export { describePlaces } from './layouts/describe-places.js';
+export type { PlaceState } from './layouts/describe-places.js';
 export { keyedPlacementMismatch, recordPlacementMismatch } from './layouts/record-placement.js';
 export type { FoundRecord, KeyedRecord } from './layouts/record-placement.js';
 export { parseStreamScopedName, STREAM_SCOPE_PREFIX, streamScopedName } from './layouts/stream-scoped-name.js';

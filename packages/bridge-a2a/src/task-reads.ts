@@ -4,14 +4,13 @@
  * repeated GetTask reads only the replies appended since the previous one.
  */
 
-import type { AgdxClient } from '@agdx/agents';
+import { describePlaces, type AgdxClient } from '@agdx/agents';
 import { isTerminalA2aState, type A2aTask } from './task.js';
 
 /** Tasks a bridge keeps GetTask read state for; the least recently asked is dropped first. */
 export const KEPT_TASK_READS = 256;
 
 type Transport = AgdxClient['transport'];
-type TopicDescription = Awaited<ReturnType<Transport['describeTopic']>>;
 
 /** A record as the transport returns it. */
 export type ReadRecord = Awaited<ReturnType<Transport['read']>>[number];
@@ -125,20 +124,7 @@ export class TaskReads {
   }
 
   async #advance(entry: TaskRead, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
-    const descriptions = new Map<string, TopicDescription>();
-    for (const address of addresses) {
-      const key = `${address.stream}\u0000${address.topic}`;
-      if (!descriptions.has(key)) descriptions.set(key, await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal }));
-    }
-    const described = addresses.map((address) => {
-      const description = descriptions.get(`${address.stream}\u0000${address.topic}`);
-      return {
-        address,
-        generation: description?.createdAtMicros,
-        partitionCount: description?.partitionCount ?? 0,
-        end: description?.partitions[address.partition]?.nextOffset ?? 0n,
-      };
-    });
+    const described = await describePlaces(transport, addresses, signal);
     const kept = entry.cursors;
     const stale =
       !sameAddresses(

@@ -1,6 +1,7 @@
 import { AgdxClient, AgentTopic, SHARED_LAYOUT, type StreamLayout } from '@agdx/agents';
 import { A2aBridge } from '@agdx/bridge-a2a';
-import { MemoryLog, partitionForKey, type LogTransport, type ReadRequest } from '@agdx/transport';
+import { countingTransport } from '@agdx/bridge-testing';
+import { MemoryLog, partitionForKey, type LogTransport } from '@agdx/transport';
 import { AgdxError, ConversationId, CorrelationId, TaskState } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { pendingTask } from '../src/task.js';
@@ -11,25 +12,6 @@ const GATEWAY = 'a2a-gateway';
 const WORKER = 'worker';
 const text = new TextEncoder();
 const PER_AGENT_PARTITION: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([[GATEWAY, 1], [WORKER, 0]]) };
-
-/** A MemoryLog seen through a transport that counts the records its reads return. */
-function countingTransport(log: MemoryLog): { transport: LogTransport; readonly records: () => number; reset: () => void } {
-  let records = 0;
-  const transport = new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'read') {
-        return async (request: ReadRequest) => {
-          const batch = await target.read(request);
-          records += batch.length;
-          return batch;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogTransport;
-  return { transport, records: () => records, reset: () => void (records = 0) };
-}
 
 async function clientOn(transport: LogTransport, layout: StreamLayout, partitions = 4): Promise<AgdxClient> {
   const laser = AgdxClient.from(transport, { stream: STREAM, layout });
