@@ -1,6 +1,6 @@
 import { AgentTopic, keyedPlacementMismatch, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, recordPlacementMismatch, routeRecord, type StreamLayout } from '@agdx/agents';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
-import { AgdxError, ConversationId, HeaderName, stringHeader, uint128Header } from '@agdx/wire';
+import { AgdxError, ConversationId, HeaderName, stringHeader, uint128Header, type HeaderValue } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 
 const conversation = ConversationId.new().toString();
@@ -94,7 +94,7 @@ describe('keyedPlacementMismatch: a keyed reader meets a record a partition-per-
   const shared: StreamLayout = { kind: 'shared' };
   async function record(conversationId: ConversationId, partitionOffset: number, to: string | undefined, conv: 'text' | 'uint128' = 'text') {
     const home = await partitionForKey(conversationId.toString(), 4);
-    const headers = new Map([[HeaderName.ConversationId, conv === 'text' ? stringHeader(conversationId.toString()) : uint128Header(conversationId.toBigInt())]]);
+    const headers = new Map<string, HeaderValue>([[HeaderName.ConversationId, conv === 'text' ? stringHeader(conversationId.toString()) : uint128Header(conversationId.toBigInt())]]);
     if (to !== undefined) headers.set(HeaderName.To, stringHeader(to));
     return { stream: 's', topic: AgentTopic.Sessions as string, partition: (home + partitionOffset) % 4, partitionCount: 4, offset: 7n, headers };
   }

@@ -1,8 +1,8 @@
-import { AgdxClient, AgentTopic, SHARED_LAYOUT, type StreamLayout } from '@agdx/agents';
+import { AgdxClient, AgentTopic, LayoutMismatchError, SHARED_LAYOUT, type StreamLayout } from '@agdx/agents';
 import { A2aBridge } from '@agdx/bridge-a2a';
 import { countingTransport } from '@agdx/bridge-testing';
 import { MemoryLog, partitionForKey, type LogTransport } from '@agdx/transport';
-import { AgdxError, ConversationId, CorrelationId, TaskState } from '@agdx/wire';
+import { ConversationId, CorrelationId, TaskState } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { pendingTask } from '../src/task.js';
 import { TaskReads } from '../src/task-reads.js';
@@ -134,9 +134,10 @@ describe('GetTask on a log written with another layout', () => {
     const reader = new A2aBridge(AgdxClient.from(log, { stream: STREAM }), GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions);
     for (const task of tasks) {
       const error = await reader.task(task).catch((e: unknown) => e);
-      expect(AgdxError.is(error, 'layout-mismatch')).toBe(true);
+      expect(error).toBeInstanceOf(LayoutMismatchError);
+      expect((error as LayoutMismatchError).kind).toBe('layout-mismatch');
       // the refusal is not forgotten: the next call fails the same way
-      expect(AgdxError.is(await reader.task(task).catch((e: unknown) => e), 'layout-mismatch')).toBe(true);
+      expect(await reader.task(task).catch((e: unknown) => e)).toBeInstanceOf(LayoutMismatchError);
     }
     // the writer's own layout reads them
     const right = new A2aBridge(writer, GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions);
