@@ -10,9 +10,9 @@
 // Baselines are measured in the same run. Run: pnpm bench session-reads → one JSON object on stdout.
 // AGDX_BENCH_READS_RECORDS (default 1,000,000; 0 skips MemoryLog) and AGDX_BENCH_READS_DISK_RECORDS
 // (default 100,000; 0 skips the dev server) change the sizes. The dev server at 1,000,000 records is
-// opt-in because it takes about ten minutes on a loaded 2-core machine: the lane is loaded in
-// batches of 1,000 records per append (about a minute), and the full fold it is compared against
-// reads every record over TCP. Each phase reports wall-clock and the bench process's CPU time
+// opt-in because it takes about 20 minutes on a loaded 2-core machine: the lane is loaded with
+// 1,000 records per append (6.5 minutes at a load average of 17), and the full fold it is compared
+// against reads every record over TCP (3.5 minutes). CI runs no benchmark. Each phase reports wall-clock and the bench process's CPU time
 // (the dev server's own CPU time is read from /proc where there is one).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
