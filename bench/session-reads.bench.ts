@@ -8,11 +8,14 @@
 //  3. a change-feed poll with nothing new (what every `watch` poll does) at 10k, 100k and 1M
 //     records (target: the same cost at every size).
 // Baselines are measured in the same run. Run: pnpm bench session-reads → one JSON object on stdout.
-// AGDX_BENCH_READS_RECORDS (default 1,000,000) and AGDX_BENCH_READS_DISK_RECORDS (default 100,000:
-// a full fold over TCP costs about 0.2 ms a record on a loaded 2-core machine, so 1M on disk takes
-// several minutes more; 0 skips the dev server) change the sizes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// AGDX_BENCH_READS_RECORDS (default 1,000,000; 0 skips MemoryLog) and AGDX_BENCH_READS_DISK_RECORDS
+// (default 100,000; 0 skips the dev server) change the sizes. The dev server at 1,000,000 records is
+// opt-in because it takes about 20 minutes on a loaded 2-core machine: the lane is loaded with
+// 1,000 records per append (6.5 minutes at a load average of 17), and the full fold it is compared
+// against reads every record over TCP (3.5 minutes). CI runs no benchmark. Each phase reports wall-clock and the bench process's CPU time
+// (the dev server's own CPU time is read from /proc where there is one).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgdxClient, readAgentMessage, SESSIONS_TOPIC } from '@agdx/agents';
 import { sessions } from '@agdx/sessions';
@@ -109,41 +112,82 @@ async function timeMs(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
+/** CPU time (user + system) of a process in ms from /proc, or undefined where there is no /proc. */
+function procCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wall-clock, this process's CPU time and the server's CPU time of one run of `work`, in ms. */
+async function phase(serverPid: number | undefined, work: () => Promise<unknown>): Promise<{ wallMs: number; cpuMs: number; serverCpuMs?: number }> {
+  const cpu = process.cpuUsage();
+  const server = procCpuMs(serverPid);
+  const wallMs = await timeMs(work);
+  const used = process.cpuUsage(cpu);
+  const serverAfter = procCpuMs(serverPid);
+  const out = { wallMs: round(wallMs), cpuMs: round((used.user + used.system) / 1000) };
+  return server === undefined || serverAfter === undefined ? out : { ...out, serverCpuMs: serverAfter - server };
+}
+
 async function medianMs(runs: number, work: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) times.push(await timeMs(work));
   return median(times);
 }
 
-async function run(transport: LogTransport, records: number): Promise<Record<string, unknown>> {
+async function run(transport: LogTransport, records: number, serverPid?: number): Promise<Record<string, unknown>> {
+  const loadBefore = loadavg().map((l) => round(l));
   const sizes = [10_000, 100_000, 1_000_000].filter((n) => n <= records);
   const polls: Record<string, { pollMicros: number; recordsFolded: number }> = {};
   let watcher: ReturnType<typeof sessions> | undefined;
-  const built = await fill(transport, records, sizes, async (n) => {
-    watcher ??= sessions(AgdxClient.from(transport, { stream: 'bench' }), undefined, { snapshots: false });
-    const latest = await watcher.reads.latestChange();
-    const ms = await medianMs(POLLS, () => watcher!.changes(latest));
-    polls[String(n)] = { pollMicros: Math.round(ms * 1000 * 10) / 10, recordsFolded: Number(latest) };
+  let built: Built | undefined;
+  const load = await phase(serverPid, async () => {
+    built = await fill(transport, records, sizes, async (n) => {
+      watcher ??= sessions(AgdxClient.from(transport, { stream: 'bench' }), undefined, { snapshots: false });
+      const latest = await watcher.reads.latestChange();
+      const ms = await medianMs(POLLS, () => watcher!.changes(latest));
+      polls[String(n)] = { pollMicros: Math.round(ms * 1000 * 10) / 10, recordsFolded: Number(latest) };
+    });
   });
-  const { laser, target, targetPositions } = built;
-  // 1. full fold, then repeated gets in the same process
-  const reader = sessions(laser, undefined, { snapshots: false });
-  const fullFoldMs = await timeMs(() => reader.get(target));
-  const info = await reader.get(target);
-  const repeatedGetMs = await medianMs(GETS, () => reader.get(target));
-  const ownRecordsMs = await medianMs(GETS, () => ownRecords(transport, targetPositions));
-  // 2. a snapshot, then a fresh reader that starts from it
-  let written: Awaited<ReturnType<typeof reader.snapshot>> | undefined;
-  const snapshotWriteMs = await timeMs(async () => (written = await reader.snapshot()));
+  const { laser, target, targetPositions } = built as Built;
+  // The watcher's fold is garbage from here on: a new process would not carry it.
+  watcher = undefined;
+  const answer = (v: unknown): string => JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+  // 1. full fold, then repeated gets in the same process; 2a. a snapshot. The first reader lives only
+  // in this function, so its fold of the whole lane is garbage before the snapshot start below.
+  const measured = await (async () => {
+    const reader = sessions(laser, undefined, { snapshots: false });
+    collectGarbage();
+    let fullFoldMs = 0;
+    const fullFold = await phase(serverPid, async () => (fullFoldMs = await timeMs(() => reader.get(target))));
+    const info = await reader.get(target);
+    const repeatedGetMs = await medianMs(GETS, () => reader.get(target));
+    const ownRecordsMs = await medianMs(GETS, () => ownRecords(transport, targetPositions));
+    let written: Awaited<ReturnType<typeof reader.snapshot>> | undefined;
+    const snapshotWriteMs = await timeMs(async () => (written = await reader.snapshot()));
+    return { fullFoldMs, fullFold, info, repeatedGetMs, ownRecordsMs, written, snapshotWriteMs, expected: answer(await reader.get(target)) };
+  })();
+  const { fullFoldMs, fullFold, info, repeatedGetMs, ownRecordsMs, written, snapshotWriteMs, expected } = measured;
+  // 2b. a fresh reader that starts from the snapshot, as a new process would (nothing of the first reader kept)
   const fresh = sessions(laser);
-  const snapshotStartMs = await timeMs(() => fresh.get(target));
+  collectGarbage();
+  const heapUsedMB = Math.round(process.memoryUsage().heapUsed / 1e6);
+  let snapshotStartMs = 0;
+  const snapshotStart = await phase(serverPid, async () => (snapshotStartMs = await timeMs(() => fresh.get(target))));
   const fromSnapshot = (await fresh.sources(target)).start.from;
-  const same = JSON.stringify(await fresh.get(target), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ===
-    JSON.stringify(await reader.get(target), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  const same = answer(await fresh.get(target)) === expected;
   const pollValues = Object.values(polls).map((p) => p.pollMicros);
   return {
     records,
     sessions: Math.floor(records / PER_SESSION),
+    loadAverage: { before: loadBefore, after: loadavg().map((l) => round(l)) },
+    load: { ...load, recordsPerSecond: Math.round(records / (load.wallMs / 1000)), note: 'includes the empty polls taken at each checkpoint' },
     targetEvents: Number(info?.events ?? 0n),
     repeatedGet: {
       medianMs: round(repeatedGetMs),
@@ -155,8 +199,10 @@ async function run(transport: LogTransport, records: number): Promise<Record<str
       fullFoldMs: round(fullFoldMs),
       snapshotStartMs: round(snapshotStartMs),
       ratio: round(snapshotStartMs / fullFoldMs, 4),
+      cpu: { fullFold, snapshotStart, cpuRatio: round(snapshotStart.cpuMs / Math.max(1, fullFold.cpuMs), 4) },
       target: '<= 0.05',
       startedFrom: fromSnapshot,
+      heapUsedMBAtStart: heapUsedMB,
       sameAnswer: same,
       snapshotBytes: written?.bytes,
       snapshotWriteMs: round(snapshotWriteMs),
@@ -165,19 +211,24 @@ async function run(transport: LogTransport, records: number): Promise<Record<str
   };
 }
 
+/** A full collection before a timed phase (the bench runs with --expose-gc), so one phase's garbage is not billed to the next. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function round(n: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
 
 const out: Record<string, unknown> = { machine: machine() };
-out.memoryLog = await run(new MemoryLog(), RECORDS);
+if (RECORDS > 0) out.memoryLog = await run(new MemoryLog(), RECORDS);
 if (DISK_RECORDS > 0) {
   const dir = mkdtempSync(join(tmpdir(), 'agdx-reads-'));
   const server = await startDevServer(['--data', dir, '--fsync', 'interval']);
   const transport = await IggyTransport.connect({ port: server.port, heartbeatIntervalMs: 0 });
   try {
-    out.devServerOnDisk = await run(transport, DISK_RECORDS);
+    out.devServerOnDisk = await run(transport, DISK_RECORDS, server.pid);
   } finally {
     await transport.close();
     await server.stop();
@@ -188,6 +239,8 @@ out.note =
   'Times are medians of repeated runs in one process except fullFoldMs, snapshotStartMs and snapshotWriteMs (one run each). ' +
   'repeatedGet.ratio = a repeated sessions.get(id) of a reader that keeps its fold, over reading and decoding that session\'s own records by offset; ' +
   'snapshotStart.ratio = the first get of a new reader starting from the fold snapshot, over the first get of a reader folding the whole lane; ' +
-  'emptyPoll = sessions.changes(latest) with nothing new (what each watch poll does), at each lane size.';
+  'emptyPoll = sessions.changes(latest) with nothing new (what each watch poll does), at each lane size. ' +
+  'cpu figures: cpuMs is this process (user + system), serverCpuMs the dev server process, both over the same phase. ' +
+  'A full garbage collection runs before the full fold and before the snapshot start; the first reader and the watcher are dropped before the snapshot start.';
 console.log(JSON.stringify(out, null, 2));
 process.exit(0);

@@ -110,7 +110,7 @@ export type SkipReason =
   | 'signer-not-allowed'
   /** A control record or capsule body the reader cannot apply. */
   | 'unusable'
-  /** A parked record whose source topic was deleted (or deleted and recreated) since it was parked. */
+  /** A parked record whose source topic was deleted (or deleted and recreated) since it was parked, or that its source no longer holds. */
   | 'stale-source';
 
 /**

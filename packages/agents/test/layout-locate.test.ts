@@ -1,6 +1,6 @@
-import { AgentTopic, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, recordPlacementMismatch, routeRecord, type StreamLayout } from '@agdx/agents';
+import { AgentTopic, keyedPlacementMismatch, LayoutMismatchError, layoutTopics, locatePartitions, locateRecords, recordPlacementMismatch, routeRecord, type StreamLayout } from '@agdx/agents';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
-import { AgdxError, ConversationId } from '@agdx/wire';
+import { AgdxError, ConversationId, HeaderName, stringHeader, uint128Header, type HeaderValue } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 
 const conversation = ConversationId.new().toString();
@@ -87,5 +87,34 @@ describe('locateRecords: where a conversation\'s records live', () => {
     expect(recordPlacementMismatch({ kind: 'shared' }, AgentTopic.Sessions, 1, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
     // records read elsewhere than the conversation partition are not judged
     expect(recordPlacementMismatch(byTopic, AgentTopic.Sessions, 0, { ...at, kind: 'chunk', target: 'model' })).toBeUndefined();
+  });
+});
+
+describe('keyedPlacementMismatch: a keyed reader meets a record a partition-per-agent writer placed', () => {
+  const shared: StreamLayout = { kind: 'shared' };
+  async function record(conversationId: ConversationId, partitionOffset: number, to: string | undefined, conv: 'text' | 'uint128' = 'text') {
+    const home = await partitionForKey(conversationId.toString(), 4);
+    const headers = new Map<string, HeaderValue>([[HeaderName.ConversationId, conv === 'text' ? stringHeader(conversationId.toString()) : uint128Header(conversationId.toBigInt())]]);
+    if (to !== undefined) headers.set(HeaderName.To, stringHeader(to));
+    return { stream: 's', topic: AgentTopic.Sessions as string, partition: (home + partitionOffset) % 4, partitionCount: 4, offset: 7n, headers };
+  }
+
+  it('names an addressed record off its conversation\'s partition', async () => {
+    const id = ConversationId.new();
+    const error = await keyedPlacementMismatch(shared, await record(id, 1, 'model'));
+    expect(error).toBeInstanceOf(LayoutMismatchError);
+    expect(error?.context).toMatchObject({ topic: AgentTopic.Sessions, offset: 7n });
+    expect(await keyedPlacementMismatch({ kind: 'singlePartition' }, await record(id, 2, 'model'))).toBeInstanceOf(LayoutMismatchError);
+  });
+
+  it('raises no alarm where a keyed writer could have put the record, or where it cannot tell', async () => {
+    const id = ConversationId.new();
+    expect(await keyedPlacementMismatch(shared, await record(id, 0, 'model'))).toBeUndefined();
+    expect(await keyedPlacementMismatch(shared, await record(id, 1, undefined))).toBeUndefined();
+    expect(await keyedPlacementMismatch(shared, await record(id, 1, '*'))).toBeUndefined();
+    expect(await keyedPlacementMismatch(shared, await record(id, 1, 'model', 'uint128'))).toBeUndefined();
+    expect(await keyedPlacementMismatch(shared, { ...(await record(id, 1, 'model')), topic: AgentTopic.Streams })).toBeUndefined();
+    expect(await keyedPlacementMismatch(byPartition, await record(id, 1, 'model'))).toBeUndefined();
+    expect(await keyedPlacementMismatch(shared, { ...(await record(id, 1, 'model')), partition: 0, partitionCount: 1 })).toBeUndefined();
   });
 });

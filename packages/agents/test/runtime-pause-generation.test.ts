@@ -1,4 +1,5 @@
-import { AgentTopic, SkippedRecordError } from '@agdx/agents';
+import { AgdxClient, AgentTopic, SkippedRecordError } from '@agdx/agents';
+import type { LogTransport, ReadRequest } from '@agdx/transport';
 import { AgentId, ConversationId, decodeSessionParking } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { eventually, harness, STREAM } from './support-runtime/harness.js';
@@ -53,6 +54,34 @@ describe('pause parking names the source topic generation (seed 000)', () => {
     await h.log.deleteTopic({ stream: STREAM, topic: AgentTopic.Commands });
     await control(h.laser, session, 'session_resume', text.encode('{}'));
     await eventually(() => agent.errors.some((e) => e instanceof SkippedRecordError && e.reason === 'stale-source'), 5_000, 'the stale-source report');
+    expect(handled).toEqual([]);
+  });
+
+  it('a held record its source no longer holds is reported as a typed stale source, not a plain Error', async () => {
+    const h = await harness();
+    const handled: string[] = [];
+    // the worker's own connection, on which the parked record can be made to vanish (as retention would)
+    const connection = h.log.connect();
+    let vanished = false;
+    const transport = new Proxy(connection, {
+      get(target, prop) {
+        if (prop === 'read') return async (request: ReadRequest) => (vanished && request.topic === AgentTopic.Commands && request.maxCount === 1 ? [] : target.read(request));
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as LogTransport;
+    await using agent = commandsWorker(() => AgdxClient.from(transport, { stream: STREAM }), worker, handled);
+    await agent.ready();
+    const session = ConversationId.new();
+    await pauseAndPark(h.laser, h.log, session, worker, 'held', () => agent.stats.parked);
+    vanished = true;
+    await control(h.laser, session, 'session_resume', text.encode('{}'));
+    await eventually(() => agent.errors.some((e) => e instanceof SkippedRecordError && e.reason === 'stale-source'), 5_000, 'the stale-source report');
+    const gone = agent.errors.find((e): e is SkippedRecordError => e instanceof SkippedRecordError)!;
+    expect(gone.message).toContain('gone from its source');
+    expect(gone.kind).toBe('stale-session');
+    expect(gone.position).toMatchObject({ topic: AgentTopic.Commands, partition: 0, offset: 0n });
+    expect(agent.errors.every((e) => e instanceof SkippedRecordError)).toBe(true);
     expect(handled).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import {
   defaultSessionStart,
+  keyedPlacementMismatch,
   LIFECYCLE_CONTENT_TYPE,
   locatePartitions,
   NoStreamError,
@@ -38,6 +39,7 @@ import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
+import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
 export const A2aMethod: {
@@ -86,14 +88,6 @@ export interface WatchedTask {
   cancel(): void;
 }
 
-/** What GetTask needs of a log record to judge it. */
-interface LogRecordLike {
-  readonly partition: number;
-  readonly offset: bigint;
-  readonly timestampMicros: bigint;
-  readonly headers: RecordHeaders;
-}
-
 // The header names each record's conversation: records of other sessions are skipped without
 // decoding them, which keeps a scan of a busy reply topic cheap.
 function inOtherConversation(headers: RecordHeaders, task: ConversationId): boolean {
@@ -130,6 +124,8 @@ export class A2aBridge {
   readonly #replies = new FrontedReplies();
   // task id → position of the unsigned cancel this bridge appended itself.
   readonly #ownCancels = new OwnCancels();
+  // task id → what GetTask read of it so far (the verdicts depend on the reply policy: any change clears it)
+  readonly #taskReads = new TaskReads(TASK_SCAN_LIMITS);
 
   /**
    * A bridge publishing as `id` on `requestTopic` and reading answers on `replyTopic`.
@@ -149,6 +145,7 @@ export class A2aBridge {
    */
   withDefaultStream(stream: string): this {
     this.#client = this.#client.withDefaultStream(stream);
+    this.#taskReads.clear();
     return this;
   }
 
@@ -178,6 +175,7 @@ export class A2aBridge {
    */
   forAgent(agent: AgentIdLike): this {
     this.#replies.front(agent);
+    this.#taskReads.clear();
     return this;
   }
 
@@ -195,6 +193,7 @@ export class A2aBridge {
    */
   withReplySigners(policy: ReplySignerPolicy): this {
     this.#replies.trust(policy);
+    this.#taskReads.clear();
     return this;
   }
 
@@ -205,6 +204,7 @@ export class A2aBridge {
    */
   withSigningKey(signer: Signer): this {
     this.#signer = signer;
+    this.#taskReads.clear();
     return this;
   }
 
@@ -331,17 +331,20 @@ export class A2aBridge {
   }
 
   /**
-   * The task as the reply topic tells it, read from the start of the partitions the client's stream
+   * The task as the reply topic tells it, continuing the kept read of the partitions the client's stream
    * layout puts the task's replies on (the task's partition, plus the bridge's declared topic or
-   * partition; at most {@link TASK_SCAN_LIMITS} per partition): the first terminal response or error whose correlation is the task
-   * id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
+   * partition; at most {@link TASK_SCAN_LIMITS} deep per partition from its start), reading only
+   * what was appended since the previous call for this task (`KEPT_TASK_READS` tasks are kept;
+   * a recreated topic starts over): the first terminal response or error whose correlation is the
+   * task id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
    * nobody submitted, the task reads Working. With a verifier on the client, a reply counts only
    * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
    * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
    * when signed by its key, or, unsigned, when this instance appended them.
    * @throws InvalidError for an id that is not a ULID; HandlerConfigError for a verifier without
    * a reply policy; NoStreamError without a default stream; LayoutMismatchError when the log
-   * lacks the layout's declared topic or partition.
+   * lacks the layout's declared topic or partition, or a keyed (shared) reader meets a record a
+   * partition-per-agent writer put off its conversation's partition.
    */
   async task(id: string | ConversationId, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<A2aTask> {
     const taskId = taskIdOf(id);
@@ -363,8 +366,11 @@ export class A2aBridge {
       .withTaskState(TaskState.Canceled)
       .withBridgeHops(this.#hops);
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
-    const receipt = await builder.sendReceipt({ signal: options.signal });
-    if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
+    // No GetTask of this task may pass over the cancel before its position is remembered.
+    await this.#taskReads.exclusive(taskId.toString(), async () => {
+      const receipt = await builder.sendReceipt({ signal: options.signal });
+      if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
+    });
     const settled = await this.#findTask(taskId, options.signal);
     // Our cancel is on the log, so a scan that finds no terminal (it is beyond the scan limits,
     // or a verifier refused every reply) still leaves the task canceled.
@@ -422,7 +428,7 @@ export class A2aBridge {
 
   // Under a verifier: a signed reply from an accepted agent, or the bridge's own cancel (signed
   // by its key, or unsigned at the very position this instance appended it).
-  async #trusted(envelope: AgentEnvelope, record: LogRecordLike, at: { stream: string; topic: string }, task: string, allowed: SignerCheck): Promise<boolean> {
+  async #trusted(envelope: AgentEnvelope, record: ReadRecord, at: { stream: string; topic: string }, task: string, allowed: SignerCheck): Promise<boolean> {
     const ownCancel = envelope.kind === 'error' && envelope.taskState === TaskState.Canceled && envelope.source.value === this.#id.value;
     if (ownCancel && envelope.signature === undefined) return this.#ownCancels.get(task) === positionKey({ ...at, partition: record.partition, offset: record.offset });
     let signer: VerifiedPrincipal;
@@ -436,50 +442,42 @@ export class A2aBridge {
   }
 
   // The first terminal reply wins; without one, the latest non-terminal reply (InputRequired, …)
-  // tells where the task stands.
+  // tells where the task stands. The read continues where the previous GetTask of the task ended.
   async #findTask(task: ConversationId, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
     const id = task.toString();
-    let latest: A2aTask | undefined;
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
     const transport = this.#client.transport;
+    const layout = this.#client.layout;
     // Replies to this bridge and its own cancels live where the layout routes them for the task:
     // the task's partition of the reply topic, and the bridge's declared topic or partition.
-    const addresses = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
-    const cursors = addresses.map((a) => ({ topic: a.topic, partition: a.partition, offset: 0n, done: false }));
+    const addresses: TaskAddress[] = await locatePartitions(transport, stream, layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
     const policy = this.#replies.policyFor(undefined, this.#client.verifier !== undefined);
     const allowed: SignerCheck | undefined = policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
-    for (let pass = 0; pass < TASK_SCAN_LIMITS.passes; pass++) {
-      let progressed = false;
-      for (const cursor of cursors) {
-        if (cursor.done) continue;
-        const topic = cursor.topic;
-        const records = await transport.read({ stream, topic, partition: cursor.partition, offset: cursor.offset, maxCount: TASK_SCAN_LIMITS.recordsPerPartition, signal });
-        if (records.length === 0) {
-          cursor.done = true;
-          continue;
+    return this.#taskReads.read(
+      id,
+      transport,
+      addresses,
+      async (record, at) => {
+        // A record of another conversation off its conversation's partition tells a keyed reader the
+        // log was written per agent: the task's replies are on partitions it does not read.
+        if (inOtherConversation(record.headers, task)) {
+          const mismatch = await keyedPlacementMismatch(layout, { ...at, offset: record.offset, headers: record.headers });
+          if (mismatch !== undefined) throw mismatch;
+          return undefined;
         }
-        progressed = true;
-        const last = records[records.length - 1];
-        if (last !== undefined) cursor.offset = last.offset + 1n;
-        for (const record of records) {
-          if (inOtherConversation(record.headers, task)) continue;
-          let envelope: AgentEnvelope | undefined;
-          try {
-            envelope = readAgentMessage(record, { stream, topic }).envelope;
-          } catch {
-            continue;
-          }
-          if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) continue;
-          if (envelope.correlation === undefined || !envelope.correlation.equals(task)) continue;
-          if (allowed !== undefined && !(await this.#trusted(envelope, record, { stream, topic }, id, allowed))) continue;
-          const found = taskFromEnvelope(id, envelope);
-          if (isTerminalA2aState(found.state)) return found;
-          latest = found;
+        let envelope: AgentEnvelope | undefined;
+        try {
+          envelope = readAgentMessage(record, at).envelope;
+        } catch {
+          return undefined;
         }
-      }
-      if (!progressed) break;
-    }
-    return latest;
+        if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) return undefined;
+        if (envelope.correlation === undefined || !envelope.correlation.equals(task)) return undefined;
+        if (allowed !== undefined && !(await this.#trusted(envelope, record, at, id, allowed))) return undefined;
+        return taskFromEnvelope(id, envelope);
+      },
+      signal,
+    );
   }
 }

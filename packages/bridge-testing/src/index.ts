@@ -5,3 +5,5 @@ export { contentTypeOf, envelopeOf, hex, publishedEnvelopes } from './logical.js
 export type { LogicalEnvelope, PublishedBatch } from './logical.js';
 export { Divergences } from './expectations.js';
 export type { Divergence } from './expectations.js';
+export { countingTransport } from './counting-transport.js';
+export type { CountingTransport } from './counting-transport.js';

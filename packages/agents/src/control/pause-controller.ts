@@ -291,7 +291,8 @@ export class PauseController {
         state.handledThroughParking.add(addressKey(held.address));
         await this.#options.publishLane(this.#parkingEvent(session, SESSION_UNPARKED_OPERATION, held, undefined));
       } else {
-        this.#options.onError?.(new Error(`held record ${addressKey(held.address)} is gone from its source`));
+        // the source no longer holds it (expired, or its partition truncated): a typed report, as for a recreated topic
+        this.#options.onError?.(new SkippedRecordError('stale-source', held.address, 'a held record is gone from its source; it is not handled'));
       }
       state.held.shift();
     }
