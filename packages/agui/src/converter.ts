@@ -4,7 +4,7 @@
  * straddle chunks), and state records need the fold to know which ones readers apply.
  */
 
-import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
+import { AgentKind, CHUNK_PURPOSES, StateFold, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
 import { TASK_STATUS_OPERATION, envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
 import type { AguiEvent } from './events.js';
 import type { StateBody } from './state-body.js';
@@ -87,11 +87,11 @@ export class AguiConverter {
   // Correlation → channel id of the tool-argument stream it carried, so the tool's result reuses
   // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
   readonly #toolCalls = new Map<string, string>();
-  readonly #appliedOps = new Set<string>();
   // Correlations of tasks that reached a terminal status; the first terminal wins (seed 002).
   readonly #endedTasks = new Set<string>();
-  #document: JsonValue | undefined;
-  #revision = 0n;
+  // wire's fold, the one sessions and the lifecycle writer count by, so every reader agrees on
+  // which state records applied and on the revision
+  #state = new StateFold();
 
   /**
    * @param options.onUnreadableState called with a state record whose body is neither a state
@@ -143,7 +143,7 @@ export class AguiConverter {
 
   /** The folded shared state. */
   get state(): ConvertedState {
-    return { document: this.#document, revision: this.#revision };
+    return { document: this.#state.document, revision: this.#state.revision };
   }
 
   #chunk(envelope: AgentEnvelope): AguiEvent[] {
@@ -191,32 +191,26 @@ export class AguiConverter {
   #fold(state: StateBody): boolean {
     switch (state.form) {
       case 'snapshot':
-        if (state.snapshot.baseRevision !== this.#revision) return false;
-        this.#document = state.snapshot.document;
-        this.#revision += 1n;
-        return true;
-      case 'delta': {
-        if (this.#appliedOps.has(state.delta.opId)) return false;
-        try {
-          this.#document = applyJsonPatch(this.#document ?? {}, state.delta.patch);
-        } catch {
-          return false;
-        }
-        this.#appliedOps.add(state.delta.opId);
-        this.#revision += 1n;
-        return true;
-      }
+        return this.#state.apply({ kind: 'snapshot', snapshot: state.snapshot }) === 'applied';
+      case 'delta':
+        return this.#state.apply({ kind: 'delta', delta: state.delta }) === 'applied';
       case 'legacy-snapshot':
-        this.#document = state.document;
+        // 0.1.1 JSON bodies carry no revision: they change the document, never the revision
+        this.#replaceDocument(state.document);
         return true;
       case 'legacy-delta':
         try {
-          this.#document = applyJsonPatch(this.#document ?? {}, state.patch);
+          this.#replaceDocument(applyJsonPatch(this.#state.document ?? {}, state.patch));
         } catch {
           // the 0.1.1 reference rendered legacy deltas whether or not they applied
         }
         return true;
     }
+  }
+
+  #replaceDocument(document: JsonValue): void {
+    const { revision, appliedOpIds } = this.#state;
+    this.#state = StateFold.resume({ document, revision, appliedOpIds });
   }
 }
 
