@@ -7,9 +7,9 @@ import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents'
 import { sessions, type Sessions } from '@agdx/sessions';
 import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
 import { locateConversationEverywhere } from './conversation-log.js';
-import { ConversationReplay, KEPT_REPLAYS } from './conversation-replay.js';
+import { ReplayCache } from './conversation-replay.js';
 import type { AguiEvent } from './events.js';
-import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
+import { buildAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
 
 /** Settings of an {@link AguiBridge}. */
 export interface AguiBridgeOptions {
@@ -47,8 +47,8 @@ export class AguiBridge {
   readonly #stream: string | undefined;
   readonly #sessions: Sessions;
   readonly #onError: SkippedRecordHandler | undefined;
-  /** Kept replays of {@link aguiEvents}, by conversation and topic, least recently asked first. */
-  readonly #replays = new Map<string, ConversationReplay>();
+  /** Kept replays of {@link aguiEvents} and of the live handler (when it reports to the same `onError`). */
+  readonly #replays = new ReplayCache();
 
   /** @param client the client whose log holds the conversations */
   constructor(client: AgdxClient, options: AguiBridgeOptions = {}) {
@@ -114,26 +114,17 @@ export class AguiBridge {
   async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
     const id = checkConversation(conversation);
     const transport = this.#client.transport;
-    const addresses = await locateConversationEverywhere(transport, this.#client.layout, this.#streamName(), topic, id, options.signal);
-    const key = `${id.toString()}\u0000${topic}`;
-    let replay = this.#replays.get(key);
-    if (replay === undefined) replay = new ConversationReplay(id, topic);
-    // re-inserting keeps the map in least-recently-asked order, so the first key is the one to drop
-    this.#replays.delete(key);
-    this.#replays.set(key, replay);
-    if (this.#replays.size > KEPT_REPLAYS) {
-      const oldest = this.#replays.keys().next();
-      if (oldest.done !== true) this.#replays.delete(oldest.value);
-    }
-    return replay.events({ transport, layout: this.#client.layout, onError: this.#onError }, addresses, options.signal);
+    const stream = this.#streamName();
+    const addresses = await locateConversationEverywhere(transport, this.#client.layout, stream, topic, id, options.signal);
+    return this.#replays.get(stream, topic, id).events({ transport, layout: this.#client.layout, onError: this.#onError }, addresses, options.signal);
   }
 
   /** The live SSE endpoint over this bridge's stream; see {@link createAguiHandler}. */
   handler(options: Omit<AguiHandlerOptions, 'stream'> = {}): AguiRequestHandler {
-    return createAguiHandler(this.#client, {
-      onError: this.#onError,
-      ...options,
-      ...(this.#stream !== undefined ? { stream: this.#stream } : {}),
-    });
+    // A replay reports each skipped record once, to the handler that read it: only a handler
+    // reporting where the bridge does may share the bridge's replays.
+    const shared = options.onError === undefined || options.onError === this.#onError;
+    const resolved = { ...options, onError: options.onError ?? this.#onError, ...(this.#stream !== undefined ? { stream: this.#stream } : {}) };
+    return buildAguiHandler(this.#client, resolved, shared ? this.#replays : new ReplayCache());
   }
 }

@@ -1,7 +1,8 @@
 /**
- * Incremental AG-UI replay: what `AguiBridge.aguiEvents` keeps per conversation between calls
- * (the per-address next offsets, the converter with its channel and state fold, the events so
- * far), so a repeated call reads only the records written since the last one.
+ * Incremental AG-UI replay: what `AguiBridge.aguiEvents` and the live handler keep per
+ * conversation between calls (the per-address next offsets, the converter with its channel and
+ * state fold, each record's events and turn facts), so a repeated call or a new request on the
+ * thread reads only the records written since the last one.
  */
 
 import { recordPlacementMismatch, type StreamLayout } from '@agdx/agents';
@@ -10,6 +11,7 @@ import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
 import { readConversationRange, unreadableStateReporter, type ConversationAddress, type ConversationRecord } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
+import { concernsTurns, turnFactsOf, type TurnFacts } from './turn.js';
 
 /** Conversations a bridge keeps replay state for; the least recently asked is dropped first. */
 export const KEPT_REPLAYS = 256;
@@ -19,6 +21,30 @@ interface Cursor {
   readonly address: ConversationAddress;
   readonly generation: bigint | undefined;
   next: bigint;
+}
+
+/** One record of the replay that rendered something or opens or ends a turn (the others are not kept). */
+export interface ReplayEntry {
+  /** Index of the address it came from. */
+  readonly at: number;
+  /** Its offset there. */
+  readonly offset: bigint;
+  /** Its AG-UI events. */
+  readonly events: readonly AguiEvent[];
+  /** What it means for turns (a POST run frames by them). */
+  readonly turn: TurnFacts;
+}
+
+/** Where a replay stands after {@link ConversationReplay.advance}. */
+export interface ReplayView {
+  /** Changes whenever the replay started over (then earlier entries and offsets mean nothing). */
+  readonly epoch: number;
+  /** The entries so far, in replay order; only ever appended to within an epoch. */
+  readonly entries: readonly ReplayEntry[];
+  /** How many entries the replay held at this call. */
+  readonly count: number;
+  /** Per address, the next offset the replay reads (the end it read to). */
+  readonly next: readonly bigint[];
 }
 
 /** What a read needs that does not change between calls. */
@@ -44,6 +70,8 @@ export class ConversationReplay {
   /** The reporter of the record being converted (the converter outlives a call, its reporters do not). */
   #current: ReturnType<typeof unreadableStateReporter> | undefined;
   #events: AguiEvent[] = [];
+  #entries: ReplayEntry[] = [];
+  #epoch = 0;
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @param conversation the conversation replayed; @param topic the topic it was asked on */
@@ -60,13 +88,22 @@ export class ConversationReplay {
    * @throws LayoutMismatchError when a new record sits where only another layout writes it; the
    * kept state is then dropped, so the next call reads from 0 and throws again.
    */
-  events(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<AguiEvent[]> {
+  async events(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<AguiEvent[]> {
+    await this.advance(context, addresses, signal);
+    return this.#events.slice();
+  }
+
+  /**
+   * Like {@link events}, but answers where the replay stands (its entries, per-address next
+   * offsets and epoch) without copying the events, for readers that follow the thread.
+   */
+  advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<ReplayView> {
     const run = this.#queue.then(() => this.#advance(context, addresses, signal));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<AguiEvent[]> {
+  async #advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<ReplayView> {
     const { transport } = context;
     const descriptions = new Map<string, TopicDescription>();
     for (const address of addresses) {
@@ -112,20 +149,49 @@ export class ConversationReplay {
     for (const { at, record } of fresh) {
       this.#current = reporters[at];
       if (this.#current !== undefined) this.#current.offset = record.offset;
-      this.#events.push(...this.#converter.convert(record.envelope));
+      const events = this.#converter.convert(record.envelope);
+      this.#events.push(...events);
+      const turn = turnFactsOf(record.envelope, events);
+      if (events.length > 0 || concernsTurns(turn)) this.#entries.push({ at, offset: record.offset, events, turn });
     }
     this.#current = undefined;
     this.#cursors = cursors;
-    return this.#events.slice();
+    return { epoch: this.#epoch, entries: this.#entries, count: this.#entries.length, next: cursors.map((c) => c.next) };
   }
 
   #reset(): void {
     this.#cursors = [];
     this.#converter = this.#newConverter();
     this.#events = [];
+    // a new array: followers holding the old one see it end, and the epoch tells them why
+    this.#entries = [];
+    this.#epoch++;
   }
 
   #newConverter(): AguiConverter {
     return new AguiConverter({ onUnreadableState: (envelope) => this.#current?.report(envelope) });
+  }
+}
+
+/**
+ * The kept replays of a bridge or a handler, by stream, topic and conversation: at most
+ * {@link KEPT_REPLAYS}, the least recently asked dropped first. A dropped replay still serves the
+ * callers holding it; the next request for its conversation starts a new one.
+ */
+export class ReplayCache {
+  readonly #replays = new Map<string, ConversationReplay>();
+
+  /** The kept replay of `conversation` on `stream`/`topic`, made when missing, and now the most recently asked. */
+  get(stream: string, topic: string, conversation: ConversationId): ConversationReplay {
+    const key = `${stream}\u0000${topic}\u0000${conversation.toString()}`;
+    const replay = this.#replays.get(key) ?? new ConversationReplay(conversation, topic);
+    // re-inserting keeps the map in least-recently-asked order, so the first key is the one to drop
+    this.#replays.delete(key);
+    this.#replays.set(key, replay);
+    if (this.#replays.size > KEPT_REPLAYS) {
+      const oldest = this.#replays.keys().next();
+      if (oldest.done !== true) this.#replays.delete(oldest.value);
+    }
+    return replay;
   }
 }
