@@ -6,8 +6,10 @@
  */
 
 import { recordPlacementMismatch, type StreamLayout } from '@agdx/agents';
+import { FoldSnapshotRejectedError } from '@agdx/sessions';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
-import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
+import { CodecError, reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
+import { AGUI_SNAPSHOT_TOPIC, appendAguiSnapshot, checkAguiSnapshot, encodeAguiSnapshot, findAguiSnapshot, type ReplayImage, type SnapshotIdentity } from './agui-snapshot.js';
 import { readConversationRange, unreadableStateReporter, type ConversationAddress, type ConversationRecord } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
@@ -52,6 +54,22 @@ export interface ReplayContext {
   readonly transport: LogTransport;
   readonly layout: StreamLayout;
   readonly onError: SkippedRecordHandler | undefined;
+  /**
+   * Fold snapshots: `stream` and `layout` (`layoutFingerprint`) identify this replay's; `read`
+   * lets a new replay start from the newest one; `every` writes one after that many records were
+   * folded since the last. Undefined: no snapshots are read or written.
+   */
+  readonly snapshots?: { readonly stream: string; readonly layout: string; readonly read: boolean; readonly every: number | undefined } | undefined;
+}
+
+/** Where an AG-UI fold snapshot was written. */
+export interface AguiSnapshotWritten {
+  /** `agui.snapshots`. */
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  /** Size of the capsule. */
+  readonly bytes: number;
 }
 
 function sameAddresses(a: readonly ConversationAddress[], b: readonly ConversationAddress[]): boolean {
@@ -72,6 +90,9 @@ export class ConversationReplay {
   #events: AguiEvent[] = [];
   #entries: ReplayEntry[] = [];
   #epoch = 0;
+  /** Whether a snapshot was looked for (only a new replay's first read looks). */
+  #snapshotTried = false;
+  #foldedSinceSnapshot = 0;
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @param conversation the conversation replayed; @param topic the topic it was asked on */
@@ -98,9 +119,80 @@ export class ConversationReplay {
    * offsets and epoch) without copying the events, for readers that follow the thread.
    */
   advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<ReplayView> {
-    const run = this.#queue.then(() => this.#advance(context, addresses, signal));
+    return this.#serial(async () => {
+      const view = await this.#advance(context, addresses, signal);
+      const every = context.snapshots?.every;
+      if (every !== undefined && this.#foldedSinceSnapshot >= every) {
+        try {
+          await this.#writeSnapshot(context, signal);
+        } catch (error) {
+          // the read still answers; the next read past `every` tries again
+          reportSkippedRecord(context.onError, { stream: context.snapshots?.stream ?? '', topic: AGUI_SNAPSHOT_TOPIC, partition: 0, offset: -1n }, error);
+        }
+      }
+      return view;
+    });
+  }
+
+  /**
+   * Reads what is new and writes a fold snapshot of the replay (see `agui-snapshot.ts`).
+   * @throws CodecError when the snapshot exceeds the capsule limit; the transport's errors.
+   */
+  snapshot(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<AguiSnapshotWritten> {
+    return this.#serial(async () => {
+      await this.#advance(context, addresses, signal);
+      return this.#writeSnapshot(context, signal);
+    });
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+
+  #identity(context: ReplayContext): SnapshotIdentity {
+    const snapshots = context.snapshots;
+    if (snapshots === undefined) throw new CodecError('this reader has no snapshot settings');
+    return { stream: snapshots.stream, topic: this.#topic, conversation: this.#conversation, layout: snapshots.layout };
+  }
+
+  async #writeSnapshot(context: ReplayContext, signal?: AbortSignal): Promise<AguiSnapshotWritten> {
+    const identity = this.#identity(context);
+    const image: ReplayImage = { cursors: this.#cursors, converter: this.#converter.image(), entries: this.#entries };
+    const payload = encodeAguiSnapshot(identity, image);
+    const at = await appendAguiSnapshot(context.transport, identity, payload, signal);
+    this.#foldedSinceSnapshot = 0;
+    return { topic: AGUI_SNAPSHOT_TOPIC, partition: at.partition, offset: at.offset, bytes: payload.length };
+  }
+
+  /** Restores the newest valid snapshot, or reports why the one found cannot be used. */
+  async #restoreSnapshot(context: ReplayContext, addresses: readonly ConversationAddress[], descriptions: ReadonlyMap<string, TopicDescription>, signal?: AbortSignal): Promise<void> {
+    this.#snapshotTried = true;
+    const identity = this.#identity(context);
+    const found = await findAguiSnapshot(context.transport, identity, signal);
+    if (found === undefined) return;
+    try {
+      const byTopic = new Map<string, TopicDescription>();
+      for (const a of addresses) {
+        const d = descriptions.get(`${a.stream}\u0000${a.topic}`);
+        if (d !== undefined) byTopic.set(a.topic, d);
+      }
+      const image = checkAguiSnapshot(found, identity, addresses, byTopic);
+      let converter: AguiConverter;
+      try {
+        converter = AguiConverter.fromImage(image.converter, { onUnreadableState: (envelope) => this.#current?.report(envelope) });
+      } catch (error) {
+        throw new FoldSnapshotRejectedError('corrupt', 'the converter image is impossible', { cause: error });
+      }
+      this.#cursors = image.cursors.map((c) => ({ ...c }));
+      this.#converter = converter;
+      this.#entries = [...image.entries];
+      this.#events = image.entries.flatMap((e) => e.events);
+    } catch (error) {
+      // a bad snapshot never changes an answer: report it and read the log from the start
+      reportSkippedRecord(context.onError, { stream: identity.stream, topic: AGUI_SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset }, error);
+    }
   }
 
   async #advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<ReplayView> {
@@ -110,6 +202,7 @@ export class ConversationReplay {
       const key = `${address.stream}\u0000${address.topic}`;
       if (!descriptions.has(key)) descriptions.set(key, await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal }));
     }
+    if (!this.#snapshotTried && this.#cursors.length === 0 && context.snapshots?.read === true) await this.#restoreSnapshot(context, addresses, descriptions, signal);
     const described = addresses.map((address) => {
       const description = descriptions.get(`${address.stream}\u0000${address.topic}`);
       return { address, generation: description?.createdAtMicros, end: description?.partitions[address.partition]?.nextOffset ?? 0n };
@@ -154,6 +247,7 @@ export class ConversationReplay {
       const turn = turnFactsOf(record.envelope, events);
       if (events.length > 0 || concernsTurns(turn)) this.#entries.push({ at, offset: record.offset, events, turn });
     }
+    this.#foldedSinceSnapshot += fresh.length;
     this.#current = undefined;
     this.#cursors = cursors;
     return { epoch: this.#epoch, entries: this.#entries, count: this.#entries.length, next: cursors.map((c) => c.next) };

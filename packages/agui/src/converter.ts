@@ -16,6 +16,50 @@ interface ChannelState {
   readonly purpose: ChunkPurpose;
   open: boolean;
   decoder: TextDecoder | undefined;
+  /** The channel's last (at most 3) body bytes: what a saved image needs to rebuild the decoder. */
+  recent: number[];
+}
+
+/**
+ * Where a converter stands, as plain JSON (bigints as decimal text), for fold snapshots: every
+ * channel (with the undecoded UTF-8 bytes of an open one), tool-call links, ended tasks and the
+ * state fold.
+ */
+export interface ConverterImage {
+  readonly channels: readonly { readonly id: string; readonly purpose: ChunkPurpose; readonly open: boolean; readonly pending: readonly number[] }[];
+  readonly toolCalls: readonly (readonly [string, string])[];
+  readonly endedTasks: readonly string[];
+  readonly state: { readonly document: JsonValue | undefined; readonly revision: string; readonly appliedOpIds: readonly string[] };
+}
+
+const UTF8_NEED: readonly [number, number, number][] = [
+  // [first lead byte, last lead byte, sequence length]
+  [0xc2, 0xdf, 2],
+  [0xe0, 0xef, 3],
+  [0xf0, 0xf4, 4],
+];
+
+/**
+ * The bytes a streaming UTF-8 decoder still holds after `recent` (a stream's last bytes): an
+ * incomplete sequence that is valid so far, else none.
+ */
+function undecodedTail(recent: readonly number[]): number[] {
+  for (let k = 1; k <= Math.min(3, recent.length); k++) {
+    const tail = recent.slice(recent.length - k);
+    const lead = tail[0] as number;
+    if (lead >= 0x80 && lead < 0xc0) continue;
+    const need = UTF8_NEED.find(([lo, hi]) => lead >= lo && lead <= hi)?.[2] ?? 0;
+    if (need <= k) return [];
+    const second = tail[1];
+    if (second !== undefined) {
+      // the second byte's narrower ranges (no overlongs, no surrogates, nothing past U+10FFFF)
+      const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+      const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+      if (second < lo || second > hi) return [];
+    }
+    return tail.slice(1).every((b) => b >= 0x80 && b < 0xc0) ? tail : [];
+  }
+  return [];
 }
 
 function purposeOf(envelope: AgentEnvelope): ChunkPurpose {
@@ -141,6 +185,35 @@ export class AguiConverter {
     return events;
   }
 
+  /** Where this converter stands, as plain JSON (see {@link ConverterImage}). */
+  image(): ConverterImage {
+    return {
+      channels: [...this.#channels.values()].map((c) => ({ id: c.id, purpose: c.purpose, open: c.open, pending: c.open ? undecodedTail(c.recent) : [] })),
+      toolCalls: [...this.#toolCalls],
+      endedTasks: [...this.#endedTasks],
+      state: { document: this.#state.document, revision: this.#state.revision.toString(), appliedOpIds: this.#state.appliedOpIds },
+    };
+  }
+
+  /**
+   * A converter that continues where `image` stood. The image must be well-formed (a reader
+   * checks a snapshot's shape before this).
+   * @throws InvalidError when the state fold's revision or op ids are impossible.
+   */
+  static fromImage(image: ConverterImage, options: { readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined } = {}): AguiConverter {
+    const converter = new AguiConverter(options);
+    for (const c of image.channels) {
+      const decoder = c.open ? new TextDecoder('utf-8') : undefined;
+      // feeding the undecoded bytes back leaves the decoder as the saved one was
+      if (decoder !== undefined && c.pending.length > 0) decoder.decode(Uint8Array.from(c.pending), { stream: true });
+      converter.#channels.set(c.id, { id: c.id, purpose: c.purpose, open: c.open, decoder, recent: [...c.pending] });
+    }
+    for (const [correlation, channel] of image.toolCalls) converter.#toolCalls.set(correlation, channel);
+    for (const task of image.endedTasks) converter.#endedTasks.add(task);
+    converter.#state = StateFold.resume({ document: image.state.document, revision: BigInt(image.state.revision), appliedOpIds: image.state.appliedOpIds });
+    return converter;
+  }
+
   /** The folded shared state. */
   get state(): ConvertedState {
     return { document: this.#state.document, revision: this.#state.revision };
@@ -152,7 +225,7 @@ export class AguiConverter {
     const events: AguiEvent[] = [];
     let channel = this.#channels.get(id);
     if (channel === undefined) {
-      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8') };
+      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8'), recent: [] };
       this.#channels.set(id, channel);
       const correlation = envelope.correlation?.toString();
       if (channel.purpose === 'tool_args' && correlation !== undefined && !this.#toolCalls.has(correlation)) {
@@ -164,6 +237,7 @@ export class AguiConverter {
     }
     const decoder = channel.decoder ?? new TextDecoder('utf-8');
     if (envelope.body.length > 0) {
+      channel.recent = [...channel.recent, ...envelope.body.subarray(Math.max(0, envelope.body.length - 3))].slice(-3);
       const delta = decoder.decode(envelope.body, { stream: true });
       if (delta.length > 0) events.push(contentEvent(channel, delta));
     }

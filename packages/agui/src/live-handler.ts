@@ -6,7 +6,7 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AgentTopic, LayoutMismatchError, type AgdxClient } from '@agdx/agents';
 import { parseWith } from '@agdx/bridge-kit';
-import { StaleSessionError } from '@agdx/sessions';
+import { layoutFingerprint, StaleSessionError } from '@agdx/sessions';
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
 import { anyArrival, locateConversationEverywhere, type ConversationAddress } from './conversation-log.js';
 import { ReplayCache, type ConversationReplay, type ReplayContext, type ReplayEntry, type ReplayView } from './conversation-replay.js';
@@ -44,6 +44,13 @@ export interface AguiHandlerOptions {
    * it the endpoint only reads the log.
    */
   readonly startRuns?: AguiRunStart | undefined;
+  /**
+   * Whether a thread not yet read by this handler starts from its newest AG-UI fold snapshot on
+   * `agui.snapshots` instead of offset 0 (default true). See the README's "Fold snapshots".
+   */
+  readonly snapshots?: boolean | undefined;
+  /** Write a fold snapshot of a thread after a read that folded at least this many of its records since the last (default: never). */
+  readonly snapshotEvery?: number | undefined;
 }
 
 /** Default bound of one POST run: 5 minutes. */
@@ -69,6 +76,14 @@ function errorResponse(status: number, error: unknown, headers: Readonly<Record<
     status,
     headers: { ...headers, 'content-type': 'application/json' },
   });
+}
+
+/**
+ * Checks a `snapshotEvery` setting.
+ * @throws InvalidError unless it is a positive safe integer (or undefined).
+ */
+export function checkSnapshotEvery(every: number | undefined): void {
+  if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) throw new InvalidError('snapshotEvery must be a positive integer of records', { context: { field: 'snapshotEvery' } });
 }
 
 /** The HTTP status of a failure to read the log before a response began. */
@@ -275,6 +290,8 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     throw new InvalidError('retryMs must be a non-negative integer of milliseconds', { context: { field: 'retryMs' } });
   }
   const extraHeaders = options.headers ?? {};
+  const layout = layoutFingerprint(client.layout);
+  checkSnapshotEvery(options.snapshotEvery);
   const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   if (!Number.isSafeInteger(runTimeoutMs) || runTimeoutMs < 1 || runTimeoutMs > 2_147_483_647) {
     throw new InvalidError('runTimeoutMs must be a positive integer of milliseconds', { context: { field: 'runTimeoutMs' } });
@@ -316,7 +333,7 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     // Read what is new since the thread was last read (by any request or aguiEvents call sharing
     // the kept replay) before answering, so a read failure is an HTTP status, not a broken stream.
     const replay = replays.get(stream, topic, parsed.conversation);
-    const context: ReplayContext = { transport: client.transport, layout: client.layout, onError: options.onError };
+    const context: ReplayContext = { transport: client.transport, layout: client.layout, onError: options.onError, snapshots: { stream, layout, read: options.snapshots !== false, every: options.snapshotEvery } };
     let view: ReplayView;
     try {
       view = await replay.advance(context, addresses, request.signal);
