@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     `${JSON.stringify(
       {
         benchmark: 'agui-live',
-        what: 'CPU ms of one POST run (RunAgentInput) on a long thread, whole response read; ours = a handler that read the thread before, baseline = a handler reading it from offset 0; alternating order per round',
+        what: 'CPU ms of one POST run (RunAgentInput) on a long thread, response read to its end, showing the whole history or resumed after the previous Last-Event-ID; ours = a handler that read the thread before, baseline = a new handler reading it from offset 0; alternating order per round; ratios per round',
         records: { filler: FILLER + ROUNDS * FILLER_PER_ROUND, threadRecords: (THREAD_ANSWERS + 1 + ROUNDS) * 6, threadPartitionEnd: partitionEnd.toString(), newPerRound: { thread: 6, filler: FILLER_PER_ROUND } },
         firstRequestCpuMs: Number(first.cpuMs.toFixed(3)),
         rounds: ROUNDS,

@@ -46,11 +46,15 @@ export interface SavedCursor {
   readonly next: bigint;
 }
 
-/** One kept replay record, as saved (events and turn facts are JSON). */
+/** One kept replay record (saved with its events and turn facts as JSON). */
 export interface SavedEntry {
+  /** Index of the place it came from. */
   readonly at: number;
+  /** Its offset there. */
   readonly offset: bigint;
+  /** Its AG-UI events. */
   readonly events: readonly AguiEvent[];
+  /** What it means for turns (a POST run frames by them). */
   readonly turn: TurnFacts;
 }
 

@@ -9,7 +9,7 @@ import { recordPlacementMismatch, type StreamLayout } from '@agdx/agents';
 import { FoldSnapshotRejectedError } from '@agdx/sessions';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
 import { CodecError, reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
-import { AGUI_SNAPSHOT_TOPIC, appendAguiSnapshot, checkAguiSnapshot, encodeAguiSnapshot, findAguiSnapshot, type ReplayImage, type SnapshotIdentity } from './agui-snapshot.js';
+import { AGUI_SNAPSHOT_TOPIC, appendAguiSnapshot, checkAguiSnapshot, encodeAguiSnapshot, findAguiSnapshot, type ReplayImage, type SavedEntry, type SnapshotIdentity } from './agui-snapshot.js';
 import { readConversationRange, unreadableStateReporter, type ConversationAddress, type ConversationRecord } from './conversation-log.js';
 import { AguiConverter } from './converter.js';
 import type { AguiEvent } from './events.js';
@@ -26,16 +26,7 @@ interface Cursor {
 }
 
 /** One record of the replay that rendered something or opens or ends a turn (the others are not kept). */
-export interface ReplayEntry {
-  /** Index of the address it came from. */
-  readonly at: number;
-  /** Its offset there. */
-  readonly offset: bigint;
-  /** Its AG-UI events. */
-  readonly events: readonly AguiEvent[];
-  /** What it means for turns (a POST run frames by them). */
-  readonly turn: TurnFacts;
-}
+export type ReplayEntry = SavedEntry;
 
 /** Where a replay stands after {@link ConversationReplay.advance}. */
 export interface ReplayView {

@@ -4,7 +4,7 @@ import { ConversationId } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { countingTransport } from './support/counting.js';
 import { ANSWER_EVENT_TYPES, writeAnswer } from './support/scenario.js';
-import { sseBlocks } from './support/server.js';
+import { runRequest, sseBlocks, wholeRun } from './support/server.js';
 
 /** One partition, so every record of the log is on the thread's partition and counts are exact. */
 async function setup() {
@@ -16,24 +16,7 @@ async function setup() {
   return { counting, laser, bridge, end };
 }
 
-function runRequest(conversation: ConversationId, runId: string, lastEventId?: string): Request {
-  return new Request('http://h/agui', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
-    body: JSON.stringify({ threadId: conversation.toString(), runId, messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
-  });
-}
 
-/** Every event of a response that ends by itself, with the last id seen. */
-async function wholeRun(response: Response): Promise<{ events: AguiEvent[]; lastId: string | undefined }> {
-  const events: AguiEvent[] = [];
-  let lastId: string | undefined;
-  for await (const block of sseBlocks(response)) {
-    if (block.data !== undefined) events.push(JSON.parse(block.data) as AguiEvent);
-    lastId = block.id ?? lastId;
-  }
-  return { events, lastId };
-}
 
 describe('the live handler reads what is new', () => {
   it('a POST run reads the thread once, and a later run on the thread reads only the records written since', async () => {

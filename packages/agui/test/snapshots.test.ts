@@ -6,7 +6,7 @@ import { AgdxError, AgentId, ConversationId, CorrelationId, MintUlid, TaskState,
 import { describe, expect, it } from 'vitest';
 import { countingTransport } from './support/counting.js';
 import { ANSWER_EVENT_TYPES, writeAnswer } from './support/scenario.js';
-import { sseBlocks } from './support/server.js';
+import { runRequest, wholeRun } from './support/server.js';
 
 const utf8 = new TextEncoder();
 
@@ -198,21 +198,3 @@ describe('AG-UI fold snapshots', () => {
     });
   });
 });
-
-function runRequest(conversation: ConversationId, runId: string, lastEventId?: string): Request {
-  return new Request('http://h/agui', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
-    body: JSON.stringify({ threadId: conversation.toString(), runId, messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
-  });
-}
-
-async function wholeRun(response: Response): Promise<{ events: AguiEvent[]; lastId: string | undefined }> {
-  const events: AguiEvent[] = [];
-  let lastId: string | undefined;
-  for await (const block of sseBlocks(response)) {
-    if (block.data !== undefined) events.push(JSON.parse(block.data) as AguiEvent);
-    lastId = block.id ?? lastId;
-  }
-  return { events, lastId };
-}
