@@ -1,6 +1,7 @@
 import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { AguiBridge, type AguiEvent } from '@agdx/agui';
 import { ConversationId } from '@agdx/wire';
+import { MemoryLog } from '@agdx/transport';
 import { describe, expect, it } from 'vitest';
 import { countingTransport } from './support/counting.js';
 import { ANSWER_EVENT_TYPES, writeAnswer } from './support/scenario.js';
@@ -88,4 +89,36 @@ describe('the live handler reads what is new', () => {
     await blocks.return(undefined);
     expect(seen.map((e) => e.type)).toEqual([...ANSWER_EVENT_TYPES, ...ANSWER_EVENT_TYPES]);
   });
+
+  it('a GET follow ends when the thread is read again from its start (its topic was recreated), without mixing two logs', async () => {
+    const log = new MemoryLog();
+    const laser = AgdxClient.from(log, { stream: 'demo' });
+    await laser.bootstrap(1);
+    const bridge = new AguiBridge(laser);
+    const conversation = ConversationId.new();
+    await writeAnswer(laser, bridge, conversation);
+    const controller = new AbortController();
+    const response = await bridge.handler({ keepaliveMs: 60_000 })(new Request(`http://h/agui?threadId=${conversation}`, { signal: controller.signal }));
+    const blocks = sseBlocks(response);
+    let seen = 0;
+    while (seen < ANSWER_EVENT_TYPES.length) {
+      const next = await blocks.next();
+      if (next.done === true) throw new Error('ended early');
+      if (next.value.data !== undefined) seen++;
+    }
+    await log.deleteTopic({ stream: 'demo', topic: AgentTopic.Sessions });
+    await laser.bootstrap(1);
+    // more records than before, so the new log reaches past the followed offsets and wakes the follower
+    await writeAnswer(laser, new AguiBridge(laser), conversation);
+    await writeAnswer(laser, new AguiBridge(laser), conversation);
+    const after: string[] = [];
+    for (let guard = 0; guard < 1_000; guard++) {
+      const next = await blocks.next();
+      if (next.done === true) break;
+      if (next.value.data !== undefined) after.push(next.value.data);
+    }
+    controller.abort();
+    expect(after).toEqual([]);
+  });
 });
+
