@@ -63,6 +63,16 @@ export interface AguiSnapshotWritten {
   readonly bytes: number;
 }
 
+/** Tells `onError` that a `snapshotEvery` snapshot could not be written (a handler that throws is ignored). */
+function reportUnwrittenSnapshot(context: ReplayContext, cause: unknown): void {
+  const error = new CodecError('an AG-UI fold snapshot could not be written', { cause, context: { stream: context.snapshots?.stream, topic: AGUI_SNAPSHOT_TOPIC } });
+  try {
+    context.onError?.(error);
+  } catch {
+    // the handler's own failure is its business; the read goes on
+  }
+}
+
 function sameAddresses(a: readonly ConversationAddress[], b: readonly ConversationAddress[]): boolean {
   return a.length === b.length && a.every((x, i) => x.stream === b[i]?.stream && x.topic === b[i]?.topic && x.partition === b[i]?.partition);
 }
@@ -118,7 +128,7 @@ export class ConversationReplay {
           await this.#writeSnapshot(context, signal);
         } catch (error) {
           // the read still answers; the next read past `every` tries again
-          reportSkippedRecord(context.onError, { stream: context.snapshots?.stream ?? '', topic: AGUI_SNAPSHOT_TOPIC, partition: 0, offset: -1n }, error);
+          reportUnwrittenSnapshot(context, error);
         }
       }
       return view;

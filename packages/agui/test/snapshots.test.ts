@@ -96,6 +96,24 @@ describe('AG-UI fold snapshots', () => {
     expect(() => new AguiBridge(laser, { snapshotEvery: 0 })).toThrow(expect.objectContaining({ kind: 'invalid' }));
   });
 
+  it('a snapshotEvery write the log refuses is reported and the read still answers', async () => {
+    const log = new MemoryLog();
+    const laser = await client(log);
+    const conversation = ConversationId.new();
+    await writeAnswer(laser, new AguiBridge(laser), conversation);
+    const refusing = new Proxy(log, {
+      get(target, key) {
+        if (key === 'ensureTopic') return async () => Promise.reject(new AgdxError('rejected', 'no new topics here'));
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const errors: CodecError[] = [];
+    const bridge = new AguiBridge(AgdxClient.from(refusing, { stream: 'demo' }), { snapshotEvery: 1, onError: (e) => void errors.push(e) });
+    expect(await bridge.aguiEvents(conversation)).toEqual(await fullFold(laser, conversation));
+    expect(errors.map((e) => [e.message, AgdxError.is(e.cause, 'rejected')])).toEqual([['an AG-UI fold snapshot could not be written', true]]);
+  });
+
   describe('a snapshot that cannot be used is reported and the log is read from the start', () => {
     async function attempt(setup: (log: MemoryLog, laser: AgdxClient, conversation: ConversationId) => Promise<AgdxClient | void>) {
       const log = new MemoryLog();
