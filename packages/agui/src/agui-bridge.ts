@@ -4,12 +4,12 @@
  */
 
 import { AgentTopic, type AgdxClient, type MessagePosition } from '@agdx/agents';
-import { sessions, type Sessions } from '@agdx/sessions';
+import { layoutFingerprint, sessions, type Sessions } from '@agdx/sessions';
 import { AgentId, ConversationId, InvalidError, isJsonObject, parseJsonPatch, type JsonValue, type SkippedRecordHandler } from '@agdx/wire';
 import { locateConversationEverywhere } from './conversation-log.js';
-import { ConversationReplay, KEPT_REPLAYS } from './conversation-replay.js';
+import { ReplayCache, type AguiSnapshotWritten, type ReplayContext } from './conversation-replay.js';
 import type { AguiEvent } from './events.js';
-import { createAguiHandler, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
+import { buildAguiHandler, checkSnapshotEvery, type AguiHandlerOptions, type AguiRequestHandler } from './live-handler.js';
 
 /** Settings of an {@link AguiBridge}. */
 export interface AguiBridgeOptions {
@@ -21,6 +21,14 @@ export interface AguiBridgeOptions {
    * offset. Reads go on past it.
    */
   readonly onError?: SkippedRecordHandler | undefined;
+  /**
+   * Whether a conversation not yet read by this bridge starts from its newest AG-UI fold snapshot
+   * (on `agui.snapshots`) instead of offset 0 (default true). A snapshot that fails a check is
+   * reported to `onError` and the log is read from the start.
+   */
+  readonly snapshots?: boolean | undefined;
+  /** Write a conversation's fold snapshot after a read that folded at least this many of its records since the last (default: only when {@link AguiBridge.snapshot} is called). */
+  readonly snapshotEvery?: number | undefined;
 }
 
 /** Call options. */
@@ -47,14 +55,19 @@ export class AguiBridge {
   readonly #stream: string | undefined;
   readonly #sessions: Sessions;
   readonly #onError: SkippedRecordHandler | undefined;
-  /** Kept replays of {@link aguiEvents}, by conversation and topic, least recently asked first. */
-  readonly #replays = new Map<string, ConversationReplay>();
+  readonly #snapshots: boolean;
+  readonly #snapshotEvery: number | undefined;
+  /** Kept replays of {@link aguiEvents} and of the live handler (when it reports to the same `onError`). */
+  readonly #replays = new ReplayCache();
 
   /** @param client the client whose log holds the conversations */
   constructor(client: AgdxClient, options: AguiBridgeOptions = {}) {
     this.#client = client;
     this.#stream = options.stream;
     this.#onError = options.onError;
+    checkSnapshotEvery(options.snapshotEvery);
+    this.#snapshots = options.snapshots !== false;
+    this.#snapshotEvery = options.snapshotEvery;
     this.#sessions = sessions(options.stream !== undefined ? client.withDefaultStream(options.stream) : client, undefined, { onError: options.onError });
   }
 
@@ -114,26 +127,35 @@ export class AguiBridge {
   async aguiEvents(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiEvent[]> {
     const id = checkConversation(conversation);
     const transport = this.#client.transport;
-    const addresses = await locateConversationEverywhere(transport, this.#client.layout, this.#streamName(), topic, id, options.signal);
-    const key = `${id.toString()}\u0000${topic}`;
-    let replay = this.#replays.get(key);
-    if (replay === undefined) replay = new ConversationReplay(id, topic);
-    // re-inserting keeps the map in least-recently-asked order, so the first key is the one to drop
-    this.#replays.delete(key);
-    this.#replays.set(key, replay);
-    if (this.#replays.size > KEPT_REPLAYS) {
-      const oldest = this.#replays.keys().next();
-      if (oldest.done !== true) this.#replays.delete(oldest.value);
-    }
-    return replay.events({ transport, layout: this.#client.layout, onError: this.#onError }, addresses, options.signal);
+    const stream = this.#streamName();
+    const addresses = await locateConversationEverywhere(transport, this.#client.layout, stream, topic, id, options.signal);
+    return this.#replays.get(stream, topic, id).events(this.#context(stream), addresses, options.signal);
+  }
+
+  /**
+   * Reads what is new of the conversation on `topic` and writes a fold snapshot of its AG-UI
+   * replay to `agui.snapshots` (created with one partition when missing), so a new process
+   * starts there instead of offset 0. See the README's "Fold snapshots".
+   * @throws CodecError when the snapshot would exceed 16 MiB; LayoutMismatchError as `aguiEvents`.
+   */
+  async snapshot(conversation: ConversationId, topic: string = AgentTopic.Sessions, options: AguiCallOptions = {}): Promise<AguiSnapshotWritten> {
+    const id = checkConversation(conversation);
+    const stream = this.#streamName();
+    const addresses = await locateConversationEverywhere(this.#client.transport, this.#client.layout, stream, topic, id, options.signal);
+    return this.#replays.get(stream, topic, id).snapshot(this.#context(stream), addresses, options.signal);
+  }
+
+  #context(stream: string): ReplayContext {
+    const layout = this.#client.layout;
+    return { transport: this.#client.transport, layout, onError: this.#onError, snapshots: { stream, layout: layoutFingerprint(layout), read: this.#snapshots, every: this.#snapshotEvery } };
   }
 
   /** The live SSE endpoint over this bridge's stream; see {@link createAguiHandler}. */
   handler(options: Omit<AguiHandlerOptions, 'stream'> = {}): AguiRequestHandler {
-    return createAguiHandler(this.#client, {
-      onError: this.#onError,
-      ...options,
-      ...(this.#stream !== undefined ? { stream: this.#stream } : {}),
-    });
+    // A replay reports each skipped record once, to the handler that read it: only a handler
+    // reporting where the bridge does may share the bridge's replays.
+    const shared = options.onError === undefined || options.onError === this.#onError;
+    const resolved = { snapshots: this.#snapshots, snapshotEvery: this.#snapshotEvery, ...options, onError: options.onError ?? this.#onError, ...(this.#stream !== undefined ? { stream: this.#stream } : {}) };
+    return buildAguiHandler(this.#client, resolved, shared ? this.#replays : new ReplayCache());
   }
 }

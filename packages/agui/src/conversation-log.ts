@@ -69,29 +69,6 @@ export async function locateConversationEverywhere(
 }
 
 /**
- * The conversation's records on every address, up to each partition's end when called, merged in
- * broker-time order (a partition's own order is kept; ties keep address order).
- */
-export async function readConversationEverywhere(
-  transport: LogTransport,
-  addresses: readonly ConversationAddress[],
-  conversation: ConversationId,
-  signal?: AbortSignal,
-  onError?: SkippedRecordHandler,
-): Promise<{ readonly address: ConversationAddress; readonly record: ConversationRecord }[]> {
-  const merged: { readonly address: ConversationAddress; readonly record: ConversationRecord }[] = [];
-  for (const address of addresses) {
-    for (const record of await readConversationToEnd(transport, address, conversation, signal, onError)) merged.push({ address, record });
-  }
-  if (addresses.length < 2) return merged;
-  // a stable sort: equal timestamps keep partition order, and a partition is already in order
-  return merged
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => (a.item.record.timestampMicros === b.item.record.timestampMicros ? a.index - b.index : a.item.record.timestampMicros < b.item.record.timestampMicros ? -1 : 1))
-    .map(({ item }) => item);
-}
-
-/**
  * The conversation's envelope records in a batch of raw records; records of other
  * conversations and plain records are passed over. An undecodable record is skipped and
  * reported to `onError` with its position (a reader here has no dead-letter duty: the consuming
@@ -117,19 +94,6 @@ export function conversationRecords(
   return out;
 }
 
-/** Every record of the conversation from its start up to the partition's end when called; skipped records go to `onError`. */
-export async function readConversationToEnd(
-  transport: LogTransport,
-  address: ConversationAddress,
-  conversation: ConversationId,
-  signal?: AbortSignal,
-  onError?: SkippedRecordHandler,
-): Promise<ConversationRecord[]> {
-  const description = await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal });
-  const end = description.partitions[address.partition]?.nextOffset ?? 0n;
-  return readConversationRange(transport, address, conversation, 0n, end, signal, onError);
-}
-
 /** The conversation's records at offsets `from` (inclusive) to `end` (exclusive); skipped records go to `onError`. */
 export async function readConversationRange(
   transport: LogTransport,
@@ -153,56 +117,8 @@ export async function readConversationRange(
   return out;
 }
 
-/** One of the conversation's records, with the index of the address (of those followed) it came from. */
-export interface FollowedRecord {
-  /** Index into the followed addresses. */
-  readonly at: number;
-  /** The record. */
-  readonly record: ConversationRecord;
-}
-
-/**
- * Follows the conversation on every address from offset 0 forever, waiting with the transport's
- * `waitFor` on all of them at once (no busy polling). Each round reads every address once and
- * yields the round's records in broker-time order (an address's own order is kept), so a
- * conversation spread over a layout's topics or partitions arrives as one stream. Yields `idle`
- * after a wait that timed out or a round holding none of the conversation's records, so a caller
- * can send keepalives. Ends by throwing the transport's `CancelledError` when `signal` fires.
- * Undecodable records are skipped and reported to `onError` with their position.
- */
-export async function* followConversation(
-  transport: LogTransport,
-  addresses: readonly ConversationAddress[],
-  conversation: ConversationId,
-  idleMs: number,
-  signal: AbortSignal,
-  onError?: SkippedRecordHandler,
-): AsyncGenerator<FollowedRecord | 'idle', void, undefined> {
-  const next = addresses.map(() => 0n);
-  for (;;) {
-    let read = false;
-    const round: FollowedRecord[] = [];
-    for (const [at, address] of addresses.entries()) {
-      const batch = await transport.read({ ...address, offset: next[at] as bigint, maxCount: READ_BATCH, signal });
-      const lastRecord = batch[batch.length - 1];
-      if (lastRecord === undefined) continue;
-      read = true;
-      next[at] = lastRecord.offset + 1n;
-      for (const record of conversationRecords(address, conversation, batch, onError)) round.push({ at, record });
-    }
-    if (read) {
-      // A round of other conversations' records still hands control back (for keepalives).
-      if (round.length === 0) yield 'idle';
-      if (addresses.length > 1) round.sort((a, b) => (a.record.timestampMicros === b.record.timestampMicros ? 0 : a.record.timestampMicros < b.record.timestampMicros ? -1 : 1));
-      yield* round;
-      continue;
-    }
-    if (!(await anyArrival(transport, addresses, next, idleMs, signal))) yield 'idle';
-  }
-}
-
 /** Waits until any address has a record at its next offset; `false` after `idleMs`. The waits left over are cancelled. */
-async function anyArrival(
+export async function anyArrival(
   transport: LogTransport,
   addresses: readonly ConversationAddress[],
   next: readonly bigint[],

@@ -4,7 +4,7 @@
  * straddle chunks), and state records need the fold to know which ones readers apply.
  */
 
-import { AgentKind, CHUNK_PURPOSES, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
+import { AgentKind, CHUNK_PURPOSES, StateFold, applyJsonPatch, isTerminalTaskState, type AgentEnvelope, type JsonValue } from '@agdx/wire';
 import { TASK_STATUS_OPERATION, envelopeToAgUi, isStateRecord, stateBodyOf, stateEvent } from './convert-record.js';
 import { AgdxEventMapper, type AgdxEventOptions } from './agdx-events.js';
 import type { AguiEvent } from './events.js';
@@ -17,6 +17,50 @@ interface ChannelState {
   readonly purpose: ChunkPurpose;
   open: boolean;
   decoder: TextDecoder | undefined;
+  /** The channel's last (at most 3) body bytes: what a saved image needs to rebuild the decoder. */
+  recent: number[];
+}
+
+/**
+ * Where a converter stands, as plain JSON (bigints as decimal text), for fold snapshots: every
+ * channel (with the undecoded UTF-8 bytes of an open one), tool-call links, ended tasks and the
+ * state fold.
+ */
+export interface ConverterImage {
+  readonly channels: readonly { readonly id: string; readonly purpose: ChunkPurpose; readonly open: boolean; readonly pending: readonly number[] }[];
+  readonly toolCalls: readonly (readonly [string, string])[];
+  readonly endedTasks: readonly string[];
+  readonly state: { readonly document: JsonValue | undefined; readonly revision: string; readonly appliedOpIds: readonly string[] };
+}
+
+const UTF8_NEED: readonly [number, number, number][] = [
+  // [first lead byte, last lead byte, sequence length]
+  [0xc2, 0xdf, 2],
+  [0xe0, 0xef, 3],
+  [0xf0, 0xf4, 4],
+];
+
+/**
+ * The bytes a streaming UTF-8 decoder still holds after `recent` (a stream's last bytes): an
+ * incomplete sequence that is valid so far, else none.
+ */
+function undecodedTail(recent: readonly number[]): number[] {
+  for (let k = 1; k <= Math.min(3, recent.length); k++) {
+    const tail = recent.slice(recent.length - k);
+    const lead = tail[0] as number;
+    if (lead >= 0x80 && lead < 0xc0) continue;
+    const need = UTF8_NEED.find(([lo, hi]) => lead >= lo && lead <= hi)?.[2] ?? 0;
+    if (need <= k) return [];
+    const second = tail[1];
+    if (second !== undefined) {
+      // the second byte's narrower ranges (no overlongs, no surrogates, nothing past U+10FFFF)
+      const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+      const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+      if (second < lo || second > hi) return [];
+    }
+    return tail.slice(1).every((b) => b >= 0x80 && b < 0xc0) ? tail : [];
+  }
+  return [];
 }
 
 function purposeOf(envelope: AgentEnvelope): ChunkPurpose {
@@ -89,11 +133,11 @@ export class AguiConverter {
   // Correlation → channel id of the tool-argument stream it carried, so the tool's result reuses
   // the toolCallId the frontend saw on TOOL_CALL_START (AG-UI pairs them by that id).
   readonly #toolCalls = new Map<string, string>();
-  readonly #appliedOps = new Set<string>();
   // Correlations of tasks that reached a terminal status; the first terminal wins (seed 002).
   readonly #endedTasks = new Set<string>();
-  #document: JsonValue | undefined;
-  #revision = 0n;
+  // wire's fold, the one sessions and the lifecycle writer count by, so every reader agrees on
+  // which state records applied and on the revision
+  #state = new StateFold();
 
   /**
    * @param options.onUnreadableState called with a state record whose body is neither a state
@@ -166,9 +210,38 @@ export class AguiConverter {
     return events;
   }
 
+  /** Where this converter stands, as plain JSON (see {@link ConverterImage}). */
+  image(): ConverterImage {
+    return {
+      channels: [...this.#channels.values()].map((c) => ({ id: c.id, purpose: c.purpose, open: c.open, pending: c.open ? undecodedTail(c.recent) : [] })),
+      toolCalls: [...this.#toolCalls],
+      endedTasks: [...this.#endedTasks],
+      state: { document: this.#state.document, revision: this.#state.revision.toString(), appliedOpIds: this.#state.appliedOpIds },
+    };
+  }
+
+  /**
+   * A converter that continues where `image` stood. The image must be well-formed (a reader
+   * checks a snapshot's shape before this).
+   * @throws InvalidError when the state fold's revision or op ids are impossible.
+   */
+  static fromImage(image: ConverterImage, options: { readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined } = {}): AguiConverter {
+    const converter = new AguiConverter(options);
+    for (const c of image.channels) {
+      const decoder = c.open ? new TextDecoder('utf-8') : undefined;
+      // feeding the undecoded bytes back leaves the decoder as the saved one was
+      if (decoder !== undefined && c.pending.length > 0) decoder.decode(Uint8Array.from(c.pending), { stream: true });
+      converter.#channels.set(c.id, { id: c.id, purpose: c.purpose, open: c.open, decoder, recent: [...c.pending] });
+    }
+    for (const [correlation, channel] of image.toolCalls) converter.#toolCalls.set(correlation, channel);
+    for (const task of image.endedTasks) converter.#endedTasks.add(task);
+    converter.#state = StateFold.resume({ document: image.state.document, revision: BigInt(image.state.revision), appliedOpIds: image.state.appliedOpIds });
+    return converter;
+  }
+
   /** The folded shared state. */
   get state(): ConvertedState {
-    return { document: this.#document, revision: this.#revision };
+    return { document: this.#state.document, revision: this.#state.revision };
   }
 
   #chunk(envelope: AgentEnvelope): AguiEvent[] {
@@ -177,7 +250,7 @@ export class AguiConverter {
     const events: AguiEvent[] = [];
     let channel = this.#channels.get(id);
     if (channel === undefined) {
-      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8') };
+      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8'), recent: [] };
       this.#channels.set(id, channel);
       const correlation = envelope.correlation?.toString();
       if (channel.purpose === 'tool_args' && correlation !== undefined && !this.#toolCalls.has(correlation)) {
@@ -189,6 +262,7 @@ export class AguiConverter {
     }
     const decoder = channel.decoder ?? new TextDecoder('utf-8');
     if (envelope.body.length > 0) {
+      channel.recent = [...channel.recent, ...envelope.body.subarray(Math.max(0, envelope.body.length - 3))].slice(-3);
       const delta = decoder.decode(envelope.body, { stream: true });
       if (delta.length > 0) events.push(contentEvent(channel, delta));
     }
@@ -216,32 +290,26 @@ export class AguiConverter {
   #fold(state: StateBody): boolean {
     switch (state.form) {
       case 'snapshot':
-        if (state.snapshot.baseRevision !== this.#revision) return false;
-        this.#document = state.snapshot.document;
-        this.#revision += 1n;
-        return true;
-      case 'delta': {
-        if (this.#appliedOps.has(state.delta.opId)) return false;
-        try {
-          this.#document = applyJsonPatch(this.#document ?? {}, state.delta.patch);
-        } catch {
-          return false;
-        }
-        this.#appliedOps.add(state.delta.opId);
-        this.#revision += 1n;
-        return true;
-      }
+        return this.#state.apply({ kind: 'snapshot', snapshot: state.snapshot }) === 'applied';
+      case 'delta':
+        return this.#state.apply({ kind: 'delta', delta: state.delta }) === 'applied';
       case 'legacy-snapshot':
-        this.#document = state.document;
+        // 0.1.1 JSON bodies carry no revision: they change the document, never the revision
+        this.#replaceDocument(state.document);
         return true;
       case 'legacy-delta':
         try {
-          this.#document = applyJsonPatch(this.#document ?? {}, state.patch);
+          this.#replaceDocument(applyJsonPatch(this.#state.document ?? {}, state.patch));
         } catch {
           // the 0.1.1 reference rendered legacy deltas whether or not they applied
         }
         return true;
     }
+  }
+
+  #replaceDocument(document: JsonValue): void {
+    const { revision, appliedOpIds } = this.#state;
+    this.#state = StateFold.resume({ document, revision, appliedOpIds });
   }
 }
 

@@ -6,13 +6,13 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { AgentTopic, LayoutMismatchError, type AgdxClient } from '@agdx/agents';
 import { parseWith } from '@agdx/bridge-kit';
+import { layoutFingerprint, StaleSessionError } from '@agdx/sessions';
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
-import { followConversation, locateConversationEverywhere, readConversationEverywhere, unreadableStateReporter, type ConversationAddress } from './conversation-log.js';
-import { AguiConverter } from './converter.js';
-import type { AguiEvent } from './events.js';
+import { anyArrival, locateConversationEverywhere, type ConversationAddress } from './conversation-log.js';
+import { ReplayCache, type ConversationReplay, type ReplayContext, type ReplayEntry, type ReplayMode, type ReplayView } from './conversation-replay.js';
 import { RunFraming } from './run-framing.js';
 import { formatEventIds, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
-import { turnStartOf } from './turn.js';
+import { turnStartOfFacts } from './turn.js';
 import { startRun, userInputOf, type AguiRunStart, type UserInput } from './run-start.js';
 
 /** Settings of {@link createAguiHandler}. */
@@ -49,9 +49,17 @@ export interface AguiHandlerOptions {
    * plain replies, human input, the current turn's status; see `AgdxCustomEventName`) that the
    * reference mapping drops, and a GET stream also reads the conversation on `agent.human_input`
    * (merged in broker-time order) so approvals and human answers show. POST runs read only
-   * `topic`, so a run's turn is never a human-input prompt. The live page turns it on.
+   * `topic`, so a run's turn is never a human-input prompt. The live page turns it on. Such a
+   * handler neither reads nor writes fold snapshots (their image has no `agdx.*` turn state).
    */
   readonly agdxEvents?: boolean | undefined;
+  /**
+   * Whether a thread not yet read by this handler starts from its newest AG-UI fold snapshot on
+   * `agui.snapshots` instead of offset 0 (default true). See the README's "Fold snapshots".
+   */
+  readonly snapshots?: boolean | undefined;
+  /** Write a fold snapshot of a thread after a read that folded at least this many of its records since the last (default: never). */
+  readonly snapshotEvery?: number | undefined;
 }
 
 /** Default bound of one POST run: 5 minutes. */
@@ -77,6 +85,19 @@ function errorResponse(status: number, error: unknown, headers: Readonly<Record<
     status,
     headers: { ...headers, 'content-type': 'application/json' },
   });
+}
+
+/**
+ * Checks a `snapshotEvery` setting.
+ * @throws InvalidError unless it is a positive safe integer (or undefined).
+ */
+export function checkSnapshotEvery(every: number | undefined): void {
+  if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) throw new InvalidError('snapshotEvery must be a positive integer of records', { context: { field: 'snapshotEvery' } });
+}
+
+/** The HTTP status of a failure to read the log before a response began. */
+function readFailureStatus(error: unknown): number {
+  return AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : AgdxError.is(error, LAYOUT_MISMATCH) ? 409 : 502;
 }
 
 function readConversation(text: unknown): ConversationId {
@@ -145,78 +166,81 @@ async function parseRequest(request: Request): Promise<StreamRequest> {
   return { conversation, after: resumePoint(request, url, after), run: { threadId: conversation.toString(), runId, input: userInputOf(input.messages) } };
 }
 
+/** Everything one streamed response reads through. */
+interface StreamSource {
+  readonly transport: AgdxClient['transport'];
+  readonly replay: ConversationReplay;
+  readonly context: ReplayContext;
+  readonly addresses: readonly ConversationAddress[];
+  /** Where the replay stood when the request came (read before the response began). */
+  readonly view: ReplayView;
+}
+
+/** The thread's topic was recreated while a response followed it; the client reconnects and starts over. */
+function restarted(): StaleSessionError {
+  return new StaleSessionError('the conversation was read again from its start while it was followed (a topic was recreated); reconnect');
+}
+
 async function* sseChunks(
-  client: AgdxClient,
-  addresses: readonly ConversationAddress[],
+  source: StreamSource,
   parsed: StreamRequest,
   keepaliveMs: number,
   retryMs: number | undefined,
   signal: AbortSignal,
-  onError: SkippedRecordHandler | undefined,
   runTimeoutMs: number,
   started: CorrelationId | undefined,
-  agdxEvents: boolean,
 ): AsyncGenerator<string, void, undefined> {
-  const reporters = addresses.map((address) => unreadableStateReporter(address, onError));
-  let unreadable = reporters[0];
-  const converter = new AguiConverter({ onUnreadableState: (envelope) => unreadable?.report(envelope), agdxEvents });
-  let framing: RunFraming | undefined;
+  const { transport, replay, context, addresses } = source;
+  let view = source.view;
   // A run's own deadline; the client going away still stops everything through `signal`.
   const deadline = parsed.run !== undefined ? AbortSignal.timeout(runTimeoutMs) : undefined;
   const follow = deadline !== undefined ? AbortSignal.any([signal, deadline]) : signal;
   const after = parsed.after;
   // the last record delivered from each place; an event id carries them all
   const delivered: EventPosition[] = addresses.map((a, i) => ({ partition: a.partition, offset: after?.[i]?.offset ?? -1n }));
-  // Per place, the offset of the conversation's last record when the run began: the replay has
-  // caught up once every place got that far (offsets of different places do not compare).
-  const replayEnds = new Map<number, bigint>();
+  // The thread's history when the request came: a run's turn that ended in it ends the run only
+  // once all of it has been replayed.
+  const history = view.count;
+  const entries = view.entries;
+  let framing: RunFraming | undefined;
   yield sseComment('agdx agui') + (retryMs !== undefined ? `retry: ${retryMs}\n\n` : '');
   if (parsed.run !== undefined) {
-    try {
-      // Where the thread stands now decides which turn the run follows and when the replay has
-      // caught up; skipped records are reported once, by the follow loop below.
-      const existing = await readConversationEverywhere(client.transport, addresses, parsed.conversation, follow);
-      for (const { address, record } of existing) replayEnds.set(addresses.indexOf(address), record.offset);
-      const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
-      framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, turnStartOf(existing.map(({ record }) => record)));
-    } catch (error) {
-      if (signal.aborted) return;
-      const opened = new RunFraming(parsed.run.threadId, parsed.run.runId, undefined);
-      yield sseEvent(opened.started()) + opened.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`).map((event) => sseEvent(event)).join('');
-      return;
-    }
+    const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
+    framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, turnStartOfFacts(entries.slice(0, history).map((e) => e.turn)));
     yield sseEvent(framing.started());
   }
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
   let lastSent = Date.now();
+  let index = 0;
   try {
-    for await (const item of followConversation(client.transport, addresses, parsed.conversation, keepaliveMs, follow, onError)) {
-      let chunk = '';
-      if (item !== 'idle') {
-        const { at, record } = item;
-        // Earlier records are still converted: channels, the state fold and the turn depend on them.
-        unreadable = reporters[at];
-        if (unreadable !== undefined) unreadable.offset = record.offset;
-        const converted = converter.convert(record.envelope, addresses[at]?.topic);
+    for (;;) {
+      while (index < view.count) {
+        const entry = entries[index] as ReplayEntry;
+        const caughtUp = index >= history - 1;
+        index++;
         // Records up to the resume point send nothing of their own, but may end the run's turn.
-        const beyond = record.offset > (after?.[at]?.offset ?? -1n);
-        const fresh = beyond ? converted : [];
-        const end = replayEnds.get(at);
-        if (end !== undefined && record.offset >= end) replayEnds.delete(at);
-        const events: readonly AguiEvent[] = framing !== undefined ? framing.accept(fresh, record.envelope, replayEnds.size === 0).events : fresh;
-        if (beyond) delivered[at] = { partition: addresses[at]?.partition ?? 0, offset: record.offset };
-        const id = formatEventIds(delivered);
-        events.forEach((event, i) => {
-          chunk += sseEvent(event, i === events.length - 1 ? id : undefined);
-        });
+        const beyond = entry.offset > (after?.[entry.at]?.offset ?? -1n);
+        const fresh = beyond ? entry.events : [];
+        const events = framing !== undefined ? framing.acceptFacts(fresh, entry.turn, caughtUp).events : fresh;
+        if (beyond) delivered[entry.at] = { partition: addresses[entry.at]?.partition ?? 0, offset: entry.offset };
+        if (events.length > 0) {
+          const id = formatEventIds(delivered);
+          lastSent = Date.now();
+          yield events.map((event, i) => sseEvent(event, i === events.length - 1 ? id : undefined)).join('');
+        }
+        if (framing?.done === true) return;
       }
-      if (chunk.length === 0 && Date.now() - lastSent >= keepaliveMs) chunk = sseComment('keepalive');
-      if (chunk.length > 0) {
+      const arrived = await anyArrival(transport, addresses, view.next, keepaliveMs, follow);
+      // the wait ends quietly on abort; the read below then throws the transport's CancelledError
+      if (arrived || follow.aborted) {
+        view = await replay.advance(context, addresses, follow);
+        if (view.epoch !== source.view.epoch || view.entries !== entries) throw restarted();
+      }
+      if (index >= view.count && Date.now() - lastSent >= keepaliveMs) {
         lastSent = Date.now();
-        yield chunk;
+        yield sseComment('keepalive');
       }
-      if (framing?.done === true) return;
     }
   } catch (error) {
     if (signal.aborted || framing === undefined) return;
@@ -270,6 +294,11 @@ async function humanInputAddresses(client: AgdxClient, stream: string, conversat
  * `{error: {kind, message}}` body.
  */
 export function createAguiHandler(client: AgdxClient, options: AguiHandlerOptions = {}): AguiRequestHandler {
+  return buildAguiHandler(client, options, new ReplayCache());
+}
+
+/** {@link createAguiHandler} over the given kept replays (a bridge shares its own). */
+export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions, replays: ReplayCache): AguiRequestHandler {
   const topic = options.topic ?? AgentTopic.Sessions;
   const keepaliveMs = options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
   if (!Number.isSafeInteger(keepaliveMs) || keepaliveMs < 1 || keepaliveMs > 2_147_483_647) {
@@ -280,6 +309,8 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     throw new InvalidError('retryMs must be a non-negative integer of milliseconds', { context: { field: 'retryMs' } });
   }
   const extraHeaders = options.headers ?? {};
+  const layout = layoutFingerprint(client.layout);
+  checkSnapshotEvery(options.snapshotEvery);
   const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   if (!Number.isSafeInteger(runTimeoutMs) || runTimeoutMs < 1 || runTimeoutMs > 2_147_483_647) {
     throw new InvalidError('runTimeoutMs must be a positive integer of milliseconds', { context: { field: 'runTimeoutMs' } });
@@ -298,14 +329,15 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
     const stream = options.stream ?? client.defaultStream;
     if (stream === undefined) return errorResponse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'), extraHeaders);
     let addresses: ConversationAddress[];
+    let placesOnTopic = 0;
     try {
       addresses = await locateConversationEverywhere(client.transport, client.layout, stream, topic, parsed.conversation, request.signal);
+      placesOnTopic = addresses.length;
       if (options.agdxEvents === true && parsed.run === undefined && topic !== AgentTopic.HumanInput) {
         addresses.push(...(await humanInputAddresses(client, stream, parsed.conversation, request.signal)));
       }
     } catch (error) {
-      const status = AgdxError.is(error, 'not-found') ? 404 : AgdxError.is(error, 'cancelled') ? 499 : AgdxError.is(error, LAYOUT_MISMATCH) ? 409 : 502;
-      return errorResponse(status, error, extraHeaders);
+      return errorResponse(readFailureStatus(error), error, extraHeaders);
     }
     const after = parsed.after;
     if (after !== undefined && (after.length !== addresses.length || after.some((p, i) => p.partition !== addresses[i]?.partition))) {
@@ -322,7 +354,23 @@ export function createAguiHandler(client: AgdxClient, options: AguiHandlerOption
         return errorResponse(status, error, extraHeaders);
       }
     }
-    const chunks = sseChunks(client, addresses, parsed, keepaliveMs, retryMs, signal, options.onError, runTimeoutMs, started, options.agdxEvents === true);
+    // Read what is new since the thread was last read (by any request or aguiEvents call sharing
+    // the kept replay) before answering, so a read failure is an HTTP status, not a broken stream.
+    // The agdx.* events and the human-input places make another replay of the same thread; its
+    // converter keeps turn state a fold snapshot does not hold, so it neither reads nor writes them.
+    const agdx = options.agdxEvents === true;
+    const mode: ReplayMode = !agdx ? 'reference' : addresses.length > placesOnTopic ? 'agdx-with-human-input' : 'agdx';
+    const replay = replays.get(stream, topic, parsed.conversation, mode);
+    const snapshots = agdx ? undefined : { stream, layout, read: options.snapshots !== false, every: options.snapshotEvery };
+    const context: ReplayContext = { transport: client.transport, layout: client.layout, onError: options.onError, snapshots };
+    let view: ReplayView;
+    try {
+      view = await replay.advance(context, addresses, request.signal);
+    } catch (error) {
+      return errorResponse(readFailureStatus(error), error, extraHeaders);
+    }
+    const source: StreamSource = { transport: client.transport, replay, context, addresses, view };
+    const chunks = sseChunks(source, parsed, keepaliveMs, retryMs, signal, runTimeoutMs, started);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

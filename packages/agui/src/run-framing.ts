@@ -6,7 +6,7 @@
 
 import type { AgentEnvelope } from '@agdx/wire';
 import type { AguiEvent } from './events.js';
-import { turnEndedBy, turnOpenedBy, type TurnEnd, type TurnStart } from './turn.js';
+import { turnFactsOf, type TurnEnd, type TurnFacts, type TurnStart } from './turn.js';
 
 /** What framing one record's events gave. */
 export interface FramedEvents {
@@ -64,14 +64,19 @@ export class RunFraming {
    * (with no events), so the turn is tracked.
    */
   accept(events: readonly AguiEvent[], envelope: AgentEnvelope, caughtUp: boolean = true): FramedEvents {
+    return this.acceptFacts(events, turnFactsOf(envelope, events), caughtUp);
+  }
+
+  /**
+   * {@link accept} for a reader that kept what a record means for turns ({@link TurnFacts})
+   * instead of the record: a kept replay or a fold snapshot.
+   */
+  acceptFacts(events: readonly AguiEvent[], facts: TurnFacts, caughtUp: boolean = true): FramedEvents {
     const out: AguiEvent[] = [];
     if (this.#done) return { events: out, done: true };
-    if (!this.#fixedTurn && this.#turn === undefined) this.#turn = turnOpenedBy(envelope);
+    if (!this.#fixedTurn && this.#turn === undefined) this.#turn = facts.opens;
     for (const event of events) this.#frame(event, out);
-    if (this.#turn !== undefined && this.#ended === undefined) {
-      const error = events.find((event) => event.type === 'RUN_ERROR');
-      this.#ended = turnEndedBy(envelope, this.#turn, error?.type === 'RUN_ERROR' ? error.message : undefined);
-    }
+    if (this.#turn !== undefined && this.#ended === undefined && facts.correlation === this.#turn) this.#ended = facts.ends;
     if (caughtUp && this.#ended !== undefined) this.#finish(out);
     return { events: out, done: this.#done };
   }

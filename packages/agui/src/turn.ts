@@ -10,6 +10,7 @@
 
 import { AgentKind, TaskState, type AgentEnvelope } from '@agdx/wire';
 import { TASK_STATUS_OPERATION } from './convert-record.js';
+import type { AguiEvent } from './events.js';
 
 /** How a turn ended, as far as a run is concerned. */
 export type TurnEnd = { readonly kind: 'finished' } | { readonly kind: 'error'; readonly message: string };
@@ -52,6 +53,33 @@ export function turnEndedBy(envelope: AgentEnvelope, turn: string, errorMessage:
   }
 }
 
+/**
+ * What one record means for turns, kept instead of the record by readers that replay a thread
+ * later (a kept replay, a fold snapshot): the turn it opens, its correlation, and how it would
+ * end the turn of that correlation.
+ */
+export interface TurnFacts {
+  /** The correlation of the turn it opens ({@link turnOpenedBy}). */
+  readonly opens: string | undefined;
+  /** Its correlation. */
+  readonly correlation: string | undefined;
+  /** How it ends the turn of its own correlation ({@link turnEndedBy}), if it does. */
+  readonly ends: TurnEnd | undefined;
+}
+
+/** The {@link TurnFacts} of a record; `events` are its converted events (a RUN_ERROR's message names an error ending). */
+export function turnFactsOf(envelope: AgentEnvelope, events: readonly AguiEvent[]): TurnFacts {
+  const correlation = envelope.correlation?.toString();
+  const error = events.find((event) => event.type === 'RUN_ERROR');
+  const message = error?.type === 'RUN_ERROR' ? error.message : undefined;
+  return { opens: turnOpenedBy(envelope), correlation, ends: correlation === undefined ? undefined : turnEndedBy(envelope, correlation, message) };
+}
+
+/** Whether a record with these facts matters to a run: it opens or ends a turn. */
+export function concernsTurns(facts: TurnFacts): boolean {
+  return facts.opens !== undefined || facts.ends !== undefined;
+}
+
 /** Where a run over a thread starts: the thread's latest turn when the request came. */
 export interface TurnStart {
   /** The correlation of the latest turn in the log; undefined when the thread has none yet (the first one to open is followed). */
@@ -62,5 +90,12 @@ export interface TurnStart {
 export function turnStartOf(records: readonly { readonly envelope: AgentEnvelope }[]): TurnStart {
   let turn: string | undefined;
   for (const record of records) turn = turnOpenedBy(record.envelope) ?? turn;
+  return { turn };
+}
+
+/** The {@link TurnStart} of a thread from the {@link TurnFacts} of its records so far, in log order. */
+export function turnStartOfFacts(facts: Iterable<TurnFacts>): TurnStart {
+  let turn: string | undefined;
+  for (const f of facts) turn = f.opens ?? turn;
   return { turn };
 }

@@ -1,7 +1,7 @@
 import { Agent, agentMessageBody, AgentTopic } from '@agdx/agents';
 import { ConversationId, CorrelationId, MintUlid, AgentId, TaskState } from '@agdx/wire';
 import { HttpAgent, type AssistantMessage } from '@ag-ui/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ANSWER_EVENT_TYPES, newLog, writeAnswer } from './support/scenario.js';
 import { sleep, startServer } from './support/server.js';
 
@@ -127,8 +127,9 @@ describe('official @ag-ui/client HttpAgent against the live endpoint', () => {
     const http = new HttpAgent({ url: `${server.url}/agui`, threadId: conversation.toString() });
     const seen: string[] = [];
     const running = http.runAgent({}, { onEvent: ({ event }) => void seen.push(event.type) });
+    // The turn is open: the run starts and is still going after the replay of the history.
+    await vi.waitFor(() => expect(seen).toEqual(['RUN_STARTED']), { timeout: 10_000, interval: 20 });
     await sleep(100);
-    // The turn is open: the run is still going.
     expect(seen).toEqual(['RUN_STARTED']);
     await laser.agdx(AgentTopic.Sessions, AgentId.new('assistant'), conversation).respond(open, new TextEncoder().encode('yes')).send();
     await running;

@@ -1,34 +1,10 @@
 import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { AguiBridge } from '@agdx/agui';
-import { MemoryLog, type LogTransport, type ReadRequest } from '@agdx/transport';
+import { MemoryLog, type LogTransport } from '@agdx/transport';
 import { ConversationId } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
+import { countingTransport } from './support/counting.js';
 import { ANSWER_EVENT_TYPES, writeAnswer } from './support/scenario.js';
-
-/** A MemoryLog seen through a transport that counts the records its reads return. */
-function countingTransport(log: MemoryLog): { transport: LogTransport; readonly count: () => number; reset: () => void } {
-  let records = 0;
-  const transport = new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'read') {
-        return async (request: ReadRequest) => {
-          const batch = await target.read(request);
-          records += batch.length;
-          return batch;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogTransport;
-  return {
-    transport,
-    count: () => records,
-    reset: () => {
-      records = 0;
-    },
-  };
-}
 
 async function clientOn(transport: LogTransport): Promise<AgdxClient> {
   const laser = AgdxClient.from(transport, { stream: 'demo' });

@@ -155,7 +155,7 @@ export {
   STATE_DELTA_OPERATION,
 } from './state/state-records.js';
 export type { StateDelta, StateSnapshot } from './state/state-records.js';
-export { reconstructState } from './state/reconstruct.js';
+export { reconstructState, StateFold } from './state/reconstruct.js';
 export type { StateRecord, StateOutcome, ReconstructedState } from './state/reconstruct.js';
 export { envelopeRecord, readEnvelopeRecord } from './headers/envelope-record.js';
 export type { EnvelopeRecord, ReceivedRecord } from './headers/envelope-record.js';

@@ -10,6 +10,7 @@ import {
   jsonToCbor,
   MAX_STATE_PATCH_OPS,
   reconstructState,
+  StateFold,
   type JsonPatchOperation,
   type StateRecord,
 } from '@agdx/wire';
@@ -87,5 +88,36 @@ describe('reconstructState', () => {
   });
   test('nothing until a record applies', () => {
     expect(reconstructState([]).document).toBeUndefined();
+  });
+});
+
+describe('StateFold', () => {
+  const records: StateRecord[] = [
+    { kind: 'delta', delta: { baseRevision: 0n, patch: [{ op: 'add', path: '/n', value: 1 }], opId: 'a' } },
+    { kind: 'delta', delta: { baseRevision: 1n, patch: [{ op: 'replace', path: '/n', value: 9 }], opId: 'a' } },
+    { kind: 'snapshot', snapshot: { baseRevision: 1n, document: { n: 2 } } },
+    { kind: 'delta', delta: { baseRevision: 2n, patch: [{ op: 'remove', path: '/missing' }], opId: 'b' } },
+    { kind: 'delta', delta: { baseRevision: 2n, patch: [{ op: 'replace', path: '/n', value: 3 }], opId: 'c' } },
+  ];
+  test('record by record gives the outcomes and revision of reconstructState', () => {
+    const fold = new StateFold();
+    const outcomes = records.map((r) => fold.apply(r));
+    const whole = reconstructState(records);
+    expect(outcomes).toEqual(whole.outcomes);
+    expect(fold.revision).toBe(whole.revision);
+    expect(fold.document).toEqual(whole.document);
+    expect(fold.appliedOpIds).toEqual(['a', 'c']);
+  });
+  test('a resumed fold continues as the whole fold does, duplicates included', () => {
+    const first = new StateFold();
+    for (const r of records.slice(0, 3)) first.apply(r);
+    const resumed = StateFold.resume({ document: first.document, revision: first.revision, appliedOpIds: first.appliedOpIds });
+    const rest = [...records.slice(3), records[0] as StateRecord].map((r) => resumed.apply(r));
+    expect(rest).toEqual(['rejected', 'applied', 'duplicate']);
+    expect(resumed.revision).toBe(reconstructState(records).revision);
+  });
+  test('resume refuses an impossible point', () => {
+    expect(errorOf(() => StateFold.resume({ document: {}, revision: -1n, appliedOpIds: [] }))?.class).toBe('InvalidError');
+    expect(errorOf(() => StateFold.resume({ document: {}, revision: 1n, appliedOpIds: ['a', 'b'] }))?.class).toBe('InvalidError');
   });
 });

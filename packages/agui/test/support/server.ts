@@ -72,3 +72,23 @@ export async function* sseBlocks(response: Response): AsyncGenerator<SseBlock> {
 
 /** Sleeps. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A POST run (an AG-UI RunAgentInput) on `conversation`, resuming after `lastEventId` when given. */
+export function runRequest(conversation: { toString(): string }, runId: string, lastEventId?: string): Request {
+  return new Request('http://h/agui', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
+    body: JSON.stringify({ threadId: conversation.toString(), runId, messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
+  });
+}
+
+/** Every event of a response that ends by itself, with the last SSE id seen. */
+export async function wholeRun(response: Response): Promise<{ events: { readonly type: string }[]; lastId: string | undefined }> {
+  const events: { readonly type: string }[] = [];
+  let lastId: string | undefined;
+  for await (const block of sseBlocks(response)) {
+    if (block.data !== undefined) events.push(JSON.parse(block.data) as { readonly type: string });
+    lastId = block.id ?? lastId;
+  }
+  return { events, lastId };
+}

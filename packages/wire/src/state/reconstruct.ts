@@ -1,6 +1,7 @@
 import { applyJsonPatch } from './json-patch.js';
 import type { JsonValue } from './json-value.js';
 import type { StateDelta, StateSnapshot } from './state-records.js';
+import { InvalidError } from '../errors.js';
 
 /** One state record in lane order. */
 export type StateRecord =
@@ -21,42 +22,77 @@ export interface ReconstructedState {
 }
 
 /**
- * Folds state records in lane order (seed 000): a delta applies atomically or is `rejected`
- * (document unchanged); a delta whose `op_id` already applied is a `duplicate`; a snapshot
- * replaces the document only when its `base_revision` equals the applied revision, else it is
- * `stale`; every applied record advances the revision by one. A delta before any document
- * patches an empty object.
+ * The session state fold of seed 000, one record at a time, for readers that fold as records
+ * arrive (a live view) and must agree with {@link reconstructState} on every revision: a delta
+ * applies atomically or is `rejected` (document unchanged); a delta whose `op_id` already applied
+ * is a `duplicate`; a snapshot replaces the document only when its `base_revision` equals the
+ * applied revision, else it is `stale`; every applied record advances the revision by one. A
+ * delta before any document patches an empty object.
  */
-export function reconstructState(records: Iterable<StateRecord>): ReconstructedState {
-  let document: JsonValue | undefined;
-  let revision = 0n;
-  const applied = new Set<string>();
-  const outcomes: StateOutcome[] = [];
-  for (const record of records) {
+export class StateFold {
+  #document: JsonValue | undefined;
+  #revision = 0n;
+  readonly #applied = new Set<string>();
+
+  /** The document, or undefined when no record was ever applied. */
+  get document(): JsonValue | undefined {
+    return this.#document;
+  }
+
+  /** Applied records so far. */
+  get revision(): bigint {
+    return this.#revision;
+  }
+
+  /** The op ids of the deltas applied so far (a repeat of one is a duplicate), in the order applied. */
+  get appliedOpIds(): readonly string[] {
+    return [...this.#applied];
+  }
+
+  /**
+   * A fold that continues from a saved point (`document`, `revision`, `appliedOpIds` as read from
+   * an earlier fold), for readers that resume from a fold snapshot.
+   * @throws InvalidError when the revision is negative, an op id is not a string, or there are
+   * more applied op ids than the revision counts.
+   */
+  static resume(point: { readonly document: JsonValue | undefined; readonly revision: bigint; readonly appliedOpIds: readonly string[] }): StateFold {
+    const { document, revision, appliedOpIds } = point;
+    if (typeof revision !== 'bigint' || revision < 0n) throw new InvalidError('a state fold revision must be a non-negative bigint', { context: { field: 'revision' } });
+    if (BigInt(appliedOpIds.length) > revision || appliedOpIds.some((id) => typeof id !== 'string')) {
+      throw new InvalidError('applied op ids must be strings, no more of them than the revision', { context: { field: 'appliedOpIds' } });
+    }
+    const fold = new StateFold();
+    fold.#document = document === undefined ? undefined : structuredClone(document);
+    fold.#revision = revision;
+    for (const id of appliedOpIds) fold.#applied.add(id);
+    return fold;
+  }
+
+  /** Folds the next record in lane order and says what it did. */
+  apply(record: StateRecord): StateOutcome {
     if (record.kind === 'snapshot') {
-      if (record.snapshot.baseRevision !== revision) {
-        outcomes.push('stale');
-        continue;
-      }
-      document = structuredClone(record.snapshot.document);
-      revision += 1n;
-      outcomes.push('applied');
-      continue;
+      if (record.snapshot.baseRevision !== this.#revision) return 'stale';
+      this.#document = structuredClone(record.snapshot.document);
+      this.#revision += 1n;
+      return 'applied';
     }
     const { delta } = record;
-    if (applied.has(delta.opId)) {
-      outcomes.push('duplicate');
-      continue;
-    }
+    if (this.#applied.has(delta.opId)) return 'duplicate';
     try {
-      document = applyJsonPatch(document ?? {}, delta.patch);
+      this.#document = applyJsonPatch(this.#document ?? {}, delta.patch);
     } catch {
-      outcomes.push('rejected');
-      continue;
+      return 'rejected';
     }
-    applied.add(delta.opId);
-    revision += 1n;
-    outcomes.push('applied');
+    this.#applied.add(delta.opId);
+    this.#revision += 1n;
+    return 'applied';
   }
-  return { document, revision, outcomes };
+}
+
+/** Folds state records in lane order with one {@link StateFold} (seed 000). */
+export function reconstructState(records: Iterable<StateRecord>): ReconstructedState {
+  const fold = new StateFold();
+  const outcomes: StateOutcome[] = [];
+  for (const record of records) outcomes.push(fold.apply(record));
+  return { document: fold.document, revision: fold.revision, outcomes };
 }
