@@ -79,6 +79,8 @@ export class CborReader {
   bigArg: bigint | undefined = undefined;
   /** Raw bytes (binary string) of the last non-text key read by {@link CborReader.mapKey}. */
   rawKey = '';
+  /** The last unknown key {@link CborReader.mapKeyIndex} read: its text, or undefined when not text. */
+  otherKey: string | undefined = undefined;
   /** Items this decode may still read; every head takes one. */
   itemsLeft: number;
   /** The item cap this reader started with. */
@@ -278,6 +280,34 @@ export class CborReader {
     this.skip(depth + 1);
     this.rawKey = latin1(this.buf, start, this.pos);
     return undefined;
+  }
+
+  /**
+   * Reads one map key against a table of known keys: returns the key's index in `known` (see
+   * {@link KeyTable.indexOf}); for any other key returns -1 with the key in
+   * {@link CborReader.otherKey} (a text key's string, or `undefined` for a non-text key, whose
+   * exact bytes are then in {@link CborReader.rawKey}).
+   */
+  mapKeyIndex(depth: number, known: KeyTable): number {
+    const start = this.pos;
+    this.head();
+    if (this.major === MAJOR_TEXT) {
+      const n = this.arg;
+      this.need(n);
+      const index = known.indexOf(this.buf, this.pos, n);
+      if (index >= 0) {
+        this.pos += n;
+        return index;
+      }
+      this.otherKey = this.textPayload();
+      return -1;
+    }
+    if (this.major === MAJOR_SIMPLE && this.info === 31) throw new CborFormatError('unexpected break');
+    this.pos = start;
+    this.skip(depth + 1);
+    this.rawKey = latin1(this.buf, start, this.pos);
+    this.otherKey = undefined;
+    return -1;
   }
 
   /**
