@@ -249,8 +249,12 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   let signature: Signature | undefined;
   let bits = 0;
   let unknown: Set<string> | undefined;
+  // Canonical bytes list the keys in table order: look for each key after the previous one.
+  let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    switch (r.mapKeyIndex(0, ENVELOPE_KEY_TABLE)) {
+    const index = r.mapKeyIndex(0, ENVELOPE_KEY_TABLE, expected);
+    expected = index + 1;
+    switch (index) {
       case 0: // kind
         bits = mark(bits, 1 << 0, 'kind');
         kind = expectKind(r);

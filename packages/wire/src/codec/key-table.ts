@@ -20,6 +20,7 @@ const MAX_SLOTS = 1 << 16;
 export class KeyTable {
   readonly #slots: (KeyEntry | undefined)[];
   readonly #mask: number;
+  readonly #ordered: readonly KeyEntry[];
 
   constructor(names: readonly string[]) {
     const entries = names.map((name, index): KeyEntry => {
@@ -27,6 +28,7 @@ export class KeyTable {
       for (let i = 0; i < name.length; i++) bytes[i] = name.charCodeAt(i);
       return { name, index, bytes, hash: KeyTable.hash(bytes, 0, bytes.length) };
     });
+    this.#ordered = entries;
     for (let size = 8; size <= MAX_SLOTS; size *= 2) {
       const slots: (KeyEntry | undefined)[] = new Array<KeyEntry | undefined>(size).fill(undefined);
       if (entries.every((e) => (slots[e.hash & (size - 1)] === undefined ? ((slots[e.hash & (size - 1)] = e), true) : false))) {
@@ -57,6 +59,25 @@ export class KeyTable {
   indexOf(buf: Uint8Array, start: number, len: number): number {
     const hit = this.#entry(buf, start, len);
     return hit === undefined ? -1 : hit.index;
+  }
+
+  /**
+   * {@link KeyTable.indexOf}, trying the keys from position `from` on in list order first: a
+   * canonical encoder writes keys in that order, so the key that follows the previous one is
+   * usually found by a length check and one comparison, without hashing. Keys out of that order
+   * still resolve (through the hash), so the answer never depends on `from`.
+   */
+  indexFrom(buf: Uint8Array, start: number, len: number, from: number): number {
+    const list = this.#ordered;
+    const first = buf[start];
+    for (let i = from; i < list.length; i++) {
+      const b = (list[i] as KeyEntry).bytes;
+      if (b.length !== len || b[0] !== first) continue;
+      let j = 1;
+      while (j < len && b[j] === buf[start + j]) j++;
+      if (j === len) return i;
+    }
+    return this.indexOf(buf, start, len);
   }
 
   #entry(buf: Uint8Array, start: number, len: number): KeyEntry | undefined {

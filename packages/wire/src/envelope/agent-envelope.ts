@@ -8,7 +8,7 @@ import { decodeEnvelope } from '../codec/envelope-decoder.js';
 import { encodeEnvelope, encodeEnvelopeInto } from '../codec/envelope-encoder.js';
 import type { Metadata, MetadataValue } from './metadata.js';
 import type { Signature } from './signature.js';
-import { validateEnvelope } from './validate.js';
+import { validateDecodedEnvelope, validateEnvelope } from './validate.js';
 
 const EMPTY: Uint8Array = new Uint8Array(0);
 
@@ -385,7 +385,8 @@ export class AgentEnvelope {
    */
   static decode(bytes: Uint8Array): AgentEnvelope {
     const env = decodeEnvelope(bytes);
-    validateEnvelope(env);
+    // The decoder already guarantees the kind, the field types and the wire ranges.
+    validateDecodedEnvelope(env);
     return env;
   }
 }
