@@ -308,6 +308,14 @@ export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
 }
 
 /**
+ * {@link encodeEnvelopeUnsigned} written into `target` from `offset`, as {@link encodeEnvelopeInto}
+ * (same errors): lets a signer build the signing input in a buffer it reuses.
+ */
+export function encodeEnvelopeUnsignedInto(envelope: AgentEnvelope, target: Uint8Array, offset = 0): number {
+  return encodeIntoWith(writeEnvelopeUnsigned, envelope, target, offset);
+}
+
+/**
  * Canonical CBOR map of a signature context: `content_type` then `agent_version`, each only when
  * present (a slab view, as from {@link encodeEnvelope}). @agdx/sign builds the signing input `"agdx.signature.v1" ‖ this ‖ CBOR(envelope without signature)`.
  */
