@@ -38,7 +38,8 @@ const ENVELOPE_KEY_TABLE = new KeyTable(ENVELOPE_KEYS);
 const USAGE_KEY_TABLE = new KeyTable([
   'input_tokens', 'output_tokens', 'reasoning_output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cost_micros',
 ]);
-const KIND_TABLE = new KeyTable(['command', 'response', 'event', 'chunk', 'status', 'error']);
+const KINDS: readonly AgentKind[] = ['command', 'response', 'event', 'chunk', 'status', 'error'];
+const KIND_TABLE = new KeyTable(KINDS);
 
 const conversationCache = new LastIdCache<ConversationId>();
 const correlationCache = new LastIdCache<CorrelationId>();
@@ -84,10 +85,11 @@ function expectKind(r: CborReader): AgentKind {
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
   r.need(n);
-  const hit = KIND_TABLE.match(r.buf, r.pos, n);
-  if (hit !== undefined) {
+  // Six short names: a length and first-byte scan in list order finds one sooner than a hash.
+  const index = KIND_TABLE.indexFrom(r.buf, r.pos, n, 0);
+  if (index >= 0) {
     r.pos += n;
-    return hit as AgentKind;
+    return KINDS[index] as AgentKind;
   }
   const text = r.textPayload();
   if (isAgentKind(text)) return text;
