@@ -7,6 +7,8 @@
 // entry to identical bytes (it aborts otherwise: comparing codecs that write different bytes would
 // be meaningless). Then, in alternating rounds:
 //   validate + encode: our AgentEnvelope#encode()      vs the reference's validate + encodeNamed
+//   validate + encode into a reused buffer (the send path): our AgentEnvelope#encodeInto(buffer)
+//                                                       vs the same reference call (it has no such path)
 //   decode + validate: our AgentEnvelope.decode(bytes) vs the reference's decodeOne + decode + validate
 // Each op takes the next ring entry, so no cache sees the same input twice in a row.
 import { AgentEnvelope } from '@agdx/wire';
@@ -21,6 +23,8 @@ const BATCH_CPU_MS = 50;
 const before = machine();
 const reference = await loadReference();
 
+/** The send path's reused output buffer (a publisher's pooled buffer stands in for it). */
+const sendBuffer = new Uint8Array(64 * 1024);
 const results: Record<string, unknown> = {};
 for (const scenario of SCENARIOS) {
   const ours = envelopeRing(scenario);
@@ -32,10 +36,17 @@ for (const scenario of SCENARIOS) {
     if (a.length !== b.length || a.some((x, j) => x !== b[j])) {
       throw new Error(`${scenario}[${i}]: the reference encodes ${b.length} bytes, ours ${a.length}, and they differ: not comparing codecs that write different bytes`);
     }
+    const n = (ours[i] as AgentEnvelope).encodeInto(sendBuffer, 0);
+    if (n !== a.length || a.some((x, j) => x !== sendBuffer[j])) throw new Error(`${scenario}[${i}]: encodeInto wrote different bytes from encode`);
   }
   const mask = RING_SIZE - 1;
   const encode = await compareAlternating(
     { run: (i) => (ours[i & mask] as AgentEnvelope).encode() },
+    { run: (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>) },
+    { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
+  );
+  const encodeInto = await compareAlternating(
+    { run: (i) => (ours[i & mask] as AgentEnvelope).encodeInto(sendBuffer, 0) },
     { run: (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>) },
     { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
   );
@@ -45,7 +56,7 @@ for (const scenario of SCENARIOS) {
     { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
   );
   const sizes = encoded.map((e) => e.length);
-  results[scenario] = { encodedBytes: { min: Math.min(...sizes), max: Math.max(...sizes) }, validateEncode: encode, decodeValidate: decode };
+  results[scenario] = { encodedBytes: { min: Math.min(...sizes), max: Math.max(...sizes) }, validateEncode: encode, validateEncodeInto: encodeInto, decodeValidate: decode };
 }
 
 console.log(
@@ -58,7 +69,9 @@ console.log(
       method: {
         rounds: ROUNDS,
         ring: `${RING_SIZE} distinct envelopes per scenario (every id, agent name and body differs), walked in order`,
-        byteIdentical: 'checked for every ring entry before measuring',
+        byteIdentical: 'checked for every ring entry before measuring (encode and encodeInto)',
+        validateEncode: 'AgentEnvelope#encode(): a result the caller may keep (a view carved out of a fresh output slab)',
+        validateEncodeInto: 'AgentEnvelope#encodeInto(buffer, 0) into one reused 64 KiB buffer: the send path, nothing allocated; the reference has no such path, so it is the same reference call as validateEncode',
         rate: `ops per CPU second of this process (user + system, all threads), one timed batch of ~${BATCH_CPU_MS} ms CPU per side per round, forced minor GC before each batch`,
         ratio: 'ours / reference of the CPU-second rates within each round; ratio.median is the median over the rounds',
         alternation: 'both sides once per round, the first side swapping every round',

@@ -1,10 +1,10 @@
-import type { AgentEnvelope, Signature } from '@agdx/wire';
+import type { AgentEnvelope, Signature, SignatureContext } from '@agdx/wire';
 import { isBytes, toHex } from './bytes.js';
 import type { Ed25519Backend, Ed25519BackendChoice } from './ed25519/backend.js';
 import { nobleVerifySync } from './ed25519/noble.js';
 import { backendFor } from './ed25519/select.js';
 import { splitSignedEnvelope } from './encoded-envelope.js';
-import { encodeUnsigned, signatureOf } from './envelope-port.js';
+import { signatureOf } from './envelope-port.js';
 import { SignatureError } from './errors.js';
 import { KEY_ID_LENGTH, SIGNATURE_LENGTH } from './key-id.js';
 import { KeyKind } from './key-kind.js';
@@ -16,13 +16,15 @@ import type { ObservedHeaders } from './observed-headers.js';
 import { ED25519_SCHEME } from './signature-capsule.js';
 import type { SigningKey, Ed25519Options } from './signing-key.js';
 import { signingInputFromEncoded } from './signing-input.js';
+import { envelopePreimage } from './signing-preimage.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
 
 // What a check needs: the signature and, lazily, the bytes it covers (encoding is skipped
 // when an earlier rule already rejects).
 interface Subject {
   readonly signature: Signature | undefined;
-  unsigned(): Uint8Array;
+  /** The signing input; for an envelope a view into the shared preimage buffer (read it at once). */
+  input(context: SignatureContext | undefined): Uint8Array;
 }
 
 interface Prepared {
@@ -33,12 +35,12 @@ interface Prepared {
 
 function envelopeSubject(envelope: AgentEnvelope): Subject {
   if (typeof envelope !== 'object' || envelope === null) throw new SignatureError('envelope must be an AgentEnvelope');
-  return { signature: signatureOf(envelope), unsigned: () => encodeUnsigned(envelope) };
+  return { signature: signatureOf(envelope), input: (context) => envelopePreimage(envelope, context) };
 }
 
 function encodedSubject(bytes: Uint8Array): Subject {
   const split = splitSignedEnvelope(bytes);
-  return { signature: split.signature, unsigned: () => split.unsigned };
+  return { signature: split.signature, input: (context) => signingInputFromEncoded(split.unsigned, context) };
 }
 
 /**
@@ -199,7 +201,7 @@ export class KeyRegistry implements Verifier {
         throw new SignatureError('signing key has expired');
       }
     }
-    return { record, signature, input: signingInputFromEncoded(subject.unsigned(), signature.context) };
+    return { record, signature, input: subject.input(signature.context) };
   }
 
   // Not async: one promise chained onto the back end's instead of an async frame per level.
@@ -210,10 +212,16 @@ export class KeyRegistry implements Verifier {
       if (!ok) throw new SignatureError('signature verification failed');
       return record;
     };
-    const check = (backend: Ed25519Backend): Promise<KeyRecord> =>
-      backend.verify(stableVerifyingKey(record), input, signature.bytes).then(verdict);
+    const check = (backend: Ed25519Backend, data: Uint8Array): Promise<KeyRecord> =>
+      backend.verify(stableVerifyingKey(record), data, signature.bytes).then(verdict);
     const pending = backendFor(this.#backend);
-    return pending instanceof Promise ? pending.then(check) : check(pending);
+    // `input` may be the shared preimage buffer, which back ends read at the call: a call
+    // deferred behind the back-end probe gets a copy.
+    if (pending instanceof Promise) {
+      const stable = input.slice();
+      return pending.then((backend) => check(backend, stable));
+    }
+    return check(pending, input);
   }
 
   #verifySync(subject: Subject, atMicros: bigint | undefined): KeyRecord {

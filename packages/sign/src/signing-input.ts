@@ -5,7 +5,8 @@ import type { SignatureContext } from '@agdx/wire';
 /** The signing domain, 17 ASCII bytes with no terminator or length prefix. */
 export const SIGNATURE_DOMAIN = 'agdx.signature.v1';
 
-const DOMAIN_BYTES = new TextEncoder().encode(SIGNATURE_DOMAIN);
+/** {@link SIGNATURE_DOMAIN} as bytes. */
+export const DOMAIN_BYTES: Uint8Array = new TextEncoder().encode(SIGNATURE_DOMAIN);
 
 /**
  * The signing input for already-encoded envelope bytes: `agdx.signature.v1` ‖ CBOR(context)

@@ -8,6 +8,7 @@ import { SignatureError } from './errors.js';
 import { keyIdOf, SEED_LENGTH } from './key-id.js';
 import { ED25519_SCHEME } from './signature-capsule.js';
 import { signingInputFromEncoded } from './signing-input.js';
+import { envelopePreimage } from './signing-preimage.js';
 
 /** Options shared by keys, registries and card functions. */
 export interface Ed25519Options {
@@ -105,13 +106,13 @@ export class SigningKey {
    * and `context` when given) over {@link signingInput}. Any existing signature is replaced.
    */
   async sign(envelope: AgentEnvelope, context?: SignatureContext): Promise<AgentEnvelope> {
-    const input = signingInput(envelope, context);
+    const input = envelopePreimage(envelope, context);
     return attachSignature(envelope, this.#capsule(await this.#signInput(input), context));
   }
 
   /** {@link SigningKey.sign}, synchronously with @noble/curves. */
   signSync(envelope: AgentEnvelope, context?: SignatureContext): AgentEnvelope {
-    const input = signingInput(envelope, context);
+    const input = envelopePreimage(envelope, context);
     return attachSignature(envelope, this.#capsule(nobleSignSync(this.#seed, input), context));
   }
 
@@ -121,12 +122,15 @@ export class SigningKey {
   }
 
   // The back end's promise itself, without an async frame around it: the signing input is
-  // built by this package, so it needs no argument check.
+  // built by this package, so it needs no argument check. It may be the shared preimage buffer,
+  // which back ends read at the call; only a call deferred behind the back-end probe copies it.
   #signInput(input: Uint8Array): Promise<Uint8Array> {
     const pending = backendFor(this.#backend);
-    return pending instanceof Promise
-      ? pending.then((backend) => backend.sign(this.#seed, this.#verifyingKey, input))
-      : pending.sign(this.#seed, this.#verifyingKey, input);
+    if (pending instanceof Promise) {
+      const stable = input.slice();
+      return pending.then((backend) => backend.sign(this.#seed, this.#verifyingKey, stable));
+    }
+    return pending.sign(this.#seed, this.#verifyingKey, input);
   }
 
   #capsule(bytes: Uint8Array, context: SignatureContext | undefined): Signature {

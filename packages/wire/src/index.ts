@@ -70,7 +70,7 @@ export type {
 } from './envelope/session-bodies.js';
 export { decodeEnvelope } from './codec/envelope-decoder.js';
 export type { EncodeEnvelopeOptions } from './codec/envelope-encoder.js';
-export { encodeEnvelope, encodeEnvelopeUnsigned, encodeSignatureContext } from './codec/envelope-encoder.js';
+export { encodeEnvelope, encodeEnvelopeInto, encodeEnvelopeUnsigned, encodeEnvelopeUnsignedInto, encodeSignatureContext } from './codec/envelope-encoder.js';
 
 // --- headers, capsules, chunk assembler, claim check, state patches, helpers (wire-extras) ---
 export { decodeStrictCbor, encodeCbor, DEFAULT_MAX_CBOR_BYTES, DEFAULT_MAX_CBOR_DEPTH, DEFAULT_MAX_CBOR_ITEMS } from './cbor/strict.js';

@@ -13,8 +13,11 @@ export type Ed25519BackendChoice = Ed25519BackendName | 'auto';
 export interface Ed25519Backend {
   /** Which implementation this is. */
   readonly name: Ed25519BackendName;
-  /** Signs `message` with the 32-byte secret `seed` whose public key is `publicKey`. */
+  /**
+   * Signs `message` with the 32-byte secret `seed` whose public key is `publicKey`. `message` is
+   * read during the call (or copied by it): callers may reuse its buffer once the call returns.
+   */
   sign(seed: Uint8Array, publicKey: Uint8Array, message: Uint8Array): Promise<Uint8Array>;
-  /** True when `signature` (64 bytes) is valid for `message` under `publicKey` (32 bytes). */
+  /** True when `signature` (64 bytes) is valid for `message` under `publicKey` (32 bytes); `message` is read during the call, as for `sign`. */
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>;
 }

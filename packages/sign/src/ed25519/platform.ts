@@ -96,11 +96,16 @@ export const platformBackend: Ed25519Backend = {
     if (api === undefined) return unavailable();
     // The hot path chains one promise (result and error mapping together) onto the WebCrypto
     // call instead of nesting async frames: each extra promise is a microtask per signature.
+    // `message` may be a buffer the caller reuses: WebCrypto copies it at the call, but a call
+    // deferred behind the key import must keep its own copy.
     const ready = readySigningKeys.get(seed);
-    const signed =
-      ready === undefined
-        ? signingKeyFor(api, seed).then((key) => api.sign(ALGORITHM, key, source(message)))
-        : api.sign(ALGORITHM, ready, source(message));
+    let signed: Promise<ArrayBuffer>;
+    if (ready === undefined) {
+      const data = copy(message);
+      signed = signingKeyFor(api, seed).then((key) => api.sign(ALGORITHM, key, data));
+    } else {
+      signed = api.sign(ALGORITHM, ready, source(message));
+    }
     return signed.then(toBytes, failed);
   },
   verify(publicKey, message, signature) {
@@ -112,7 +117,16 @@ export const platformBackend: Ed25519Backend = {
     const check = (key: CryptoKey | null | undefined): Promise<boolean> | boolean =>
       key === undefined || key === null ? false : api.verify(ALGORITHM, key, source(signature), source(message));
     const ready = readyVerifyingKeys.get(publicKey);
-    const verdict = ready === undefined ? verifyingKeyFor(api, publicKey).then(check) : Promise.resolve(check(ready));
+    let verdict: Promise<boolean>;
+    if (ready === undefined) {
+      // Deferred behind the key import: keep a copy of a message the caller may reuse.
+      const data = copy(message);
+      verdict = verifyingKeyFor(api, publicKey).then((key) =>
+        key === undefined ? false : api.verify(ALGORITHM, key, source(signature), data),
+      );
+    } else {
+      verdict = Promise.resolve(check(ready));
+    }
     // A runtime error inside verify means "not verified", never "valid".
     return verdict.catch(() => false);
   },

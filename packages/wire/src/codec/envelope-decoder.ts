@@ -3,8 +3,8 @@ import { AgdxError, CodecError } from '../errors.js';
 import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
-import { adoptIdBytes, ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
-import { AgentEnvelope } from '../envelope/agent-envelope.js';
+import { ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
+import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
@@ -18,6 +18,7 @@ import {
   expectU64,
   mark,
   more,
+  readId,
   rememberUnknown,
   shape,
   SURFACE,
@@ -27,15 +28,18 @@ import { readMetadata } from './metadata-codec.js';
 import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
 import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
-const ENVELOPE_KEY_TABLE = new KeyTable([
+/** Keys the decoder recognises at the top level, in canonical order (the `switch` below uses these positions). */
+export const ENVELOPE_KEYS: readonly string[] = Object.freeze([
   'kind', 'record', 'conversation', 'parent', 'root', 'source', 'target', 'cause', 'cause_at', 'correlation',
   'channel', 'idempotency_key', 'deadline_micros', 'sequence', 'last', 'finish_reason', 'task_state', 'operation',
   'tool', 'usage', 'metadata', 'must_understand', 'body', 'signature',
 ]);
+const ENVELOPE_KEY_TABLE = new KeyTable(ENVELOPE_KEYS);
 const USAGE_KEY_TABLE = new KeyTable([
   'input_tokens', 'output_tokens', 'reasoning_output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cost_micros',
 ]);
-const KIND_TABLE = new KeyTable(['command', 'response', 'event', 'chunk', 'status', 'error']);
+const KINDS: readonly AgentKind[] = ['command', 'response', 'event', 'chunk', 'status', 'error'];
+const KIND_TABLE = new KeyTable(KINDS);
 
 const conversationCache = new LastIdCache<ConversationId>();
 const correlationCache = new LastIdCache<CorrelationId>();
@@ -54,7 +58,7 @@ function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<
     r.pos += n;
     return hit;
   }
-  const id = adoptIdBytes(cls, r.bytesPayload());
+  const id = readId(r, cls, field);
   cache.set(id);
   return id;
 }
@@ -81,10 +85,11 @@ function expectKind(r: CborReader): AgentKind {
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
   r.need(n);
-  const hit = KIND_TABLE.match(r.buf, r.pos, n);
-  if (hit !== undefined) {
+  // Six short names: a length and first-byte scan in list order finds one sooner than a hash.
+  const index = KIND_TABLE.indexFrom(r.buf, r.pos, n, 0);
+  if (index >= 0) {
     r.pos += n;
-    return hit as AgentKind;
+    return KINDS[index] as AgentKind;
   }
   const text = r.textPayload();
   if (isAgentKind(text)) return text;
@@ -104,34 +109,33 @@ function readUsage(r: CborReader, depth: number): TokenUsage {
   let bits = 0;
   let unknown: Set<string> | undefined;
   for (let i = 0; more(r, count, i); i++) {
-    const key = r.mapKey(depth, USAGE_KEY_TABLE);
-    switch (key) {
-      case 'input_tokens':
-        bits = mark(bits, 1, key);
-        input = expectU64(r, key);
+    switch (r.mapKeyIndex(depth, USAGE_KEY_TABLE)) {
+      case 0: // input_tokens
+        bits = mark(bits, 1, 'input_tokens');
+        input = expectU64(r, 'input_tokens');
         break;
-      case 'output_tokens':
-        bits = mark(bits, 2, key);
-        output = expectU64(r, key);
+      case 1: // output_tokens
+        bits = mark(bits, 2, 'output_tokens');
+        output = expectU64(r, 'output_tokens');
         break;
-      case 'reasoning_output_tokens':
-        bits = mark(bits, 4, key);
-        reasoning = expectU64(r, key);
+      case 2: // reasoning_output_tokens
+        bits = mark(bits, 4, 'reasoning_output_tokens');
+        reasoning = expectU64(r, 'reasoning_output_tokens');
         break;
-      case 'cache_read_input_tokens':
-        bits = mark(bits, 8, key);
-        cacheRead = expectU64(r, key);
+      case 3: // cache_read_input_tokens
+        bits = mark(bits, 8, 'cache_read_input_tokens');
+        cacheRead = expectU64(r, 'cache_read_input_tokens');
         break;
-      case 'cache_creation_input_tokens':
-        bits = mark(bits, 16, key);
-        cacheCreation = expectU64(r, key);
+      case 4: // cache_creation_input_tokens
+        bits = mark(bits, 16, 'cache_creation_input_tokens');
+        cacheCreation = expectU64(r, 'cache_creation_input_tokens');
         break;
-      case 'cost_micros':
-        bits = mark(bits, 32, key);
-        cost = expectU64(r, key);
+      case 5: // cost_micros
+        bits = mark(bits, 32, 'cost_micros');
+        cost = expectU64(r, 'cost_micros');
         break;
       default:
-        unknown = rememberUnknown(unknown, r, key);
+        unknown = rememberUnknown(unknown, r, r.otherKey);
         r.skip(depth + 1);
     }
   }
@@ -209,6 +213,34 @@ function readSignature(r: CborReader, depth: number): Signature {
   return context === undefined ? { scheme, keyId, bytes } : { scheme, keyId, bytes, context };
 }
 
+/** What {@link readEnvelopeMap} hands to the envelope constructor (reused: see there). */
+const decodedFields: { -readonly [K in keyof EnvelopeFields]: EnvelopeFields[K] } = {
+  kind: 'event',
+  record: undefined,
+  conversation: undefined as unknown as ConversationId,
+  parent: undefined,
+  root: undefined,
+  source: undefined as unknown as AgentId,
+  target: undefined,
+  cause: undefined,
+  causeAt: undefined,
+  correlation: undefined,
+  channel: undefined,
+  idempotencyKey: undefined,
+  deadlineMicros: undefined,
+  sequence: undefined,
+  last: undefined,
+  finishReason: undefined,
+  taskState: undefined,
+  operation: undefined,
+  tool: undefined,
+  usage: undefined,
+  metadata: undefined,
+  mustUnderstand: undefined,
+  body: undefined,
+  signature: undefined,
+};
+
 function readEnvelopeMap(r: CborReader): AgentEnvelope {
   const start = r.pos;
   r.head();
@@ -247,143 +279,152 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   let signature: Signature | undefined;
   let bits = 0;
   let unknown: Set<string> | undefined;
+  // Canonical bytes list the keys in table order: look for each key after the previous one.
+  let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    const key = r.mapKey(0, ENVELOPE_KEY_TABLE);
-    switch (key) {
-      case 'kind':
-        bits = mark(bits, 1 << 0, key);
+    const index = r.mapKeyIndex(0, ENVELOPE_KEY_TABLE, expected);
+    expected = index + 1;
+    switch (index) {
+      case 0: // kind
+        bits = mark(bits, 1 << 0, 'kind');
         kind = expectKind(r);
         break;
-      case 'record':
-        bits = mark(bits, 1 << 1, key);
-        record = expectId(r, RecordId, key);
+      case 1: // record
+        bits = mark(bits, 1 << 1, 'record');
+        record = expectId(r, RecordId, 'record');
         break;
-      case 'conversation':
-        bits = mark(bits, 1 << 2, key);
-        conversation = expectCachedId(r, ConversationId, key, conversationCache);
+      case 2: // conversation
+        bits = mark(bits, 1 << 2, 'conversation');
+        conversation = expectCachedId(r, ConversationId, 'conversation', conversationCache);
         break;
-      case 'parent':
-        bits = mark(bits, 1 << 3, key);
-        parent = expectId(r, ConversationId, key);
+      case 3: // parent
+        bits = mark(bits, 1 << 3, 'parent');
+        parent = expectId(r, ConversationId, 'parent');
         break;
-      case 'root':
-        bits = mark(bits, 1 << 4, key);
-        root = expectId(r, ConversationId, key);
+      case 4: // root
+        bits = mark(bits, 1 << 4, 'root');
+        root = expectId(r, ConversationId, 'root');
         break;
-      case 'source':
-        bits = mark(bits, 1 << 5, key);
-        source = expectAgentId(r, key, sourceCache);
+      case 5: // source
+        bits = mark(bits, 1 << 5, 'source');
+        source = expectAgentId(r, 'source', sourceCache);
         break;
-      case 'target':
-        bits = mark(bits, 1 << 6, key);
-        target = expectAgentId(r, key, targetCache);
+      case 6: // target
+        bits = mark(bits, 1 << 6, 'target');
+        target = expectAgentId(r, 'target', targetCache);
         break;
-      case 'cause':
-        bits = mark(bits, 1 << 7, key);
-        cause = expectId(r, RecordId, key);
+      case 7: // cause
+        bits = mark(bits, 1 << 7, 'cause');
+        cause = expectId(r, RecordId, 'cause');
         break;
-      case 'cause_at':
-        bits = mark(bits, 1 << 8, key);
-        causeAt = LogPosition.fromBytes(expectBytes(r, key));
+      case 8: // cause_at
+        bits = mark(bits, 1 << 8, 'cause_at');
+        causeAt = LogPosition.fromBytes(expectBytes(r, 'cause_at'));
         break;
-      case 'correlation':
-        bits = mark(bits, 1 << 9, key);
-        correlation = expectCachedId(r, CorrelationId, key, correlationCache);
+      case 9: // correlation
+        bits = mark(bits, 1 << 9, 'correlation');
+        correlation = expectCachedId(r, CorrelationId, 'correlation', correlationCache);
         break;
-      case 'channel':
-        bits = mark(bits, 1 << 10, key);
-        channel = expectCachedId(r, ChannelId, key, channelCache);
+      case 10: // channel
+        bits = mark(bits, 1 << 10, 'channel');
+        channel = expectCachedId(r, ChannelId, 'channel', channelCache);
         break;
-      case 'idempotency_key':
-        bits = mark(bits, 1 << 11, key);
-        idempotencyKey = IdempotencyKey.new(expectText(r, key));
+      case 11: // idempotency_key
+        bits = mark(bits, 1 << 11, 'idempotency_key');
+        idempotencyKey = IdempotencyKey.new(expectText(r, 'idempotency_key'));
         break;
-      case 'deadline_micros':
-        bits = mark(bits, 1 << 12, key);
-        deadlineMicros = expectU64(r, key);
+      case 12: // deadline_micros
+        bits = mark(bits, 1 << 12, 'deadline_micros');
+        deadlineMicros = expectU64(r, 'deadline_micros');
         break;
-      case 'sequence':
-        bits = mark(bits, 1 << 13, key);
-        sequence = expectU64(r, key);
+      case 13: // sequence
+        bits = mark(bits, 1 << 13, 'sequence');
+        sequence = expectU64(r, 'sequence');
         break;
-      case 'last':
-        bits = mark(bits, 1 << 14, key);
-        last = expectBool(r, key);
+      case 14: // last
+        bits = mark(bits, 1 << 14, 'last');
+        last = expectBool(r, 'last');
         break;
-      case 'finish_reason':
-        bits = mark(bits, 1 << 15, key);
-        finishReason = expectText(r, key);
+      case 15: // finish_reason
+        bits = mark(bits, 1 << 15, 'finish_reason');
+        finishReason = expectText(r, 'finish_reason');
         break;
-      case 'task_state':
-        bits = mark(bits, 1 << 16, key);
-        taskState = expectSmallUint(r, key, 0xff);
+      case 16: // task_state
+        bits = mark(bits, 1 << 16, 'task_state');
+        taskState = expectSmallUint(r, 'task_state', 0xff);
         break;
-      case 'operation':
-        bits = mark(bits, 1 << 17, key);
-        operation = expectText(r, key);
+      case 17: // operation
+        bits = mark(bits, 1 << 17, 'operation');
+        operation = expectText(r, 'operation');
         break;
-      case 'tool':
-        bits = mark(bits, 1 << 18, key);
-        tool = expectText(r, key);
+      case 18: // tool
+        bits = mark(bits, 1 << 18, 'tool');
+        tool = expectText(r, 'tool');
         break;
-      case 'usage':
-        bits = mark(bits, 1 << 19, key);
+      case 19: // usage
+        bits = mark(bits, 1 << 19, 'usage');
         usage = readUsage(r, 1);
         break;
-      case 'metadata':
-        bits = mark(bits, 1 << 20, key);
+      case 20: // metadata
+        bits = mark(bits, 1 << 20, 'metadata');
         metadata = readMetadata(r, SURFACE, 1, true);
         break;
-      case 'must_understand':
-        bits = mark(bits, 1 << 21, key);
-        mustUnderstand = expectU64(r, key);
+      case 21: // must_understand
+        bits = mark(bits, 1 << 21, 'must_understand');
+        mustUnderstand = expectU64(r, 'must_understand');
         break;
-      case 'body':
-        bits = mark(bits, 1 << 22, key);
+      case 22: // body
+        bits = mark(bits, 1 << 22, 'body');
         r.head();
         if (r.major !== MAJOR_BYTES) throw shape(`field \`body\` in ${SURFACE} must be bytes`, SURFACE, 'body');
         // Zero-copy: the body is a view into the input (see decodeEnvelope).
         body = r.bytesView();
         break;
-      case 'signature':
-        bits = mark(bits, 1 << 23, key);
+      case 23: // signature
+        bits = mark(bits, 1 << 23, 'signature');
         signature = readSignature(r, 1);
         break;
       default:
-        unknown = rememberUnknown(unknown, r, key);
+        unknown = rememberUnknown(unknown, r, r.otherKey);
         r.skip(1);
     }
   }
   if (kind === undefined) throw shape(`missing required field \`kind\` in ${SURFACE}`, SURFACE, 'kind');
   if (conversation === undefined) throw shape(`missing required field \`conversation\` in ${SURFACE}`, SURFACE, 'conversation');
   if (source === undefined) throw shape(`missing required field \`source\` in ${SURFACE}`, SURFACE, 'source');
-  // One object literal with every field, so envelope construction always sees the same shape.
-  return AgentEnvelope.fromFields({
-    kind,
-    record,
-    conversation,
-    parent,
-    root,
-    source,
-    target,
-    cause,
-    causeAt,
-    correlation,
-    channel,
-    idempotencyKey,
-    deadlineMicros,
-    sequence,
-    last,
-    finishReason,
-    taskState,
-    operation,
-    tool,
-    usage,
-    metadata,
-    mustUnderstand,
-    body,
-    signature,
-  });
+  // The envelope constructor copies every field out, so one module-level fields object is refilled
+  // (all fields, always in the same order: one shape) instead of a 24-field literal per record.
+  const f = decodedFields;
+  f.kind = kind;
+  f.record = record;
+  f.conversation = conversation;
+  f.parent = parent;
+  f.root = root;
+  f.source = source;
+  f.target = target;
+  f.cause = cause;
+  f.causeAt = causeAt;
+  f.correlation = correlation;
+  f.channel = channel;
+  f.idempotencyKey = idempotencyKey;
+  f.deadlineMicros = deadlineMicros;
+  f.sequence = sequence;
+  f.last = last;
+  f.finishReason = finishReason;
+  f.taskState = taskState;
+  f.operation = operation;
+  f.tool = tool;
+  f.usage = usage;
+  f.metadata = metadata;
+  f.mustUnderstand = mustUnderstand;
+  f.body = body;
+  f.signature = signature;
+  const envelope = AgentEnvelope.fromFields(f);
+  // Let go of what may be large: the body is a view that would keep the whole input alive.
+  f.body = undefined;
+  f.metadata = undefined;
+  f.signature = undefined;
+  return envelope;
 }
 
 /**
@@ -413,10 +454,3 @@ export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
     throw formatFailure(SURFACE, e);
   }
 }
-
-/** Keys the decoder recognises at the top level, in canonical order. */
-export const ENVELOPE_KEYS: readonly string[] = Object.freeze([
-  'kind', 'record', 'conversation', 'parent', 'root', 'source', 'target', 'cause', 'cause_at', 'correlation',
-  'channel', 'idempotency_key', 'deadline_micros', 'sequence', 'last', 'finish_reason', 'task_state', 'operation',
-  'tool', 'usage', 'metadata', 'must_understand', 'body', 'signature',
-]);

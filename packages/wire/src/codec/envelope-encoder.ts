@@ -1,11 +1,11 @@
 import type { AgentKind } from '../dictionaries/agent-kind.js';
 import { InvalidError } from '../errors.js';
-import { idBytesView, type MachineId } from '../ids/machine-id.js';
+import { type MachineId, writeIdBytes } from '../ids/machine-id.js';
 import type { AgentEnvelope } from '../envelope/agent-envelope.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { writeMetadata } from './metadata-codec.js';
-import { type ByteWriter, encodeWith } from './writer.js';
+import { type ByteWriter, encodeIntoWith, encodeWith } from './writer.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -89,9 +89,8 @@ function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
   let p = w.pos;
   for (let i = 0; i < kn; i++) buf[p++] = key[i] as number;
   buf[p++] = 0x50;
-  const b = idBytesView(id);
-  for (let i = 0; i < 16; i++) buf[p++] = b[i] as number;
-  w.pos = p;
+  writeIdBytes(id, buf, p);
+  w.pos = p + 16;
 }
 
 function writeUsage(w: ByteWriter, u: TokenUsage): void {
@@ -286,11 +285,34 @@ export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelope
 }
 
 /**
+ * Writes the canonical CBOR bytes of an envelope (as {@link encodeEnvelope}, without validation)
+ * straight into `target` from `offset` and returns how many bytes it wrote: the allocation-free
+ * send path for a caller that keeps its own (pooled) buffers, where the body, already bytes, is
+ * copied once, into `target`. On failure the bytes of `target` from `offset` on may have been
+ * overwritten.
+ * @throws InvalidError with `context.field` = `target` when `target` is not a Uint8Array, `offset`
+ * is not an integer in `0..target.length`, or the encoding does not fit in the room left
+ * (`context.room`; `context.atLeast` is a lower bound of what it needs); InvalidError when a
+ * numeric field is outside its wire range.
+ */
+export function encodeEnvelopeInto(envelope: AgentEnvelope, target: Uint8Array, offset = 0): number {
+  return encodeIntoWith(writeEnvelope, envelope, target, offset);
+}
+
+/**
  * Canonical CBOR bytes of the envelope with `signature` left out: the span a signature covers. The
  * result is a slab view, as from {@link encodeEnvelope} without `allocate`.
  */
 export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
   return encodeWith(writeEnvelopeUnsigned, envelope);
+}
+
+/**
+ * {@link encodeEnvelopeUnsigned} written into `target` from `offset`, as {@link encodeEnvelopeInto}
+ * (same errors): lets a signer build the signing input in a buffer it reuses.
+ */
+export function encodeEnvelopeUnsignedInto(envelope: AgentEnvelope, target: Uint8Array, offset = 0): number {
+  return encodeIntoWith(writeEnvelopeUnsigned, envelope, target, offset);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { CodecError } from '../errors.js';
-import { adoptIdBytes, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
+import { CodecError, InvalidError } from '../errors.js';
+import { idAt, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
 import { CborFormatError, CborReader, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TEXT, MAJOR_UINT, MAX_DEPTH } from './reader.js';
 
 /** Where envelope decode errors are reported (`field `x` in agent envelope …`). @internal */
@@ -19,7 +19,22 @@ export function expectBytes(r: CborReader, field: string, surface: string = SURF
 
 /** Reads a 16-byte id field. @internal */
 export function expectId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string): T {
-  return adoptIdBytes(cls, expectBytes(r, field));
+  r.head();
+  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
+  return readId(r, cls, field);
+}
+
+/**
+ * The id in the payload of the byte-string head just read, straight from the input (no array made).
+ * @throws InvalidError unless the payload is 16 bytes, as the id constructors would. @internal
+ */
+export function readId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string): T {
+  const n = r.arg;
+  r.need(n);
+  if (n !== 16) throw new InvalidError(`id bytes must be 16 bytes, got ${n}`, { context: { got: n, field } });
+  const id = idAt(cls, r.buf, r.pos);
+  r.pos += 16;
+  return id;
 }
 
 /** Reads a text field. @internal */

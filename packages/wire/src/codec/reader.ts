@@ -1,4 +1,5 @@
 import { CodecError } from '../errors.js';
+import { asciiText, MAX_ASCII_TEXT } from './ascii-text.js';
 import { fromHalfBits } from './float16.js';
 import type { KeyTable } from './key-table.js';
 
@@ -8,10 +9,7 @@ const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const SMALL_COPY = 64;
 
 /** Text up to this many bytes is decoded in JS when it is ASCII. */
-const SHORT_TEXT = 48;
-
-/** One reusable char-code array per short length, so `apply` sees exactly the right count. */
-const shortUnits: number[][] = Array.from({ length: SHORT_TEXT + 1 }, (_, n) => new Array<number>(n).fill(0));
+const SHORT_TEXT = MAX_ASCII_TEXT;
 
 /** Nesting bound: deeper input is refused instead of exhausting the stack. */
 export const MAX_DEPTH = 64;
@@ -79,6 +77,8 @@ export class CborReader {
   bigArg: bigint | undefined = undefined;
   /** Raw bytes (binary string) of the last non-text key read by {@link CborReader.mapKey}. */
   rawKey = '';
+  /** The last unknown key {@link CborReader.mapKeyIndex} read: its text, or undefined when not text. */
+  otherKey: string | undefined = undefined;
   /** Items this decode may still read; every head takes one. */
   itemsLeft: number;
   /** The item cap this reader started with. */
@@ -249,7 +249,9 @@ export class CborReader {
   bytesView(): Uint8Array {
     const n = this.arg;
     this.need(n);
-    const out = this.buf.subarray(this.pos, this.pos + n);
+    // The constructor form skips subarray's species lookup: measurably cheaper per record.
+    const buf = this.buf;
+    const out = new Uint8Array(buf.buffer, buf.byteOffset + this.pos, n);
     this.pos += n;
     return out;
   }
@@ -281,6 +283,35 @@ export class CborReader {
   }
 
   /**
+   * Reads one map key against a table of known keys: returns the key's index in `known` (see
+   * {@link KeyTable.indexOf}); for any other key returns -1 with the key in
+   * {@link CborReader.otherKey} (a text key's string, or `undefined` for a non-text key, whose
+   * exact bytes are then in {@link CborReader.rawKey}). `expected` is where in `known` the key is
+   * likely to be (see {@link KeyTable.indexFrom}); it never changes the answer.
+   */
+  mapKeyIndex(depth: number, known: KeyTable, expected = 0): number {
+    const start = this.pos;
+    this.head();
+    if (this.major === MAJOR_TEXT) {
+      const n = this.arg;
+      this.need(n);
+      const index = known.indexFrom(this.buf, this.pos, n, expected);
+      if (index >= 0) {
+        this.pos += n;
+        return index;
+      }
+      this.otherKey = this.textPayload();
+      return -1;
+    }
+    if (this.major === MAJOR_SIMPLE && this.info === 31) throw new CborFormatError('unexpected break');
+    this.pos = start;
+    this.skip(depth + 1);
+    this.rawKey = latin1(this.buf, start, this.pos);
+    this.otherKey = undefined;
+    return -1;
+  }
+
+  /**
    * Text payload of the last head when it is 1..48 bytes of printable ASCII (0x20..0x7e): the
    * common agent id, checked while it is read. Anything else returns `undefined` and consumes
    * nothing, so the caller falls back to {@link CborReader.textPayload} and the full rule.
@@ -291,14 +322,12 @@ export class CborReader {
     this.need(n);
     const buf = this.buf;
     const start = this.pos;
-    const units = shortUnits[n] as number[];
     for (let i = 0; i < n; i++) {
       const b = buf[start + i] as number;
       if (b < 0x20 || b > 0x7e) return undefined;
-      units[i] = b;
     }
     this.pos = start + n;
-    return String.fromCharCode.apply(null, units);
+    return asciiText(buf, start, n);
   }
 
   /** Text payload of the last head, refusing invalid UTF-8. */
@@ -310,16 +339,10 @@ export class CborReader {
     const end = start + n;
     this.pos = end;
     if (n <= SHORT_TEXT) {
-      // Short ASCII (keys, agent names, operations): one String.fromCharCode over char codes
-      // gathered in a reused array beats both per-character concatenation and TextDecoder here.
-      const units = shortUnits[n] as number[];
+      // Short ASCII (keys, agent names, operations): built in JS, far cheaper than TextDecoder here.
       let i = start;
-      for (; i < end; i++) {
-        const b = buf[i] as number;
-        if (b >= 0x80) break;
-        units[i - start] = b;
-      }
-      if (i === end) return String.fromCharCode.apply(null, units);
+      while (i < end && (buf[i] as number) < 0x80) i++;
+      if (i === end) return asciiText(buf, start, n);
     }
     try {
       return fatalDecoder.decode(buf.subarray(start, end));

@@ -1,11 +1,11 @@
-import { idBytesView, type MachineId } from '../ids/machine-id.js';
+import { idEqualsBytes, type MachineId } from '../ids/machine-id.js';
 import type { AgentId } from '../ids/agent-id.js';
 
 /**
  * One-entry caches from encoded bytes to an immutable decoded value. Consecutive records of one
  * stream repeat the same conversation, correlation, channel and source, so the decoder can hand back
  * the previous (immutable) object instead of allocating a new one. Neither cache copies the input:
- * the comparison runs against bytes the cached value already owns (an id's own 16 bytes) or its text,
+ * the comparison runs against what the cached value already holds (an id's words) or its text,
  * so a miss costs nothing beyond the decode it replaces.
  * @internal
  */
@@ -16,9 +16,7 @@ export class LastIdCache<T extends MachineId> {
   get(buf: Uint8Array, start: number, len: number): T | undefined {
     const value = this.#value;
     if (value === undefined || len !== 16) return undefined;
-    const b = idBytesView(value);
-    for (let i = 0; i < 16; i++) if (b[i] !== buf[start + i]) return undefined;
-    return value;
+    return idEqualsBytes(value, buf, start) ? value : undefined;
   }
 
   /** Remembers `value` (an id never changes its bytes, so nothing is copied). */

@@ -10,6 +10,17 @@ const scratch = new DataView(new ArrayBuffer(8));
 /** Byte strings up to this length are copied with a loop: cheaper than `set` for ids and keys. */
 const SMALL_COPY = 32;
 
+/** Thrown inside a fixed writer that ran out of room; turned into an InvalidError at the API. @internal */
+export class OutputFull extends Error {
+  /** Bytes the encoding needed at least (it stopped at the first write that did not fit). */
+  readonly atLeast: number;
+
+  constructor(atLeast: number) {
+    super('output full');
+    this.atLeast = atLeast;
+  }
+}
+
 /**
  * A one-pass CBOR writer: every field is visited once and written straight into `buf` from
  * `start`; when the room runs out the bytes written so far move to a larger buffer. Only canonical
@@ -23,6 +34,8 @@ export class ByteWriter {
   start: number;
   /** Bytes written so far end here. */
   pos: number;
+  /** When true the writer may not leave `buf` (a caller's array): running out of room throws {@link OutputFull}. */
+  fixed = false;
 
   constructor(buf: Uint8Array, start = 0) {
     this.buf = buf;
@@ -44,6 +57,7 @@ export class ByteWriter {
 
   // Rare: moves what was written so far to a fresh chunk (see slabFreshChunk for the sizing).
   private grow(n: number): void {
+    if (this.fixed) throw new OutputFull(this.pos + n - this.start);
     const used = this.pos - this.start;
     const next = slabFreshChunk(Math.max(used + n, 2 * used));
     next.set(this.buf.subarray(this.start, this.pos));
@@ -217,6 +231,7 @@ const MAX_KEPT_SCRATCH = 1024 * 1024;
 // a nested encoding (an `allocate` callback or a hostile getter that encodes again) use a writer of
 // its own instead of scribbling over the bytes of the encoding in progress.
 const slabWriter = new ByteWriter(slabChunk(), 0);
+const intoWriter = new ByteWriter(new Uint8Array(0), 0);
 const scratchWriter = new ByteWriter(new Uint8Array(SLAB_CHUNK_BYTES), 0);
 let busy = false;
 
@@ -276,3 +291,45 @@ export function encodeWith<T>(write: (w: ByteWriter, value: T) => void, value: T
     throw new InvalidError('cannot encode a value of the wrong type; validate the envelope first', { cause: error });
   }
 }
+
+/**
+ * Writes `value` once with `write` straight into `target` from `offset` (no intermediate buffer,
+ * nothing allocated) and returns the number of bytes written. The send path of a publisher that
+ * manages its own pooled buffers uses this; on failure the bytes from `offset` on may have been
+ * overwritten.
+ * @throws InvalidError (`context.field` = `target`) when `target` is not a Uint8Array, `offset` is
+ * not an integer within it, or the encoding does not fit; any encoder error as from
+ * {@link encodeWith}.
+ * @internal
+ */
+export function encodeIntoWith<T>(write: (w: ByteWriter, value: T) => void, value: T, target: Uint8Array, offset: number): number {
+  if (!(target instanceof Uint8Array)) throw new InvalidError('`target` must be a Uint8Array', { context: { field: 'target' } });
+  if (!Number.isInteger(offset) || offset < 0 || offset > target.length) {
+    throw new InvalidError(`\`offset\` must be an integer from 0 to ${target.length}`, { context: { field: 'target', offset } });
+  }
+  // A nested encoding (a hostile getter encoding again) gets a writer of its own.
+  const w = busy ? new ByteWriter(target, offset) : intoWriter;
+  const wasBusy = busy;
+  busy = true;
+  w.reset(target, offset);
+  w.fixed = true;
+  try {
+    write(w, value);
+    return w.pos - offset;
+  } catch (error) {
+    if (error instanceof OutputFull) {
+      const room = target.length - offset;
+      throw new InvalidError(`the encoding needs at least ${error.atLeast} bytes, only ${room} are left in \`target\``, {
+        context: { field: 'target', room, atLeast: error.atLeast },
+      });
+    }
+    if (AgdxError.is(error)) throw error;
+    throw new InvalidError('cannot encode a value of the wrong type; validate the envelope first', { cause: error });
+  } finally {
+    busy = wasBusy;
+    // Drop the reference so the writer never keeps a caller's array alive.
+    if (w === intoWriter) w.reset(EMPTY_TARGET, 0);
+  }
+}
+
+const EMPTY_TARGET = new Uint8Array(0);

@@ -5,10 +5,10 @@ import type { LogPosition } from '../ids/log-position.js';
 import type { ChannelId, ConversationId, CorrelationId, RecordId } from '../ids/machine-id.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { decodeEnvelope } from '../codec/envelope-decoder.js';
-import { encodeEnvelope } from '../codec/envelope-encoder.js';
+import { encodeEnvelope, encodeEnvelopeInto } from '../codec/envelope-encoder.js';
 import type { Metadata, MetadataValue } from './metadata.js';
 import type { Signature } from './signature.js';
-import { validateEnvelope } from './validate.js';
+import { validateDecodedEnvelope, validateEnvelope } from './validate.js';
 
 const EMPTY: Uint8Array = new Uint8Array(0);
 
@@ -357,10 +357,25 @@ export class AgentEnvelope {
     validateEnvelope(this);
   }
 
-  /** Validates, then returns the canonical CBOR bytes. */
+  /**
+   * Validates, then returns the canonical CBOR bytes: a view carved out of a shared output slab
+   * that no later encoding writes to, so it may be kept (see {@link encodeEnvelope}).
+   */
   encode(): Uint8Array {
     validateEnvelope(this);
     return encodeEnvelope(this);
+  }
+
+  /**
+   * Validates, then writes the canonical CBOR bytes into `target` from `offset` and returns how many
+   * bytes were written: nothing is allocated, so a sender that reuses its buffers pays only for the
+   * one pass over the fields (see {@link encodeEnvelopeInto}).
+   * @throws InvalidError naming the field, or with `context.field` = `target` when the encoding does
+   * not fit.
+   */
+  encodeInto(target: Uint8Array, offset = 0): number {
+    validateEnvelope(this);
+    return encodeEnvelopeInto(this, target, offset);
   }
 
   /**
@@ -370,7 +385,8 @@ export class AgentEnvelope {
    */
   static decode(bytes: Uint8Array): AgentEnvelope {
     const env = decodeEnvelope(bytes);
-    validateEnvelope(env);
+    // The decoder already guarantees the kind, the field types and the wire ranges.
+    validateDecodedEnvelope(env);
     return env;
   }
 }

@@ -111,16 +111,25 @@ function checkSessionBody(e: AgentEnvelope, state: number): void {
  * missing/forbidden fields).
  */
 export function validateEnvelope(e: AgentEnvelope): void {
+  if (!isAgentKind(e.kind)) {
+    throw new InvalidError(`\`${String(e.kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
+  }
+  checkFieldShapes(e);
+  checkRanges(e);
+  validateDecodedEnvelope(e);
+}
+
+/**
+ * {@link validateEnvelope} without the kind, runtime-type and wire-range checks, for an envelope
+ * the strict decoder has just built: it only ever produces a known kind, fields of their declared
+ * types and integers within their wire ranges, so those checks could only repeat its work.
+ * @internal
+ */
+export function validateDecodedEnvelope(e: AgentEnvelope): void {
   const kind = e.kind;
   const isChunk = kind === 'chunk';
   const isStatus = kind === 'status';
   const isError = kind === 'error';
-
-  if (!isAgentKind(kind)) {
-    throw new InvalidError(`\`${String(kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
-  }
-  checkFieldShapes(e);
-  checkRanges(e);
 
   // record
   if (e.record === undefined && !isChunk) throw missing(kind, 'record');

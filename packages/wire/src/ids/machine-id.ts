@@ -4,8 +4,11 @@ import { nextUlidBytes } from './ulid.js';
 
 const U128_MAX = (1n << 128n) - 1n;
 
-/** Set for exactly one constructor call by {@link adoptIdBytes}: skips the defensive copy. */
-let adopting = false;
+/**
+ * Set for exactly one constructor call by {@link idAt}: the constructor then reads its 16 bytes from
+ * this offset of the array it is given (the decoder's input) instead of checking a 16-byte array.
+ */
+let readAt = -1;
 
 /** A concrete 128-bit identifier class (RecordId, ConversationId, CorrelationId, ChannelId). */
 export interface MachineIdClass<T extends MachineId> {
@@ -14,35 +17,79 @@ export interface MachineIdClass<T extends MachineId> {
   readonly name: string;
 }
 
-let peek: (id: MachineId) => Uint8Array;
+let words: (id: MachineId) => readonly [number, number, number, number];
+let bytesOf: (id: MachineId) => Uint8Array;
+let sameWords: (a: MachineId, b: MachineId) => boolean;
+let writeWords: (id: MachineId, out: Uint8Array, at: number) => void;
+let wordsEqualBytes: (id: MachineId, buf: Uint8Array, at: number) => boolean;
+
+function word(b: Uint8Array, at: number): number {
+  return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) | 0;
+}
+
+function putWord(out: Uint8Array, at: number, w: number): void {
+  out[at] = w >>> 24;
+  out[at + 1] = (w >>> 16) & 0xff;
+  out[at + 2] = (w >>> 8) & 0xff;
+  out[at + 3] = w & 0xff;
+}
 
 /**
  * Base of the four 128-bit machine identifiers: an immutable unsigned 128-bit value, carried on the
  * wire as 16 big-endian bytes and shown as 26-character Crockford base32.
  */
 export abstract class MachineId {
-  readonly #bytes: Uint8Array;
+  // The value as four big-endian 32-bit words rather than a 16-byte array: a decoder makes several
+  // ids per record, and a typed array per id cost about four times as much as the id object itself.
+  readonly #w0: number;
+  readonly #w1: number;
+  readonly #w2: number;
+  readonly #w3: number;
+  #bytes: Uint8Array | undefined;
   #text: string | undefined;
 
   static {
-    peek = (id) => id.#bytes;
+    words = (id) => [id.#w0, id.#w1, id.#w2, id.#w3];
+    bytesOf = (id) => {
+      if (id.#bytes === undefined) {
+        const out = new Uint8Array(16);
+        writeWords(id, out, 0);
+        id.#bytes = out;
+      }
+      return id.#bytes;
+    };
+    sameWords = (a, b) => a.#w0 === b.#w0 && a.#w1 === b.#w1 && a.#w2 === b.#w2 && a.#w3 === b.#w3;
+    writeWords = (id, out, at) => {
+      putWord(out, at, id.#w0);
+      putWord(out, at + 4, id.#w1);
+      putWord(out, at + 8, id.#w2);
+      putWord(out, at + 12, id.#w3);
+    };
+    wordsEqualBytes = (id, buf, at) =>
+      id.#w0 === word(buf, at) && id.#w1 === word(buf, at + 4) && id.#w2 === word(buf, at + 8) && id.#w3 === word(buf, at + 12);
   }
 
   /**
-   * Wraps 16 big-endian bytes (copied).
+   * Wraps 16 big-endian bytes (read, never kept: later changes to `bytes` do not affect the id).
    * @throws InvalidError when `bytes` is not exactly 16 bytes long.
    */
   constructor(bytes: Uint8Array) {
-    if (adopting) {
-      adopting = false;
-      this.#bytes = bytes;
-      return;
+    let at = readAt;
+    if (at >= 0) {
+      readAt = -1;
+    } else {
+      if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
+        const got = bytes instanceof Uint8Array ? bytes.length : 0;
+        throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
+      }
+      at = 0;
     }
-    if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
-      const got = bytes instanceof Uint8Array ? bytes.length : 0;
-      throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
-    }
-    this.#bytes = bytes.slice();
+    this.#w0 = word(bytes, at);
+    this.#w1 = word(bytes, at + 4);
+    this.#w2 = word(bytes, at + 8);
+    this.#w3 = word(bytes, at + 12);
+    this.#bytes = undefined;
+    this.#text = undefined;
   }
 
   /**
@@ -89,19 +136,21 @@ export abstract class MachineId {
 
   /** The 16 big-endian bytes (a fresh copy each call). */
   toBytes(): Uint8Array {
-    return this.#bytes.slice();
+    const out = new Uint8Array(16);
+    writeWords(this, out, 0);
+    return out;
   }
 
   /** The numeric value. */
   toBigInt(): bigint {
     let v = 0n;
-    for (let i = 0; i < 16; i++) v = (v << 8n) | BigInt(this.#bytes[i] as number);
+    for (const w of words(this)) v = (v << 32n) | BigInt(w >>> 0);
     return v;
   }
 
   /** Canonical 26-character uppercase Crockford text. */
   toString(): string {
-    if (this.#text === undefined) this.#text = encodeCrockford(this.#bytes);
+    if (this.#text === undefined) this.#text = encodeCrockford(bytesOf(this));
     return this.#text;
   }
 
@@ -113,36 +162,52 @@ export abstract class MachineId {
   /** True when both ids carry the same 128-bit value (ids compare by value, not by class). */
   equals(other: MachineId | undefined | null): boolean {
     if (other === undefined || other === null) return false;
-    const a = this.#bytes;
-    const b = peek(other);
-    for (let i = 0; i < 16; i++) if (a[i] !== b[i]) return false;
-    return true;
+    return sameWords(this, other);
   }
 }
 
 /**
- * Wraps bytes the caller has just allocated and will never touch again, without the defensive copy
- * (the decoder's hot path). Not part of the public API.
+ * Wraps a 16-byte array as an id (the array is read, not kept). Not part of the public API.
  * @internal
  */
 export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes16: Uint8Array): T {
   if (bytes16.length !== 16) {
     throw new InvalidError(`id bytes must be 16 bytes, got ${bytes16.length}`, { context: { got: bytes16.length } });
   }
-  adopting = true;
+  return new cls(bytes16);
+}
+
+/**
+ * An id read straight from the 16 bytes at `at` of `buf` (the caller has checked they are there):
+ * the decoder's hot path, which allocates nothing but the id object. Not part of the public API.
+ * @internal
+ */
+export function idAt<T extends MachineId>(cls: MachineIdClass<T>, buf: Uint8Array, at: number): T {
+  readAt = at;
   try {
-    return new cls(bytes16);
+    return new cls(buf);
   } finally {
-    adopting = false;
+    readAt = -1;
   }
 }
 
 /**
- * The id's own 16 bytes without a copy, for encoders that only read them. Not part of the public API.
+ * The id's 16 bytes, made once per id and shared, for code that only reads them. Not part of the
+ * public API.
  * @internal
  */
 export function idBytesView(id: MachineId): Uint8Array {
-  return peek(id);
+  return bytesOf(id);
+}
+
+/** Writes the id's 16 bytes into `out` at `at` (the encoder's hot path; no array made). @internal */
+export function writeIdBytes(id: MachineId, out: Uint8Array, at: number): void {
+  writeWords(id, out, at);
+}
+
+/** True when the 16 bytes at `at` of `buf` are this id's bytes. @internal */
+export function idEqualsBytes(id: MachineId, buf: Uint8Array, at: number): boolean {
+  return wordsEqualBytes(id, buf, at);
 }
 
 /** Producer-assigned identity of one record (a ULID); required on every kind except chunk. */
