@@ -20,7 +20,10 @@ export default defineConfig({
         include: ['test/**/*.test.ts'],
         testTimeout: 30_000,
       },
-    })),
+    })).concat([
+      // The runtime matrix runs the built packages in Deno, Bun, workerd and Chromium (test/runtimes).
+      { extends: true, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+    ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },
 });
