@@ -21,8 +21,9 @@ export default defineConfig({
         testTimeout: 30_000,
       },
     })).concat([
-      // The runtime matrix runs the built packages in Deno, Bun, workerd and Chromium (test/runtimes).
+      // Repository-wide checks of the built packages: the runtime matrix and the size budgets.
       { extends: true, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
     ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },
