@@ -13,7 +13,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@agdx/source'], externalConditions: ['@agdx/source'] } },
   test: {
     projects: packages.map((name) => ({
-      extends: true,
+      extends: true as const,
       test: {
         name,
         root: `./packages/${name}`,
@@ -22,8 +22,8 @@ export default defineConfig({
       },
     })).concat([
       // Repository-wide checks of the built packages: the runtime matrix and the size budgets.
-      { extends: true, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
-      { extends: true, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true as const, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true as const, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
     ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },
