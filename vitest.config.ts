@@ -13,14 +13,18 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@agdx/source'], externalConditions: ['@agdx/source'] } },
   test: {
     projects: packages.map((name) => ({
-      extends: true,
+      extends: true as const,
       test: {
         name,
         root: `./packages/${name}`,
         include: ['test/**/*.test.ts'],
         testTimeout: 30_000,
       },
-    })),
+    })).concat([
+      // Repository-wide checks of the built packages: the runtime matrix and the size budgets.
+      { extends: true as const, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true as const, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+    ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },
 });

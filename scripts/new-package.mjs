@@ -40,7 +40,7 @@ const pkg = {
   exports: exportsMap,
   publishConfig: { access: 'public', exports: publishExports },
   files: ['dist', 'README.md'],
-  scripts: { build: 'tsc -p tsconfig.build.json' },
+  scripts: { build: 'tsc -p tsconfig.build.json', test: 'node ../../scripts/test-package.mjs' },
   dependencies: JSON.parse(depsJson),
 };
 writeFileSync(join(root, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');

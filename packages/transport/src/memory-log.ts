@@ -115,8 +115,6 @@ export class MemoryLog implements LogTransport {
   /** Creates an empty log and returns the first connection to it. */
   constructor(options: MemoryLogOptions = {}) {
     this.#state = newLogState(options.clock ?? systemLogClock);
-    // Start the keyed-routing hasher now so that the first keyed append needs no extra await.
-    partitionForKeySync(Uint8Array.of(0), 1);
   }
 
   /** A new connection to the same log data (streams, records, offsets, groups). */
