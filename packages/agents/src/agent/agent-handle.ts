@@ -60,6 +60,7 @@ export class AgentHandle {
             verifier: client.verifier,
             blobStore: client.blobStore,
             onError: client.onError,
+            telemetry: client.telemetry,
           });
     let markReady!: () => void;
     let failReady!: (error: unknown) => void;
@@ -315,6 +316,7 @@ export class AgentHandle {
       onOutcome: (outcome) => {
         this.#stats[outcome]++;
       },
+      telemetry: client.telemetry,
     });
     const consumePipeline = pipeline;
     const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);

@@ -22,6 +22,8 @@ import { PublishFailedError } from '../errors.js';
 import { describeError, HandlerError, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
+import type { AgdxTelemetry, HandleSpan } from '../telemetry/agdx-telemetry.js';
+import { endHandle, runIn, startHandle } from '../telemetry/guarded-telemetry.js';
 
 /** How a record ended, for metrics and tests. */
 export type RecordOutcome =
@@ -67,6 +69,8 @@ export interface RecordPipelineOptions {
   readonly signal: AbortSignal;
   /** Told about every outcome. */
   readonly onOutcome: ((outcome: RecordOutcome, address: RecordAddress) => void) | undefined;
+  /** The client's telemetry hook, when installed. */
+  readonly telemetry?: AgdxTelemetry | undefined;
 }
 
 /** One agent's per-record consume step. */
@@ -136,7 +140,7 @@ export class RecordPipeline {
     }
 
     const idempotencyKey = message.provenance.idempotencyKey;
-    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined);
+    if (idempotencyKey === undefined) return this.#traced(message, record, address, undefined);
     const key = processedKey(this.#me, idempotencyKey);
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
@@ -145,14 +149,37 @@ export class RecordPipeline {
     this.#inflight.set(key, new Promise<void>((resolve) => (finish = resolve)));
     try {
       if (await o.processedKeys.has(key)) return 'duplicate';
-      return await this.#handle(message, record, address, key);
+      return await this.#traced(message, record, address, key);
     } finally {
       this.#inflight.delete(key);
       finish();
     }
   }
 
-  async #handle(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined): Promise<RecordOutcome> {
+  /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed. */
+  async #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined): Promise<RecordOutcome> {
+    const span = startHandle(this.#o.telemetry, { agent: this.#o.me, message, address });
+    if (span === undefined) return this.#handle(message, record, address, key, undefined);
+    const failure: { error?: unknown } = {};
+    let outcome: RecordOutcome;
+    try {
+      outcome = await this.#handle(message, record, address, key, span, failure);
+    } catch (error) {
+      endHandle(span, 'dead-lettered', error);
+      throw error;
+    }
+    endHandle(span, outcome, failure.error);
+    return outcome;
+  }
+
+  async #handle(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    key: string | undefined,
+    span: HandleSpan | undefined,
+    failure?: { error?: unknown },
+  ): Promise<RecordOutcome> {
     const o = this.#o;
 
     const deadline = message.provenance.deadlineMicros;
@@ -172,9 +199,11 @@ export class RecordPipeline {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        await o.invoke(message, attempt);
+        if (span === undefined) await o.invoke(message, attempt);
+        else await runIn(span, () => o.invoke(message, attempt));
         break;
       } catch (thrown) {
+        if (failure !== undefined) failure.error = thrown;
         const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
         if (!isRetryable(error)) {
           await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
@@ -206,6 +235,13 @@ export class RecordPipeline {
       await o.deadLetters.write(letter);
     } catch (error) {
       publishError = error;
+    }
+    if (o.telemetry !== undefined) {
+      try {
+        o.telemetry.onDeadLetter({ agent: o.me, message, address, reason });
+      } catch {
+        // observers never change what happens to the record
+      }
     }
     if (o.sink !== undefined) {
       try {

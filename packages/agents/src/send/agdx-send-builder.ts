@@ -41,6 +41,7 @@ import {
 } from './refinements.js';
 import type { Signer } from './signer.js';
 import { POOLED } from '../client/payload-slab.js';
+import { tracedAppend } from '../telemetry/guarded-telemetry.js';
 
 /** What a completed send reports. */
 export interface SendReceipt {
@@ -369,7 +370,10 @@ export class AgdxSendBuilder {
     const payload = encodeEnvelope(envelope, POOLED);
     const headers = core.headersFor(envelope, contentType, to.topic);
     const conversationKey = envelope.conversation.toString();
-    const at = await core.append(to.stream, to.topic, envelope.kind, envelope.target, conversationKey, [{ headers, payload }], options.signal);
+    const sent = envelope;
+    const at = await tracedAppend(core.shared.telemetry, { envelope, contentType, stream: to.stream, topic: to.topic }, headers, (traced) =>
+      core.append(to.stream, to.topic, sent.kind, sent.target, conversationKey, [{ headers: traced, payload }], options.signal),
+    );
     return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
   }
 }

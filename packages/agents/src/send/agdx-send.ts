@@ -8,6 +8,8 @@ import {
   type ConversationId,
 } from '@agdx/wire';
 import { RejectedError } from '../errors.js';
+import type { WaitEvent } from '../telemetry/agdx-telemetry.js';
+import { tracedWait } from '../telemetry/guarded-telemetry.js';
 import { replyTopicFor } from '../layouts/stream-layout.js';
 import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-message.js';
 import { checkTimeoutMs } from '../replies/reply-hub.js';
@@ -118,14 +120,17 @@ export class AgdxSend {
       timeoutMessage: 'the AGDX reply',
       cancelMessage: 'AGDX reply wait aborted',
     });
-    try {
-      await command.send({ signal: options.signal });
-      pending.sent();
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    const reply = await pending.reply;
+    const waitEvent = (): WaitEvent => ({ kind: 'input', requester: to.source, target, conversation: to.conversation, correlation });
+    const send = async (): Promise<void> => {
+      try {
+        await command.send({ signal: options.signal });
+        pending.sent();
+      } catch (error) {
+        pending.cancel();
+        throw error;
+      }
+    };
+    const reply = await tracedWait(core.shared.telemetry, waitEvent, send, () => pending.reply);
     if (reply.envelope?.kind === 'error') {
       let message = REJECTED;
       try {

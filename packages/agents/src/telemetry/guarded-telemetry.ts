@@ -1,0 +1,130 @@
+/**
+ * Call-site helpers that keep a misbehaving telemetry hook from changing delivery: a hook that
+ * throws is treated as absent, and the SDK's own errors always win over the hook's.
+ */
+import type { RecordHeaders } from '@agdx/wire';
+import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
+import type { AgdxTelemetry, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
+import { withTelemetryHeaders } from './telemetry-headers.js';
+
+/** Starts a send span, or `undefined` when the hook is absent or throws. */
+export function startSend(telemetry: AgdxTelemetry, event: SendEvent): SendSpan | undefined {
+  try {
+    return telemetry.onSend(event);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The record headers with the span's headers added (the block itself when the span adds none). */
+export function sendHeaders(span: SendSpan | undefined, headers: RecordHeaders): RecordHeaders {
+  const extra = span?.headers;
+  return extra === undefined || extra.length === 0 ? headers : withTelemetryHeaders(headers, extra);
+}
+
+/** Ends a send span, swallowing the hook's errors. */
+export function endSend(span: SendSpan | undefined, position: MessagePosition | undefined, error?: unknown): void {
+  try {
+    span?.end(position, error);
+  } catch {
+    // An observer's failure never changes what the send reports.
+  }
+}
+
+/**
+ * Runs `append` inside a send span: starts it, adds its headers, ends it with the position or
+ * the error (which is rethrown unchanged).
+ */
+export async function tracedAppend<P extends MessagePosition>(
+  telemetry: AgdxTelemetry | undefined,
+  event: SendEvent,
+  headers: RecordHeaders,
+  append: (headers: RecordHeaders) => Promise<P>,
+): Promise<P> {
+  if (telemetry === undefined) return append(headers);
+  const span = startSend(telemetry, event);
+  let position: P;
+  try {
+    position = await append(sendHeaders(span, headers));
+  } catch (error) {
+    endSend(span, undefined, error);
+    throw error;
+  }
+  endSend(span, position);
+  return position;
+}
+
+/** Starts a handle span, or `undefined` when the hook is absent or throws. */
+export function startHandle(telemetry: AgdxTelemetry | undefined, event: HandleEvent): HandleSpan | undefined {
+  if (telemetry === undefined) return undefined;
+  try {
+    return telemetry.onHandle(event);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `work` inside a span's context when there is one (a hook failing to enter it runs `work` plainly). */
+export function runIn<T>(span: HandleSpan | WaitSpan | undefined, work: () => Promise<T>): Promise<T> {
+  if (span === undefined) return work();
+  let entered = false;
+  try {
+    return span.run(() => {
+      entered = true;
+      return work();
+    });
+  } catch (error) {
+    // The hook threw before running the work: run it without the span. Once entered, the error is the work's own.
+    if (entered) throw error;
+    return work();
+  }
+}
+
+/** Ends a handle span, swallowing the hook's errors. */
+export function endHandle(span: HandleSpan | undefined, outcome: Parameters<HandleSpan['end']>[0], error?: unknown): void {
+  try {
+    span?.end(outcome, error);
+  } catch {
+    // observers never change the outcome
+  }
+}
+
+/**
+ * Runs a correlated wait inside a wait span: `send` publishes the request inside the span's
+ * context, and `reply` is awaited for the span's end.
+ */
+export async function tracedWait<R extends AgentMessage>(
+  telemetry: AgdxTelemetry | undefined,
+  event: () => WaitEvent,
+  send: () => Promise<void>,
+  reply: () => Promise<R>,
+): Promise<R> {
+  if (telemetry === undefined) {
+    await send();
+    return reply();
+  }
+  let span: WaitSpan | undefined;
+  try {
+    span = telemetry.onWait(event());
+  } catch {
+    span = undefined;
+  }
+  let answer: R;
+  try {
+    await runIn(span, send);
+    answer = await reply();
+  } catch (error) {
+    endWait(span, undefined, error);
+    throw error;
+  }
+  endWait(span, answer);
+  return answer;
+}
+
+function endWait(span: WaitSpan | undefined, reply: AgentMessage | undefined, error?: unknown): void {
+  try {
+    span?.end(reply, error);
+  } catch {
+    // observers never change the answer
+  }
+}
