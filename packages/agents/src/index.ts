@@ -115,5 +115,5 @@ export { QuarantineOperation, quarantine, readQuarantine, unquarantine } from '.
 export type { QuarantineFactOptions, QuarantineView, ReadQuarantineOptions } from './registry/quarantine.js';
 
 // --- telemetry hook (implemented by @agdx/otel) ---
-export type { AgdxTelemetry, DeadLetterEvent, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './telemetry/agdx-telemetry.js';
+export type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './telemetry/agdx-telemetry.js';
 export { MAX_TELEMETRY_HEADERS, withTelemetryHeaders } from './telemetry/telemetry-headers.js';

@@ -16,10 +16,10 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AgdxTelemetry, AgentMessage, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, WaitEvent, WaitSpan } from '@agdx/agents';
+import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, WaitEvent, WaitSpan } from '@agdx/agents';
 import type { TokenUsage } from '@agdx/wire';
 import type { AgdxMetrics } from './agdx-metrics.js';
-import { envelopeAttributes, operationOf, toNumber } from './envelope-attributes.js';
+import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
 import { LocalParents } from './local-parents.js';
 import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr } from './semantic-conventions.js';
 import { readTraceHeaders, traceHeaders } from './trace-headers.js';
@@ -64,6 +64,47 @@ export class OtelTelemetry implements AgdxTelemetry {
         } else {
           failSpan(span, error);
         }
+        span.end();
+      },
+    };
+  }
+
+  /**
+   * One PRODUCER span for a whole chunk stream, with an event per append: `chat` for a model
+   * answer (with `gen_ai.usage.*` from the terminal chunk), `execute_tool <tool>` for streamed
+   * tool arguments, `stream <purpose>` otherwise.
+   */
+  onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan {
+    const opening = event.opening;
+    const purpose = opening.operation;
+    const attributes = envelopeAttributes(opening, event.stream, event.topic);
+    attributes[MessagingAttr.operationName] = 'send';
+    attributes[MessagingAttr.operationType] = 'send';
+    if (opening.channel !== undefined) attributes[AgdxAttr.channel] = opening.channel.toString();
+    const operation = opening.tool !== undefined ? 'execute_tool' : purpose === 'chat' ? 'chat' : undefined;
+    if (operation !== undefined) attributes[GenAiAttr.operationName] = operation;
+    const name = opening.tool !== undefined ? `execute_tool ${opening.tool}` : purpose === 'chat' ? 'chat' : `stream ${purpose ?? 'chunks'}`;
+    const parent = this.#parentOf(opening.source.value, opening.conversation.toString(), opening.cause?.toString());
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.PRODUCER, attributes }, parent);
+    const metrics = this.#metrics;
+    const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: 'chunk' };
+    let chunks = 0;
+    return {
+      headers: traceHeaders(span.spanContext()),
+      appended(count: number): void {
+        chunks += count;
+        span.addEvent('chunks appended', { [AgdxAttr.chunks]: count });
+        metrics.chunks.add(count, measured);
+        metrics.sent.add(count, measured);
+      },
+      end(finishReason: string | undefined, usage: TokenUsage | undefined, error?: unknown): void {
+        span.setAttribute(AgdxAttr.chunks, chunks);
+        if (finishReason !== undefined) span.setAttribute(GenAiAttr.finishReasons, [finishReason]);
+        if (usage !== undefined) {
+          span.setAttributes(usageAttributes(usage));
+          recordTokens(metrics, usage, operation);
+        }
+        if (error !== undefined) failSpan(span, error);
         span.end();
       },
     };
@@ -192,6 +233,13 @@ function plainAttributes(message: AgentMessage, stream: string, topic: string): 
 
 function failSpan(span: Span, error: unknown): void {
   if (error instanceof Error) span.recordException(error);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : error === undefined ? undefined : String(error) });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
+}
+
+// Errors, AGDX error bodies (`{ message }`) and anything else a hook may be handed.
+function messageOf(error: unknown): string | undefined {
+  if (error === undefined) return undefined;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
 }
 

@@ -85,6 +85,20 @@ describe('the demo scenario on MemoryLog', () => {
     expect(answered.length).toBe(1);
     expect(parentOf(spans, answered[0]!)).toBe(approver);
     expect(inSession.every((s) => s.status.code !== SpanStatusCode.ERROR)).toBe(true);
+
+    // A chunk stream is one span with an event per append, not one span per chunk.
+    const chat = inSession.filter((s) => s.name === 'chat');
+    expect(chat.length).toBe(1);
+    expect(parentOf(spans, chat[0]!)).toBe(worker);
+    expect(chat[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 12,
+      'gen_ai.usage.output_tokens': 5,
+      'gen_ai.response.finish_reasons': ['stop'],
+      'agdx.chunks': 2,
+    });
+    expect(chat[0]!.events.map((e) => e.name)).toEqual(['chunks appended', 'chunks appended']);
+    expect(inSession.filter((s) => s.name === 'stream reasoning').length).toBe(1);
   });
 
   it('counts records, handler time and reply latency', async () => {
@@ -98,6 +112,11 @@ describe('the demo scenario on MemoryLog', () => {
     expect(histogramCount(metrics.get(MetricName.handlerDuration))).toBe(counterSum(handled));
     // operator → planner, planner → worker, worker → approver.
     expect(histogramCount(metrics.get(MetricName.replyLatency))).toBe(3);
+    expect(counterSum(metrics.get(MetricName.chunks))).toBe(4);
+    const tokens = metrics.get(MetricName.tokenUsage);
+    const sumOf = (type: string) => tokens?.dataPoints.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((n, p) => n + (p.value as { sum: number }).sum, 0);
+    expect(sumOf('input')).toBe(12);
+    expect(sumOf('output')).toBe(5);
   });
 
   it('renders the trace as a text tree', async () => {

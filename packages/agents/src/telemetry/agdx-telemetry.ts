@@ -4,7 +4,7 @@
  * implementation such as `@agdx/otel` turns these calls into spans and metrics. With no hook
  * installed every call site costs one `undefined` check.
  */
-import type { AgentEnvelope, AgentId, ConversationId, CorrelationId } from '@agdx/wire';
+import type { AgentEnvelope, AgentId, ConversationId, CorrelationId, TokenUsage } from '@agdx/wire';
 import type { RecordAddress } from '../agent/log-position.js';
 import type { RecordOutcome } from '../agent/record-pipeline.js';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
@@ -84,6 +84,26 @@ export interface DeadLetterEvent {
   readonly reason: number;
 }
 
+/** A chunk stream opening (its first chunk, which carries the purpose as its operation). */
+export interface ChunkStreamEvent {
+  /** The opening chunk as it will be published. */
+  readonly opening: AgentEnvelope;
+  /** Target stream. */
+  readonly stream: string;
+  /** Target topic (before layout routing). */
+  readonly topic: string;
+}
+
+/** The hook's handle on one chunk stream: one span for the whole stream, not one per chunk. */
+export interface ChunkStreamSpan {
+  /** String headers every record of the stream carries (see {@link SendSpan.headers}). */
+  readonly headers?: ReadonlyArray<readonly [string, string]> | undefined;
+  /** One append of `count` records of the stream succeeded. */
+  appended(count: number): void;
+  /** The stream ended: finished (with its finish reason and usage) or failed with `error`. */
+  end(finishReason: string | undefined, usage: TokenUsage | undefined, error?: unknown): void;
+}
+
 /**
  * What a telemetry implementation provides. Every method may return `undefined` to ignore the
  * event. The SDK never lets a hook's exception change what happens to a record: calls are
@@ -92,6 +112,8 @@ export interface DeadLetterEvent {
 export interface AgdxTelemetry {
   /** Called before every envelope append (sends, publishes, replies, chunk batches). */
   onSend(event: SendEvent): SendSpan | undefined;
+  /** Called when a chunk writer publishes its first chunk. */
+  onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan | undefined;
   /** Called before an agent runs its handler on a record. */
   onHandle(event: HandleEvent): HandleSpan | undefined;
   /** Called when a correlated wait starts, before its request is sent. */

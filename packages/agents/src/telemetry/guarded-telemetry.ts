@@ -2,9 +2,9 @@
  * Call-site helpers that keep a misbehaving telemetry hook from changing delivery: a hook that
  * throws is treated as absent, and the SDK's own errors always win over the hook's.
  */
-import type { RecordHeaders } from '@agdx/wire';
+import type { RecordHeaders, TokenUsage } from '@agdx/wire';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
-import type { AgdxTelemetry, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
+import type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
 import { withTelemetryHeaders } from './telemetry-headers.js';
 
 /** Starts a send span, or `undefined` when the hook is absent or throws. */
@@ -17,7 +17,7 @@ export function startSend(telemetry: AgdxTelemetry, event: SendEvent): SendSpan 
 }
 
 /** The record headers with the span's headers added (the block itself when the span adds none). */
-export function sendHeaders(span: SendSpan | undefined, headers: RecordHeaders): RecordHeaders {
+export function sendHeaders(span: SendSpan | ChunkStreamSpan | undefined, headers: RecordHeaders): RecordHeaders {
   const extra = span?.headers;
   return extra === undefined || extra.length === 0 ? headers : withTelemetryHeaders(headers, extra);
 }
@@ -126,5 +126,33 @@ function endWait(span: WaitSpan | undefined, reply: AgentMessage | undefined, er
     span?.end(reply, error);
   } catch {
     // observers never change the answer
+  }
+}
+
+/** Starts a chunk-stream span, or `undefined` when the hook is absent or throws. */
+export function startChunkStream(telemetry: AgdxTelemetry | undefined, event: ChunkStreamEvent): ChunkStreamSpan | undefined {
+  if (telemetry === undefined) return undefined;
+  try {
+    return telemetry.onChunkStream(event);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reports an append of a chunk stream, swallowing the hook's errors. */
+export function chunksAppended(span: ChunkStreamSpan | undefined, count: number): void {
+  try {
+    span?.appended(count);
+  } catch {
+    // observers never change the stream
+  }
+}
+
+/** Ends a chunk-stream span, swallowing the hook's errors. */
+export function endChunkStream(span: ChunkStreamSpan | undefined, finishReason: string | undefined, usage: TokenUsage | undefined, error?: unknown): void {
+  try {
+    span?.end(finishReason, usage, error);
+  } catch {
+    // observers never change the stream
   }
 }
