@@ -44,11 +44,14 @@ export class OtelTelemetry implements AgdxTelemetry {
   /** A PRODUCER span around one append; its context travels in the record's headers. */
   onSend(event: SendEvent): SendSpan {
     const envelope = event.envelope;
-    const attributes = envelopeAttributes(envelope, event.stream, event.topic);
-    attributes[MessagingAttr.operationName] = 'send';
-    attributes[MessagingAttr.operationType] = 'send';
     const parent = this.#parentOf(envelope.source.value, envelope.conversation.toString(), envelope.cause?.toString());
-    const span = this.#tracer.startSpan(`send ${event.topic}`, { kind: SpanKind.PRODUCER, attributes }, parent);
+    const span = this.#tracer.startSpan(`send ${event.topic}`, { kind: SpanKind.PRODUCER }, parent);
+    if (span.isRecording()) {
+      const attributes = envelopeAttributes(envelope, event.stream, event.topic);
+      attributes[MessagingAttr.operationName] = 'send';
+      attributes[MessagingAttr.operationType] = 'send';
+      span.setAttributes(attributes);
+    }
     const metrics = this.#metrics;
     const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: envelope.kind };
     const usage = envelope.usage;
@@ -77,15 +80,18 @@ export class OtelTelemetry implements AgdxTelemetry {
   onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan {
     const opening = event.opening;
     const purpose = opening.operation;
-    const attributes = envelopeAttributes(opening, event.stream, event.topic);
-    attributes[MessagingAttr.operationName] = 'send';
-    attributes[MessagingAttr.operationType] = 'send';
-    if (opening.channel !== undefined) attributes[AgdxAttr.channel] = opening.channel.toString();
     const operation = opening.tool !== undefined ? 'execute_tool' : purpose === 'chat' ? 'chat' : undefined;
-    if (operation !== undefined) attributes[GenAiAttr.operationName] = operation;
     const name = opening.tool !== undefined ? `execute_tool ${opening.tool}` : purpose === 'chat' ? 'chat' : `stream ${purpose ?? 'chunks'}`;
     const parent = this.#parentOf(opening.source.value, opening.conversation.toString(), opening.cause?.toString());
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.PRODUCER, attributes }, parent);
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.PRODUCER }, parent);
+    if (span.isRecording()) {
+      const attributes = envelopeAttributes(opening, event.stream, event.topic);
+      attributes[MessagingAttr.operationName] = 'send';
+      attributes[MessagingAttr.operationType] = 'send';
+      if (opening.channel !== undefined) attributes[AgdxAttr.channel] = opening.channel.toString();
+      if (operation !== undefined) attributes[GenAiAttr.operationName] = operation;
+      span.setAttributes(attributes);
+    }
     const metrics = this.#metrics;
     const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: 'chunk' };
     let chunks = 0;
@@ -116,19 +122,22 @@ export class OtelTelemetry implements AgdxTelemetry {
     const envelope = message.envelope;
     const address = event.address;
     const remote = readTraceHeaders(message.headers);
-    const attributes: Attributes = envelope !== undefined ? envelopeAttributes(envelope, address.stream, address.topic) : plainAttributes(message, address.stream, address.topic);
-    // The handling agent is who this span is about; the record's author is the peer.
-    attributes[GenAiAttr.agentId] = event.agent.value;
-    attributes[GenAiAttr.agentName] = event.agent.value;
-    attributes[MessagingAttr.operationName] = 'process';
-    attributes[MessagingAttr.operationType] = 'process';
-    attributes[MessagingAttr.partitionId] = String(address.partition);
-    attributes[AgdxAttr.offset] = Number(address.offset);
     const tool = envelope?.tool;
     const name = tool !== undefined ? `execute_tool ${tool}` : `process ${address.topic}`;
     const parent = remote === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, remote);
     const links = remote === undefined ? [] : [{ context: remote }];
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes, links }, parent);
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.CONSUMER, links }, parent);
+    if (span.isRecording()) {
+      const attributes: Attributes = envelope !== undefined ? envelopeAttributes(envelope, address.stream, address.topic) : plainAttributes(message, address.stream, address.topic);
+      // The handling agent is who this span is about; the record's author is the peer.
+      attributes[GenAiAttr.agentId] = event.agent.value;
+      attributes[GenAiAttr.agentName] = event.agent.value;
+      attributes[MessagingAttr.operationName] = 'process';
+      attributes[MessagingAttr.operationType] = 'process';
+      attributes[MessagingAttr.partitionId] = String(address.partition);
+      attributes[AgdxAttr.offset] = Number(address.offset);
+      span.setAttributes(attributes);
+    }
     const started = performance.now();
     const local = this.#local;
     const conversation = message.provenance.conversation.toString();
@@ -155,24 +164,9 @@ export class OtelTelemetry implements AgdxTelemetry {
     const requester = event.requester.value;
     const conversation = event.conversation.toString();
     const target = event.target?.value;
-    const attributes: Attributes = {
-      [GenAiAttr.conversationId]: conversation,
-      [MessagingAttr.conversationId]: event.correlation.toString(),
-      [AgdxAttr.waitKind]: event.kind,
-      [MessagingAttr.system]: MESSAGING_SYSTEM,
-    };
-    if (event.kind === 'request') {
-      attributes[GenAiAttr.operationName] = 'invoke_agent';
-      if (target !== undefined) {
-        attributes[GenAiAttr.agentId] = target;
-        attributes[GenAiAttr.agentName] = target;
-      }
-    } else {
-      attributes[GenAiAttr.operationName] = 'human_input';
-      attributes[GenAiAttr.agentId] = requester;
-    }
     const name = event.kind === 'request' ? `invoke_agent ${target ?? 'any'}` : `human_input ${target ?? 'any'}`;
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, this.#parentOf(requester, conversation, undefined));
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT }, this.#parentOf(requester, conversation, undefined));
+    if (span.isRecording()) span.setAttributes(waitAttributes(event, conversation, requester, target));
     const started = performance.now();
     const local = this.#local;
     const metrics = this.#metrics;
@@ -219,6 +213,26 @@ function recordTokens(metrics: AgdxMetrics, usage: TokenUsage, operation: string
   const base: Attributes = operation === undefined ? {} : { [GenAiAttr.operationName]: operation };
   metrics.tokenUsage.record(toNumber(usage.inputTokens), { ...base, [GenAiAttr.tokenType]: 'input' });
   metrics.tokenUsage.record(toNumber(usage.outputTokens), { ...base, [GenAiAttr.tokenType]: 'output' });
+}
+
+function waitAttributes(event: WaitEvent, conversation: string, requester: string, target: string | undefined): Attributes {
+  const attributes: Attributes = {
+    [GenAiAttr.conversationId]: conversation,
+    [MessagingAttr.conversationId]: event.correlation.toString(),
+    [AgdxAttr.waitKind]: event.kind,
+    [MessagingAttr.system]: MESSAGING_SYSTEM,
+  };
+  if (event.kind === 'request') {
+    attributes[GenAiAttr.operationName] = 'invoke_agent';
+    if (target !== undefined) {
+      attributes[GenAiAttr.agentId] = target;
+      attributes[GenAiAttr.agentName] = target;
+    }
+  } else {
+    attributes[GenAiAttr.operationName] = 'human_input';
+    attributes[GenAiAttr.agentId] = requester;
+  }
+  return attributes;
 }
 
 function plainAttributes(message: AgentMessage, stream: string, topic: string): Attributes {
