@@ -29,7 +29,7 @@ import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOP
 import { ClientCore } from './client-core.js';
 import { POOLED } from './payload-slab.js';
 import type { AgdxTelemetry, WaitEvent } from '../telemetry/agdx-telemetry.js';
-import { tracedAppend, tracedWait } from '../telemetry/guarded-telemetry.js';
+import { sendAndWait, tracedAppend } from '../telemetry/guarded-telemetry.js';
 
 /** Options of {@link AgdxClient.from}. */
 export interface AgdxClientOptions {
@@ -340,16 +340,7 @@ export class AgdxClient {
       conversation: request.conversation,
       correlation,
     });
-    const send = async (): Promise<void> => {
-      try {
-        await request.send({ signal: options.signal });
-        pending.sent();
-      } catch (error) {
-        pending.cancel();
-        throw error;
-      }
-    };
-    return tracedWait(core.shared.telemetry, waitEvent, send, () => pending.reply);
+    return sendAndWait(core.shared.telemetry, waitEvent, () => request.send({ signal: options.signal }), pending);
   }
 
   /**

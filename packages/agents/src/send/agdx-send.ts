@@ -9,7 +9,7 @@ import {
 } from '@agdx/wire';
 import { RejectedError } from '../errors.js';
 import type { WaitEvent } from '../telemetry/agdx-telemetry.js';
-import { tracedWait } from '../telemetry/guarded-telemetry.js';
+import { sendAndWait } from '../telemetry/guarded-telemetry.js';
 import { replyTopicFor } from '../layouts/stream-layout.js';
 import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-message.js';
 import { checkTimeoutMs } from '../replies/reply-hub.js';
@@ -121,16 +121,7 @@ export class AgdxSend {
       cancelMessage: 'AGDX reply wait aborted',
     });
     const waitEvent = (): WaitEvent => ({ kind: 'input', requester: to.source, target, conversation: to.conversation, correlation });
-    const send = async (): Promise<void> => {
-      try {
-        await command.send({ signal: options.signal });
-        pending.sent();
-      } catch (error) {
-        pending.cancel();
-        throw error;
-      }
-    };
-    const reply = await tracedWait(core.shared.telemetry, waitEvent, send, () => pending.reply);
+    const reply = await sendAndWait(core.shared.telemetry, waitEvent, () => command.send({ signal: options.signal }), pending);
     if (reply.envelope?.kind === 'error') {
       let message = REJECTED;
       try {

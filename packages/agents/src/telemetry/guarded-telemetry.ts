@@ -4,16 +4,22 @@
  */
 import type { RecordHeaders, TokenUsage } from '@agdx/wire';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
+import type { PendingReply } from '../replies/reply-hub.js';
 import type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
 import { withTelemetryHeaders } from './telemetry-headers.js';
 
-/** Starts a send span, or `undefined` when the hook is absent or throws. */
-export function startSend(telemetry: AgdxTelemetry, event: SendEvent): SendSpan | undefined {
+/** What `call` returns, or `undefined` when it throws: a failing hook counts as absent. */
+function guarded<T>(call: () => T | undefined): T | undefined {
   try {
-    return telemetry.onSend(event);
+    return call();
   } catch {
     return undefined;
   }
+}
+
+/** Starts a send span, or `undefined` when the hook is absent or throws. */
+export function startSend(telemetry: AgdxTelemetry, event: SendEvent): SendSpan | undefined {
+  return guarded(() => telemetry.onSend(event));
 }
 
 /** The record headers with the span's headers added (the block itself when the span adds none). */
@@ -56,12 +62,7 @@ export async function tracedAppend<P extends MessagePosition>(
 
 /** Starts a handle span, or `undefined` when the hook is absent or throws. */
 export function startHandle(telemetry: AgdxTelemetry | undefined, event: HandleEvent): HandleSpan | undefined {
-  if (telemetry === undefined) return undefined;
-  try {
-    return telemetry.onHandle(event);
-  } catch {
-    return undefined;
-  }
+  return telemetry === undefined ? undefined : guarded(() => telemetry.onHandle(event));
 }
 
 /** Runs `work` inside a span's context when there is one (a hook failing to enter it runs `work` plainly). */
@@ -90,29 +91,34 @@ export function endHandle(span: HandleSpan | undefined, outcome: Parameters<Hand
 }
 
 /**
- * Runs a correlated wait inside a wait span: `send` publishes the request inside the span's
- * context, and `reply` is awaited for the span's end.
+ * Sends a request and waits for its answer, inside a wait span when a hook is installed: the
+ * send runs in the span's context; a failed send cancels the wait and rethrows, a sent one tells
+ * the wait so (`pending.sent()`).
  */
-export async function tracedWait<R extends AgentMessage>(
+export async function sendAndWait(
   telemetry: AgdxTelemetry | undefined,
   event: () => WaitEvent,
-  send: () => Promise<void>,
-  reply: () => Promise<R>,
-): Promise<R> {
+  send: () => Promise<unknown>,
+  pending: PendingReply,
+): Promise<AgentMessage> {
+  const publish = async (): Promise<void> => {
+    try {
+      await send();
+      pending.sent();
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+  };
   if (telemetry === undefined) {
-    await send();
-    return reply();
+    await publish();
+    return pending.reply;
   }
-  let span: WaitSpan | undefined;
+  const span = guarded(() => telemetry.onWait(event()));
+  let answer: AgentMessage;
   try {
-    span = telemetry.onWait(event());
-  } catch {
-    span = undefined;
-  }
-  let answer: R;
-  try {
-    await runIn(span, send);
-    answer = await reply();
+    await runIn(span, publish);
+    answer = await pending.reply;
   } catch (error) {
     endWait(span, undefined, error);
     throw error;
@@ -131,12 +137,7 @@ function endWait(span: WaitSpan | undefined, reply: AgentMessage | undefined, er
 
 /** Starts a chunk-stream span, or `undefined` when the hook is absent or throws. */
 export function startChunkStream(telemetry: AgdxTelemetry | undefined, event: ChunkStreamEvent): ChunkStreamSpan | undefined {
-  if (telemetry === undefined) return undefined;
-  try {
-    return telemetry.onChunkStream(event);
-  } catch {
-    return undefined;
-  }
+  return telemetry === undefined ? undefined : guarded(() => telemetry.onChunkStream(event));
 }
 
 /** Reports an append of a chunk stream, swallowing the hook's errors. */

@@ -10,10 +10,14 @@ const text = new TextEncoder();
 
 export const Agents = { planner: AgentId.new('planner'), worker: AgentId.new('worker'), approver: AgentId.new('approver'), operator: AgentId.new('operator') };
 
-/** Spawns the three agents and waits until they are ready. */
-export async function spawnFabric(client: AgdxClient): Promise<AgentHandle[]> {
+/** One of the fabric's agents. */
+export type Role = 'worker' | 'planner' | 'approver';
+
+/** Spawns the agents named in `roles` (default all three) and waits until they are ready. */
+export async function spawnFabric(client: AgdxClient, roles: readonly Role[] = ['worker', 'planner', 'approver']): Promise<AgentHandle[]> {
   const common = (id: AgentId, listen: string) => Agent.builder().id(id).listenOn(listen).retry({ maxAttempts: 1, baseDelayMs: 10 }).heartbeats(false).pollInterval(5);
-  const worker = common(Agents.worker, AgentTopic.Sessions)
+  const spawned: AgentHandle[] = [];
+  if (roles.includes('worker')) spawned.push(common(Agents.worker, AgentTopic.Sessions)
     .respondOn(AgentTopic.Sessions)
     .serves(['summarize'])
     .handler({
@@ -33,8 +37,8 @@ export async function spawnFabric(client: AgdxClient): Promise<AgentHandle[]> {
       },
     })
     .build()
-    .spawn(client);
-  const planner = common(Agents.planner, AgentTopic.Sessions)
+    .spawn(client));
+  if (roles.includes('planner')) spawned.push(common(Agents.planner, AgentTopic.Sessions)
     .respondOn(AgentTopic.Sessions)
     .serves(['plan'])
     .handler({
@@ -49,8 +53,8 @@ export async function spawnFabric(client: AgdxClient): Promise<AgentHandle[]> {
       },
     })
     .build()
-    .spawn(client);
-  const approver = common(Agents.approver, AgentTopic.HumanInput)
+    .spawn(client));
+  if (roles.includes('approver')) spawned.push(common(Agents.approver, AgentTopic.HumanInput)
     .handler({
       handle: async (message, ctx) => {
         if (message.envelope?.kind !== 'command' || message.envelope.correlation === undefined) return;
@@ -58,10 +62,9 @@ export async function spawnFabric(client: AgdxClient): Promise<AgentHandle[]> {
       },
     })
     .build()
-    .spawn(client);
-  const handles = [worker, planner, approver];
-  await Promise.all(handles.map((h) => h.ready()));
-  return handles;
+    .spawn(client));
+  await Promise.all(spawned.map((h) => h.ready()));
+  return spawned;
 }
 
 /** The operator asks the planner to plan; resolves with the planner's answer text. */

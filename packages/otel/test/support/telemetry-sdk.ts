@@ -51,9 +51,9 @@ export function histogramCount(metric: MetricData | undefined): number {
   return count;
 }
 
-/** Polls `condition` until it holds (bounded: 400 rounds of 25 ms). */
-export async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let round = 0; round < 400; round++) {
+/** Polls `condition` until it holds (bounded: `rounds` of 25 ms, default 800, 20 s). */
+export async function until(condition: () => boolean, what: string, rounds = 800): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
     if (condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
