@@ -90,3 +90,20 @@ describe('agdx demo --serve', () => {
     }
   }, 80_000);
 });
+
+describe('agdx demo --otel', () => {
+  it('prints the conversation as one trace across planner, worker and approver', async () => {
+    const result = await runAgdx(['demo', '--otel'], 60_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    const tree = out.slice(out.indexOf('OpenTelemetry trace of the conversation'));
+    // One block holds the whole exchange: each handle sits under the send that wrote its record.
+    const block = tree.split('\ntrace ').find((b) => b.includes('invoke_agent planner')) ?? '';
+    expect(block).toMatch(/process agent\.sessions {2}\[consumer agent=planner/);
+    expect(block).toMatch(/invoke_agent worker[\s\S]*process agent\.sessions {2}\[consumer agent=worker/);
+    expect(block).toMatch(/human_input approver[\s\S]*process agent\.human_input {2}\[consumer agent=approver/);
+    expect(block).toMatch(/chat {2}\[producer agent=worker finish=stop tokens=\d+\/\d+ chunks=\d+/);
+    expect(block).toMatch(/execute_tool search_incidents/);
+  }, 70_000);
+});
