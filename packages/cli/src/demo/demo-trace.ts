@@ -4,7 +4,8 @@
  */
 import type { AgdxClient } from '@agdx/agents';
 import { instrument, renderTraceTree, type Instrumentation } from '@agdx/otel';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** Polling bound while the last handler spans end: 200 rounds of 10 ms. */
 const SETTLE_ROUNDS = 200;
@@ -12,11 +13,17 @@ const SETTLE_ROUNDS = 200;
 /** The demo's trace recorder. */
 export class DemoTrace {
   readonly #exporter = new InMemorySpanExporter();
-  readonly #provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(this.#exporter)] });
+  readonly #provider: BasicTracerProvider;
   readonly #instrumentation: Instrumentation;
 
-  /** Instruments `laser`; call before any agent is spawned. */
-  constructor(laser: AgdxClient) {
+  /**
+   * Instruments `laser`; call before any agent is spawned. With `otlpUrl` the spans are also
+   * exported with OTLP/HTTP (JSON encoding) to that URL, for example `http://127.0.0.1:4318/v1/traces`.
+   */
+  constructor(laser: AgdxClient, otlpUrl?: string) {
+    const processors: SpanProcessor[] = [new SimpleSpanProcessor(this.#exporter)];
+    if (otlpUrl !== undefined) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: otlpUrl })));
+    this.#provider = new BasicTracerProvider({ spanProcessors: processors });
     this.#instrumentation = instrument(laser, { tracerProvider: this.#provider });
   }
 
@@ -33,7 +40,7 @@ export class DemoTrace {
     return renderTraceTree(spans.filter((s) => traces.has(s.spanContext().traceId)));
   }
 
-  /** Removes the instrumentation and stops the provider. */
+  /** Removes the instrumentation and stops the provider (which flushes the OTLP export). */
   async close(): Promise<void> {
     this.#instrumentation.uninstall();
     await this.#provider.shutdown();

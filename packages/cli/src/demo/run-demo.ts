@@ -33,6 +33,8 @@ export interface DemoOptions {
   readonly mockModel?: boolean | undefined;
   /** Instrument the demo with @agdx/otel and print its trace as a tree at the end. */
   readonly otel?: boolean | undefined;
+  /** With `otel`, also export the spans with OTLP/HTTP to this URL. */
+  readonly otlpUrl?: string | undefined;
 }
 
 const text = new TextEncoder();
@@ -100,7 +102,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
   const log = await openLog(options.iggy, io.signal);
   const stream = options.stream ?? (options.iggy === undefined ? 'agdx-demo' : `agdx-demo-${Date.now().toString(36)}`);
   const laser = AgdxClient.from(log.transport, { stream });
-  const trace = options.otel === true ? new DemoTrace(laser) : undefined;
+  const trace = options.otel === true ? new DemoTrace(laser, options.otlpUrl) : undefined;
   const handles: AgentHandle[] = [];
   let server: LoopbackServer | undefined;
   try {
