@@ -40,9 +40,17 @@ export class DemoTrace {
     return renderTraceTree(spans.filter((s) => traces.has(s.spanContext().traceId)));
   }
 
-  /** Removes the instrumentation and stops the provider (which flushes the OTLP export). */
-  async close(): Promise<void> {
+  /**
+   * Removes the instrumentation and stops the provider, which flushes the OTLP export. Resolves
+   * with why the export failed, if it did: an unreachable collector is a warning, not a failed demo.
+   */
+  async close(): Promise<string | undefined> {
     this.#instrumentation.uninstall();
-    await this.#provider.shutdown();
+    try {
+      await this.#provider.shutdown();
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 }

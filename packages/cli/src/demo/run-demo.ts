@@ -287,7 +287,8 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     await server?.close();
     await Promise.allSettled(handles.map((handle) => handle.shutdown()));
     await laser.close();
-    await trace?.close();
+    const exportFailure = await trace?.close();
+    if (exportFailure !== undefined) line(io.err, `agdx demo: the OTLP export failed: ${exportFailure}`);
     await log.close();
   }
 }
