@@ -20,7 +20,7 @@ export interface SizeEntry {
 }
 
 /** The runtime-neutral packages (DESIGN.md section 3): everything but the Node-only ones. */
-export const NEUTRAL_PACKAGES = ['wire', 'sign', 'transport', 'agents', 'sessions', 'bridge-kit', 'bridge-a2a', 'bridge-mcp', 'agui', 'ai-sdk'];
+export const NEUTRAL_PACKAGES = ['wire', 'sign', 'transport', 'agents', 'sessions', 'bridge-kit', 'bridge-a2a', 'bridge-mcp', 'agui', 'ai-sdk', 'otel'];
 
 /**
  * Bundles `source`, an ES module importing the package's built entry (`./dist/index.js`) from

@@ -116,3 +116,7 @@ export type { ControlRequest, HeldRecord } from './control/session-control-state
 // --- registry facts ---
 export { QuarantineOperation, quarantine, readQuarantine, unquarantine } from './registry/quarantine.js';
 export type { QuarantineFactOptions, QuarantineView, ReadQuarantineOptions } from './registry/quarantine.js';
+
+// --- telemetry hook (implemented by @agdx/otel) ---
+export type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './telemetry/agdx-telemetry.js';
+export { MAX_TELEMETRY_HEADERS, withTelemetryHeaders } from './telemetry/telemetry-headers.js';

@@ -1,6 +1,8 @@
 /** `agdx demo` runs to the end on the embedded log and its transcript tells every step. */
 import { DEMO_STEPS } from '@agdx/cli';
 import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runAgdx } from './support.js';
 
 const CROCKFORD_ID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/;
@@ -89,4 +91,52 @@ describe('agdx demo --serve', () => {
       expect(await exited).toBe(0);
     }
   }, 80_000);
+});
+
+describe('agdx demo --otel', () => {
+  it('prints the conversation as one trace across planner, worker and approver', async () => {
+    const result = await runAgdx(['demo', '--otel'], 60_000);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    const tree = out.slice(out.indexOf('OpenTelemetry trace of the conversation'));
+    // One block holds the whole exchange: each handle sits under the send that wrote its record.
+    const block = tree.split('\ntrace ').find((b) => b.includes('invoke_agent planner')) ?? '';
+    expect(block).toMatch(/process agent\.sessions {2}\[consumer agent=planner/);
+    expect(block).toMatch(/invoke_agent worker[\s\S]*process agent\.sessions {2}\[consumer agent=worker/);
+    expect(block).toMatch(/human_input approver[\s\S]*process agent\.human_input {2}\[consumer agent=approver/);
+    expect(block).toMatch(/chat {2}\[producer agent=worker finish=stop tokens=\d+\/\d+ chunks=\d+/);
+    expect(block).toMatch(/execute_tool search_incidents/);
+  }, 70_000);
+});
+
+describe('agdx demo --otel --otlp URL', () => {
+  it('exports the spans with OTLP/HTTP to the URL', async () => {
+    const posts: Array<{ path: string; type: string; bytes: number }> = [];
+    const collector = createServer((request, response) => {
+      let bytes = 0;
+      request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      request.on('end', () => {
+        posts.push({ path: request.url ?? '', type: String(request.headers['content-type']), bytes });
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (collector.address() as AddressInfo).port;
+      const result = await runAgdx(['demo', '--otel', '--otlp', `http://127.0.0.1:${port}/v1/traces`], 60_000);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(posts.length).toBeGreaterThan(0);
+      expect(posts[0]).toMatchObject({ path: '/v1/traces', type: 'application/json' });
+      expect(posts.reduce((n, p) => n + p.bytes, 0)).toBeGreaterThan(1000);
+    } finally {
+      await new Promise((resolve) => collector.close(resolve));
+    }
+  }, 70_000);
+
+  it('refuses --otlp without --otel, and a URL that is not http(s)', async () => {
+    expect((await runAgdx(['demo', '--otlp', 'http://127.0.0.1:1/v1/traces'], 30_000)).code).toBe(2);
+    expect((await runAgdx(['demo', '--otel', '--otlp', 'file:///etc/passwd'], 30_000)).code).toBe(2);
+  }, 70_000);
 });

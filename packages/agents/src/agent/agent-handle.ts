@@ -65,6 +65,7 @@ export class AgentHandle {
             verifier: client.verifier,
             blobStore: client.blobStore,
             onError: client.onError,
+            telemetry: client.telemetry,
           });
     let markReady!: () => void;
     let failReady!: (error: unknown) => void;
@@ -325,6 +326,7 @@ export class AgentHandle {
       onOutcome: (outcome) => {
         this.#stats[outcome]++;
       },
+      telemetry: client.telemetry,
     });
     const consumePipeline = pipeline;
     const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);

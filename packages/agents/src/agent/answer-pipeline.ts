@@ -118,9 +118,13 @@ export class AnswerEffects implements AppendIssuer {
     const window = this.#window;
     this.#acks.push(
       this.#appender.append(append).then(
-        () => window.release(bytes),
+        (at) => {
+          window.release(bytes);
+          append.acknowledged?.(at);
+        },
         (error: unknown) => {
           window.release(bytes);
+          append.acknowledged?.(undefined, error);
           this.#failure ??= { error };
         },
       ),

@@ -23,6 +23,8 @@ import { describeError, HandlerError, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
+import type { AgdxTelemetry, HandleSpan } from '../telemetry/agdx-telemetry.js';
+import { endHandle, runIn, startHandle } from '../telemetry/guarded-telemetry.js';
 
 /** How a record ended, for metrics and tests. */
 export type RecordOutcome =
@@ -71,6 +73,8 @@ export interface RecordPipelineOptions {
   readonly signal: AbortSignal;
   /** Told about every outcome. */
   readonly onOutcome: ((outcome: RecordOutcome, address: RecordAddress) => void) | undefined;
+  /** The client's telemetry hook, when installed. */
+  readonly telemetry?: AgdxTelemetry | undefined;
 }
 
 /** One agent's per-record consume step. */
@@ -144,7 +148,7 @@ export class RecordPipeline {
     }
 
     const idempotencyKey = message.provenance.idempotencyKey;
-    if (idempotencyKey === undefined) return this.#handle(message, record, address, undefined, turn, false);
+    if (idempotencyKey === undefined) return this.#traced(message, record, address, undefined, turn, false);
     const key = processedKey(this.#me, idempotencyKey);
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
@@ -160,11 +164,27 @@ export class RecordPipeline {
     this.#inflight.set(key, new Promise<void>((resolve) => (finish = resolve)));
     try {
       if (await o.processedKeys.has(key)) return 'duplicate';
-      return await this.#handle(message, record, address, key, turn, released);
+      return await this.#traced(message, record, address, key, turn, released);
     } finally {
       this.#inflight.delete(key);
       finish();
     }
+  }
+
+  /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed. */
+  async #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
+    const span = startHandle(this.#o.telemetry, { agent: this.#o.me, message, address });
+    if (span === undefined) return this.#handle(message, record, address, key, turn, turnReleased, undefined);
+    const failure: { error?: unknown } = {};
+    let outcome: RecordOutcome;
+    try {
+      outcome = await this.#handle(message, record, address, key, turn, turnReleased, span, failure);
+    } catch (error) {
+      endHandle(span, 'dead-lettered', error);
+      throw error;
+    }
+    endHandle(span, outcome, failure.error);
+    return outcome;
   }
 
   async #handle(
@@ -174,6 +194,8 @@ export class RecordPipeline {
     key: string | undefined,
     turn: HandlerTurn,
     turnReleased: boolean,
+    span: HandleSpan | undefined,
+    failure?: { error?: unknown },
   ): Promise<RecordOutcome> {
     const o = this.#o;
 
@@ -199,7 +221,7 @@ export class RecordPipeline {
       try {
         let settle: (() => Promise<void>) | undefined;
         try {
-          settle = await o.invoke(message, attempt);
+          settle = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
         } finally {
           end();
           released = true;
@@ -208,6 +230,7 @@ export class RecordPipeline {
         if (settle !== undefined) await settle();
         break;
       } catch (thrown) {
+        if (failure !== undefined) failure.error = thrown;
         const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
         if (!isRetryable(error)) {
           await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
@@ -239,6 +262,13 @@ export class RecordPipeline {
       await o.deadLetters.write(letter);
     } catch (error) {
       publishError = error;
+    }
+    if (o.telemetry !== undefined) {
+      try {
+        o.telemetry.onDeadLetter({ agent: o.me, message, address, reason });
+      } catch {
+        // observers never change what happens to the record
+      }
     }
     if (o.sink !== undefined) {
       try {

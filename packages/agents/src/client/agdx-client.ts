@@ -28,6 +28,8 @@ import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
 import { POOLED } from './payload-slab.js';
+import type { AgdxTelemetry, WaitEvent } from '../telemetry/agdx-telemetry.js';
+import { sendAndWait, tracedAppend } from '../telemetry/guarded-telemetry.js';
 
 /** Options of {@link AgdxClient.from}. */
 export interface AgdxClientOptions {
@@ -53,6 +55,8 @@ export interface AgdxClientOptions {
   readonly blobStore?: BlobStore | undefined;
   /** ULID source for record, correlation and channel ids (default the process-wide `MintUlid`). */
   readonly ids?: UlidGenerator | undefined;
+  /** A telemetry hook to install from the start (see {@link AgdxClient.instrument}). */
+  readonly telemetry?: AgdxTelemetry | undefined;
 }
 
 /** Options of {@link AgdxClient.bootstrap}. */
@@ -132,7 +136,7 @@ export class AgdxClient {
         blobStore: options.blobStore,
         ids: options.ids,
         onError: checkOnError(options.onError),
-        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false },
+        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry },
       }),
     );
   }
@@ -278,8 +282,10 @@ export class AgdxClient {
       validateEnvelope(envelope);
     }
     const payload = encodeEnvelope(envelope, POOLED);
-    const headers = core.headersFor(envelope, ct, topic);
-    const at = await core.append(stream, topic, envelope.kind, envelope.target, envelope.conversation.toString(), [{ headers, payload }], options.signal);
+    const signed = envelope;
+    const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
+      core.append(stream, topic, signed.kind, signed.target, signed.conversation.toString(), [{ headers, payload }], options.signal),
+    );
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
   }
 
@@ -326,14 +332,28 @@ export class AgdxClient {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
-    try {
-      await request.send({ signal: options.signal });
-      pending.sent();
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    return pending.reply;
+    const core = this.#core;
+    const waitEvent = (): WaitEvent => ({
+      kind: 'request',
+      requester: request.source,
+      target: request.target,
+      conversation: request.conversation,
+      correlation,
+    });
+    return sendAndWait(core.shared.telemetry, waitEvent, () => request.send({ signal: options.signal }), pending);
+  }
+
+  /**
+   * Installs (or with `undefined` removes) the telemetry hook every client derived from this one
+   * and every agent spawned on it afterwards reports to. `@agdx/otel`'s `instrument` calls this.
+   */
+  instrument(telemetry: AgdxTelemetry | undefined): void {
+    this.#core.shared.telemetry = telemetry;
+  }
+
+  /** The installed telemetry hook, when any. */
+  get telemetry(): AgdxTelemetry | undefined {
+    return this.#core.shared.telemetry;
   }
 
   /** Stops every reply hub (pending waits reject with CancelledError). The transport stays open. */

@@ -20,6 +20,7 @@ import { routeRecord, type StreamLayout } from '../layouts/stream-layout.js';
 import type { MessagePosition } from '../message/agent-message.js';
 import { ReplyHub } from '../replies/reply-hub.js';
 import type { Verifier } from '../replies/verifier.js';
+import type { AgdxTelemetry } from '../telemetry/agdx-telemetry.js';
 import { ON_FIRST_USE_TOPICS } from './agent-topic.js';
 
 /** State every client derived from one `AgdxClient.from` shares (hubs, created topics). */
@@ -34,6 +35,8 @@ export interface SharedClientState {
   readonly headerBlocks: Map<string, RecordHeaders>;
   /** Set by close(). */
   closed: boolean;
+  /** The installed telemetry hook (`AgdxClient.instrument`), shared by every derived client. */
+  telemetry: AgdxTelemetry | undefined;
 }
 
 /** Where a batch landed. */

@@ -42,6 +42,7 @@ import {
 } from './refinements.js';
 import type { Signer } from './signer.js';
 import { POOLED } from '../client/payload-slab.js';
+import { endSend, sendHeaders, startSend } from '../telemetry/guarded-telemetry.js';
 
 /** What a completed send reports. */
 export interface SendReceipt {
@@ -338,7 +339,14 @@ export class AgdxSendBuilder {
   async sendReceipt(options: SendOptions = {}): Promise<SendReceipt> {
     const { append, envelope, contentType } = await this.#prepare();
     const to = this.#to;
-    const at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, options.signal);
+    let at: MessagePosition;
+    try {
+      at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, options.signal);
+    } catch (error) {
+      append.acknowledged?.(undefined, error);
+      throw error;
+    }
+    append.acknowledged?.(at);
     return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
   }
 
@@ -389,6 +397,10 @@ export class AgdxSendBuilder {
     validateEnvelope(envelope);
     const payload = encodeEnvelope(envelope, POOLED);
     const headers = core.headersFor(envelope, contentType, to.topic);
+    // A send span starts here so its trace context rides in the record's headers; it ends when
+    // the append is acknowledged, by whichever path issues it.
+    const telemetry = core.shared.telemetry;
+    const span = telemetry === undefined ? undefined : startSend(telemetry, { envelope, contentType, stream: to.stream, topic: to.topic });
     const append: PreparedAppend = {
       core,
       stream: to.stream,
@@ -396,7 +408,8 @@ export class AgdxSendBuilder {
       kind: envelope.kind,
       target: envelope.target,
       conversationKey: envelope.conversation.toString(),
-      records: [{ headers, payload }],
+      records: [{ headers: sendHeaders(span, headers), payload }],
+      acknowledged: span === undefined ? undefined : (at, error) => endSend(span, at, error),
     };
     return { append, envelope, contentType };
   }

@@ -8,6 +8,8 @@ import {
   type ConversationId,
 } from '@agdx/wire';
 import { RejectedError } from '../errors.js';
+import type { WaitEvent } from '../telemetry/agdx-telemetry.js';
+import { sendAndWait } from '../telemetry/guarded-telemetry.js';
 import { replyTopicFor } from '../layouts/stream-layout.js';
 import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-message.js';
 import { checkTimeoutMs } from '../replies/reply-hub.js';
@@ -118,14 +120,8 @@ export class AgdxSend {
       timeoutMessage: 'the AGDX reply',
       cancelMessage: 'AGDX reply wait aborted',
     });
-    try {
-      await command.send({ signal: options.signal });
-      pending.sent();
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    const reply = await pending.reply;
+    const waitEvent = (): WaitEvent => ({ kind: 'input', requester: to.source, target, conversation: to.conversation, correlation });
+    const reply = await sendAndWait(core.shared.telemetry, waitEvent, () => command.send({ signal: options.signal }), pending);
     if (reply.envelope?.kind === 'error') {
       let message = REJECTED;
       try {

@@ -1,6 +1,7 @@
 import type { AgentEnvelope, AgentId } from '@agdx/wire';
 import type { AppendRecord } from '@agdx/transport';
 import type { ClientCore } from '../client/client-core.js';
+import type { MessagePosition } from '../message/agent-message.js';
 
 /** One append a send builder or chunk writer has fully prepared (validated, governed, signed, encoded). */
 export interface PreparedAppend {
@@ -18,6 +19,11 @@ export interface PreparedAppend {
   readonly conversationKey: string;
   /** The encoded records, in order. */
   readonly records: readonly AppendRecord[];
+  /**
+   * Told once how the append ended (where it landed, or the error), by whoever awaited its
+   * acknowledgment; the send's telemetry span ends there. Must not throw.
+   */
+  readonly acknowledged?: ((at: MessagePosition | undefined, error?: unknown) => void) | undefined;
 }
 
 /**

@@ -22,6 +22,8 @@ import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
 import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 import { POOLED } from '../client/payload-slab.js';
+import type { ChunkStreamSpan } from '../telemetry/agdx-telemetry.js';
+import { chunksAppended, endChunkStream, sendHeaders, startChunkStream } from '../telemetry/guarded-telemetry.js';
 
 /** The largest chunk body: 64 KiB. */
 export const MAX_CHUNK_BODY_BYTES = 65_536;
@@ -70,6 +72,8 @@ export class AgdxChunkWriter {
   // undefined: not built yet; null: this stream uses the generic path.
   #encoder: ChunkEncoder | null | undefined;
   #issuer: AppendIssuer | undefined;
+  // null: not started; undefined: no telemetry hook (or it declined).
+  #span: ChunkStreamSpan | undefined | null = null;
 
   /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
   constructor(
@@ -210,10 +214,17 @@ export class AgdxChunkWriter {
     if (issuer !== undefined) {
       // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
       this.#pending = [];
-      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch });
+      const span = this.#span;
+      const acknowledged = span
+        ? (at: unknown): void => {
+            if (at !== undefined) chunksAppended(span, batch.length);
+          }
+        : undefined;
+      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
       return;
     }
     await this.#core.append(this.#stream, this.#topic, 'chunk', this.#target, this.#conversationKey, batch, options.signal);
+    if (this.#span) chunksAppended(this.#span, batch.length);
     // Only a successful append drops them, so a failed flush can be retried.
     if (this.#pending === batch) this.#pending = [];
     else this.#pending.splice(0, batch.length);
@@ -232,6 +243,7 @@ export class AgdxChunkWriter {
     this.#terminal = true;
     await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
     await this.flush(options);
+    if (this.#span) endChunkStream(this.#span, finishReason, usage);
   }
 
   /**
@@ -246,6 +258,7 @@ export class AgdxChunkWriter {
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
     await this.#enqueue(envelope, ContentType.cbor);
     await this.flush(options);
+    if (this.#span) endChunkStream(this.#span, undefined, undefined, error);
   }
 
   /** What every record of the stream carries: the terminal error, every chunk, the encoder's probe. */
@@ -292,6 +305,7 @@ export class AgdxChunkWriter {
       if (envelope.kind === 'chunk') this.#next--;
       throw error;
     }
+    if (this.#span === null) this.#span = startChunkStream(core.shared.telemetry, { opening: envelope, stream: this.#stream, topic: this.#topic });
     this.#push(encodeEnvelope(envelope, POOLED), contentType);
   }
 
@@ -325,7 +339,7 @@ export class AgdxChunkWriter {
   // Every record of one stream shares its header block (same author, session, addressee, topic).
   #headersOf(contentType: number): RecordHeaders {
     if (this.#headers !== undefined && this.#headersFor === contentType) return this.#headers;
-    const headers = this.#core.headersFor(this.#streamFields(), contentType, this.#topic);
+    const headers = sendHeaders(this.#span ?? undefined, this.#core.headersFor(this.#streamFields(), contentType, this.#topic));
     if (contentType === this.#contentType) {
       this.#headers = headers;
       this.#headersFor = contentType;

@@ -15,6 +15,7 @@ import { formatLogPosition, formatPosition } from '../position.js';
 import { line, type CommandIo } from '../io.js';
 import type { LoopbackServer } from '../http-server.js';
 import { DemoAgents, spawnDemoAgents } from './demo-agents.js';
+import { DemoTrace } from './demo-trace.js';
 import { startDemoServer } from './demo-server.js';
 import { clip, Transcript } from './transcript.js';
 
@@ -30,6 +31,10 @@ export interface DemoOptions {
   readonly port?: number | undefined;
   /** The worker writes its summary with a model call (the AI SDK's mock model), recorded by `@agdx/ai-sdk`. */
   readonly mockModel?: boolean | undefined;
+  /** Instrument the demo with @agdx/otel and print its trace as a tree at the end. */
+  readonly otel?: boolean | undefined;
+  /** With `otel`, also export the spans with OTLP/HTTP to this URL. */
+  readonly otlpUrl?: string | undefined;
 }
 
 const text = new TextEncoder();
@@ -97,6 +102,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
   const log = await openLog(options.iggy, io.signal);
   const stream = options.stream ?? (options.iggy === undefined ? 'agdx-demo' : `agdx-demo-${Date.now().toString(36)}`);
   const laser = AgdxClient.from(log.transport, { stream });
+  const trace = options.otel === true ? new DemoTrace(laser, options.otlpUrl) : undefined;
   const handles: AgentHandle[] = [];
   let server: LoopbackServer | undefined;
   try {
@@ -257,6 +263,11 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     for (const [row, count] of runs(timeline.items.map((event) => `${event.display.padEnd(18)} ${(event.agent ?? '-').padEnd(10)} ${clip(event.summary, 60)}`))) {
       t.note(count > 1 ? `${row} ×${count}` : row);
     }
+    if (trace !== undefined) {
+      line(io.out);
+      line(io.out, 'OpenTelemetry trace of the conversation (@agdx/otel):');
+      line(io.out, await trace.tree(conversation.toString()));
+    }
     line(io.out);
     line(io.out, `demo finished in ${t.elapsedMs()} ms`);
 
@@ -276,6 +287,8 @@ export async function runDemo(options: DemoOptions, io: CommandIo): Promise<void
     await server?.close();
     await Promise.allSettled(handles.map((handle) => handle.shutdown()));
     await laser.close();
+    const exportFailure = await trace?.close();
+    if (exportFailure !== undefined) line(io.err, `agdx demo: the OTLP export failed: ${exportFailure}`);
     await log.close();
   }
 }

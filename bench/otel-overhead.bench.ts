@@ -1,0 +1,93 @@
+// What @agdx/otel costs on an agent round trip on MemoryLog: a requester sends an AGDX command
+// with `laser.request` to an echo agent built with Agent.builder(), which answers with
+// ctx.respond. Ours: the same exchange on a client instrumented with `instrument(laser)`,
+// (a) with the global no-op providers (instrumentation installed, no SDK), (b) with the SDK's
+// BasicTracerProvider and InMemorySpanExporter (cleared between batches). Baseline, same run:
+// the identical exchange on an uninstrumented client. Each pair runs in alternating rounds and is
+// reported as round trips per CPU second of this process (process.cpuUsage, user + system),
+// min/median/max over the rounds, with the ratio ours / baseline per round; the load average is
+// printed before and after. Prints one JSON object.
+import { loadavg } from 'node:os';
+import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+import { instrument } from '@agdx/otel';
+import { MemoryLog } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { compareAlternating, sinkBit, type Contender } from './support/alternating.js';
+import { machine } from './support/machine.js';
+
+const STREAM = 'bench';
+const BODY = new TextEncoder().encode('summarize incident 42');
+const ROUNDS = Number(process.env.AGDX_BENCH_ROUNDS ?? 9);
+const WARMUP = 3_000;
+
+async function roundTrip(setup: (laser: AgdxClient) => void): Promise<{ contender: Contender; stop: () => Promise<void> }> {
+  const laser = AgdxClient.from(new MemoryLog(), { stream: STREAM });
+  setup(laser);
+  await laser.bootstrap(1);
+  const agent = Agent.builder()
+    .id('echo')
+    .listenOn(AgentTopic.Commands)
+    .respondOn(AgentTopic.Responses)
+    .followControl(false)
+    .heartbeats(false)
+    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
+    .spawn(laser);
+  await agent.ready();
+  const planner = AgentId.new('planner');
+  const conversation = ConversationId.new();
+  const run = async (): Promise<void> => {
+    const request = laser.agdx(AgentTopic.Commands, planner, conversation).command(MintUlid.mint(CorrelationId), BODY).withTarget('echo');
+    await laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 10_000 });
+  };
+  return {
+    contender: { run, async: true },
+    stop: async () => {
+      await agent.shutdown();
+      await laser.close();
+    },
+  };
+}
+
+const loadBefore = loadavg();
+const off = await roundTrip(() => undefined);
+const noop = await roundTrip((laser) => instrument(laser));
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const sdk = await roundTrip((laser) => instrument(laser, { tracerProvider }));
+// Finished spans would pile up over the run: drop them every 4,096 round trips.
+let sdkRuns = 0;
+const sdkContender: Contender = {
+  async: true,
+  run: async (i) => {
+    if (++sdkRuns % 4096 === 0) exporter.reset();
+    await sdk.contender.run(i);
+  },
+};
+
+// Warm every path up first, so calibration and the first rounds do not time the JIT.
+for (const side of [off.contender, noop.contender, sdkContender, off.contender]) for (let i = 0; i < WARMUP; i++) await side.run(i);
+
+const noopVsOff = await compareAlternating(noop.contender, off.contender, { rounds: ROUNDS });
+const sdkVsOff = await compareAlternating(sdkContender, off.contender, { rounds: ROUNDS });
+await Promise.all([off.stop(), noop.stop(), sdk.stop()]);
+await tracerProvider.shutdown();
+
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      benchmark: 'otel-overhead',
+      unit: 'agent round trips (request → handler → correlated reply) per CPU second of this process',
+      machine: machine(),
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadavg(),
+      noopProviderVsUninstrumented: noopVsOff,
+      inMemorySdkVsUninstrumented: sdkVsOff,
+      overheadNoopPercent: Number(((1 / noopVsOff.ratio.median - 1) * 100).toFixed(1)),
+      overheadSdkPercent: Number(((1 / sdkVsOff.ratio.median - 1) * 100).toFixed(1)),
+      sink: sinkBit(),
+    },
+    null,
+    2,
+  )}\n`,
+);

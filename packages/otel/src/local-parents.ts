@@ -1,0 +1,54 @@
+/**
+ * In-process parents for runtimes without a context manager. Browsers and edge runtimes (and
+ * Node without `AsyncLocalStorageContextManager`) lose the active span across `await`, so a
+ * send made inside a handler would start a new trace. While a handler or a wait runs, its span
+ * is registered here under the agent and session it acts for, and under the record it handles,
+ * so a send can still find its parent: first by the record it answers (`cause`), then by its
+ * author and session. Concurrent handlers of one agent in one session share the newest entry.
+ */
+import type { SpanContext } from '@opentelemetry/api';
+
+/** The registry. Entries are removed when their scope ends, so it holds only running work. */
+export class LocalParents {
+  readonly #byRecord = new Map<string, SpanContext>();
+  readonly #byActor = new Map<string, SpanContext[]>();
+
+  /** Registers a scope; the returned function removes it. */
+  enter(agent: string, conversation: string, record: string | undefined, context: SpanContext): () => void {
+    const actor = actorKey(agent, conversation);
+    let stack = this.#byActor.get(actor);
+    if (stack === undefined) this.#byActor.set(actor, (stack = []));
+    stack.push(context);
+    if (record !== undefined) this.#byRecord.set(record, context);
+    return () => {
+      const list = this.#byActor.get(actor);
+      if (list !== undefined) {
+        const at = list.lastIndexOf(context);
+        if (at >= 0) list.splice(at, 1);
+        if (list.length === 0) this.#byActor.delete(actor);
+      }
+      if (record !== undefined && this.#byRecord.get(record) === context) this.#byRecord.delete(record);
+    };
+  }
+
+  /** The parent of a send by `agent` in `conversation` answering `cause`, when one is running. */
+  find(agent: string, conversation: string, cause: string | undefined): SpanContext | undefined {
+    if (cause !== undefined) {
+      const byCause = this.#byRecord.get(cause);
+      if (byCause !== undefined) return byCause;
+    }
+    const stack = this.#byActor.get(actorKey(agent, conversation));
+    return stack === undefined ? undefined : stack[stack.length - 1];
+  }
+
+  /** Number of running scopes (for tests: everything ended leaves it empty). */
+  get size(): number {
+    let n = 0;
+    for (const list of this.#byActor.values()) n += list.length;
+    return n;
+  }
+}
+
+function actorKey(agent: string, conversation: string): string {
+  return `${agent}\u0000${conversation}`;
+}

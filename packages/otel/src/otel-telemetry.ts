@@ -1,0 +1,259 @@
+/**
+ * The OpenTelemetry implementation of `@agdx/agents`' telemetry hook: PRODUCER spans for sends,
+ * CONSUMER spans for handled records (children of the send that wrote them, through the
+ * `traceparent` header, and linked to it), CLIENT spans for request-to-reply and human-input
+ * waits, and the metrics.
+ */
+import {
+  context as contextApi,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, WaitEvent, WaitSpan } from '@agdx/agents';
+import type { TokenUsage } from '@agdx/wire';
+import type { AgdxMetrics } from './agdx-metrics.js';
+import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
+import { LocalParents } from './local-parents.js';
+import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr } from './semantic-conventions.js';
+import { readTraceHeaders, traceHeaders } from './trace-headers.js';
+
+/** The telemetry hook `instrument` installs. */
+export class OtelTelemetry implements AgdxTelemetry {
+  readonly #tracer: Tracer;
+  readonly #metrics: AgdxMetrics;
+  readonly #local = new LocalParents();
+
+  /** A hook writing spans to `tracer` and measurements to `metrics`. */
+  constructor(tracer: Tracer, metrics: AgdxMetrics) {
+    this.#tracer = tracer;
+    this.#metrics = metrics;
+  }
+
+  /** Running handler and wait scopes (0 when everything has ended). */
+  get runningScopes(): number {
+    return this.#local.size;
+  }
+
+  /** A PRODUCER span around one append; its context travels in the record's headers. */
+  onSend(event: SendEvent): SendSpan {
+    const envelope = event.envelope;
+    const parent = this.#parentOf(envelope.source.value, envelope.conversation.toString(), envelope.cause?.toString());
+    const span = this.#tracer.startSpan(`send ${event.topic}`, { kind: SpanKind.PRODUCER }, parent);
+    if (span.isRecording()) {
+      const attributes = envelopeAttributes(envelope, event.stream, event.topic);
+      attributes[MessagingAttr.operationName] = 'send';
+      attributes[MessagingAttr.operationType] = 'send';
+      span.setAttributes(attributes);
+    }
+    const metrics = this.#metrics;
+    const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: envelope.kind };
+    const usage = envelope.usage;
+    const operation = operationOf(envelope);
+    return {
+      headers: traceHeaders(span.spanContext()),
+      end(position: MessagePosition | undefined, error?: unknown): void {
+        if (position !== undefined) {
+          span.setAttribute(MessagingAttr.partitionId, String(position.partition));
+          span.setAttribute(AgdxAttr.offset, Number(position.offset));
+          metrics.sent.add(1, measured);
+          if (usage !== undefined) recordTokens(metrics, usage, operation);
+        } else {
+          failSpan(span, error);
+        }
+        span.end();
+      },
+    };
+  }
+
+  /**
+   * One PRODUCER span for a whole chunk stream, with an event per append: `chat` for a model
+   * answer (with `gen_ai.usage.*` from the terminal chunk), `execute_tool <tool>` for streamed
+   * tool arguments, `stream <purpose>` otherwise.
+   */
+  onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan {
+    const opening = event.opening;
+    const purpose = opening.operation;
+    const operation = opening.tool !== undefined ? 'execute_tool' : purpose === 'chat' ? 'chat' : undefined;
+    const name = opening.tool !== undefined ? `execute_tool ${opening.tool}` : purpose === 'chat' ? 'chat' : `stream ${purpose ?? 'chunks'}`;
+    const parent = this.#parentOf(opening.source.value, opening.conversation.toString(), opening.cause?.toString());
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.PRODUCER }, parent);
+    if (span.isRecording()) {
+      const attributes = envelopeAttributes(opening, event.stream, event.topic);
+      attributes[MessagingAttr.operationName] = 'send';
+      attributes[MessagingAttr.operationType] = 'send';
+      if (opening.channel !== undefined) attributes[AgdxAttr.channel] = opening.channel.toString();
+      if (operation !== undefined) attributes[GenAiAttr.operationName] = operation;
+      span.setAttributes(attributes);
+    }
+    const metrics = this.#metrics;
+    const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: 'chunk' };
+    let chunks = 0;
+    return {
+      headers: traceHeaders(span.spanContext()),
+      appended(count: number): void {
+        chunks += count;
+        span.addEvent('chunks appended', { [AgdxAttr.chunks]: count });
+        metrics.chunks.add(count, measured);
+        metrics.sent.add(count, measured);
+      },
+      end(finishReason: string | undefined, usage: TokenUsage | undefined, error?: unknown): void {
+        span.setAttribute(AgdxAttr.chunks, chunks);
+        if (finishReason !== undefined) span.setAttribute(GenAiAttr.finishReasons, [finishReason]);
+        if (usage !== undefined) {
+          span.setAttributes(usageAttributes(usage));
+          recordTokens(metrics, usage, operation);
+        }
+        if (error !== undefined) failSpan(span, error);
+        span.end();
+      },
+    };
+  }
+
+  /** A CONSUMER span around a handler, continuing the trace its record's `traceparent` names. */
+  onHandle(event: HandleEvent): HandleSpan {
+    const message = event.message;
+    const envelope = message.envelope;
+    const address = event.address;
+    const remote = readTraceHeaders(message.headers);
+    const tool = envelope?.tool;
+    const name = tool !== undefined ? `execute_tool ${tool}` : `process ${address.topic}`;
+    const parent = remote === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, remote);
+    const links = remote === undefined ? [] : [{ context: remote }];
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.CONSUMER, links }, parent);
+    if (span.isRecording()) {
+      const attributes: Attributes = envelope !== undefined ? envelopeAttributes(envelope, address.stream, address.topic) : plainAttributes(message, address.stream, address.topic);
+      // The handling agent is who this span is about; the record's author is the peer.
+      attributes[GenAiAttr.agentId] = event.agent.value;
+      attributes[GenAiAttr.agentName] = event.agent.value;
+      attributes[MessagingAttr.operationName] = 'process';
+      attributes[MessagingAttr.operationType] = 'process';
+      attributes[MessagingAttr.partitionId] = String(address.partition);
+      attributes[AgdxAttr.offset] = Number(address.offset);
+      span.setAttributes(attributes);
+    }
+    const started = performance.now();
+    const local = this.#local;
+    const conversation = message.provenance.conversation.toString();
+    const record = envelope?.record?.toString();
+    const metrics = this.#metrics;
+    const agent = event.agent.value;
+    return {
+      run<T>(attempt: () => Promise<T>): Promise<T> {
+        return runScoped(span, local, agent, conversation, record, attempt);
+      },
+      end(outcome: RecordOutcome, error?: unknown): void {
+        span.setAttribute(AgdxAttr.outcome, outcome);
+        if (outcome === 'dead-lettered') failSpan(span, error);
+        span.end();
+        const measured: Attributes = { [GenAiAttr.agentId]: agent, [MessagingAttr.destinationName]: address.topic, [AgdxAttr.outcome]: outcome };
+        metrics.handled.add(1, measured);
+        metrics.handlerDuration.record((performance.now() - started) / 1000, measured);
+      },
+    };
+  }
+
+  /** A CLIENT span from a request (or prompt) to its correlated answer. */
+  onWait(event: WaitEvent): WaitSpan {
+    const requester = event.requester.value;
+    const conversation = event.conversation.toString();
+    const target = event.target?.value;
+    const name = event.kind === 'request' ? `invoke_agent ${target ?? 'any'}` : `human_input ${target ?? 'any'}`;
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT }, this.#parentOf(requester, conversation, undefined));
+    if (span.isRecording()) span.setAttributes(waitAttributes(event, conversation, requester, target));
+    const started = performance.now();
+    const local = this.#local;
+    const metrics = this.#metrics;
+    return {
+      run<T>(send: () => Promise<T>): Promise<T> {
+        return runScoped(span, local, requester, conversation, undefined, send);
+      },
+      end(reply: AgentMessage | undefined, error?: unknown): void {
+        const kind = reply?.envelope?.kind;
+        if (kind !== undefined) span.setAttribute(AgdxAttr.kind, kind);
+        if (reply === undefined) failSpan(span, error);
+        else if (kind === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: 'answered with an error envelope' });
+        span.end();
+        metrics.replyLatency.record((performance.now() - started) / 1000, { [AgdxAttr.waitKind]: event.kind, [AgdxAttr.outcome]: reply === undefined ? 'failed' : (kind ?? 'plain') });
+      },
+    };
+  }
+
+  /** Counts a dead letter and marks it on the running handle span, if any. */
+  onDeadLetter(event: DeadLetterEvent): void {
+    this.#metrics.deadLettered.add(1, { [GenAiAttr.agentId]: event.agent.value, [MessagingAttr.destinationName]: event.address.topic, [AgdxAttr.deadLetterReason]: event.reason });
+  }
+
+  // The active span when a context manager carries one, else the running local scope.
+  #parentOf(agent: string, conversation: string, cause: string | undefined): Context {
+    const active = contextApi.active();
+    const current = trace.getSpan(active);
+    if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
+    const local = this.#local.find(agent, conversation, cause);
+    return local === undefined ? active : trace.setSpanContext(active, local);
+  }
+}
+
+async function runScoped<T>(span: Span, local: LocalParents, agent: string, conversation: string, record: string | undefined, work: () => Promise<T>): Promise<T> {
+  const leave = local.enter(agent, conversation, record, span.spanContext());
+  try {
+    return await contextApi.with(trace.setSpan(contextApi.active(), span), work);
+  } finally {
+    leave();
+  }
+}
+
+function recordTokens(metrics: AgdxMetrics, usage: TokenUsage, operation: string | undefined): void {
+  const base: Attributes = operation === undefined ? {} : { [GenAiAttr.operationName]: operation };
+  metrics.tokenUsage.record(toNumber(usage.inputTokens), { ...base, [GenAiAttr.tokenType]: 'input' });
+  metrics.tokenUsage.record(toNumber(usage.outputTokens), { ...base, [GenAiAttr.tokenType]: 'output' });
+}
+
+function waitAttributes(event: WaitEvent, conversation: string, requester: string, target: string | undefined): Attributes {
+  const attributes: Attributes = {
+    [GenAiAttr.conversationId]: conversation,
+    [MessagingAttr.conversationId]: event.correlation.toString(),
+    [AgdxAttr.waitKind]: event.kind,
+    [MessagingAttr.system]: MESSAGING_SYSTEM,
+  };
+  if (event.kind === 'request') {
+    attributes[GenAiAttr.operationName] = 'invoke_agent';
+    if (target !== undefined) {
+      attributes[GenAiAttr.agentId] = target;
+      attributes[GenAiAttr.agentName] = target;
+    }
+  } else {
+    attributes[GenAiAttr.operationName] = 'human_input';
+    attributes[GenAiAttr.agentId] = requester;
+  }
+  return attributes;
+}
+
+function plainAttributes(message: AgentMessage, stream: string, topic: string): Attributes {
+  return {
+    [MessagingAttr.system]: MESSAGING_SYSTEM,
+    [MessagingAttr.destinationName]: topic,
+    [AgdxAttr.stream]: stream,
+    [AgdxAttr.kind]: 'plain',
+    [GenAiAttr.conversationId]: message.provenance.conversation.toString(),
+  };
+}
+
+function failSpan(span: Span, error: unknown): void {
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
+}
+
+// Errors, AGDX error bodies (`{ message }`) and anything else a hook may be handed.
+function messageOf(error: unknown): string | undefined {
+  if (error === undefined) return undefined;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
+}
+

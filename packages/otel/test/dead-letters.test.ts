@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { Agent, AgdxClient, AgentTopic, HandlerError, type AgentHandle } from '@agdx/agents';
+import { MemoryLog } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { instrument, MetricName } from '@agdx/otel';
+import { counterSum, memorySdk, until, type MemorySdk } from './support/telemetry-sdk.js';
+
+let sdk: MemorySdk | undefined;
+let agent: AgentHandle | undefined;
+
+afterEach(async () => {
+  await agent?.shutdown();
+  await sdk?.shutdown();
+  agent = undefined;
+  sdk = undefined;
+});
+
+describe('a dead-lettered record', () => {
+  it('ends its handle span with an error and counts a dead letter', async () => {
+    sdk = memorySdk();
+    const client = AgdxClient.from(new MemoryLog(), { stream: 's' });
+    instrument(client, { tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
+    await client.bootstrap(1);
+    const me = AgentId.new('fragile');
+    agent = Agent.builder()
+      .id(me)
+      .listenOn(AgentTopic.Sessions)
+      .heartbeats(false)
+      .pollInterval(5)
+      .retry({ maxAttempts: 1, baseDelayMs: 1 })
+      .handler({
+        handle: async () => {
+          throw new HandlerError('cannot do this');
+        },
+      })
+      .build()
+      .spawn(client);
+    await agent.ready();
+    await client.agdx(AgentTopic.Sessions, AgentId.new('caller'), ConversationId.new()).command(MintUlid.mint(CorrelationId), new Uint8Array([1])).withTarget(me).send();
+    const memory = sdk;
+    await until(() => memory.spans().some((s) => s.kind === SpanKind.CONSUMER), 'the handle span');
+    const span = memory.spans().find((s) => s.kind === SpanKind.CONSUMER)!;
+    expect(span.attributes['agdx.outcome']).toBe('dead-lettered');
+    expect(span.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'cannot do this' });
+    expect(span.events.some((e) => e.name === 'exception')).toBe(true);
+    const metrics = await memory.metrics();
+    expect(counterSum(metrics.get(MetricName.deadLettered), (a) => a['gen_ai.agent.id'] === 'fragile')).toBe(1);
+    expect(counterSum(metrics.get(MetricName.handled), (a) => a['agdx.outcome'] === 'dead-lettered')).toBe(1);
+  });
+});
