@@ -1,26 +1,8 @@
-import { MemoryLog, type LogTransport, type ReadRequest } from '@agdx/transport';
+import { countingTransport as countReads } from '@agdx/bridge-testing';
+import { MemoryLog, type LogTransport } from '@agdx/transport';
 
-/** A MemoryLog seen through a transport that counts the records its reads return. */
+/** A MemoryLog seen through bridge-testing's counting transport, with the count named as these tests read it. */
 export function countingTransport(log: MemoryLog = new MemoryLog()): { transport: LogTransport; readonly count: () => number; reset: () => void } {
-  let records = 0;
-  const transport = new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'read') {
-        return async (request: ReadRequest) => {
-          const batch = await target.read(request);
-          records += batch.length;
-          return batch;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogTransport;
-  return {
-    transport,
-    count: () => records,
-    reset: () => {
-      records = 0;
-    },
-  };
+  const counting = countReads(log);
+  return { transport: counting.transport, count: () => counting.records(), reset: () => counting.reset() };
 }
