@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AgentTopic, type AgentHandle } from '@agdx/agents';
+import { A2aBridge } from '@agdx/bridge-a2a';
+import { echoWorker, memoryClient } from '@agdx/bridge-testing';
+import { instrument } from '@agdx/otel';
+import { memorySdk, until, type MemorySdk } from './support/telemetry-sdk.js';
+
+let sdk: MemorySdk | undefined;
+let agents: AgentHandle[] = [];
+
+afterEach(async () => {
+  await Promise.all(agents.map((a) => a.shutdown()));
+  agents = [];
+  await sdk?.shutdown();
+  sdk = undefined;
+});
+
+const parentOf = (spans: ReadableSpan[], span: ReadableSpan) => spans.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId);
+
+async function setup(): Promise<{ bridge: A2aBridge; memory: MemorySdk; telemetry: ReturnType<typeof instrument> }> {
+  const memory = (sdk = memorySdk());
+  const { laser } = await memoryClient();
+  const telemetry = instrument(laser, { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
+  agents.push(await echoWorker(laser, AgentTopic.Commands, AgentTopic.Responses));
+  return { bridge: new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses), memory, telemetry };
+}
+
+const sendMessage = (id: number) => ({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: `m${id}`, role: 'user', parts: [{ text: 'hello' }] } } });
+
+describe('bridge calls', () => {
+  it('an A2A SendMessage is a SERVER span parenting the send and the worker handle span', async () => {
+    const { bridge, memory, telemetry } = await setup();
+    const response = (await bridge.handleRpc(sendMessage(1))) as { result?: { task: { id: string } } };
+    const taskId = response.result?.task.id;
+    expect(taskId).toBeTypeOf('string');
+    await until(() => memory.spans().some((s) => s.kind === SpanKind.CONSUMER), 'the worker handle span');
+    await until(() => telemetry.telemetry.runningScopes === 0, 'every scope to end');
+    const spans = memory.spans();
+    const server = spans.find((s) => s.kind === SpanKind.SERVER)!;
+    expect(server.name).toBe('a2a SendMessage');
+    expect(server.attributes['rpc.system']).toBe('jsonrpc');
+    expect(server.attributes['rpc.method']).toBe('SendMessage');
+    expect(server.attributes['gen_ai.agent.id']).toBe('a2a-gateway');
+    expect(server.attributes['gen_ai.conversation.id']).toBe(taskId);
+    expect(server.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(parentOf(spans, server)).toBeUndefined();
+
+    const send = spans.find((s) => s.kind === SpanKind.PRODUCER && s.attributes['gen_ai.agent.id'] === 'a2a-gateway')!;
+    expect(parentOf(spans, send)).toBe(server);
+    const handle = spans.find((s) => s.kind === SpanKind.CONSUMER && s.attributes['gen_ai.agent.id'] === 'worker')!;
+    expect(parentOf(spans, handle)).toBe(send);
+    expect(handle.spanContext().traceId).toBe(server.spanContext().traceId);
+  });
+
+  it('a JSON-RPC error answer marks the SERVER span failed with its code, and sends nothing under it', async () => {
+    const { bridge, memory } = await setup();
+    const response = (await bridge.handleRpc({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'not a task id' } })) as { error?: { code: number; message: string } };
+    expect(response.error?.code).toBe(-32000);
+    const server = memory.spans().find((s) => s.kind === SpanKind.SERVER)!;
+    expect(server.name).toBe('a2a GetTask');
+    expect(server.status.code).toBe(SpanStatusCode.ERROR);
+    expect(server.attributes['rpc.jsonrpc.error_code']).toBe(-32000);
+    expect(server.attributes['rpc.jsonrpc.error_message']).toBe(response.error?.message);
+    expect(memory.spans().filter((s) => s.kind === SpanKind.PRODUCER)).toHaveLength(0);
+  });
+
+  it('a malformed request is answered without a span, and an uninstalled hook reports nothing', async () => {
+    const { bridge, memory, telemetry } = await setup();
+    expect('error' in (await bridge.handleRpc({ nope: true }))).toBe(true);
+    telemetry.uninstall();
+    expect('result' in (await bridge.handleRpc(sendMessage(2)))).toBe(true);
+    expect(memory.spans().filter((s) => s.kind === SpanKind.SERVER)).toHaveLength(0);
+  });
+});
