@@ -10,23 +10,29 @@ import { ConversationId } from '@agdx/wire';
 import { instrument } from '@agdx/otel';
 import { memorySdk, until, type MemorySdk } from './support/telemetry-sdk.js';
 
-let sdk: MemorySdk | undefined;
-let agents: AgentHandle[] = [];
-
+// Stopped last-in first-out after each test: the agents before the SDK they report to.
+const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  await Promise.all(agents.map((a) => a.shutdown()));
-  agents = [];
-  await sdk?.shutdown();
-  sdk = undefined;
+  for (let next = cleanups.pop(); next !== undefined; next = cleanups.pop()) await next();
 });
+
+function freshSdk(): MemorySdk {
+  const memory = memorySdk();
+  cleanups.push(() => memory.shutdown());
+  return memory;
+}
+
+function keep(agent: AgentHandle): void {
+  cleanups.push(() => agent.shutdown());
+}
 
 const parentOf = (spans: ReadableSpan[], span: ReadableSpan) => spans.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId);
 
 async function setup(): Promise<{ bridge: A2aBridge; memory: MemorySdk; telemetry: ReturnType<typeof instrument> }> {
-  const memory = (sdk = memorySdk());
+  const memory = freshSdk();
   const { laser } = await memoryClient();
   const telemetry = instrument(laser, { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
-  agents.push(await echoWorker(laser, AgentTopic.Commands, AgentTopic.Responses));
+  keep(await echoWorker(laser, AgentTopic.Commands, AgentTopic.Responses));
   return { bridge: new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses), memory, telemetry };
 }
 
@@ -78,10 +84,10 @@ describe('bridge calls', () => {
   });
 
   it('an MCP tools/call is a SERVER span parenting the tool command, and the worker handles it in the same trace', async () => {
-    const memory = (sdk = memorySdk());
+    const memory = freshSdk();
     const { laser } = await memoryClient();
     const telemetry = instrument(laser, { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
-    agents.push(await echoWorker(laser, AgentTopic.ToolCalls, AgentTopic.ToolResults));
+    keep(await echoWorker(laser, AgentTopic.ToolCalls, AgentTopic.ToolResults));
     const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops').withTool('ask', 'ask the assistant', { type: 'object' });
     const response = await bridge.handleRpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask', arguments: {} } });
     expect('result' in response).toBe(true);
@@ -100,10 +106,10 @@ describe('bridge calls', () => {
   });
 
   it('an AG-UI run start is a SERVER span in the thread, parenting the run command', async () => {
-    const memory = (sdk = memorySdk());
+    const memory = freshSdk();
     const { laser } = await memoryClient();
     const telemetry = instrument(laser, { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
-    agents.push(await echoWorker(laser, AgentTopic.Commands, AgentTopic.Commands));
+    keep(await echoWorker(laser, AgentTopic.Commands, AgentTopic.Commands));
     const handler = createAguiHandler(laser, { topic: AgentTopic.Commands, startRuns: { source: 'ui' } });
     const thread = ConversationId.new().toString();
     const input = { threadId: thread, runId: 'r1', state: {}, tools: [], context: [], forwardedProps: {}, messages: [{ id: 'u1', role: 'user', content: 'hello' }] };
