@@ -2,7 +2,7 @@
  * The OpenTelemetry implementation of `@agdx/agents`' telemetry hook: PRODUCER spans for sends,
  * CONSUMER spans for handled records (children of the send that wrote them, through the
  * `traceparent` header, and linked to it), CLIENT spans for request-to-reply and human-input
- * waits, SERVER spans for bridge calls, and the metrics.
+ * waits, SERVER spans for bridge calls, INTERNAL spans for session operations, and the metrics.
  */
 import {
   context as contextApi,
@@ -16,7 +16,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, WaitEvent, WaitSpan } from '@agdx/agents';
+import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from '@agdx/agents';
 import type { TokenUsage } from '@agdx/wire';
 import type { AgdxMetrics } from './agdx-metrics.js';
 import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
@@ -216,6 +216,22 @@ export class OtelTelemetry implements AgdxTelemetry {
           span.setAttribute(RpcAttr.errorMessage, failure.message);
           span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
         }
+        span.end();
+      },
+    };
+  }
+
+  /** An INTERNAL span `session <operation>` around an `@agdx/sessions` append, context read or checkpoint. */
+  onSession(event: SessionEvent): SessionSpan {
+    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL });
+    if (span.isRecording()) {
+      const attributes: Attributes = { [AgdxAttr.sessionOperation]: event.operation, [GenAiAttr.conversationId]: event.conversation.toString() };
+      if (event.topic !== undefined) attributes[MessagingAttr.destinationName] = event.topic;
+      span.setAttributes(attributes);
+    }
+    return {
+      end(error?: unknown): void {
+        if (error !== undefined) failSpan(span, error);
         span.end();
       },
     };

@@ -50,6 +50,7 @@ export const AgdxAttr = {
   deadLetterReason: 'agdx.dead_letter.reason',
   waitKind: 'agdx.wait.kind',
   protocol: 'agdx.bridge.protocol',
+  sessionOperation: 'agdx.session.operation',
 } as const;
 
 /** The `messaging.system` value: AGDX records live on Apache Iggy (or a log speaking its model). */

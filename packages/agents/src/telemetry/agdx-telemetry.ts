@@ -135,6 +135,22 @@ export interface ServeSpan {
   end(failure: ServeFailure | undefined, conversation?: string | undefined): void;
 }
 
+/** One session operation of `@agdx/sessions`, reported before it runs. */
+export interface SessionEvent {
+  /** Which operation: a turn `append`, a `context` read, a `checkpoint` capture. */
+  readonly operation: 'append' | 'context' | 'checkpoint';
+  /** The session. */
+  readonly conversation: ConversationId;
+  /** The turn topic an append writes to. */
+  readonly topic?: string | undefined;
+}
+
+/** The hook's handle on one session operation; `end` is called exactly once. */
+export interface SessionSpan {
+  /** The operation finished, or failed with `error`. */
+  end(error?: unknown): void;
+}
+
 /**
  * What a telemetry implementation provides. Every method may return `undefined` to ignore the
  * event. The SDK never lets a hook's exception change what happens to a record: calls are
@@ -153,4 +169,6 @@ export interface AgdxTelemetry {
   onDeadLetter(event: DeadLetterEvent): void;
   /** Called when a bridge starts serving a call (optional: a hook without it sees no bridge calls). */
   onServe?(event: ServeEvent): ServeSpan | undefined;
+  /** Called when a session operation starts (optional: a hook without it sees no session operations). */
+  onSession?(event: SessionEvent): SessionSpan | undefined;
 }
