@@ -9,7 +9,7 @@ import type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, HandleEvent, Han
 import { withTelemetryHeaders } from './telemetry-headers.js';
 
 /** What `call` returns, or `undefined` when it throws: a failing hook counts as absent. */
-function guarded<T>(call: () => T | undefined): T | undefined {
+export function guarded<T>(call: () => T | undefined): T | undefined {
   try {
     return call();
   } catch {

@@ -3,7 +3,7 @@
  * single line and costs one `undefined` check when no hook (or a hook without `onServe`) is installed.
  */
 import type { AgdxTelemetry, ServeEvent, ServeFailure, ServeSpan } from './agdx-telemetry.js';
-import { runIn } from './guarded-telemetry.js';
+import { guarded, runIn } from './guarded-telemetry.js';
 
 /** What a served call's answer tells the span: its failure, and the session it created or named. */
 export interface ServeOutcome {
@@ -25,12 +25,8 @@ export async function tracedServe<R>(
   outcomeOf: (answer: R) => ServeOutcome,
 ): Promise<R> {
   if (telemetry?.onServe === undefined) return serve();
-  let span: ServeSpan | undefined;
-  try {
-    span = telemetry.onServe(event());
-  } catch {
-    span = undefined;
-  }
+  const onServe = telemetry.onServe.bind(telemetry);
+  const span = guarded(() => onServe(event()));
   if (span === undefined) return serve();
   let answer: R;
   try {

@@ -3,6 +3,7 @@
  * no hook (or a hook without `onSession`) is installed, and the operation's result or error unchanged.
  */
 import type { AgdxTelemetry, SessionEvent, SessionSpan } from './agdx-telemetry.js';
+import { guarded } from './guarded-telemetry.js';
 
 /**
  * Runs `operation` between the hook's `onSession` and the span's `end` (with the error when it
@@ -10,12 +11,8 @@ import type { AgdxTelemetry, SessionEvent, SessionSpan } from './agdx-telemetry.
  */
 export async function tracedSession<T>(telemetry: AgdxTelemetry | undefined, event: () => SessionEvent, operation: () => Promise<T>): Promise<T> {
   if (telemetry?.onSession === undefined) return operation();
-  let span: SessionSpan | undefined;
-  try {
-    span = telemetry.onSession(event());
-  } catch {
-    span = undefined;
-  }
+  const onSession = telemetry.onSession.bind(telemetry);
+  const span = guarded(() => onSession(event()));
   let result: T;
   try {
     result = await operation();
