@@ -16,6 +16,7 @@ import {
   type Signer,
   type SignerCheck,
   type VerifiedPrincipal,
+  tracedServe,
 } from '@agdx/agents';
 import { cardProtectedHeader, signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
 import {
@@ -36,7 +37,7 @@ import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSessi
 import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
 import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
@@ -393,6 +394,12 @@ export class A2aBridge {
       return rpcError(null, PublicErrorMessage.InvalidRequest);
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
+    const call = parsed;
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer, answeredTaskId));
+  }
+
+  // One parsed call; every failure becomes an error response.
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
     try {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
@@ -480,4 +487,11 @@ export class A2aBridge {
       signal,
     );
   }
+}
+
+// The task a successful answer names: `{ task: { id } }` for SendMessage, `{ id }` for the others.
+function answeredTaskId(result: unknown): string | undefined {
+  const task = (result as { task?: { id?: unknown } } | null)?.task ?? result;
+  const id = (task as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : undefined;
 }

@@ -8,6 +8,7 @@ import {
   type AgdxClient,
   type AgentIdLike,
   type ReplySignerPolicy,
+  tracedServe,
 } from '@agdx/agents';
 import {
   AgdxError,
@@ -34,7 +35,7 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { checkedStructuredContent, toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 import { runMemoryTool, type MemoryToolStore } from './memory-tools.js';
 
@@ -410,6 +411,12 @@ export class McpBridge {
       return rpcError(null, PublicErrorMessage.InvalidRequest);
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
+    const call = parsed;
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer));
+  }
+
+  // One parsed call; every failure becomes an error response.
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
     const { id, params } = parsed;
     try {
       switch (parsed.method) {

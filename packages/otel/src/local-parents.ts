@@ -4,7 +4,8 @@
  * send made inside a handler would start a new trace. While a handler or a wait runs, its span
  * is registered here under the agent and session it acts for, and under the record it handles,
  * so a send can still find its parent: first by the record it answers (`cause`), then by its
- * author and session. Concurrent handlers of one agent in one session share the newest entry.
+ * author and session, then by its author alone (a bridge call, which may create its session).
+ * Concurrent scopes under one key share the newest entry.
  */
 import type { SpanContext } from '@opentelemetry/api';
 
@@ -13,8 +14,8 @@ export class LocalParents {
   readonly #byRecord = new Map<string, SpanContext>();
   readonly #byActor = new Map<string, SpanContext[]>();
 
-  /** Registers a scope; the returned function removes it. */
-  enter(agent: string, conversation: string, record: string | undefined, context: SpanContext): () => void {
+  /** Registers a scope (with `conversation` undefined: any session of `agent`); the returned function removes it. */
+  enter(agent: string, conversation: string | undefined, record: string | undefined, context: SpanContext): () => void {
     const actor = actorKey(agent, conversation);
     let stack = this.#byActor.get(actor);
     if (stack === undefined) this.#byActor.set(actor, (stack = []));
@@ -37,7 +38,7 @@ export class LocalParents {
       const byCause = this.#byRecord.get(cause);
       if (byCause !== undefined) return byCause;
     }
-    const stack = this.#byActor.get(actorKey(agent, conversation));
+    const stack = this.#byActor.get(actorKey(agent, conversation)) ?? this.#byActor.get(actorKey(agent, undefined));
     return stack === undefined ? undefined : stack[stack.length - 1];
   }
 
@@ -49,6 +50,7 @@ export class LocalParents {
   }
 }
 
-function actorKey(agent: string, conversation: string): string {
-  return `${agent}\u0000${conversation}`;
+// An agent-wide key cannot collide with a session key: session keys always hold the separator.
+function actorKey(agent: string, conversation: string | undefined): string {
+  return conversation === undefined ? agent : `${agent}\u0000${conversation}`;
 }

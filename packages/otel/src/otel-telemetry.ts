@@ -2,7 +2,7 @@
  * The OpenTelemetry implementation of `@agdx/agents`' telemetry hook: PRODUCER spans for sends,
  * CONSUMER spans for handled records (children of the send that wrote them, through the
  * `traceparent` header, and linked to it), CLIENT spans for request-to-reply and human-input
- * waits, and the metrics.
+ * waits, SERVER spans for bridge calls, INTERNAL spans for session operations, and the metrics.
  */
 import {
   context as contextApi,
@@ -16,12 +16,12 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, WaitEvent, WaitSpan } from '@agdx/agents';
+import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from '@agdx/agents';
 import type { TokenUsage } from '@agdx/wire';
 import type { AgdxMetrics } from './agdx-metrics.js';
 import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
 import { LocalParents } from './local-parents.js';
-import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr } from './semantic-conventions.js';
+import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr, RpcAttr } from './semantic-conventions.js';
 import { readTraceHeaders, traceHeaders } from './trace-headers.js';
 
 /** The telemetry hook `instrument` installs. */
@@ -190,6 +190,53 @@ export class OtelTelemetry implements AgdxTelemetry {
     this.#metrics.deadLettered.add(1, { [GenAiAttr.agentId]: event.agent.value, [MessagingAttr.destinationName]: event.address.topic, [AgdxAttr.deadLetterReason]: event.reason });
   }
 
+  /**
+   * A SERVER span around one call a bridge serves (`a2a SendMessage`, `mcp tools/call`, `agui run`);
+   * the sends made while serving it are its children, and an error answer sets its status.
+   */
+  onServe(event: ServeEvent): ServeSpan {
+    const agent = event.agent.value;
+    const known = event.conversation?.toString();
+    const span = this.#tracer.startSpan(`${event.protocol} ${event.method}`, { kind: SpanKind.SERVER }, this.#parentOf(agent, known ?? '', undefined));
+    if (span.isRecording()) {
+      const attributes: Attributes = { [AgdxAttr.protocol]: event.protocol, [RpcAttr.method]: event.method, [GenAiAttr.agentId]: agent, [GenAiAttr.agentName]: agent };
+      if (event.protocol !== 'agui') attributes[RpcAttr.system] = 'jsonrpc';
+      if (known !== undefined) attributes[GenAiAttr.conversationId] = known;
+      span.setAttributes(attributes);
+    }
+    const local = this.#local;
+    return {
+      run<T>(work: () => Promise<T>): Promise<T> {
+        return runScoped(span, local, agent, known, undefined, work);
+      },
+      end(failure: ServeFailure | undefined, conversation?: string): void {
+        if (known === undefined && conversation !== undefined) span.setAttribute(GenAiAttr.conversationId, conversation);
+        if (failure !== undefined) {
+          if (failure.code !== undefined) span.setAttribute(RpcAttr.errorCode, failure.code);
+          span.setAttribute(RpcAttr.errorMessage, failure.message);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+        }
+        span.end();
+      },
+    };
+  }
+
+  /** An INTERNAL span `session <operation>` around an `@agdx/sessions` append, context read or checkpoint. */
+  onSession(event: SessionEvent): SessionSpan {
+    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL });
+    if (span.isRecording()) {
+      const attributes: Attributes = { [AgdxAttr.sessionOperation]: event.operation, [GenAiAttr.conversationId]: event.conversation.toString() };
+      if (event.topic !== undefined) attributes[MessagingAttr.destinationName] = event.topic;
+      span.setAttributes(attributes);
+    }
+    return {
+      end(error?: unknown): void {
+        if (error !== undefined) failSpan(span, error);
+        span.end();
+      },
+    };
+  }
+
   // The active span when a context manager carries one, else the running local scope.
   #parentOf(agent: string, conversation: string, cause: string | undefined): Context {
     const active = contextApi.active();
@@ -200,7 +247,7 @@ export class OtelTelemetry implements AgdxTelemetry {
   }
 }
 
-async function runScoped<T>(span: Span, local: LocalParents, agent: string, conversation: string, record: string | undefined, work: () => Promise<T>): Promise<T> {
+async function runScoped<T>(span: Span, local: LocalParents, agent: string, conversation: string | undefined, record: string | undefined, work: () => Promise<T>): Promise<T> {
   const leave = local.enter(agent, conversation, record, span.spanContext());
   try {
     return await contextApi.with(trace.setSpan(contextApi.active(), span), work);

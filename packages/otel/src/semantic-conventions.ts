@@ -31,6 +31,14 @@ export const MessagingAttr = {
   consumerGroup: 'messaging.consumer.group.name',
 } as const;
 
+/** RPC attribute names (bridge calls: A2A and MCP are JSON-RPC). */
+export const RpcAttr = {
+  system: 'rpc.system',
+  method: 'rpc.method',
+  errorCode: 'rpc.jsonrpc.error_code',
+  errorMessage: 'rpc.jsonrpc.error_message',
+} as const;
+
 /** AGDX-specific attribute names. */
 export const AgdxAttr = {
   kind: 'agdx.kind',
@@ -41,6 +49,8 @@ export const AgdxAttr = {
   chunks: 'agdx.chunks',
   deadLetterReason: 'agdx.dead_letter.reason',
   waitKind: 'agdx.wait.kind',
+  protocol: 'agdx.bridge.protocol',
+  sessionOperation: 'agdx.session.operation',
 } as const;
 
 /** The `messaging.system` value: AGDX records live on Apache Iggy (or a log speaking its model). */

@@ -1,4 +1,4 @@
-import type { AgdxClient, MessagePosition } from '@agdx/agents';
+import { tracedSession, type AgdxClient, type MessagePosition } from '@agdx/agents';
 import { ConversationId, InvalidError, UnsupportedError } from '@agdx/wire';
 import { Checkpoint } from './checkpoint/checkpoint.js';
 import { Chain, LastN, TokenBudget, type ContextPolicy } from './context/context-policy.js';
@@ -87,7 +87,7 @@ export class Session {
     const topic = this.#runtime.config.topicFor(kind);
     const payload = typeof data === 'string' ? encoder.encode(data) : data;
     if (!(payload instanceof Uint8Array)) throw new InvalidError('turn data must be bytes or a string', { context: { field: 'data' } });
-    return appendPlain({
+    const write = (): Promise<MessagePosition> => appendPlain({
       transport: this.#runtime.client.transport,
       governor: this.#runtime.governor,
       stream: this.#runtime.stream(),
@@ -96,6 +96,7 @@ export class Session {
       payload,
       signal: options.signal,
     });
+    return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'append', conversation: this.#conversation, topic }), write);
   }
 
   #turns(messages: readonly ContextMessage[]): SessionTurn[] {
@@ -120,8 +121,9 @@ export class Session {
    */
   async contextWith(policy: ContextPolicy): Promise<SessionTurn[]> {
     if (typeof (policy as Partial<ContextPolicy> | undefined)?.select !== 'function') throw new InvalidError('contextWith takes a context policy');
-    const history = await this.#scope.read(this.#scope.topics, windowedBounds);
-    return this.#turns(policy.select(history));
+    return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'context', conversation: this.#conversation }), async () =>
+      this.#turns(policy.select(await this.#scope.read(this.#scope.topics, windowedBounds))),
+    );
   }
 
   /** The newest turns within the read window, oldest first, with no policy applied. */
@@ -131,7 +133,9 @@ export class Session {
 
   /** Where each partition of each of the session's topics ends now (a bookmark on the client). */
   checkpoint(): Promise<Checkpoint> {
-    return Checkpoint.capture(this.#runtime.client.transport, this.#runtime.stream(), this.#scope.topics);
+    return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'checkpoint', conversation: this.#conversation }), () =>
+      Checkpoint.capture(this.#runtime.client.transport, this.#runtime.stream(), this.#scope.topics),
+    );
   }
 
   /** Every turn before the checkpoint (offset 0 up to its offsets; partitions it does not name read nothing). */

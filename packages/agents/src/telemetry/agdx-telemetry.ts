@@ -104,6 +104,53 @@ export interface ChunkStreamSpan {
   end(finishReason: string | undefined, usage: TokenUsage | undefined, error?: unknown): void;
 }
 
+/** One call a bridge serves (an A2A, MCP or AG-UI request), reported before it runs. */
+export interface ServeEvent {
+  /** The protocol served, for example `a2a`, `mcp` or `agui`. */
+  readonly protocol: string;
+  /** The method or route, for example `SendMessage`, `tools/call` or `run`. */
+  readonly method: string;
+  /** The agent the bridge speaks as. */
+  readonly agent: AgentId;
+  /** The session, when the request names one (a task id, a thread id). */
+  readonly conversation?: ConversationId | undefined;
+}
+
+/** How a served call failed: the protocol's error code (a JSON-RPC code) and its public message. */
+export interface ServeFailure {
+  /** The protocol's error code, when it has one. */
+  readonly code?: number | undefined;
+  /** The public message sent back to the caller. */
+  readonly message: string;
+}
+
+/** The hook's handle on one served call; `end` is called exactly once. */
+export interface ServeSpan {
+  /** Runs the call inside the span's context, so sends made while serving it are its children. */
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The call was answered: with `failure` when the answer is an error; `conversation` is the
+   * session the call created or named, when the event did not know it yet (a new A2A task).
+   */
+  end(failure: ServeFailure | undefined, conversation?: string | undefined): void;
+}
+
+/** One session operation of `@agdx/sessions`, reported before it runs. */
+export interface SessionEvent {
+  /** Which operation: a turn `append`, a `context` read, a `checkpoint` capture. */
+  readonly operation: 'append' | 'context' | 'checkpoint';
+  /** The session. */
+  readonly conversation: ConversationId;
+  /** The turn topic an append writes to. */
+  readonly topic?: string | undefined;
+}
+
+/** The hook's handle on one session operation; `end` is called exactly once. */
+export interface SessionSpan {
+  /** The operation finished, or failed with `error`. */
+  end(error?: unknown): void;
+}
+
 /**
  * What a telemetry implementation provides. Every method may return `undefined` to ignore the
  * event. The SDK never lets a hook's exception change what happens to a record: calls are
@@ -120,4 +167,8 @@ export interface AgdxTelemetry {
   onWait(event: WaitEvent): WaitSpan | undefined;
   /** Called after a record was dead-lettered (or the attempt to write the letter failed). */
   onDeadLetter(event: DeadLetterEvent): void;
+  /** Called when a bridge starts serving a call (optional: a hook without it sees no bridge calls). */
+  onServe?(event: ServeEvent): ServeSpan | undefined;
+  /** Called when a session operation starts (optional: a hook without it sees no session operations). */
+  onSession?(event: SessionEvent): SessionSpan | undefined;
 }

@@ -5,11 +5,11 @@
 import type { RecordHeaders, TokenUsage } from '@agdx/wire';
 import type { AgentMessage, MessagePosition } from '../message/agent-message.js';
 import type { PendingReply } from '../replies/reply-hub.js';
-import type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, HandleEvent, HandleSpan, SendEvent, SendSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
+import type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, HandleEvent, HandleSpan, SendEvent, SendSpan, ServeSpan, WaitEvent, WaitSpan } from './agdx-telemetry.js';
 import { withTelemetryHeaders } from './telemetry-headers.js';
 
 /** What `call` returns, or `undefined` when it throws: a failing hook counts as absent. */
-function guarded<T>(call: () => T | undefined): T | undefined {
+export function guarded<T>(call: () => T | undefined): T | undefined {
   try {
     return call();
   } catch {
@@ -66,7 +66,7 @@ export function startHandle(telemetry: AgdxTelemetry | undefined, event: HandleE
 }
 
 /** Runs `work` inside a span's context when there is one (a hook failing to enter it runs `work` plainly). */
-export function runIn<T>(span: HandleSpan | WaitSpan | undefined, work: () => Promise<T>): Promise<T> {
+export function runIn<T>(span: HandleSpan | WaitSpan | ServeSpan | undefined, work: () => Promise<T>): Promise<T> {
   if (span === undefined) return work();
   let entered = false;
   try {

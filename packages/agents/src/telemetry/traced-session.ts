@@ -1,0 +1,33 @@
+/**
+ * The one call `@agdx/sessions` makes to report a session operation: one `undefined` check when
+ * no hook (or a hook without `onSession`) is installed, and the operation's result or error unchanged.
+ */
+import type { AgdxTelemetry, SessionEvent, SessionSpan } from './agdx-telemetry.js';
+import { guarded } from './guarded-telemetry.js';
+
+/**
+ * Runs `operation` between the hook's `onSession` and the span's `end` (with the error when it
+ * throws, which is rethrown unchanged). A hook that throws counts as absent.
+ */
+export async function tracedSession<T>(telemetry: AgdxTelemetry | undefined, event: () => SessionEvent, operation: () => Promise<T>): Promise<T> {
+  if (telemetry?.onSession === undefined) return operation();
+  const onSession = telemetry.onSession.bind(telemetry);
+  const span = guarded(() => onSession(event()));
+  let result: T;
+  try {
+    result = await operation();
+  } catch (error) {
+    endSession(span, error);
+    throw error;
+  }
+  endSession(span, undefined);
+  return result;
+}
+
+function endSession(span: SessionSpan | undefined, error: unknown): void {
+  try {
+    span?.end(error);
+  } catch {
+    // observers never change the operation
+  }
+}
