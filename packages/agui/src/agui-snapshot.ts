@@ -9,6 +9,7 @@
  */
 
 import { EventSchema } from '@ag-ui/core/schemas';
+import type { PlaceState } from '@agdx/agents';
 import { FOLD_HEADER, FOLD_STREAM_HEADER, FoldSnapshotRejectedError, MAX_FOLD_SNAPSHOT_BYTES, type FoldSnapshotRejection } from '@agdx/sessions';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
 import { AgdxError, CodecError, FieldReader, decodeFoldSnapshot, encodeCbor, encodeFoldSnapshot, type CborValue, type ConversationId } from '@agdx/wire';
@@ -213,13 +214,14 @@ function decodeImage(payload: Uint8Array, context: Record<string, unknown>) {
  * stream, topic and stream layout, the same places (topics and partitions, in the layout's order),
  * the same topic generations, every resume offset within its partition's end, and every kept
  * record before its place's resume offset.
+ * `places` are the conversation's places as `describePlaces` finds them now, in `addresses` order.
  * @throws FoldSnapshotRejectedError naming the first check that failed.
  */
 export function checkAguiSnapshot(
   found: FoundAguiSnapshot,
   identity: SnapshotIdentity,
   addresses: readonly ConversationAddress[],
-  described: ReadonlyMap<string, TopicDescription>,
+  places: readonly PlaceState[],
 ): ReplayImage {
   const context = { stream: identity.stream, topic: AGUI_SNAPSHOT_TOPIC, partition: found.partition, offset: found.offset };
   const image = decodeImage(found.payload, context);
@@ -234,9 +236,9 @@ export function checkAguiSnapshot(
   const cursors: SavedCursor[] = [];
   for (const [i, place] of image.places.entries()) {
     const address = addresses[i] as ConversationAddress;
-    const d = described.get(address.topic);
-    if (d === undefined || d.createdAtMicros !== place.generation) throw reject('generation', `topic ${JSON.stringify(address.topic)} was recreated since the snapshot`, context);
-    const end = d.partitions[address.partition]?.nextOffset ?? 0n;
+    const now = places[i];
+    if (now === undefined || now.generation !== place.generation) throw reject('generation', `topic ${JSON.stringify(address.topic)} was recreated since the snapshot`, context);
+    const end = now.end;
     if (place.next > end) throw reject('beyond-end', `topic ${JSON.stringify(address.topic)} partition ${address.partition} resumes at ${place.next}, beyond its end ${end}`, context);
     cursors.push({ address, generation: place.generation, next: place.next });
   }

@@ -5,9 +5,9 @@
  * thread reads only the records written since the last one.
  */
 
-import { recordPlacementMismatch, type StreamLayout } from '@agdx/agents';
+import { describePlaces, recordPlacementMismatch, type PlaceState, type StreamLayout } from '@agdx/agents';
 import { FoldSnapshotRejectedError } from '@agdx/sessions';
-import type { LogTransport, TopicDescription } from '@agdx/transport';
+import type { LogTransport } from '@agdx/transport';
 import { CodecError, reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import { AGUI_SNAPSHOT_TOPIC, appendAguiSnapshot, checkAguiSnapshot, encodeAguiSnapshot, findAguiSnapshot, type ReplayImage, type SavedEntry, type SnapshotIdentity } from './agui-snapshot.js';
 import { readConversationRange, unreadableStateReporter, type ConversationAddress, type ConversationRecord } from './conversation-log.js';
@@ -182,18 +182,13 @@ export class ConversationReplay {
   }
 
   /** Restores the newest valid snapshot, or reports why the one found cannot be used. */
-  async #restoreSnapshot(context: ReplayContext, addresses: readonly ConversationAddress[], descriptions: ReadonlyMap<string, TopicDescription>, signal?: AbortSignal): Promise<void> {
+  async #restoreSnapshot(context: ReplayContext, addresses: readonly ConversationAddress[], places: readonly PlaceState[], signal?: AbortSignal): Promise<void> {
     this.#snapshotTried = true;
     const identity = this.#identity(context);
     const found = await findAguiSnapshot(context.transport, identity, signal);
     if (found === undefined) return;
     try {
-      const byTopic = new Map<string, TopicDescription>();
-      for (const a of addresses) {
-        const d = descriptions.get(`${a.stream}\u0000${a.topic}`);
-        if (d !== undefined) byTopic.set(a.topic, d);
-      }
-      const image = checkAguiSnapshot(found, identity, addresses, byTopic);
+      const image = checkAguiSnapshot(found, identity, addresses, places);
       let converter: AguiConverter;
       try {
         converter = AguiConverter.fromImage(image.converter, { onUnreadableState: (envelope) => this.#current?.report(envelope) });
@@ -212,16 +207,8 @@ export class ConversationReplay {
 
   async #advance(context: ReplayContext, addresses: readonly ConversationAddress[], signal?: AbortSignal): Promise<ReplayView> {
     const { transport } = context;
-    const descriptions = new Map<string, TopicDescription>();
-    for (const address of addresses) {
-      const key = `${address.stream}\u0000${address.topic}`;
-      if (!descriptions.has(key)) descriptions.set(key, await transport.describeTopic({ stream: address.stream, topic: address.topic }, { signal }));
-    }
-    if (!this.#snapshotTried && this.#cursors.length === 0 && context.snapshots?.read === true) await this.#restoreSnapshot(context, addresses, descriptions, signal);
-    const described = addresses.map((address) => {
-      const description = descriptions.get(`${address.stream}\u0000${address.topic}`);
-      return { address, generation: description?.createdAtMicros, end: description?.partitions[address.partition]?.nextOffset ?? 0n };
-    });
+    const described = await describePlaces(transport, addresses, signal);
+    if (!this.#snapshotTried && this.#cursors.length === 0 && context.snapshots?.read === true) await this.#restoreSnapshot(context, addresses, described, signal);
     const kept = this.#cursors;
     const stale =
       !sameAddresses(
