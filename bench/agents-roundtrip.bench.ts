@@ -15,6 +15,7 @@ import { startDevServer } from './support/dev-server.js';
 import { follow, MemoryLog, type AppendRecord, type LogTransport } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
+import { echoRoundTrip, ECHO_BODY } from './support/echo-round-trip.js';
 import { machine } from './support/machine.js';
 import { median, percentile } from './support/stats.js';
 
@@ -23,7 +24,7 @@ const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
 const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
-const BODY = new TextEncoder().encode('summarize incident 42');
+const BODY = ECHO_BODY;
 // Over the dev server every leg is a TCP exchange and Iggy has no blocking poll, so fewer round
 // trips are timed; the baseline's waitFor pause starts at 1 ms.
 const DEV_SERIAL_ROUND_TRIPS = 300;
@@ -80,26 +81,11 @@ async function agdxOn(requester: LogTransport, responder: LogTransport, close: (
   const laser = AgdxClient.from(requester, { stream: STREAM });
   await laser.bootstrap(1);
   const agentClient = responder === requester ? laser : AgdxClient.from(responder, { stream: STREAM });
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .followControl(false)
-    .heartbeats(false)
-    .pipelining(pipelined)
-    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
-    .spawn(agentClient);
-  await agent.ready();
-  const planner = AgentId.new('planner');
-  const conversation = ConversationId.new();
-  const once = async (): Promise<void> => {
-    const request = laser.agdx(AgentTopic.Commands, planner, conversation).command(MintUlid.mint(CorrelationId), BODY).withTarget('echo');
-    await laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 10_000 });
-  };
+  const { once, stopAgent } = await echoRoundTrip(laser, agentClient, pipelined);
   return {
     once,
     stop: async () => {
-      await agent.shutdown();
+      await stopAgent();
       await laser.close();
       if (agentClient !== laser) await agentClient.close();
       await close();

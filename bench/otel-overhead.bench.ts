@@ -8,16 +8,15 @@
 // min/median/max over the rounds, with the ratio ours / baseline per round; the load average is
 // printed before and after. Prints one JSON object.
 import { loadavg } from 'node:os';
-import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+import { AgdxClient } from '@agdx/agents';
 import { instrument } from '@agdx/otel';
 import { MemoryLog } from '@agdx/transport';
-import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { compareAlternating, sinkBit, type Contender } from './support/alternating.js';
+import { echoRoundTrip } from './support/echo-round-trip.js';
 import { machine } from './support/machine.js';
 
 const STREAM = 'bench';
-const BODY = new TextEncoder().encode('summarize incident 42');
 const ROUNDS = Number(process.env.AGDX_BENCH_ROUNDS ?? 9);
 const WARMUP = 3_000;
 
@@ -25,25 +24,11 @@ async function roundTrip(setup: (laser: AgdxClient) => void): Promise<{ contende
   const laser = AgdxClient.from(new MemoryLog(), { stream: STREAM });
   setup(laser);
   await laser.bootstrap(1);
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .followControl(false)
-    .heartbeats(false)
-    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? BODY))
-    .spawn(laser);
-  await agent.ready();
-  const planner = AgentId.new('planner');
-  const conversation = ConversationId.new();
-  const run = async (): Promise<void> => {
-    const request = laser.agdx(AgentTopic.Commands, planner, conversation).command(MintUlid.mint(CorrelationId), BODY).withTarget('echo');
-    await laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 10_000 });
-  };
+  const { once: run, stopAgent } = await echoRoundTrip(laser);
   return {
     contender: { run, async: true },
     stop: async () => {
-      await agent.shutdown();
+      await stopAgent();
       await laser.close();
     },
   };
