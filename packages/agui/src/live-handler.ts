@@ -328,13 +328,14 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     }
     const stream = options.stream ?? client.defaultStream;
     if (stream === undefined) return errorResponse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'), extraHeaders);
+    const agdx = options.agdxEvents === true;
     let addresses: ConversationAddress[];
-    let placesOnTopic = 0;
+    let humanInput: ConversationAddress[] = [];
     try {
       addresses = await locateConversationEverywhere(client.transport, client.layout, stream, topic, parsed.conversation, request.signal);
-      placesOnTopic = addresses.length;
-      if (options.agdxEvents === true && parsed.run === undefined && topic !== AgentTopic.HumanInput) {
-        addresses.push(...(await humanInputAddresses(client, stream, parsed.conversation, request.signal)));
+      if (agdx && parsed.run === undefined && topic !== AgentTopic.HumanInput) {
+        humanInput = await humanInputAddresses(client, stream, parsed.conversation, request.signal);
+        addresses.push(...humanInput);
       }
     } catch (error) {
       return errorResponse(readFailureStatus(error), error, extraHeaders);
@@ -358,8 +359,7 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     // the kept replay) before answering, so a read failure is an HTTP status, not a broken stream.
     // The agdx.* events and the human-input places make another replay of the same thread; its
     // converter keeps turn state a fold snapshot does not hold, so it neither reads nor writes them.
-    const agdx = options.agdxEvents === true;
-    const mode: ReplayMode = !agdx ? 'reference' : addresses.length > placesOnTopic ? 'agdx-with-human-input' : 'agdx';
+    const mode: ReplayMode = !agdx ? 'reference' : humanInput.length > 0 ? 'agdx-with-human-input' : 'agdx';
     const replay = replays.get(stream, topic, parsed.conversation, mode);
     const snapshots = agdx ? undefined : { stream, layout, read: options.snapshots !== false, every: options.snapshotEvery };
     const context: ReplayContext = { transport: client.transport, layout: client.layout, onError: options.onError, snapshots };
