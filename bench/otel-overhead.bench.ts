@@ -2,13 +2,15 @@
 // with `laser.request` to an echo agent built with Agent.builder(), which answers with
 // ctx.respond. Ours: the same exchange on a client instrumented with `instrument(laser)`,
 // (a) with the global no-op providers (instrumentation installed, no SDK), (b) with the SDK's
-// BasicTracerProvider and InMemorySpanExporter (cleared between batches). Baseline, same run:
-// the identical exchange on an uninstrumented client. Each pair runs in alternating rounds and is
+// BasicTracerProvider and InMemorySpanExporter (cleared between batches). A third row installs a
+// bare hook that ignores every event (each method returns undefined): what the hook plumbing in
+// @agdx/agents costs by itself. Baseline, same run: the identical exchange on an uninstrumented
+// client. Each pair runs in alternating rounds and is
 // reported as round trips per CPU second of this process (process.cpuUsage, user + system),
 // min/median/max over the rounds, with the ratio ours / baseline per round; the load average is
 // printed before and after. Prints one JSON object.
 import { loadavg } from 'node:os';
-import { AgdxClient } from '@agdx/agents';
+import { AgdxClient, type AgdxTelemetry } from '@agdx/agents';
 import { instrument } from '@agdx/otel';
 import { MemoryLog } from '@agdx/transport';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -17,7 +19,7 @@ import { echoRoundTrip } from './support/echo-round-trip.js';
 import { machine } from './support/machine.js';
 
 const STREAM = 'bench';
-const ROUNDS = Number(process.env.AGDX_BENCH_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.AGDX_BENCH_ROUNDS ?? 15);
 const WARMUP = 3_000;
 
 async function roundTrip(setup: (laser: AgdxClient) => void): Promise<{ contender: Contender; stop: () => Promise<void> }> {
@@ -34,8 +36,18 @@ async function roundTrip(setup: (laser: AgdxClient) => void): Promise<{ contende
   };
 }
 
+// A hook that takes no event: the agents runtime's own telemetry call sites, and nothing else.
+const ignoring: AgdxTelemetry = {
+  onSend: () => undefined,
+  onChunkStream: () => undefined,
+  onHandle: () => undefined,
+  onWait: () => undefined,
+  onDeadLetter: () => undefined,
+};
+
 const loadBefore = loadavg();
 const off = await roundTrip(() => undefined);
+const hookOnly = await roundTrip((laser) => laser.instrument(ignoring));
 const noop = await roundTrip((laser) => instrument(laser));
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -51,11 +63,12 @@ const sdkContender: Contender = {
 };
 
 // Warm every path up first, so calibration and the first rounds do not time the JIT.
-for (const side of [off.contender, noop.contender, sdkContender, off.contender]) for (let i = 0; i < WARMUP; i++) await side.run(i);
+for (const side of [off.contender, hookOnly.contender, noop.contender, sdkContender, off.contender]) for (let i = 0; i < WARMUP; i++) await side.run(i);
 
 const noopVsOff = await compareAlternating(noop.contender, off.contender, { rounds: ROUNDS });
+const hookOnlyVsOff = await compareAlternating(hookOnly.contender, off.contender, { rounds: ROUNDS });
 const sdkVsOff = await compareAlternating(sdkContender, off.contender, { rounds: ROUNDS });
-await Promise.all([off.stop(), noop.stop(), sdk.stop()]);
+await Promise.all([off.stop(), hookOnly.stop(), noop.stop(), sdk.stop()]);
 await tracerProvider.shutdown();
 
 process.stdout.write(
@@ -66,9 +79,12 @@ process.stdout.write(
       machine: machine(),
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg(),
+      rounds: ROUNDS,
       noopProviderVsUninstrumented: noopVsOff,
+      ignoringHookVsUninstrumented: hookOnlyVsOff,
       inMemorySdkVsUninstrumented: sdkVsOff,
       overheadNoopPercent: Number(((1 / noopVsOff.ratio.median - 1) * 100).toFixed(1)),
+      overheadHookOnlyPercent: Number(((1 / hookOnlyVsOff.ratio.median - 1) * 100).toFixed(1)),
       overheadSdkPercent: Number(((1 / sdkVsOff.ratio.median - 1) * 100).toFixed(1)),
       sink: sinkBit(),
     },
