@@ -276,9 +276,9 @@ export class OtelTelemetry implements AgdxTelemetry {
     return local === undefined ? active : trace.setSpanContext(active, local);
   }
 
-  // A span (from a no-op tracer, or an SDK's for a dropped root) that records nothing, carries no
-  // trace context, would hide no running scope or active span from the work inside it, with no
-  // metric kept: the hook has nothing to do for it.
+  // A span that records nothing, carries no trace context (a no-op tracer's without a parent; an
+  // SDK's unsampled span still carries one), would hide no running scope or active span from the
+  // work inside it, with no metric kept: the hook has nothing to do for it.
   #idle(span: Span): boolean {
     return !this.#measuring && !carriesContext(span.spanContext()) && this.#local.empty && trace.getSpan(contextApi.active()) === undefined;
   }
