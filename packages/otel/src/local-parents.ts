@@ -42,6 +42,11 @@ export class LocalParents {
     return stack === undefined ? undefined : stack[stack.length - 1];
   }
 
+  /** True when no scope is running (the common case without tracing: nothing to look up). */
+  get empty(): boolean {
+    return this.#byActor.size === 0 && this.#byRecord.size === 0;
+  }
+
   /** Number of running scopes (for tests: everything ended leaves it empty). */
   get size(): number {
     let n = 0;

@@ -6,6 +6,7 @@
  */
 import {
   context as contextApi,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   ROOT_CONTEXT,
   SpanKind,
@@ -14,6 +15,8 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
+  type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
 import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from '@agdx/agents';
@@ -24,16 +27,25 @@ import { LocalParents } from './local-parents.js';
 import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr, RpcAttr } from './semantic-conventions.js';
 import { readTraceHeaders, traceHeaders } from './trace-headers.js';
 
+/** An id kept as an object until a text key is really needed (decoded ids encode on `toString`). */
+type Text = { toString(): string };
+
+const PRODUCER: SpanOptions = { kind: SpanKind.PRODUCER };
+const CONSUMER: SpanOptions = { kind: SpanKind.CONSUMER };
+const CLIENT: SpanOptions = { kind: SpanKind.CLIENT };
+
 /** The telemetry hook `instrument` installs. */
 export class OtelTelemetry implements AgdxTelemetry {
   readonly #tracer: Tracer;
   readonly #metrics: AgdxMetrics;
   readonly #local = new LocalParents();
+  readonly #measuring: boolean;
 
   /** A hook writing spans to `tracer` and measurements to `metrics`. */
   constructor(tracer: Tracer, metrics: AgdxMetrics) {
     this.#tracer = tracer;
     this.#metrics = metrics;
+    this.#measuring = metrics.measuring !== false;
   }
 
   /** Running handler and wait scopes (0 when everything has ended). */
@@ -41,11 +53,16 @@ export class OtelTelemetry implements AgdxTelemetry {
     return this.#local.size;
   }
 
-  /** A PRODUCER span around one append; its context travels in the record's headers. */
-  onSend(event: SendEvent): SendSpan {
+  /**
+   * A PRODUCER span around one append; its context travels in the record's headers. Nothing
+   * (`undefined`) when the span records nothing, carries no trace context and no metric is kept.
+   */
+  onSend(event: SendEvent): SendSpan | undefined {
     const envelope = event.envelope;
-    const parent = this.#parentOf(envelope.source.value, envelope.conversation.toString(), envelope.cause?.toString());
-    const span = this.#tracer.startSpan(`send ${event.topic}`, { kind: SpanKind.PRODUCER }, parent);
+    const parent = this.#parentOf(envelope.source.value, envelope.conversation, envelope.cause);
+    const span = this.#tracer.startSpan(`send ${event.topic}`, PRODUCER, parent);
+    const carried = carriesContext(span.spanContext());
+    if (!carried && !this.#measuring) return undefined;
     if (span.isRecording()) {
       const attributes = envelopeAttributes(envelope, event.stream, event.topic);
       attributes[MessagingAttr.operationName] = 'send';
@@ -57,7 +74,7 @@ export class OtelTelemetry implements AgdxTelemetry {
     const usage = envelope.usage;
     const operation = operationOf(envelope);
     return {
-      headers: traceHeaders(span.spanContext()),
+      headers: carried ? traceHeaders(span.spanContext()) : undefined,
       end(position: MessagePosition | undefined, error?: unknown): void {
         if (position !== undefined) {
           span.setAttribute(MessagingAttr.partitionId, String(position.partition));
@@ -77,13 +94,15 @@ export class OtelTelemetry implements AgdxTelemetry {
    * answer (with `gen_ai.usage.*` from the terminal chunk), `execute_tool <tool>` for streamed
    * tool arguments, `stream <purpose>` otherwise.
    */
-  onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan {
+  onChunkStream(event: ChunkStreamEvent): ChunkStreamSpan | undefined {
     const opening = event.opening;
     const purpose = opening.operation;
     const operation = opening.tool !== undefined ? 'execute_tool' : purpose === 'chat' ? 'chat' : undefined;
     const name = opening.tool !== undefined ? `execute_tool ${opening.tool}` : purpose === 'chat' ? 'chat' : `stream ${purpose ?? 'chunks'}`;
-    const parent = this.#parentOf(opening.source.value, opening.conversation.toString(), opening.cause?.toString());
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.PRODUCER }, parent);
+    const parent = this.#parentOf(opening.source.value, opening.conversation, opening.cause);
+    const span = this.#tracer.startSpan(name, PRODUCER, parent);
+    const carried = carriesContext(span.spanContext());
+    if (!carried && !this.#measuring) return undefined;
     if (span.isRecording()) {
       const attributes = envelopeAttributes(opening, event.stream, event.topic);
       attributes[MessagingAttr.operationName] = 'send';
@@ -96,7 +115,7 @@ export class OtelTelemetry implements AgdxTelemetry {
     const measured: Attributes = { [MessagingAttr.destinationName]: event.topic, [AgdxAttr.kind]: 'chunk' };
     let chunks = 0;
     return {
-      headers: traceHeaders(span.spanContext()),
+      headers: carried ? traceHeaders(span.spanContext()) : undefined,
       appended(count: number): void {
         chunks += count;
         span.addEvent('chunks appended', { [AgdxAttr.chunks]: count });
@@ -116,8 +135,12 @@ export class OtelTelemetry implements AgdxTelemetry {
     };
   }
 
-  /** A CONSUMER span around a handler, continuing the trace its record's `traceparent` names. */
-  onHandle(event: HandleEvent): HandleSpan {
+  /**
+   * A CONSUMER span around a handler, continuing the trace its record's `traceparent` names.
+   * Nothing when the span records nothing, carries no trace context, has nothing to hide and no
+   * metric is kept: the handler then runs exactly as without instrumentation.
+   */
+  onHandle(event: HandleEvent): HandleSpan | undefined {
     const message = event.message;
     const envelope = message.envelope;
     const address = event.address;
@@ -125,8 +148,9 @@ export class OtelTelemetry implements AgdxTelemetry {
     const tool = envelope?.tool;
     const name = tool !== undefined ? `execute_tool ${tool}` : `process ${address.topic}`;
     const parent = remote === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, remote);
-    const links = remote === undefined ? [] : [{ context: remote }];
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.CONSUMER, links }, parent);
+    const options = remote === undefined ? CONSUMER : { kind: SpanKind.CONSUMER, links: [{ context: remote }] };
+    const span = this.#tracer.startSpan(name, options, parent);
+    if (this.#idle(span)) return undefined;
     if (span.isRecording()) {
       const attributes: Attributes = envelope !== undefined ? envelopeAttributes(envelope, address.stream, address.topic) : plainAttributes(message, address.stream, address.topic);
       // The handling agent is who this span is about; the record's author is the peer.
@@ -138,10 +162,11 @@ export class OtelTelemetry implements AgdxTelemetry {
       attributes[AgdxAttr.offset] = Number(address.offset);
       span.setAttributes(attributes);
     }
-    const started = performance.now();
+    const measuring = this.#measuring;
+    const started = measuring ? performance.now() : 0;
     const local = this.#local;
-    const conversation = message.provenance.conversation.toString();
-    const record = envelope?.record?.toString();
+    const conversation = message.provenance.conversation;
+    const record = envelope?.record;
     const metrics = this.#metrics;
     const agent = event.agent.value;
     return {
@@ -152,6 +177,7 @@ export class OtelTelemetry implements AgdxTelemetry {
         span.setAttribute(AgdxAttr.outcome, outcome);
         if (outcome === 'dead-lettered') failSpan(span, error);
         span.end();
+        if (!measuring) return;
         const measured: Attributes = { [GenAiAttr.agentId]: agent, [MessagingAttr.destinationName]: address.topic, [AgdxAttr.outcome]: outcome };
         metrics.handled.add(1, measured);
         metrics.handlerDuration.record((performance.now() - started) / 1000, measured);
@@ -159,15 +185,17 @@ export class OtelTelemetry implements AgdxTelemetry {
     };
   }
 
-  /** A CLIENT span from a request (or prompt) to its correlated answer. */
-  onWait(event: WaitEvent): WaitSpan {
+  /** A CLIENT span from a request (or prompt) to its correlated answer (nothing when idle, as {@link onHandle}). */
+  onWait(event: WaitEvent): WaitSpan | undefined {
     const requester = event.requester.value;
-    const conversation = event.conversation.toString();
+    const conversation = event.conversation;
     const target = event.target?.value;
     const name = event.kind === 'request' ? `invoke_agent ${target ?? 'any'}` : `human_input ${target ?? 'any'}`;
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT }, this.#parentOf(requester, conversation, undefined));
-    if (span.isRecording()) span.setAttributes(waitAttributes(event, conversation, requester, target));
-    const started = performance.now();
+    const span = this.#tracer.startSpan(name, CLIENT, this.#parentOf(requester, conversation, undefined));
+    if (this.#idle(span)) return undefined;
+    if (span.isRecording()) span.setAttributes(waitAttributes(event, conversation.toString(), requester, target));
+    const measuring = this.#measuring;
+    const started = measuring ? performance.now() : 0;
     const local = this.#local;
     const metrics = this.#metrics;
     return {
@@ -180,14 +208,14 @@ export class OtelTelemetry implements AgdxTelemetry {
         if (reply === undefined) failSpan(span, error);
         else if (kind === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: 'answered with an error envelope' });
         span.end();
-        metrics.replyLatency.record((performance.now() - started) / 1000, { [AgdxAttr.waitKind]: event.kind, [AgdxAttr.outcome]: reply === undefined ? 'failed' : (kind ?? 'plain') });
+        if (measuring) metrics.replyLatency.record((performance.now() - started) / 1000, { [AgdxAttr.waitKind]: event.kind, [AgdxAttr.outcome]: reply === undefined ? 'failed' : (kind ?? 'plain') });
       },
     };
   }
 
   /** Counts a dead letter and marks it on the running handle span, if any. */
   onDeadLetter(event: DeadLetterEvent): void {
-    this.#metrics.deadLettered.add(1, { [GenAiAttr.agentId]: event.agent.value, [MessagingAttr.destinationName]: event.address.topic, [AgdxAttr.deadLetterReason]: event.reason });
+    if (this.#measuring) this.#metrics.deadLettered.add(1, { [GenAiAttr.agentId]: event.agent.value, [MessagingAttr.destinationName]: event.address.topic, [AgdxAttr.deadLetterReason]: event.reason });
   }
 
   /**
@@ -237,20 +265,46 @@ export class OtelTelemetry implements AgdxTelemetry {
     };
   }
 
-  // The active span when a context manager carries one, else the running local scope.
-  #parentOf(agent: string, conversation: string, cause: string | undefined): Context {
+  // The active span when a context manager carries one, else the running local scope. The ids'
+  // text is only made when a scope is running: decoded ids encode their text on first use.
+  #parentOf(agent: string, conversation: Text, cause: Text | undefined): Context {
     const active = contextApi.active();
     const current = trace.getSpan(active);
     if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
-    const local = this.#local.find(agent, conversation, cause);
+    if (this.#local.empty) return active;
+    const local = this.#local.find(agent, conversation.toString(), cause?.toString());
     return local === undefined ? active : trace.setSpanContext(active, local);
+  }
+
+  // A span that records nothing, carries no trace context (a no-op tracer's without a parent; an
+  // SDK's unsampled span still carries one), would hide no running scope or active span from the
+  // work inside it, with no metric kept: the hook has nothing to do for it.
+  #idle(span: Span): boolean {
+    return !this.#measuring && !carriesContext(span.spanContext()) && this.#local.empty && trace.getSpan(contextApi.active()) === undefined;
   }
 }
 
-async function runScoped<T>(span: Span, local: LocalParents, agent: string, conversation: string | undefined, record: string | undefined, work: () => Promise<T>): Promise<T> {
-  const leave = local.enter(agent, conversation, record, span.spanContext());
+// true when `context` is a trace context to continue: a recording span's, or a remote parent's a
+// no-op tracer hands on. The no-op tracer's own empty context is matched by identity first,
+// which spares the id checks (regular expressions) on every record.
+function carriesContext(context: SpanContext): boolean {
+  return context !== INVALID_SPAN_CONTEXT && isSpanContextValid(context);
+}
+
+/**
+ * Runs `work` inside `span`: registered as a local parent and as the active span. A span that
+ * carries no trace context is entered only when something is there for it to hide (a running
+ * scope, or an active span a caller set), since no send could continue it.
+ */
+function runScoped<T>(span: Span, local: LocalParents, agent: string, conversation: Text | undefined, record: Text | undefined, work: () => Promise<T>): Promise<T> {
+  const active = contextApi.active();
+  if (!carriesContext(span.spanContext()) && local.empty && trace.getSpan(active) === undefined) return work();
+  return runEntered(span, active, local.enter(agent, conversation?.toString(), record?.toString(), span.spanContext()), work);
+}
+
+async function runEntered<T>(span: Span, active: Context, leave: () => void, work: () => Promise<T>): Promise<T> {
   try {
-    return await contextApi.with(trace.setSpan(contextApi.active(), span), work);
+    return await contextApi.with(trace.setSpan(active, span), work);
   } finally {
     leave();
   }

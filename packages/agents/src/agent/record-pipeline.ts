@@ -171,10 +171,15 @@ export class RecordPipeline {
     }
   }
 
-  /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed. */
-  async #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
-    const span = startHandle(this.#o.telemetry, { agent: this.#o.me, message, address });
-    if (span === undefined) return this.#handle(message, record, address, key, turn, turnReleased, undefined);
+  /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed (and returns one). */
+  #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
+    const telemetry = this.#o.telemetry;
+    const span = telemetry === undefined ? undefined : startHandle(telemetry, { agent: this.#o.me, message, address });
+    // Without a span the plain path adds no async frame of its own.
+    return span === undefined ? this.#handle(message, record, address, key, turn, turnReleased, undefined) : this.#handleIn(span, message, record, address, key, turn, turnReleased);
+  }
+
+  async #handleIn(span: HandleSpan, message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
     const failure: { error?: unknown } = {};
     let outcome: RecordOutcome;
     try {

@@ -17,9 +17,16 @@ export function guarded<T>(call: () => T | undefined): T | undefined {
   }
 }
 
+// The start helpers below catch inline rather than through `guarded`: they run per record, and a
+// closure per call is measurable on the no-op path.
+
 /** Starts a send span, or `undefined` when the hook is absent or throws. */
 export function startSend(telemetry: AgdxTelemetry, event: SendEvent): SendSpan | undefined {
-  return guarded(() => telemetry.onSend(event));
+  try {
+    return telemetry.onSend(event);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The record headers with the span's headers added (the block itself when the span adds none). */
@@ -41,14 +48,18 @@ export function endSend(span: SendSpan | undefined, position: MessagePosition | 
  * Runs `append` inside a send span: starts it, adds its headers, ends it with the position or
  * the error (which is rethrown unchanged).
  */
-export async function tracedAppend<P extends MessagePosition>(
+export function tracedAppend<P extends MessagePosition>(
   telemetry: AgdxTelemetry | undefined,
   event: SendEvent,
   headers: RecordHeaders,
   append: (headers: RecordHeaders) => Promise<P>,
 ): Promise<P> {
-  if (telemetry === undefined) return append(headers);
-  const span = startSend(telemetry, event);
+  const span = telemetry === undefined ? undefined : startSend(telemetry, event);
+  // Without a span the append is returned as it is: no extra async frame on the plain path.
+  return span === undefined ? append(headers) : appendInSpan(span, headers, append);
+}
+
+async function appendInSpan<P extends MessagePosition>(span: SendSpan, headers: RecordHeaders, append: (headers: RecordHeaders) => Promise<P>): Promise<P> {
   let position: P;
   try {
     position = await append(sendHeaders(span, headers));
@@ -62,7 +73,12 @@ export async function tracedAppend<P extends MessagePosition>(
 
 /** Starts a handle span, or `undefined` when the hook is absent or throws. */
 export function startHandle(telemetry: AgdxTelemetry | undefined, event: HandleEvent): HandleSpan | undefined {
-  return telemetry === undefined ? undefined : guarded(() => telemetry.onHandle(event));
+  if (telemetry === undefined) return undefined;
+  try {
+    return telemetry.onHandle(event);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `work` inside a span's context when there is one (a hook failing to enter it runs `work` plainly). */
@@ -95,29 +111,43 @@ export function endHandle(span: HandleSpan | undefined, outcome: Parameters<Hand
  * send runs in the span's context; a failed send cancels the wait and rethrows, a sent one tells
  * the wait so (`pending.sent()`).
  */
-export async function sendAndWait(
+export function sendAndWait(
   telemetry: AgdxTelemetry | undefined,
   event: () => WaitEvent,
   send: () => Promise<unknown>,
   pending: PendingReply,
 ): Promise<AgentMessage> {
-  const publish = async (): Promise<void> => {
-    try {
-      await send();
-      pending.sent();
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-  };
-  if (telemetry === undefined) {
-    await publish();
-    return pending.reply;
+  const span = telemetry === undefined ? undefined : startWait(telemetry, event);
+  return span === undefined ? publishAndWait(send, pending) : waitInSpan(span, send, pending);
+}
+
+function startWait(telemetry: AgdxTelemetry, event: () => WaitEvent): WaitSpan | undefined {
+  try {
+    return telemetry.onWait(event());
+  } catch {
+    return undefined;
   }
-  const span = guarded(() => telemetry.onWait(event()));
+}
+
+async function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<void> {
+  try {
+    await send();
+    pending.sent();
+  } catch (error) {
+    pending.cancel();
+    throw error;
+  }
+}
+
+async function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
+  await publish(send, pending);
+  return pending.reply;
+}
+
+async function waitInSpan(span: WaitSpan, send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
   let answer: AgentMessage;
   try {
-    await runIn(span, publish);
+    await runIn(span, () => publish(send, pending));
     answer = await pending.reply;
   } catch (error) {
     endWait(span, undefined, error);
@@ -137,7 +167,12 @@ function endWait(span: WaitSpan | undefined, reply: AgentMessage | undefined, er
 
 /** Starts a chunk-stream span, or `undefined` when the hook is absent or throws. */
 export function startChunkStream(telemetry: AgdxTelemetry | undefined, event: ChunkStreamEvent): ChunkStreamSpan | undefined {
-  return telemetry === undefined ? undefined : guarded(() => telemetry.onChunkStream(event));
+  if (telemetry === undefined) return undefined;
+  try {
+    return telemetry.onChunkStream(event);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reports an append of a chunk stream, swallowing the hook's errors. */
