@@ -67,12 +67,9 @@ function templates(conversation: ConversationId): AppendRecord[] {
   });
 }
 
-/**
- * Appends records round by round (every session one record per round) until the lane holds
- * `upTo` records, calling `at(n)` whenever it holds one of `checkpoints`.
- */
-async function fill(transport: LogTransport, upTo: number, checkpoints: readonly number[], at: (records: number) => Promise<void>): Promise<Built> {
-  const laser = AgdxClient.from(transport, { stream: 'bench' });
+/** Appends records round by round (every session one record per round) until `stream`'s lane holds `upTo` records. */
+async function fill(transport: LogTransport, stream: string, upTo: number): Promise<Built> {
+  const laser = AgdxClient.from(transport, { stream });
   await laser.bootstrap(PARTITIONS);
   const sessionCount = Math.max(1, Math.floor(upTo / PER_SESSION));
   const byPartition: { records: AppendRecord[] }[][] = Array.from({ length: PARTITIONS }, () => []);
@@ -86,23 +83,18 @@ async function fill(transport: LogTransport, upTo: number, checkpoints: readonly
   const targetPartition = await partitionForKey(target.toString(), PARTITIONS);
   const targetPositions: { partition: number; offset: bigint }[] = [];
   let written = 0;
-  const pending = [...checkpoints].sort((a, b) => a - b);
   for (let round = 0; round < PER_SESSION && written < upTo; round++) {
     for (let partition = 0; partition < PARTITIONS; partition++) {
       const sessionsHere = byPartition[partition] as { records: AppendRecord[] }[];
       for (let from = 0; from < sessionsHere.length && written < upTo; from += 1000) {
-        let chunk = sessionsHere.slice(from, from + 1000).map((s) => s.records[round % 2] as AppendRecord);
-        chunk = chunk.slice(0, upTo - written);
-        while (chunk.length > 0) {
-          // split at the next checkpoint, so the poll there sees exactly that many records
-          const piece = chunk.slice(0, (pending[0] ?? upTo) - written);
-          chunk = chunk.slice(piece.length);
-          const result = await transport.append({ stream: 'bench', topic: SESSIONS_TOPIC, records: piece, routing: { partition }, payloadsImmutable: true });
-          // the target is the first session of its partition: the first record of each round's first batch
-          if (partition === targetPartition && from === 0 && targetPositions.length === round) targetPositions.push({ partition, offset: result.baseOffset });
-          written += piece.length;
-          while (pending[0] !== undefined && written >= pending[0]) await at(pending.shift() as number);
-        }
+        const chunk = sessionsHere
+          .slice(from, from + 1000)
+          .map((s) => s.records[round % 2] as AppendRecord)
+          .slice(0, upTo - written);
+        const result = await transport.append({ stream, topic: SESSIONS_TOPIC, records: chunk, routing: { partition }, payloadsImmutable: true });
+        // the target is the first session of its partition: the first record of each round's first batch
+        if (partition === targetPartition && from === 0 && targetPositions.length === round) targetPositions.push({ partition, offset: result.baseOffset });
+        written += chunk.length;
       }
     }
   }
@@ -151,51 +143,71 @@ interface Wiring {
   viaProxy: boolean;
 }
 
-/** Per-poll cost of `changes(latest)` with nothing new, in rounds, plus the requests and bytes of one poll. */
-async function emptyPolls(watcher: ReturnType<typeof sessions>, latest: bigint, wiring: Wiring): Promise<Record<string, unknown>> {
+/** A watcher on one lane size, at the newest change (so each poll finds nothing new). */
+interface PollTarget {
+  readonly size: number;
+  readonly watcher: ReturnType<typeof sessions>;
+  readonly latest: bigint;
+  readonly wallMicros: number[];
+  readonly clientCpuMicros: number[];
+  readonly serverCpuMicros: number[];
+}
+
+async function emptyPoll(t: PollTarget): Promise<void> {
+  const page = await t.watcher.changes(t.latest);
+  // the figure is for a poll with nothing new: a row here would make it another measurement
+  if (page.rows.length !== 0) throw new Error(`an empty poll found ${page.rows.length} rows`);
+}
+
+/**
+ * Per-poll cost of `changes(latest)` with nothing new at every lane size, in rounds that
+ * alternate the sizes (rotating which goes first), so load moves all sizes alike; then the
+ * requests, records and wire bytes of one poll at each size.
+ */
+async function emptyPolls(targets: readonly PollTarget[], wiring: Wiring): Promise<Record<string, Record<string, unknown>>> {
   const loadBefore = loadavg().map((l) => round(l));
-  const poll = async (): Promise<void> => {
-    const page = await watcher.changes(latest);
-    // the figure is for a poll with nothing new: a row here would make it another measurement
-    if (page.rows.length !== 0) throw new Error(`an empty poll found ${page.rows.length} rows`);
-  };
-  for (let i = 0; i < 20; i++) await poll();
-  const wallMicros: number[] = [];
-  const clientCpuMicros: number[] = [];
-  const serverCpuMicros: number[] = [];
+  for (const t of targets) for (let i = 0; i < 20; i++) await emptyPoll(t);
   for (let r = 0; r < POLL_ROUNDS; r++) {
-    const server0 = await wiring.server?.cpuMicros();
-    const cpu = process.cpuUsage();
-    const t = performance.now();
-    for (let i = 0; i < POLLS_PER_ROUND; i++) await poll();
-    const wall = performance.now() - t;
-    const used = process.cpuUsage(cpu);
-    const server1 = await wiring.server?.cpuMicros();
-    wallMicros.push((wall * 1000) / POLLS_PER_ROUND);
-    clientCpuMicros.push((used.user + used.system) / POLLS_PER_ROUND);
-    if (server0 !== undefined && server1 !== undefined) serverCpuMicros.push((server1 - server0) / POLLS_PER_ROUND);
+    for (let k = 0; k < targets.length; k++) {
+      const t = targets[(r + k) % targets.length] as PollTarget;
+      const server0 = await wiring.server?.cpuMicros();
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      for (let i = 0; i < POLLS_PER_ROUND; i++) await emptyPoll(t);
+      const wall = performance.now() - start;
+      const used = process.cpuUsage(cpu);
+      const server1 = await wiring.server?.cpuMicros();
+      t.wallMicros.push((wall * 1000) / POLLS_PER_ROUND);
+      t.clientCpuMicros.push((used.user + used.system) / POLLS_PER_ROUND);
+      if (server0 !== undefined && server1 !== undefined) t.serverCpuMicros.push((server1 - server0) / POLLS_PER_ROUND);
+    }
   }
-  // The counting pass: what one poll asks of the log, and (over TCP) what it puts on the wire.
-  wiring.counted.reset();
-  wiring.viaProxy = wiring.proxy !== undefined;
-  wiring.proxy?.reset();
-  try {
-    for (let i = 0; i < COUNTED_POLLS; i++) await poll();
-  } finally {
-    wiring.viaProxy = false;
+  const loadAfter = loadavg().map((l) => round(l));
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const t of targets) {
+    // The counting pass: what one poll asks of the log, and (over TCP) what it puts on the wire.
+    wiring.counted.reset();
+    wiring.viaProxy = wiring.proxy !== undefined;
+    wiring.proxy?.reset();
+    try {
+      for (let i = 0; i < COUNTED_POLLS; i++) await emptyPoll(t);
+    } finally {
+      wiring.viaProxy = false;
+    }
+    const requests: Record<string, number> = {};
+    for (const [method, n] of Object.entries(wiring.counted.counts.calls)) requests[method] = n / COUNTED_POLLS;
+    out[String(t.size)] = {
+      recordsFolded: Number(t.latest),
+      wallMicrosPerPoll: spread(t.wallMicros, 1),
+      clientCpuMicrosPerPoll: spread(t.clientCpuMicros, 1),
+      ...(t.serverCpuMicros.length > 0 ? { serverCpuMicrosPerPoll: spread(t.serverCpuMicros, 1) } : {}),
+      requestsPerPoll: requests,
+      recordsReadPerPoll: wiring.counted.counts.records / COUNTED_POLLS,
+      ...(wiring.proxy !== undefined ? { wireBytesPerPoll: { sent: wiring.proxy.sent / COUNTED_POLLS, received: wiring.proxy.received / COUNTED_POLLS } } : {}),
+      loadAverage: { before: loadBefore, after: loadAfter },
+    };
   }
-  const requests: Record<string, number> = {};
-  for (const [method, n] of Object.entries(wiring.counted.counts.calls)) requests[method] = n / COUNTED_POLLS;
-  return {
-    recordsFolded: Number(latest),
-    wallMicrosPerPoll: spread(wallMicros, 1),
-    clientCpuMicrosPerPoll: spread(clientCpuMicros, 1),
-    ...(serverCpuMicros.length > 0 ? { serverCpuMicrosPerPoll: spread(serverCpuMicros, 1) } : {}),
-    requestsPerPoll: requests,
-    recordsReadPerPoll: wiring.counted.counts.records / COUNTED_POLLS,
-    ...(wiring.proxy !== undefined ? { wireBytesPerPoll: { sent: wiring.proxy.sent / COUNTED_POLLS, received: wiring.proxy.received / COUNTED_POLLS } } : {}),
-    loadAverage: { before: loadBefore, after: loadavg().map((l) => round(l)) },
-  };
+  return out;
 }
 
 /** max/min of the medians of one per-poll figure across the sizes. */
@@ -214,25 +226,35 @@ async function run(direct: LogTransport, records: number, options: { server?: De
   const loadBefore = loadavg().map((l) => round(l));
   const sizes = PARTS.has('polls') ? [10_000, 100_000, 1_000_000].filter((n) => n <= records) : [];
   const wiring: Wiring = { counted: countingTransport(() => (wiring.viaProxy ? (options.proxied as LogTransport) : direct)), server, proxy: options.proxy, viaProxy: false };
-  const polls: Record<string, Record<string, unknown>> = {};
-  let watcher: ReturnType<typeof sessions> | undefined;
+  const laneOf = (size: number): string => (size === records ? 'bench' : `bench-${size}`);
   let built: Built | undefined;
+  // The polled lanes smaller than the main one are their own streams, filled beside it.
   const load = await phase(server, async () => {
-    built = await fill(direct, records, sizes, async (n) => {
-      watcher ??= sessions(AgdxClient.from(wiring.counted.transport, { stream: 'bench' }), undefined, { snapshots: false });
-      polls[String(n)] = await emptyPolls(watcher, await watcher.reads.latestChange(), wiring);
-    });
+    built = await fill(direct, 'bench', records);
+    for (const size of sizes) if (laneOf(size) !== 'bench') await fill(direct, laneOf(size), size);
   });
-  // The watcher's fold is garbage from here on: a new process would not carry it.
-  watcher = undefined;
+  const firstFolds: Record<string, unknown> = {};
+  let polls: Record<string, Record<string, unknown>> = {};
+  if (sizes.length > 0) {
+    const targets: PollTarget[] = [];
+    for (const size of sizes) {
+      const watcher = sessions(AgdxClient.from(wiring.counted.transport, { stream: laneOf(size) }), undefined, { snapshots: false });
+      let latest = 0n;
+      firstFolds[String(size)] = await phase(server, async () => (latest = await watcher.reads.latestChange()));
+      targets.push({ size, watcher, latest, wallMicros: [], clientCpuMicros: [], serverCpuMicros: [] });
+    }
+    polls = await emptyPolls(targets, wiring);
+  }
+  // The watchers' folds are garbage from here on: a new process would not carry them.
   const out: Record<string, unknown> = {
     records,
     sessions: Math.floor(records / PER_SESSION),
     loadAverage: { before: loadBefore },
-    load: { ...load, recordsPerSecond: Math.round(records / (load.wallMs / 1000)), note: 'includes the empty polls taken at each checkpoint' },
+    load: { ...load, recordsPerSecond: Math.round((records + sizes.filter((n) => n !== records).reduce((a, n) => a + n, 0)) / (load.wallMs / 1000)), note: 'the main lane and the smaller polled lanes' },
   };
   if (sizes.length > 0) {
     out.emptyPoll = {
+      watcherFirstFold: firstFolds,
       bySize: polls,
       medianMaxOverMin: { wall: flatness(polls, 'wallMicrosPerPoll'), clientCpu: flatness(polls, 'clientCpuMicrosPerPoll'), serverCpu: flatness(polls, 'serverCpuMicrosPerPoll') },
       target: 'flat across sizes',
@@ -352,7 +374,7 @@ if (DISK_RECORDS > 0) {
 out.note =
   'reads.repeatedGet: a repeated sessions.get(id) of a reader that keeps its fold (median, min, max of GETS runs), divided by reading and decoding that session\'s own records by offset; ' +
   'reads.snapshotStart: ROUNDS alternating rounds of the first get of a reader folding the whole lane and the first get of a new reader starting from the fold snapshot, each after a full collection; ratioPerRound divides the second by the first of the same round. ' +
-  'emptyPoll: sessions.changes(latest) with nothing new (what each watch poll does) at each lane size, POLL_ROUNDS rounds of POLLS_PER_ROUND polls, each figure divided by the polls of its round; ' +
+  'emptyPoll: sessions.changes(latest) with nothing new (what each watch poll does) on lanes of 10k, 100k and 1M records (the smaller ones their own streams), POLL_ROUNDS rounds that each run POLLS_PER_ROUND polls at every size in rotating order, each figure divided by the polls of its round; ' +
   'requestsPerPoll, recordsReadPerPoll and wireBytesPerPoll (dev server: bytes through a loopback proxy, sent = requests, received = replies) from COUNTED_POLLS further polls. ' +
   'cpuMs / clientCpu is this process (user + system, process.cpuUsage); serverCpuMs / serverCpu is the dev server process\'s own process.cpuUsage, asked over IPC before and after. ' +
   'The watcher reaches the log through a counting wrapper (a few function calls per request).';
