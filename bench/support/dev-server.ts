@@ -5,21 +5,27 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = fileURLToPath(new URL('../../packages/iggy-dev-server/src/cli.ts', import.meta.url));
+const cpuReport = fileURLToPath(new URL('./cpu-report.ts', import.meta.url));
 
 /** A running dev server: its port and process id, and how to stop it (resolves once the process exited). */
 export interface DevServer {
   readonly port: number;
   /** The server process id (for reading its CPU time from /proc). */
   readonly pid: number;
+  /** The server process's own CPU time so far (user + system, `process.cpuUsage`), in µs. */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
 /** Spawns `agdx-iggy-dev --port 0 ...args` and resolves with the port it printed. */
 export async function startDevServer(args: readonly string[] = []): Promise<DevServer> {
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.AGDX_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGDX_SERVER_PROF}`] : []), '--import', 'tsx', '--conditions=@agdx/source', cli, '--port', '0', ...args], {
+  const profile = process.env.AGDX_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGDX_SERVER_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', cpuReport, '--conditions=@agdx/source', cli, '--port', '0', ...args], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  // the child's channel must not keep the benchmark alive either
+  child.channel?.unref();
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -29,9 +35,30 @@ export async function startDevServer(args: readonly string[] = []): Promise<DevS
     });
     child.once('exit', (code) => reject(new Error(`dev server exited with ${String(code)}`)));
   });
+  // one question at a time: each answer is the next `cpuMicros` message
+  let asking: Promise<unknown> = Promise.resolve();
+  const ask = (): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
+      const onMessage = (m: unknown): void => {
+        const micros = (m as { cpuMicros?: unknown } | null)?.cpuMicros;
+        if (typeof micros !== 'number') return;
+        child.off('message', onMessage);
+        resolve(micros);
+      };
+      child.on('message', onMessage);
+      if (child.send?.('cpu') !== true) {
+        child.off('message', onMessage);
+        reject(new Error('the dev server has no IPC channel'));
+      }
+    });
   return {
     port,
     pid: child.pid ?? 0,
+    cpuMicros: () => {
+      const next = asking.then(ask, ask);
+      asking = next.catch(() => undefined);
+      return next;
+    },
     stop: async () => {
       if (child.exitCode !== null) return;
       const exit = new Promise((r) => child.once('exit', r));

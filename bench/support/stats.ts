@@ -12,3 +12,10 @@ export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
+
+/** Median, minimum and maximum of `values`, rounded to `digits` decimals. */
+export function spread(values: readonly number[], digits = 2): { median: number; min: number; max: number; n: number } {
+  const f = 10 ** digits;
+  const r = (n: number): number => Math.round(n * f) / f;
+  return { median: r(median(values)), min: r(Math.min(...values)), max: r(Math.max(...values)), n: values.length };
+}

@@ -92,6 +92,8 @@ describe('the call tally in a fold snapshot', () => {
       [-1n, 0n, true, null, [], [], []],
       [0n, 0n, true, null, ['a'], [], []],
       [2n, 0n, true, null, ['a', 'a'], [], []],
+      [0n, 2n, true, null, [], ['t', 't'], []],
+      [0n, 1n, true, null, [], ['t', 'u'], []],
       [0n, 0n, 'yes', null, [], [], []],
       [0n, 0n, true, 7n, [], [], []],
       [0n, 0n, true, null, [], [], [['c', 'chat'], ['c', 'chat']]],

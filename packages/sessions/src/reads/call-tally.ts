@@ -79,6 +79,26 @@ function newest<T>(values: readonly T[], size: (value: T) => number, budget: Cal
   return kept.reverse();
 }
 
+/** The identities of a saved list, each at most once. */
+function identitySet(values: readonly CborValue[], what: string): Set<string> {
+  const set = new Set<string>();
+  for (const id of values) set.add(imageText(id, what));
+  if (set.size !== values.length) throw badImage('identity appears twice');
+  return set;
+}
+
+/** The saved stream purposes by channel, each channel at most once. */
+function purposeMap(values: readonly CborValue[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const entry of values) {
+    if (!Array.isArray(entry) || entry.length !== 2) throw badImage('stream purpose must be a pair');
+    const channel = imageText(entry[0], 'channel');
+    if (map.has(channel)) throw badImage('stream purpose appears twice');
+    map.set(channel, imageText(entry[1], 'stream purpose'));
+  }
+  return map;
+}
+
 /** The UTF-8 size of an identity, or -1 when it is too long to save. */
 function identitySize(text: string): number {
   return text.length > MAX_CALL_IDENTITY_LENGTH ? -1 : utf8Length(text);
@@ -104,13 +124,15 @@ function callIdentity(envelope: AgentEnvelope, fallback: string): string {
  * whose request is not on the scanned topics still counts.
  */
 export class CallTally {
-  readonly #model = new Set<string>();
-  readonly #tool = new Set<string>();
+  // The collections are created on first use: a fold snapshot restores one tally per session,
+  // most of them with nothing to hold, and empty collections were a third of a restore's garbage.
+  #model: Set<string> | undefined;
+  #tool: Set<string> | undefined;
   /** Calls counted before a restore whose identities the saved image did not keep. */
   #modelBase = 0n;
   #toolBase = 0n;
   /** The purpose each chunk stream opened with, by channel: later chunks do not repeat it. */
-  readonly #purposes = new Map<string, string>();
+  #purposes: Map<string, string> | undefined;
   #bridge: string | undefined;
   #seen = false;
 
@@ -123,11 +145,11 @@ export class CallTally {
       this.#bridge = readBridgeHops(envelope.metadata)[0];
     }
     const opening = envelope.kind === 'chunk' && (envelope.sequence ?? 0n) === 0n ? envelope.operation : undefined;
-    if (opening !== undefined && envelope.channel !== undefined) this.#purposes.set(envelope.channel.toString(), opening);
+    if (opening !== undefined && envelope.channel !== undefined) (this.#purposes ??= new Map()).set(envelope.channel.toString(), opening);
     if (display === 'model.request' || display === 'model.response' || (opening !== undefined && MODEL_STREAM_PURPOSES.has(opening))) {
-      this.#model.add(callIdentity(envelope, position));
+      (this.#model ??= new Set()).add(callIdentity(envelope, position));
     } else if (display === 'tool.call' || display === 'tool.result' || opening === TOOL_STREAM_PURPOSE) {
-      this.#tool.add(callIdentity(envelope, position));
+      (this.#tool ??= new Set()).add(callIdentity(envelope, position));
     }
   }
 
@@ -137,7 +159,7 @@ export class CallTally {
    */
   purposeOf(envelope: AgentEnvelope): string | undefined {
     if (envelope.kind !== 'chunk') return undefined;
-    return envelope.operation ?? (envelope.channel !== undefined ? this.#purposes.get(envelope.channel.toString()) : undefined);
+    return envelope.operation ?? (envelope.channel !== undefined ? this.#purposes?.get(envelope.channel.toString()) : undefined);
   }
 
   /**
@@ -151,12 +173,12 @@ export class CallTally {
 
   /** Distinct model calls seen. */
   get modelCalls(): bigint {
-    return this.#modelBase + BigInt(this.#model.size);
+    return this.#modelBase + BigInt(this.#model?.size ?? 0);
   }
 
   /** Distinct tool calls seen. */
   get toolCalls(): bigint {
-    return this.#toolBase + BigInt(this.#tool.size);
+    return this.#toolBase + BigInt(this.#tool?.size ?? 0);
   }
 
   /** The first bridge named by the conversation's first envelope, if a bridge opened it. */
@@ -175,11 +197,11 @@ export class CallTally {
    */
   toImage(identities: boolean, budget: CallIdentityBudget): CborValue {
     const keep = identities && budget.entries > 0;
-    const model = keep ? newest([...this.#model], identitySize, budget) : [];
-    const tool = keep ? newest([...this.#tool], identitySize, budget) : [];
+    const model = keep ? newest([...(this.#model ?? [])], identitySize, budget) : [];
+    const tool = keep ? newest([...(this.#tool ?? [])], identitySize, budget) : [];
     const purposes = keep
       ? newest(
-          [...this.#purposes],
+          [...(this.#purposes ?? [])],
           ([channel, purpose]) => (channel.length > MAX_CALL_IDENTITY_LENGTH || purpose.length > MAX_CALL_IDENTITY_LENGTH ? -1 : utf8Length(channel) + utf8Length(purpose)),
           budget,
         )
@@ -202,18 +224,17 @@ export class CallTally {
     if (typeof r[2] !== 'boolean') throw badImage('seen flag must be a boolean');
     tally.#seen = r[2];
     tally.#bridge = r[3] === null ? undefined : imageText(r[3], 'bridge');
-    for (const id of imageList(r[4], 'model call identities')) tally.#model.add(imageText(id, 'model call identity'));
-    for (const id of imageList(r[5], 'tool call identities')) tally.#tool.add(imageText(id, 'tool call identity'));
-    for (const entry of imageList(r[6], 'stream purposes')) {
-      if (!Array.isArray(entry) || entry.length !== 2) throw badImage('stream purpose must be a pair');
-      const channel = imageText(entry[0], 'channel');
-      if (tally.#purposes.has(channel)) throw badImage('stream purpose appears twice');
-      tally.#purposes.set(channel, imageText(entry[1], 'stream purpose'));
-    }
-    if (tally.#model.size !== (r[4] as readonly CborValue[]).length || tally.#tool.size !== (r[5] as readonly CborValue[]).length) throw badImage('identity appears twice');
-    if (BigInt(tally.#model.size) > modelCalls || BigInt(tally.#tool.size) > toolCalls) throw badImage('holds more identities than calls');
-    tally.#modelBase = modelCalls - BigInt(tally.#model.size);
-    tally.#toolBase = toolCalls - BigInt(tally.#tool.size);
+    const modelIds = imageList(r[4], 'model call identities');
+    const toolIds = imageList(r[5], 'tool call identities');
+    const purposes = imageList(r[6], 'stream purposes');
+    if (modelIds.length > 0) tally.#model = identitySet(modelIds, 'model call identity');
+    if (toolIds.length > 0) tally.#tool = identitySet(toolIds, 'tool call identity');
+    if (purposes.length > 0) tally.#purposes = purposeMap(purposes);
+    const models = BigInt(modelIds.length);
+    const tools = BigInt(toolIds.length);
+    if (models > modelCalls || tools > toolCalls) throw badImage('holds more identities than calls');
+    tally.#modelBase = modelCalls - models;
+    tally.#toolBase = toolCalls - tools;
     return tally;
   }
 }

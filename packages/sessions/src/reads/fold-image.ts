@@ -11,7 +11,7 @@ import {
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally, callIdentityBudget, type CallIdentityBudget } from './call-tally.js';
-import { newAcc, SessionFold, type Acc, type SessionStatus } from './session-fold.js';
+import { SessionFold, type Acc, type SessionStatus } from './session-fold.js';
 
 /** Largest fold snapshot a reader decodes or a writer produces (the wire limit of the capsule). */
 export const MAX_FOLD_SNAPSHOT_BYTES: number = 16 * 1024 * 1024;
@@ -171,36 +171,39 @@ function conversation(value: CborValue | undefined): ConversationId {
 function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
   const r = row(value, 20, 'a session');
   const id = conversation(r[0]);
-  const acc = newAcc();
   const start = r[1];
-  if (start !== null) {
-    if (!(start instanceof Uint8Array)) throw bad('a session start must be bytes');
-    acc.start = decodeSessionStart(start);
-  }
+  if (start !== null && !(start instanceof Uint8Array)) throw bad('a session start must be bytes');
   const status = r[2];
   if (typeof status !== 'string' || !STATUSES.has(status)) throw bad('unknown session status');
-  acc.status = status as SessionStatus;
-  acc.implicit = bool(r[3], 'implicit');
   const ended = textOpt(r[4], 'ended');
-  acc.ended = ended === undefined ? undefined : { recordKey: ended };
-  acc.startedAt = u64Opt(r[5], 'startedAt');
-  acc.endedAt = u64Opt(r[6], 'endedAt');
-  acc.endReason = textOpt(r[7], 'endReason');
-  acc.firstEventAt = u64Opt(r[8], 'firstEventAt');
-  acc.lastEventAt = u64Opt(r[9], 'lastEventAt');
-  acc.pauseRequested = bool(r[10], 'pauseRequested');
-  acc.cancelRequested = bool(r[11], 'cancelRequested');
-  acc.counters = {
-    events: u64(r[12], 'events'),
-    tokensIn: u64(r[14], 'tokensIn'),
-    tokensOut: u64(r[15], 'tokensOut'),
-    costMicros: u64(r[16], 'costMicros'),
-    errors: u64(r[17], 'errors'),
+  // Built in one literal (not from newAcc) so a restore of many sessions allocates each part once.
+  const acc: Acc = {
+    start: start === null ? undefined : decodeSessionStart(start),
+    status: status as SessionStatus,
+    implicit: bool(r[3], 'implicit'),
+    ended: ended === undefined ? undefined : { recordKey: ended },
+    startedAt: u64Opt(r[5], 'startedAt'),
+    endedAt: u64Opt(r[6], 'endedAt'),
+    endReason: textOpt(r[7], 'endReason'),
+    firstEventAt: u64Opt(r[8], 'firstEventAt'),
+    lastEventAt: u64Opt(r[9], 'lastEventAt'),
+    lastHeartbeatAt: undefined,
+    pauseRequested: bool(r[10], 'pauseRequested'),
+    cancelRequested: bool(r[11], 'cancelRequested'),
+    events: [],
+    counters: {
+      events: u64(r[12], 'events'),
+      tokensIn: u64(r[14], 'tokensIn'),
+      tokensOut: u64(r[15], 'tokensOut'),
+      costMicros: u64(r[16], 'costMicros'),
+      errors: u64(r[17], 'errors'),
+    },
+    calls: CallTally.fromImage(r[13]),
+    held: Number(u64(r[18], 'held', U32_MAX)),
+    laneConflict: bool(r[19], 'laneConflict'),
+    stateRecords: [],
+    partial: true,
   };
-  acc.calls = CallTally.fromImage(r[13]);
-  acc.held = Number(u64(r[18], 'held', U32_MAX));
-  acc.laneConflict = bool(r[19], 'laneConflict');
-  acc.partial = true;
   return { id, acc };
 }
 
