@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { AgdxClient, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { AgdxError, AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
-import { InvalidArgumentError, MemoryLog, TransportFailureError, type AppendRequest, type AppendResult, type LogTransport } from '@agdx/transport';
+import { InvalidArgumentError, MemoryLog, TransportFailureError, type AppendRequest, type AppendResult, type LogRecord, type LogTransport } from '@agdx/transport';
 import { readAll } from './support-client/client.js';
+import { overriding } from './support-runtime/overriding.js';
 
 const STREAM = 'order';
 const enc = new TextEncoder();
@@ -34,13 +35,7 @@ function gatedLog() {
     sizes.push(request.records.length);
     return log.append(request);
   };
-  const transport = new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'append') return append;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogTransport;
+  const transport: LogTransport = overriding(log, { append });
   const waitForGates = async (n: number): Promise<void> => {
     for (let i = 0; i < 1000 && gates.length < n; i++) await new Promise((r) => setTimeout(r, 1));
     expect(gates.length).toBeGreaterThanOrEqual(n);
@@ -65,6 +60,15 @@ function gatedLog() {
   };
 }
 
+function bodyOf(record: LogRecord): string {
+  return dec(readAgentMessage(record, { stream: STREAM, topic: AgentTopic.Sessions }).envelope?.body ?? new Uint8Array());
+}
+
+/** The bodies of the commands on agent.sessions, in log order. */
+async function bodies(log: LogTransport): Promise<string[]> {
+  return (await readAll(log, STREAM, AgentTopic.Sessions)).map(bodyOf);
+}
+
 async function client(transport: LogTransport): Promise<AgdxClient> {
   const laser = AgdxClient.from(transport, { stream: STREAM });
   await laser.bootstrap(2);
@@ -86,7 +90,7 @@ describe('ordered, coalesced sends', () => {
     const receipts = await Promise.all(sends);
     expect(gated.sizes).toEqual([1, 63]);
     const records = await readAll(gated.log, STREAM, AgentTopic.Sessions);
-    expect(records.map((r) => dec(readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Sessions }).envelope?.body ?? new Uint8Array()))).toEqual(
+    expect(records.map(bodyOf)).toEqual(
       Array.from({ length: 64 }, (_, i) => `job ${i}`),
     );
     for (const [i, receipt] of receipts.entries()) {
@@ -128,8 +132,7 @@ describe('ordered, coalesced sends', () => {
     }
     gated.open();
     await send('after');
-    const bodies = (await readAll(gated.log, STREAM, AgentTopic.Sessions)).map((r) => dec(readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Sessions }).envelope?.body ?? new Uint8Array()));
-    expect(bodies).toEqual(['first', 'after']);
+    expect(await bodies(gated.log)).toEqual(['first', 'after']);
     await laser.close();
   });
 
@@ -150,8 +153,7 @@ describe('ordered, coalesced sends', () => {
     const refused = (outcomes[1] as PromiseRejectedResult).reason as AgdxError;
     expect(AgdxError.is(refused, 'publish-failed')).toBe(true);
     expect(AgdxError.is(refused.cause, 'invalid')).toBe(true);
-    const bodies = (await readAll(gated.log, STREAM, AgentTopic.Sessions)).map((r) => dec(readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Sessions }).envelope?.body ?? new Uint8Array()));
-    expect(bodies).toEqual(['first', 'a', 'b', 'c']);
+    expect(await bodies(gated.log)).toEqual(['first', 'a', 'b', 'c']);
     await laser.close();
   });
 
@@ -174,8 +176,7 @@ describe('ordered, coalesced sends', () => {
     await first;
     gated.open();
     await Promise.all([queued[0], queued[2]]);
-    const bodies = (await readAll(gated.log, STREAM, AgentTopic.Sessions)).map((r) => dec(readAgentMessage(r, { stream: STREAM, topic: AgentTopic.Sessions }).envelope?.body ?? new Uint8Array()));
-    expect(bodies).toEqual(['first', 'a', 'b']);
+    expect(await bodies(gated.log)).toEqual(['first', 'a', 'b']);
     await laser.close();
   });
 

@@ -8,33 +8,20 @@ import type { GroupMember, JoinGroupRequest, LogTransport, MemoryLog } from '@ag
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { harness, STREAM, text } from './support-runtime/harness.js';
+import { overriding } from './support-runtime/overriding.js';
 
 /** `log` as an Iggy-like transport: waits poll, and every group commit is counted. */
 function pollingLog(log: MemoryLog): { transport: LogTransport; commits: bigint[] } {
   const commits: bigint[] = [];
   const joinGroup = async (request: JoinGroupRequest): Promise<GroupMember> => {
     const member = await log.joinGroup(request);
-    return new Proxy(member, {
-      get(target, prop) {
-        if (prop === 'commit') {
-          return (partition: number, offset: bigint, options?: { signal?: AbortSignal }) => {
-            if (request.topic === AgentTopic.Sessions) commits.push(offset);
-            return target.commit(partition, offset, options);
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const commit = (partition: number, offset: bigint, options?: { signal?: AbortSignal }): Promise<void> => {
+      if (request.topic === AgentTopic.Sessions) commits.push(offset);
+      return member.commit(partition, offset, options);
+    };
+    return overriding(member, { commit });
   };
-  const transport = new Proxy(log, {
-    get(target, prop) {
-      if (prop === 'waitsByPolling') return true;
-      if (prop === 'joinGroup') return joinGroup;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogTransport;
+  const transport: LogTransport = overriding(log, { waitsByPolling: true, joinGroup });
   return { transport, commits };
 }
 

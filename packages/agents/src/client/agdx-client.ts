@@ -285,7 +285,7 @@ export class AgdxClient {
     const payload = encodeEnvelope(envelope, POOLED);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
-      core.appendInOrder(stream, topic, signed.kind, signed.target, signed.conversation.toString(), [{ headers, payload }], options.signal),
+      core.shared.appender.append({ core, stream, topic, kind: signed.kind, target: signed.target, conversationKey: signed.conversation.toString(), records: [{ headers, payload }] }, options.signal),
     );
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
   }

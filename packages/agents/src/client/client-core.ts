@@ -215,23 +215,6 @@ export class ClientCore {
     return { stream, topic: route.topic, partition: result.partition, offset: result.baseOffset, count: result.count };
   }
 
-  /**
-   * Appends one batch behind the earlier appends of these clients to the same place, merged
-   * with those issued meanwhile (see `OrderedAppender`); what {@link append} does otherwise.
-   * @throws PublishFailedError wrapping the transport's error; CancelledError when `signal` fires.
-   */
-  appendInOrder(
-    stream: string,
-    topic: string,
-    kind: AgentEnvelope['kind'] | 'plain',
-    target: AgentId | undefined,
-    conversationKey: string,
-    records: readonly AppendRecord[],
-    signal?: AbortSignal,
-  ): Promise<BatchPosition> {
-    return this.shared.appender.append({ core: this, stream, topic, kind, target, conversationKey, records }, signal);
-  }
-
   /** Creates an on-first-use topic with the bootstrap's partition count (1 before any bootstrap). */
   async ensureOnFirstUse(stream: string, topic: string, signal?: AbortSignal): Promise<void> {
     const partitions = this.layout.kind === 'singlePartition' ? 1 : (this.shared.bootstrapPartitions ?? 1);
