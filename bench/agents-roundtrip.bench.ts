@@ -21,6 +21,9 @@ import { median, percentile } from './support/stats.js';
 
 const STREAM = 'bench';
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
+// AGDX_BENCH_ONLY=devServer skips the in-memory rows and the dispatch path (the dev-server rows
+// alone take a few minutes on a loaded machine); anything else runs everything.
+const DEV_SERVER_ONLY = process.env.AGDX_BENCH_ONLY === 'devServer';
 const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
@@ -279,10 +282,10 @@ async function decodeRun(batches: AppendRecord[][]): Promise<{ perSec: number; c
 }
 
 const loadAverageAtStart = machine().loadAverage;
-const batches = commandRecords();
+const batches = DEV_SERVER_ONLY ? [] : commandRecords();
 const dispatch: { perSec: number; cpuMicros: number }[] = [];
 const decodeOnly: { perSec: number; cpuMicros: number }[] = [];
-for (let run = 0; run <= RUNS; run++) {
+for (let run = 0; run <= (DEV_SERVER_ONLY ? -1 : RUNS); run++) {
   const ours = await dispatchRun(batches);
   const base = await decodeRun(batches);
   if (run > 0) {
@@ -295,17 +298,16 @@ const dispatchFigures = {
   baselineReadAndDecode: { recordsPerSec: Math.round(median(decodeOnly.map((d) => d.perSec))), cpuMicrosPerRecord: Number(median(decodeOnly.map((d) => d.cpuMicros)).toFixed(2)) },
 };
 
-const results: Record<string, unknown> = {
-  dispatchOnly: {
+const results: Record<string, unknown> = {};
+if (!DEV_SERVER_ONLY) results.dispatchOnly = {
     ...dispatchFigures,
     runtimeOverheadCpuMicrosPerRecord: Number((dispatchFigures.agent.cpuMicrosPerRecord - dispatchFigures.baselineReadAndDecode.cpuMicrosPerRecord).toFixed(2)),
     ratio: { cpu: Number((dispatchFigures.agent.cpuMicrosPerRecord / dispatchFigures.baselineReadAndDecode.cpuMicrosPerRecord).toFixed(2)) },
-  },
 };
-for (const [label, count, inFlight] of [
+for (const [label, count, inFlight] of DEV_SERVER_ONLY ? [] : ([
   ['inFlight1', SERIAL_ROUND_TRIPS, 1],
   [`inFlight${IN_FLIGHT}`, CONCURRENT_ROUND_TRIPS, IN_FLIGHT],
-] as const) {
+] as const)) {
   const [ours, baseline, notPipelined] = await measureRounds([agdxSetup(true), rawSetup, agdxSetup(false)] as const, count, inFlight);
   results[label] = {
     agent: ours,
@@ -378,7 +380,7 @@ process.stdout.write(
     {
       name: 'agents-roundtrip',
       environment: { ...machine(), loadAverageAtStart },
-      config: { runs: RUNS, serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
+      config: { runs: RUNS, only: DEV_SERVER_ONLY ? 'devServer' : 'all', serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
       targets: {
         inMemory: { inFlight1P50MicrosAtMost: 20, inFlight64RoundTripsPerSecAtLeast: 50_000 },
         devServer: { inFlight1P50MicrosAtMost: 1_000, inFlight64RoundTripsPerSecAtLeast: 10_000, idlePercentOfCoreBelow: 2 },

@@ -76,5 +76,34 @@ for (const protocol of ['vsr', 'classic'] as const) {
         await transport.close();
       }
     }, 30_000);
+
+    it('sends 64 concurrent commands to one conversation over four connections in call order, each receipt naming its record', async () => {
+      const transport = await IggyTransport.connect(server.url, { protocol, connections: 4, heartbeatIntervalMs: 0 });
+      const stream = `order-${protocol}-${Date.now().toString(36)}`;
+      const laser = AgdxClient.from(transport, { stream });
+      try {
+        await laser.bootstrap(3);
+        const conversation = ConversationId.new();
+        const planner = AgentId.new('planner');
+        const text = new TextEncoder();
+        for (let wave = 0; wave < 2; wave++) {
+          const receipts = await Promise.all(
+            Array.from({ length: 64 }, (_, i) =>
+              laser.agdx(AgentTopic.Sessions, planner, conversation).command(MintUlid.mint(CorrelationId), text.encode(`${wave}.${i}`)).withTarget('worker').sendReceipt(),
+            ),
+          );
+          const partition = receipts[0]!.position.partition;
+          expect(receipts.every((r) => r.position.partition === partition)).toBe(true);
+          const from = receipts[0]!.position.offset;
+          const back = await transport.read({ stream, topic: AgentTopic.Sessions, partition, offset: from, maxCount: 64 });
+          const bodies = back.map((r) => dec(readAgentMessage(r, { stream, topic: AgentTopic.Sessions }).envelope!.body));
+          expect(bodies).toEqual(Array.from({ length: 64 }, (_, i) => `${wave}.${i}`));
+          for (const [i, receipt] of receipts.entries()) expect(receipt.position.offset).toBe(from + BigInt(i));
+        }
+      } finally {
+        await laser.close();
+        await transport.close();
+      }
+    }, 30_000);
   });
 }

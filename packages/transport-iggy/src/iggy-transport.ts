@@ -35,6 +35,7 @@ import { CommandCode, decodeTopicDetails, encodeTopicTarget, initChecksums, part
 import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
 import { IggyAdmin } from './admin.js';
 import { AppendCoalescer } from './append-coalescer.js';
+import type { BatchSender, SendPlacement } from './append-coalescer.js';
 import * as cmd from './commands.js';
 import { ClusterDirectory } from './cluster-directory.js';
 import type { Endpoint } from './cluster-directory.js';
@@ -87,8 +88,14 @@ export class IggyTransport implements LogTransport {
   readonly #balanced = new Map<string, number>();
   #closed = false;
   #admin: IggyAdmin | undefined;
-  /** VSR: concurrent appends to one target beyond one per connection leave as one batch. */
-  readonly #coalescer = new AppendCoalescer(() => this.#connections.length);
+  /**
+   * One append per target (partition or key) on the wire at a time; concurrent appends to it
+   * queue and leave as one batch. One, not one per connection: two connections do not keep the
+   * order of two appends, appends to one partition must land in call order, and a classic
+   * append's offsets are read right after it, exact only while no other append of ours is in
+   * between.
+   */
+  readonly #coalescer = new AppendCoalescer(() => 1);
 
   readonly #directory: ClusterDirectory;
 
@@ -257,18 +264,18 @@ export class IggyTransport implements LogTransport {
     else if ('balanced' in routing && routing.balanced === true) wire = partitioning.balanced();
     else throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
 
-    if (this.#options.protocol === 'vsr') {
-      const send = async (batch: readonly OutgoingMessage[], signal: AbortSignal | undefined): Promise<{ partition: number; baseOffset: bigint }> => {
-        const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal });
-        if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
-        return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
-      };
-      // Balanced appends spread over partitions one by one, so they are never merged.
-      const target = coalescingKey(stream, topic, wire);
-      const placed = target === undefined ? await send(messages, o.signal) : await this.#coalescer.send(target, messages, send, o.signal);
-      return { partition: placed.partition, baseOffset: placed.baseOffset, count: messages.length };
-    }
-    return this.#appendClassic(stream, topic, wire, messages, o);
+    const send: BatchSender =
+      this.#options.protocol === 'vsr'
+        ? async (batch, signal) => {
+            const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal });
+            if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
+            return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
+          }
+        : (batch, signal) => this.#appendClassic(stream, topic, wire, batch, { signal });
+    // Balanced appends spread over partitions one by one, so they are never merged.
+    const target = coalescingKey(stream, topic, wire);
+    const placed = target === undefined ? await send(messages, o.signal) : await this.#coalescer.send(target, messages, send, o.signal);
+    return { partition: placed.partition, baseOffset: placed.baseOffset, count: messages.length };
   }
 
   /**
@@ -278,7 +285,7 @@ export class IggyTransport implements LogTransport {
    * server handles one connection's requests in order, so this is exact unless another client
    * writes to the same partition in between.
    */
-  async #appendClassic(stream: string, topic: string, wire: Partitioning, messages: OutgoingMessage[], o: CallOptions): Promise<AppendResult> {
+  async #appendClassic(stream: string, topic: string, wire: Partitioning, messages: readonly OutgoingMessage[], o: CallOptions): Promise<SendPlacement> {
     let partition: number;
     if (wire.kind === 'partition') partition = wire.partitionId;
     else {
@@ -316,7 +323,7 @@ export class IggyTransport implements LogTransport {
     const info = details.partitions.find((p) => p.id === partition);
     if (info === undefined) throw new NotFoundError(`partition ${partition} of ${stream}/${topic} does not exist`);
     const baseOffset = cmd.nextOffsetOf(info) - BigInt(messages.length);
-    return { partition, baseOffset: baseOffset < 0n ? 0n : baseOffset, count: messages.length };
+    return { partition, baseOffset: baseOffset < 0n ? 0n : baseOffset };
   }
 
   async #poll(stream: string, topic: string, partition: number, strategy: PollingStrategy, count: number, o: CallOptions): Promise<LogRecord[]> {

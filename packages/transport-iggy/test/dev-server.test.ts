@@ -54,6 +54,35 @@ describe('against the dev server (separate process)', () => {
   });
 
   for (const protocol of ['vsr', 'classic'] as const) {
+    it(`${protocol}: concurrent appends to one partition or key over four connections land in call order, each at the offsets it was given`, async () => {
+      const t = await IggyTransport.connect({ port: server.port, protocol, heartbeatIntervalMs: 0, connections: 4 });
+      try {
+        const stream = `order-${protocol}-${Date.now().toString(36)}`;
+        await t.ensureStream(stream);
+        await t.ensureTopic({ stream, topic: 't' }, { partitions: 3 });
+        for (const routing of [{ partition: 2 }, { key: 'conversation-7' }] as const) {
+          // Three waves: the first append of each goes alone, the rest queue behind it.
+          for (let wave = 0; wave < 3; wave++) {
+            const results = await Promise.all(
+              Array.from({ length: 48 }, (_, i) => t.append({ stream, topic: 't', routing, records: Array.from({ length: 1 + (i % 2) }, (_, k) => ({ payload: text(`${wave}.${i}.${k}`) })) })),
+            );
+            for (let i = 1; i < results.length; i++) {
+              const prev = results[i - 1] as { baseOffset: bigint; count: number; partition: number };
+              expect(results[i]?.partition).toBe(prev.partition);
+              expect(results[i]?.baseOffset).toBe(prev.baseOffset + BigInt(prev.count));
+            }
+            const first = results[0] as { baseOffset: bigint; partition: number };
+            const total = results.reduce((n, r) => n + r.count, 0);
+            const back = await t.read({ stream, topic: 't', partition: first.partition, offset: first.baseOffset, maxCount: total });
+            const expected = results.flatMap((r, i) => Array.from({ length: r.count }, (_, k) => `${wave}.${i}.${k}`));
+            expect(back.map((x) => new TextDecoder().decode(x.payload))).toEqual(expected);
+          }
+        }
+      } finally {
+        await t.close();
+      }
+    });
+
     it(`${protocol}: a dropped connection mid-stream — reconnect, re-join, continue from the committed offset`, async () => {
       await runDropScenario(server.port, protocol);
     });

@@ -80,6 +80,8 @@ interface Lane {
   /** The commit in flight, and whether another was asked for meanwhile. */
   committing: Promise<void> | undefined;
   recommit: boolean;
+  /** A commit put off for a moment (polling logs), so a quiet stretch's records share it. */
+  lingering: ReturnType<typeof setTimeout> | undefined;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
 }
@@ -102,6 +104,8 @@ interface LaneRun {
 
 const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
+/** How long an idle commit waits on a polling log (at most the agent's `pollInterval`). */
+const COMMIT_LINGER_MS = 20;
 const LANE_QUANTUM = 64;
 
 /** One consumer-group member's read / consume / commit loop. */
@@ -248,7 +252,16 @@ export class ConsumerLoop {
     this.#stop.abort();
     this.#wake?.();
     await this.#whenIdle();
+    await this.#flushCommits();
     await this.#leave();
+  }
+
+  /** Commits what every lane consumed (put-off commits at once) and waits for the commits in flight. */
+  async #flushCommits(): Promise<void> {
+    for (const lane of this.#lanes.values()) {
+      if (lane.lingering !== undefined || lane.pending !== undefined) this.#commitSoon(lane, lane.generation);
+    }
+    for (const lane of this.#lanes.values()) while (lane.committing !== undefined) await lane.committing;
   }
 
   /** Hard stop: no further commits, no waiting for handlers, leaves the group at once. */
@@ -257,6 +270,7 @@ export class ConsumerLoop {
     this.#stopping = true;
     this.#stop.abort();
     this.#wake?.();
+    for (const lane of this.#lanes.values()) clearTimeout(lane.lingering);
     await this.#leave();
   }
 
@@ -312,6 +326,7 @@ export class ConsumerLoop {
         turnBusy: false,
         committing: undefined,
         recommit: false,
+        lingering: undefined,
         nudge: undefined,
       });
     }
@@ -377,8 +392,9 @@ export class ConsumerLoop {
       for (const entry of unsettled) await entry.settled;
       this.#advance(lane, unsettled, state);
       if (this.#hardStopped) return;
-      while (lane.committing !== undefined) await lane.committing;
-      await this.#commit(lane, generation);
+      // The commit goes on in the background: the lane is free for the next record at once, and
+      // stop() waits for it.
+      this.#commitSoon(lane, generation, true);
       const failed = state.failed;
       if (failed !== undefined) {
         this.#o.onError(failed.error);
@@ -450,14 +466,32 @@ export class ConsumerLoop {
       moved = true;
     }
     if (!moved || this.#hardStopped) return;
-    if (state.sinceCommit >= COMMIT_EVERY || (lane.queue.length === 0 && unsettled.length === 0)) {
+    const full = state.sinceCommit >= COMMIT_EVERY;
+    if (full || (lane.queue.length === 0 && unsettled.length === 0)) {
       state.sinceCommit = 0;
-      this.#commitSoon(lane, state.generation);
+      this.#commitSoon(lane, state.generation, !full);
     }
   }
 
-  /** One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset. */
-  #commitSoon(lane: Lane, generation: number): void {
+  /**
+   * One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset.
+   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first: there a commit is two
+   * requests (ownership check, store), and with one request in flight at a time one per record
+   * doubled the requests of an agent answering one record at a time. Records handled in the
+   * meantime share it; stop() commits at once.
+   */
+  #commitSoon(lane: Lane, generation: number, idle = false): void {
+    if (idle && this.#pacer !== undefined && !this.#stopping) {
+      lane.lingering ??= setTimeout(() => {
+        lane.lingering = undefined;
+        this.#commitSoon(lane, generation);
+      }, Math.min(COMMIT_LINGER_MS, this.#o.idleWaitMs));
+      return;
+    }
+    if (lane.lingering !== undefined) {
+      clearTimeout(lane.lingering);
+      lane.lingering = undefined;
+    }
     if (lane.committing !== undefined) {
       lane.recommit = true;
       return;

@@ -21,6 +21,7 @@ import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
+import { OrderedAppender } from '../send/ordered-appender.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
@@ -136,7 +137,7 @@ export class AgdxClient {
         blobStore: options.blobStore,
         ids: options.ids,
         onError: checkOnError(options.onError),
-        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry },
+        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry, appender: new OrderedAppender() },
       }),
     );
   }
@@ -284,7 +285,7 @@ export class AgdxClient {
     const payload = encodeEnvelope(envelope, POOLED);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
-      core.append(stream, topic, signed.kind, signed.target, signed.conversation.toString(), [{ headers, payload }], options.signal),
+      core.shared.appender.append({ core, stream, topic, kind: signed.kind, target: signed.target, conversationKey: signed.conversation.toString(), records: [{ headers, payload }] }, options.signal),
     );
     return { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset };
   }

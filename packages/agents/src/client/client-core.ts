@@ -19,6 +19,7 @@ import type { ActionGovernor, GovernedAction } from '../governor/action-governor
 import { routeRecord, type StreamLayout } from '../layouts/stream-layout.js';
 import type { MessagePosition } from '../message/agent-message.js';
 import { ReplyHub } from '../replies/reply-hub.js';
+import type { OrderedAppender } from '../send/ordered-appender.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxTelemetry } from '../telemetry/agdx-telemetry.js';
 import { ON_FIRST_USE_TOPICS } from './agent-topic.js';
@@ -37,6 +38,11 @@ export interface SharedClientState {
   closed: boolean;
   /** The installed telemetry hook (`AgdxClient.instrument`), shared by every derived client. */
   telemetry: AgdxTelemetry | undefined;
+  /**
+   * Every send of these clients and of the agents spawned on them goes through this one appender,
+   * so concurrent sends to one place leave in call order, merged while an append is in flight.
+   */
+  readonly appender: OrderedAppender;
 }
 
 /** Where a batch landed. */

@@ -341,7 +341,7 @@ export class AgdxSendBuilder {
     const to = this.#to;
     let at: MessagePosition;
     try {
-      at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, options.signal);
+      at = await to.core.shared.appender.append(append, options.signal);
     } catch (error) {
       append.acknowledged?.(undefined, error);
       throw error;

@@ -1,4 +1,7 @@
+import { AgdxError } from '@agdx/wire';
+import { watchAbort } from '@agdx/transport';
 import type { BatchPosition } from '../client/client-core.js';
+import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
 
@@ -10,6 +13,8 @@ export const MAX_MERGED_BYTES: number = 1024 * 1024;
 interface Queued {
   readonly append: PreparedAppend;
   readonly bytes: number;
+  settled: boolean;
+  unwatch: (() => void) | undefined;
   resolve(position: BatchPosition): void;
   reject(error: unknown): void;
 }
@@ -22,35 +27,57 @@ interface Place {
 /**
  * Keeps appends to one place (stream, routed topic, routing) in the order they were issued, with
  * at most one append per place in flight: a transport may spread concurrent appends over several
- * connections, which does not keep their order, and a conversation's answers must stay in order.
+ * connections, which does not keep their order, and a conversation's records must stay in order.
  * Appends issued while one is in flight queue, and leave together as ONE append when it is
  * acknowledged (in issue order, up to {@link MAX_MERGED_RECORDS} records and
- * {@link MAX_MERGED_BYTES} bytes), so a busy agent needs far fewer round trips than answers.
- * A merged append succeeds or fails as a whole: every caller in it gets the same outcome.
+ * {@link MAX_MERGED_BYTES} bytes), so 64 concurrent requests, or a busy agent's answers, need a
+ * few round trips instead of one each. One appender serves every client derived from one
+ * `AgdxClient.from` and the agents spawned on them.
+ *
+ * A merged append succeeds or fails as a whole, as one append does, with one exception: when the
+ * transport refuses a merged append as invalid (nothing was sent), each caller's records are sent
+ * alone, in order, so the refusal reaches only the caller whose records caused it. A caller whose
+ * signal fires while queued leaves the queue (nothing was sent); once its records are on the wire
+ * in a merged append, the abort settles its call with `CancelledError` at once while the append
+ * completes for the others, so its records may still be stored (as for any aborted write).
  */
 export class OrderedAppender {
   readonly #places = new Map<string, Place>();
 
-  /** Appends `append` behind the earlier appends to its place; resolves with where it landed. */
-  append(append: PreparedAppend): Promise<BatchPosition> {
+  /**
+   * Appends `append` behind the earlier appends to its place; resolves with where it landed.
+   * `signal` aborts it (see the class notes for what an abort after sending means).
+   */
+  append(append: PreparedAppend, signal?: AbortSignal): Promise<BatchPosition> {
+    if (signal?.aborted === true) return Promise.reject(aborted(signal));
     const route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
     const routing = route.routing;
     const where = 'partition' in routing ? `p${routing.partition}` : 'key' in routing && typeof routing.key === 'string' ? `k${routing.key}` : undefined;
     // Byte keys and balanced routing are not merged (nothing the runtime sends uses them).
-    if (where === undefined) return send(append, append.records);
+    if (where === undefined) return send(append, append.records, signal);
     const key = `${append.stream}\u0000${route.topic}\u0000${where}`;
     let place = this.#places.get(key);
     if (place === undefined) this.#places.set(key, (place = { busy: false, queue: [] }));
     if (!place.busy) {
       place.busy = true;
-      const sent = send(append, append.records);
+      const sent = send(append, append.records, signal);
+      const p = place;
       void sent.then(
-        () => this.#drain(key, place),
-        () => this.#drain(key, place),
+        () => this.#drain(key, p),
+        () => this.#drain(key, p),
       );
       return sent;
     }
-    return new Promise<BatchPosition>((resolve, reject) => place.queue.push({ append, bytes: bytesOf(append), resolve, reject }));
+    const p = place;
+    return new Promise<BatchPosition>((resolve, reject) => {
+      const queued: Queued = { append, bytes: bytesOf(append), settled: false, unwatch: undefined, resolve, reject };
+      queued.unwatch = watchAbort(signal, () => {
+        const at = p.queue.indexOf(queued);
+        if (at !== -1) p.queue.splice(at, 1);
+        settle(queued, { error: aborted(signal) });
+      });
+      if (!queued.settled) p.queue.push(queued);
+    });
   }
 
   /** The append in flight was acknowledged: the queued ones leave as one. */
@@ -71,28 +98,51 @@ export class OrderedAppender {
       count += next.append.records.length;
       bytes += next.bytes;
     }
-    const first = (group[0] as Queued).append;
-    const records = group.length === 1 ? first.records : group.flatMap((q) => q.append.records);
-    send(first, records).then(
-      (at) => {
-        let offset = at.offset;
-        for (const q of group) {
-          const n = q.append.records.length;
-          q.resolve({ stream: at.stream, topic: at.topic, partition: at.partition, offset, count: n });
-          offset += BigInt(n);
-        }
-        this.#drain(key, place);
-      },
-      (error: unknown) => {
-        for (const q of group) q.reject(error);
-        this.#drain(key, place);
-      },
-    );
+    void sendGroup(group).then(() => this.#drain(key, place));
   }
 }
 
-function send(append: PreparedAppend, records: readonly PreparedAppend['records'][number][]): Promise<BatchPosition> {
-  return append.core.append(append.stream, append.topic, append.kind, append.target, append.conversationKey, records);
+/** Sends a group as one append and settles each caller; never rejects. */
+async function sendGroup(group: readonly Queued[]): Promise<void> {
+  const first = (group[0] as Queued).append;
+  const records = group.length === 1 ? first.records : group.flatMap((q) => q.append.records);
+  try {
+    const at = await send(first, records, undefined);
+    let offset = at.offset;
+    for (const q of group) {
+      const n = q.append.records.length;
+      settle(q, { position: { stream: at.stream, topic: at.topic, partition: at.partition, offset, count: n } });
+      offset += BigInt(n);
+    }
+  } catch (error) {
+    if (group.length > 1 && refusedAsInvalid(error)) {
+      // Nothing was stored: find the culprit by sending each caller's records alone, in order.
+      for (const q of group) if (!q.settled) await sendGroup([q]);
+      return;
+    }
+    for (const q of group) settle(q, { error });
+  }
+}
+
+function send(append: PreparedAppend, records: readonly PreparedAppend['records'][number][], signal: AbortSignal | undefined): Promise<BatchPosition> {
+  return append.core.append(append.stream, append.topic, append.kind, append.target, append.conversationKey, records, signal);
+}
+
+function settle(q: Queued, outcome: { position: BatchPosition } | { error: unknown }): void {
+  if (q.settled) return;
+  q.settled = true;
+  q.unwatch?.();
+  if ('position' in outcome) q.resolve(outcome.position);
+  else q.reject(outcome.error);
+}
+
+/** The transport refused the request itself (bad input), so nothing of it was stored. */
+function refusedAsInvalid(error: unknown): boolean {
+  return AgdxError.is(error, 'invalid') || (AgdxError.is(error) && AgdxError.is(error.cause, 'invalid'));
+}
+
+function aborted(signal: AbortSignal | undefined): CancelledError {
+  return new CancelledError('the append was aborted', { cause: signal?.reason });
 }
 
 function bytesOf(append: PreparedAppend): number {

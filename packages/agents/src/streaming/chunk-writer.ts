@@ -223,7 +223,8 @@ export class AgdxChunkWriter {
       await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
       return;
     }
-    await this.#core.append(this.#stream, this.#topic, 'chunk', this.#target, this.#conversationKey, batch, options.signal);
+    const core = this.#core;
+    await core.shared.appender.append({ core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch }, options.signal);
     if (this.#span) chunksAppended(this.#span, batch.length);
     // Only a successful append drops them, so a failed flush can be retried.
     if (this.#pending === batch) this.#pending = [];
