@@ -228,7 +228,7 @@ export class OtelTelemetry implements AgdxTelemetry {
 
   /** An INTERNAL span `session <operation>` around an `@agdx/sessions` append, context read or checkpoint. */
   onSession(event: SessionEvent): SessionSpan {
-    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL });
+    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL }, this.#sessionParent(event.conversation.toString()));
     if (span.isRecording()) {
       const attributes: Attributes = { [AgdxAttr.sessionOperation]: event.operation, [GenAiAttr.conversationId]: event.conversation.toString() };
       if (event.topic !== undefined) attributes[MessagingAttr.destinationName] = event.topic;
@@ -242,6 +242,15 @@ export class OtelTelemetry implements AgdxTelemetry {
         span.end();
       },
     };
+  }
+
+  // As #parentOf, for a session operation: it knows its session, not its agent.
+  #sessionParent(conversation: string): Context {
+    const active = contextApi.active();
+    const current = trace.getSpan(active);
+    if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
+    const local = this.#local.findInConversation(conversation);
+    return local === undefined ? active : trace.setSpanContext(active, local);
   }
 
   // The active span when a context manager carries one, else the running local scope.

@@ -5,11 +5,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { Agent, AgdxClient, type AgentHandle } from '@agdx/agents';
+import { Agent, AgdxClient, AgentTopic, type AgentHandle } from '@agdx/agents';
 import { instrument, readTraceHeaders, TRACEPARENT_HEADER } from '@agdx/otel';
 import { sessions } from '@agdx/sessions';
 import { MemoryLog } from '@agdx/transport';
-import { AgentId } from '@agdx/wire';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { memorySdk, until, type MemorySdk } from './support/telemetry-sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -55,6 +55,34 @@ describe('session appends carry trace context', () => {
     const handle = memory.spans().find((s) => s.kind === SpanKind.CONSUMER && s.attributes['gen_ai.agent.id'] === 'turn-reader')!;
     expect(handle.parentSpanContext?.spanId).toBe(append.spanContext().spanId);
     expect(handle.spanContext().traceId).toBe(append.spanContext().traceId);
+  });
+
+  it('without a context manager, an append a handler makes in its session is a child of its handle span', async () => {
+    const { laser, memory } = await instrumented();
+    const conversation = ConversationId.new();
+    const worker: AgentHandle = Agent.builder()
+      .id(AgentId.new('note-taker'))
+      .listenOn(AgentTopic.Sessions)
+      .heartbeats(false)
+      .pollInterval(5)
+      .handler({
+        handle: async (message, ctx) => {
+          if (message.envelope?.kind !== 'command') return;
+          await sessions(ctx.client).open(ctx.conversation).append('model.response', 'noted');
+        },
+      })
+      .build()
+      .spawn(laser);
+    cleanups.push(() => worker.shutdown());
+    await worker.ready();
+    await laser.agdx(AgentTopic.Sessions, 'operator', conversation).command(MintUlid.mint(CorrelationId), new TextEncoder().encode('take a note')).send();
+    const handleSpan = () => memory.spans().find((s) => s.kind === SpanKind.CONSUMER && s.attributes['gen_ai.agent.id'] === 'note-taker');
+    await until(() => handleSpan() !== undefined, 'the handler to end');
+    const handle = handleSpan()!;
+    const append = memory.spans().find((s) => s.name === 'session append')!;
+    expect(append.parentSpanContext?.spanId).toBe(handle.spanContext().spanId);
+    const [turn] = await sessions(laser).open(conversation).turns();
+    expect(readTraceHeaders(turn!.message.headers)?.traceId).toBe(handle.spanContext().traceId);
   });
 
   it('an append made while a span is active (a context manager installed) joins that span’s trace', async () => {
