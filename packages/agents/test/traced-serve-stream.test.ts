@@ -1,34 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STREAM_EVENT_TYPES, traceServeStream, type AgdxTelemetry, type ServeEvent, type ServeFailure, type ServeStreamSummary } from '@agdx/agents';
+import { MAX_STREAM_EVENT_TYPES, traceServeStream, type AgdxTelemetry, type ServeEvent } from '@agdx/agents';
 import { AgentId } from '@agdx/wire';
+import { recordingServeHook as recordingHook } from './support/recording-serve-hook.js';
 
 const event = (): ServeEvent => ({ protocol: 'agui', method: 'run', agent: AgentId.new('ui') });
-
-interface Ended {
-  readonly failure: ServeFailure | undefined;
-  readonly conversation: string | undefined;
-  readonly stream: ServeStreamSummary | undefined;
-}
-
-// A hook whose serve spans record how they ended and whether work ran inside them.
-function recordingHook(): { hook: AgdxTelemetry; ended: Ended[]; running: () => boolean } {
-  const ended: Ended[] = [];
-  let inside = false;
-  const hook = {
-    onServe: () => ({
-      async run<T>(work: () => Promise<T>): Promise<T> {
-        inside = true;
-        try {
-          return await work();
-        } finally {
-          inside = false;
-        }
-      },
-      end: (failure: ServeFailure | undefined, conversation?: string, stream?: ServeStreamSummary) => void ended.push({ failure, conversation, stream }),
-    }),
-  } as unknown as AgdxTelemetry;
-  return { hook, ended, running: () => inside };
-}
 
 describe('traceServeStream', () => {
   it('runs the opening inside the span, counts events by type and ends once with the summary', async () => {
