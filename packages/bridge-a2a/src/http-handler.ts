@@ -188,11 +188,11 @@ function taskStream(id: JsonRpcId, watched: WatchedTask, trace: ServeStreamTrace
         send(sseFrame(id, { result: statusUpdate(final) }), 'status-update');
         trace.end('completed', undefined, task);
       } catch (error) {
+        // An aborted request (the client gone) cancels the wait: that is a disconnect, not a failure.
+        if (signal.aborted) trace.end('disconnected', undefined, task);
         const failure = { code: -32000, message: publicErrorMessage(error) };
         send(sseFrame(id, { error: failure }), 'error');
-        // An aborted request (the client gone) cancels the wait: that is a disconnect, not a failure.
-        if (cancelled || signal.aborted) trace.end('disconnected', undefined, task);
-        else trace.end('failed', failure, task);
+        trace.end('failed', failure, task);
       }
       if (!cancelled) controller.close();
     },
