@@ -36,6 +36,12 @@ function keep(agent: AgentHandle): void {
 const parentOf = (spans: ReadableSpan[], span: ReadableSpan) => spans.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId);
 const serverSpan = (memory: MemorySdk, name: string) => memory.spans().find((s) => s.kind === SpanKind.SERVER && s.name === name);
 
+/** The SERVER span `name`, once it has ended. */
+async function endedServerSpan(memory: MemorySdk, name: string): Promise<ReadableSpan> {
+  await until(() => serverSpan(memory, name) !== undefined, `the ${name} span to end`);
+  return serverSpan(memory, name)!;
+}
+
 const message = { message: { messageId: 'm1', role: 'user', parts: [{ text: 'hello' }] } };
 const rpc = (method: string, params: unknown) => ({ jsonrpc: '2.0', id: 1, method, params });
 const post = (body: unknown, accept = 'text/event-stream') =>
@@ -101,8 +107,7 @@ describe('A2A streams', () => {
     const first = await readUntilThenCancel(response.body!, '\n\n');
     expect(first).toContain('"task"');
     client.abort();
-    await until(() => serverSpan(memory, 'a2a SendStreamingMessage') !== undefined, 'the stream span to end');
-    const span = serverSpan(memory, 'a2a SendStreamingMessage')!;
+    const span = await endedServerSpan(memory, 'a2a SendStreamingMessage');
     expect(span.attributes['agdx.sse.end_reason']).toBe('disconnected');
     expect(span.attributes['agdx.sse.events']).toBe(1);
     expect(span.status.code).not.toBe(SpanStatusCode.ERROR);
@@ -113,8 +118,7 @@ describe('A2A streams', () => {
     const handler = createA2aHttpHandler(new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses), { streamTimeoutMs: 50 });
     const text = await (await handler(post(rpc('SendStreamingMessage', message)))).text();
     expect(text).toContain('"error"');
-    await until(() => serverSpan(memory, 'a2a SendStreamingMessage') !== undefined, 'the stream span to end');
-    const span = serverSpan(memory, 'a2a SendStreamingMessage')!;
+    const span = await endedServerSpan(memory, 'a2a SendStreamingMessage');
     expect(span.attributes['agdx.sse.end_reason']).toBe('failed');
     expect(span.attributes['agdx.sse.event_type.error']).toBe(1);
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -132,8 +136,7 @@ describe('A2A streams', () => {
     // The task has ended: the resubscription streams it as it stands and closes.
     const text = await (await handler(post(rpc('SubscribeToTask', { id: taskId })))).text();
     expect(text).toContain(taskId);
-    await until(() => serverSpan(memory, 'a2a SubscribeToTask') !== undefined, 'the resubscription span');
-    const span = serverSpan(memory, 'a2a SubscribeToTask')!;
+    const span = await endedServerSpan(memory, 'a2a SubscribeToTask');
     expect(span.attributes['gen_ai.conversation.id']).toBe(taskId);
     expect(span.attributes['agdx.sse.end_reason']).toBe('completed');
 
@@ -191,8 +194,7 @@ describe('AG-UI streams', () => {
     const handler = createAguiHandler(laser, { topic: AgentTopic.Commands, startRuns: { source: 'ui' }, runTimeoutMs: 50 });
     const text = await (await handler(aguiPost(runInput(ConversationId.new().toString())))).text();
     expect(text).toContain('RUN_ERROR');
-    await until(() => serverSpan(memory, 'agui run') !== undefined, 'the run span to end');
-    const span = serverSpan(memory, 'agui run')!;
+    const span = await endedServerSpan(memory, 'agui run');
     expect(span.attributes['agdx.sse.end_reason']).toBe('failed');
     expect(span.attributes['agdx.sse.event_type.RUN_ERROR']).toBe(1);
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -213,8 +215,7 @@ describe('AG-UI streams', () => {
     const seen = await readUntilThenCancel(response.body!, 'TEXT_MESSAGE_END');
     expect(seen).toContain('TEXT_MESSAGE_END');
     client.abort();
-    await until(() => serverSpan(memory, 'agui follow') !== undefined, 'the follow span to end');
-    const span = serverSpan(memory, 'agui follow')!;
+    const span = await endedServerSpan(memory, 'agui follow');
     expect(span.attributes['gen_ai.conversation.id']).toBe(thread.toString());
     expect(span.attributes['gen_ai.agent.id']).toBeUndefined();
     expect(span.attributes['agdx.sse.end_reason']).toBe('disconnected');
