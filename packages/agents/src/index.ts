@@ -118,7 +118,8 @@ export { QuarantineOperation, quarantine, readQuarantine, unquarantine } from '.
 export type { QuarantineFactOptions, QuarantineView, ReadQuarantineOptions } from './registry/quarantine.js';
 
 // --- telemetry hook (implemented by @agdx/otel) ---
-export type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from './telemetry/agdx-telemetry.js';
+export type { AgdxTelemetry, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, ServeStreamEnd, ServeStreamSummary, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from './telemetry/agdx-telemetry.js';
+export { MAX_STREAM_EVENT_TYPES, traceServeStream, type ServeStreamTrace } from './telemetry/traced-serve-stream.js';
 export { tracedSession } from './telemetry/traced-session.js';
 export { tracedServe, type ServeOutcome } from './telemetry/traced-serve.js';
 export { MAX_TELEMETRY_HEADERS, withTelemetryHeaders } from './telemetry/telemetry-headers.js';

@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { tracedServe, type AgdxTelemetry, type ServeEvent, type ServeFailure } from '@agdx/agents';
+import { tracedServe, type AgdxTelemetry, type ServeEvent } from '@agdx/agents';
 import { AgentId } from '@agdx/wire';
+import { recordingServeHook as recordingHook } from './support/recording-serve-hook.js';
 
 const event = (): ServeEvent => ({ protocol: 'a2a', method: 'SendMessage', agent: AgentId.new('gateway') });
-
-// A hook whose serve spans record what the bridge told them.
-function recordingHook(): { hook: AgdxTelemetry; ended: Array<{ failure: ServeFailure | undefined; conversation: string | undefined }>; running: () => boolean } {
-  const ended: Array<{ failure: ServeFailure | undefined; conversation: string | undefined }> = [];
-  let inside = false;
-  const hook = {
-    onServe: () => ({
-      async run<T>(work: () => Promise<T>): Promise<T> {
-        inside = true;
-        try {
-          return await work();
-        } finally {
-          inside = false;
-        }
-      },
-      end: (failure: ServeFailure | undefined, conversation?: string) => void ended.push({ failure, conversation }),
-    }),
-  } as unknown as AgdxTelemetry;
-  return { hook, ended, running: () => inside };
-}
 
 describe('tracedServe', () => {
   it('runs the call inside the serve span and reports the outcome the answer gives', async () => {

@@ -24,3 +24,21 @@ describe('tracedSession', () => {
     expect(await tracedSession(badEnd, event, run)).toBe(1);
   });
 });
+
+describe('tracedSession headers', () => {
+  it('hands the span’s headers to the operation, and none without a hook or when the getter throws', async () => {
+    const pairs = [['traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01']] as const;
+    const hook = { onSession: () => ({ headers: pairs, end: () => undefined }) } as unknown as AgdxTelemetry;
+    expect(await tracedSession(hook, event, (headers) => Promise.resolve(headers))).toBe(pairs);
+    expect(await tracedSession(undefined, event, (headers) => Promise.resolve(headers))).toBeUndefined();
+    const throwing = {
+      onSession: () => ({
+        get headers(): never {
+          throw new Error('getter bug');
+        },
+        end: () => undefined,
+      }),
+    } as unknown as AgdxTelemetry;
+    expect(await tracedSession(throwing, event, (headers) => Promise.resolve(headers))).toBeUndefined();
+  });
+});

@@ -4,16 +4,17 @@
  */
 
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { AgentTopic, LayoutMismatchError, type AgdxClient } from '@agdx/agents';
+import { AgentTopic, LayoutMismatchError, traceServeStream, type AgdxClient, type ServeStreamTrace } from '@agdx/agents';
 import { parseWith } from '@agdx/bridge-kit';
 import { layoutFingerprint, StaleSessionError } from '@agdx/sessions';
-import { AgdxError, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
+import { AgdxError, AgentId, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
 import { anyArrival, locateConversationEverywhere, type ConversationAddress } from './conversation-log.js';
 import { ReplayCache, type ConversationReplay, type ReplayContext, type ReplayEntry, type ReplayMode, type ReplayView } from './conversation-replay.js';
 import { RunFraming } from './run-framing.js';
 import { formatEventIds, parseEventIds, SSE_CONTENT_TYPE, sseComment, sseEvent, type EventPosition } from './sse.js';
 import { turnStartOfFacts } from './turn.js';
 import { startRun, userInputOf, type AguiRunStart, type UserInput } from './run-start.js';
+import { TracedEvents } from './traced-events.js';
 
 /** Settings of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
@@ -189,6 +190,7 @@ async function* sseChunks(
   signal: AbortSignal,
   runTimeoutMs: number,
   started: CorrelationId | undefined,
+  traced: TracedEvents,
 ): AsyncGenerator<string, void, undefined> {
   const { transport, replay, context, addresses } = source;
   let view = source.view;
@@ -207,7 +209,9 @@ async function* sseChunks(
   if (parsed.run !== undefined) {
     const follows = started?.toString() ?? CorrelationId.tryParse(parsed.run.runId)?.toString();
     framing = new RunFraming(parsed.run.threadId, parsed.run.runId, follows, turnStartOfFacts(entries.slice(0, history).map((e) => e.turn)));
-    yield sseEvent(framing.started());
+    const opening = framing.started();
+    traced.sent([opening]);
+    yield sseEvent(opening);
   }
   // Records of other conversations on the partition wake the loop without producing anything;
   // the keepalive still goes out on time.
@@ -227,9 +231,13 @@ async function* sseChunks(
         if (events.length > 0) {
           const id = formatEventIds(delivered);
           lastSent = Date.now();
+          traced.sent(events);
           yield events.map((event, i) => sseEvent(event, i === events.length - 1 ? id : undefined)).join('');
         }
-        if (framing?.done === true) return;
+        if (framing?.done === true) {
+          traced.finished();
+          return;
+        }
       }
       const arrived = await anyArrival(transport, addresses, view.next, keepaliveMs, follow);
       // the wait ends quietly on abort; the read below then throws the transport's CancelledError
@@ -243,13 +251,36 @@ async function* sseChunks(
       }
     }
   } catch (error) {
-    if (signal.aborted || framing === undefined) return;
+    if (signal.aborted) {
+      traced.disconnected();
+      return;
+    }
+    if (framing === undefined) {
+      traced.failed(error);
+      return;
+    }
     const failed =
       deadline?.aborted === true
         ? framing.fail(`the run's turn did not end within ${runTimeoutMs} ms`, 'timeout')
         : framing.fail(`the conversation could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    traced.sent(failed);
     yield failed.map((event) => sseEvent(event)).join('');
+    traced.finished();
   }
+}
+
+/**
+ * The serve trace of one parsed request: `agui run` (a POST run, speaking as `startRuns.source`)
+ * or `agui follow` (a GET stream, which speaks as nobody), in the request's thread.
+ */
+function traceLiveRequest(client: AgdxClient, startRuns: AguiRunStart | undefined, parsed: StreamRequest): ServeStreamTrace {
+  const run = parsed.run !== undefined;
+  return traceServeStream(client.telemetry, () => ({
+    protocol: 'agui',
+    method: run ? 'run' : 'follow',
+    agent: run && startRuns !== undefined ? (typeof startRuns.source === 'string' ? AgentId.new(startRuns.source) : startRuns.source) : undefined,
+    conversation: parsed.conversation,
+  }));
 }
 
 /** Where the conversation's human input lives; none when the log has no human-input topic. */
@@ -326,8 +357,14 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     } catch (error) {
       return errorResponse(400, error, extraHeaders);
     }
+    // From here on the request is one served call: its span lasts until the stream ends.
+    const trace = traceLiveRequest(client, options.startRuns, parsed);
+    const refuse = (status: number, error: unknown): Response => {
+      trace.end('failed', { message: error instanceof Error ? error.message : String(error) });
+      return errorResponse(status, error, extraHeaders);
+    };
     const stream = options.stream ?? client.defaultStream;
-    if (stream === undefined) return errorResponse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'), extraHeaders);
+    if (stream === undefined) return refuse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'));
     const agdx = options.agdxEvents === true;
     let addresses: ConversationAddress[];
     let humanInput: ConversationAddress[] = [];
@@ -338,21 +375,24 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
         addresses.push(...humanInput);
       }
     } catch (error) {
-      return errorResponse(readFailureStatus(error), error, extraHeaders);
+      return refuse(readFailureStatus(error), error);
     }
     const after = parsed.after;
     if (after !== undefined && (after.length !== addresses.length || after.some((p, i) => p.partition !== addresses[i]?.partition))) {
-      return errorResponse(400, new InvalidError('Last-Event-ID names other partitions than this conversation’s', { context: { field: 'Last-Event-ID' } }), extraHeaders);
+      return refuse(400, new InvalidError('Last-Event-ID names other partitions than this conversation’s', { context: { field: 'Last-Event-ID' } }));
     }
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
     let started: CorrelationId | undefined;
-    if (options.startRuns !== undefined && parsed.run?.input !== undefined) {
+    const startRuns = options.startRuns;
+    const input = parsed.run?.input;
+    if (startRuns !== undefined && input !== undefined) {
       try {
-        started = await startRun(client, options.startRuns, topic, parsed.conversation, parsed.run.input, request.signal);
+        // Inside the call's span: the command's send, and so the answering agent's handling, are its children.
+        started = await trace.run(() => startRun(client, startRuns, topic, parsed.conversation, input, request.signal));
       } catch (error) {
         const status = AgdxError.is(error, 'invalid') ? 400 : AgdxError.is(error, 'cancelled') ? 499 : 502;
-        return errorResponse(status, error, extraHeaders);
+        return refuse(status, error);
       }
     }
     // Read what is new since the thread was last read (by any request or aguiEvents call sharing
@@ -367,10 +407,11 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
     try {
       view = await replay.advance(context, addresses, request.signal);
     } catch (error) {
-      return errorResponse(readFailureStatus(error), error, extraHeaders);
+      return refuse(readFailureStatus(error), error);
     }
     const source: StreamSource = { transport: client.transport, replay, context, addresses, view };
-    const chunks = sseChunks(source, parsed, keepaliveMs, retryMs, signal, runTimeoutMs, started);
+    const traced = new TracedEvents(trace);
+    const chunks = sseChunks(source, parsed, keepaliveMs, retryMs, signal, runTimeoutMs, started, traced);
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -379,6 +420,7 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
         else controller.enqueue(encoder.encode(next.value));
       },
       cancel() {
+        traced.disconnected();
         stop.abort();
         void chunks.return(undefined).catch(() => undefined);
       },

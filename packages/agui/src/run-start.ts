@@ -4,7 +4,7 @@
  * turn to its answer.
  */
 
-import { tracedServe, type AgdxClient, type AgentIdLike } from '@agdx/agents';
+import type { AgdxClient, AgentIdLike } from '@agdx/agents';
 import { AgentId, ContentType, CorrelationId, MintUlid, type ConversationId } from '@agdx/wire';
 
 /** Where the endpoint publishes the user's input of a run (option `startRuns`). */
@@ -58,7 +58,6 @@ export async function startRun(client: AgdxClient, start: AguiRunStart, topic: s
   const body = new TextEncoder().encode(JSON.stringify({ role: 'user', id: input.id, content: input.text }));
   const builder = client.agdx(start.topic ?? topic, source, conversation).command(correlation, body).contentType(ContentType.json);
   if (start.target !== undefined) builder.withTarget(start.target);
-  // The SERVER span covers accepting the run (its command's send), not the event stream that follows.
-  await tracedServe(client.telemetry, () => ({ protocol: 'agui', method: 'run', agent: source, conversation }), () => builder.send({ signal }), () => ({}));
+  await builder.send({ signal });
   return correlation;
 }

@@ -16,6 +16,7 @@ import {
   type Signer,
   type SignerCheck,
   type VerifiedPrincipal,
+  type AgdxTelemetry,
   tracedServe,
 } from '@agdx/agents';
 import { cardProtectedHeader, signedCard as signCardJws, type SignedCard, type SigningKey } from '@agdx/sign';
@@ -153,6 +154,14 @@ export class A2aBridge {
   /** The bridge's agent id. */
   get id(): AgentId {
     return this.#id;
+  }
+
+  /**
+   * The telemetry hook of the bridge's client, if any: the HTTP handler reports the calls it
+   * serves outside {@link A2aBridge.handleRpc} (streams, blocking SendMessage) to it.
+   */
+  get telemetry(): AgdxTelemetry | undefined {
+    return this.#client.telemetry;
   }
 
   /** The hop path stamped on what the bridge publishes (ends with this bridge). */
@@ -489,8 +498,11 @@ export class A2aBridge {
   }
 }
 
-// The task a successful answer names: `{ task: { id } }` for SendMessage, `{ id }` for the others.
-function answeredTaskId(result: unknown): string | undefined {
+/**
+ * The task a successful answer names, for the serve span: `{ task: { id } }` for SendMessage,
+ * `{ id }` for the others.
+ */
+export function answeredTaskId(result: unknown): string | undefined {
   const task = (result as { task?: { id?: unknown } } | null)?.task ?? result;
   const id = (task as { id?: unknown } | null)?.id;
   return typeof id === 'string' ? id : undefined;

@@ -1,6 +1,7 @@
 import type { SignedCard } from '@agdx/sign';
 import { AgdxError, InvalidError } from '@agdx/wire';
-import { A2aMethod, type A2aBridge, type WatchedTask } from './a2a-bridge.js';
+import { tracedServe, traceServeStream, type ServeEvent, type ServeStreamTrace } from '@agdx/agents';
+import { A2aMethod, answeredTaskId, type A2aBridge, type WatchedTask } from './a2a-bridge.js';
 import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
   authenticateRequest,
@@ -11,7 +12,7 @@ import {
   rpcErrorResponse,
   type EdgeAuthorization,
 } from '@agdx/bridge-kit';
-import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, type JsonRpcId } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, publicErrorMessage, requestIdOf, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, type JsonRpcId, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { answersImmediately, readSendMessageParams, readTaskIdParams } from './params.js';
 import { isTerminalA2aState, taskStateToJson, taskToJson, type A2aTask } from './task.js';
 
@@ -96,7 +97,17 @@ function checkWaitMs(ms: number): number {
   return ms;
 }
 
-async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<unknown> {
+/** The serve event of a call this handler answers itself (not through `handleRpc`). */
+function served(bridge: A2aBridge, method: A2aMethod): () => ServeEvent {
+  return () => ({ protocol: 'a2a', method, agent: bridge.id });
+}
+
+/** A blocking SendMessage, as one SERVER span: the command's send and the worker's handling are its children. */
+function tracedSendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<JsonRpcResponse> {
+  return tracedServe(bridge.telemetry, served(bridge, A2aMethod.SendMessage), () => sendAndWait(bridge, id, params, waitMs, signal), (answer) => rpcServeOutcome(answer, answeredTaskId));
+}
+
+async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, waitMs: number, signal: AbortSignal): Promise<JsonRpcResponse> {
   let watched: Awaited<ReturnType<A2aBridge['watch']>>;
   try {
     readSendMessageParams(params, A2aMethod.SendMessage);
@@ -118,55 +129,77 @@ async function sendAndWait(bridge: A2aBridge, id: JsonRpcId, params: Record<stri
   }
 }
 
-async function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
-  let watched: Awaited<ReturnType<A2aBridge['watch']>>;
+/**
+ * Opens a task's stream inside a SERVER span that lasts until the stream ends (the command's
+ * send, and so the worker's handling, are its children); a refused call ends it failed at once.
+ */
+async function openTaskStream(trace: ServeStreamTrace, id: JsonRpcId, open: () => Promise<WatchedTask>, signal: AbortSignal): Promise<Response> {
+  let watched: WatchedTask;
   try {
+    watched = await trace.run(open);
+  } catch (error) {
+    const answer = rpcErrorFor(id, error);
+    trace.end('failed', rpcServeOutcome(answer).failure);
+    return jsonResponse(200, answer);
+  }
+  return taskStream(id, watched, trace, signal);
+}
+
+function streamTask(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
+  const trace = traceServeStream(bridge.telemetry, served(bridge, A2aMethod.SendStreamingMessage));
+  return openTaskStream(trace, id, async () => {
     readSendMessageParams(params, A2aMethod.SendStreamingMessage);
-    watched = await bridge.watch(params, { timeoutMs, signal });
-  } catch (error) {
-    return jsonResponse(200, rpcErrorFor(id, error));
-  }
-  return taskStream(id, watched);
+    return bridge.watch(params, { timeoutMs, signal });
+  }, signal);
 }
 
-async function resubscribe(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
-  let watched: Awaited<ReturnType<A2aBridge['follow']>>;
-  try {
-    watched = await bridge.follow(readTaskIdParams(params, A2aMethod.SubscribeToTask).id, { timeoutMs, signal });
-  } catch (error) {
-    return jsonResponse(200, rpcErrorFor(id, error));
-  }
-  return taskStream(id, watched);
+function resubscribe(bridge: A2aBridge, id: JsonRpcId, params: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<Response> {
+  const trace = traceServeStream(bridge.telemetry, served(bridge, A2aMethod.SubscribeToTask));
+  return openTaskStream(trace, id, () => bridge.follow(readTaskIdParams(params, A2aMethod.SubscribeToTask).id, { timeoutMs, signal }), signal);
 }
 
-/** The SSE answer of a followed task: the task now, then its artifacts and final status. */
-function taskStream(id: JsonRpcId, watched: WatchedTask): Response {
+/**
+ * The SSE answer of a followed task: the task now, then its artifacts and final status. The
+ * trace counts each frame by kind and ends with the stream: `completed` after the last frame,
+ * `failed` after an error frame, `disconnected` when the client went away first.
+ */
+function taskStream(id: JsonRpcId, watched: WatchedTask, trace: ServeStreamTrace, signal: AbortSignal): Response {
+  const task = watched.task.id;
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       // After the client went away (cancel) nothing may be enqueued any more.
-      const send = (frame: Uint8Array): void => {
-        if (!cancelled) controller.enqueue(frame);
+      const send = (frame: Uint8Array, kind: string): void => {
+        if (cancelled) return;
+        controller.enqueue(frame);
+        trace.sent(kind);
       };
-      send(sseFrame(id, { result: { task: taskToJson(watched.task) } }));
+      send(sseFrame(id, { result: { task: taskToJson(watched.task) } }), 'task');
       // A resubscription to a task that has already ended: the task itself says everything.
       if (isTerminalA2aState(watched.task.state)) {
         if (!cancelled) controller.close();
+        trace.end('completed', undefined, task);
         return;
       }
       try {
         const final = await watched.final;
-        for (const update of artifactUpdates(final)) send(sseFrame(id, { result: update }));
+        for (const update of artifactUpdates(final)) send(sseFrame(id, { result: update }), 'artifact-update');
         // A reply without a terminal state (for example InputRequired) still ends this stream.
-        send(sseFrame(id, { result: statusUpdate(final) }));
+        send(sseFrame(id, { result: statusUpdate(final) }), 'status-update');
+        trace.end('completed', undefined, task);
       } catch (error) {
-        send(sseFrame(id, { error: { code: -32000, message: publicErrorMessage(error) } }));
+        // An aborted request (the client gone) cancels the wait: that is a disconnect, not a failure.
+        if (signal.aborted) trace.end('disconnected', undefined, task);
+        const failure = { code: -32000, message: publicErrorMessage(error) };
+        send(sseFrame(id, { error: failure }), 'error');
+        trace.end('failed', failure, task);
       }
       if (!cancelled) controller.close();
     },
     cancel() {
       cancelled = true;
       watched.cancel();
+      trace.end('disconnected', undefined, task);
     },
   });
   return new Response(body, { status: 200, headers: SSE_HEADERS });
@@ -205,7 +238,7 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       const denied = await authorizeRequest(options.authorize, request, parsed.method, parsed.id);
       if (denied !== undefined) return denied;
       if (parsed.method === A2aMethod.SendMessage && sendMessageWaitMs > 0 && !blocksNot(parsed.params)) {
-        return jsonResponse(200, await sendAndWait(bridge, parsed.id, parsed.params, sendMessageWaitMs, request.signal));
+        return jsonResponse(200, await tracedSendAndWait(bridge, parsed.id, parsed.params, sendMessageWaitMs, request.signal));
       }
       if (parsed.method === A2aMethod.SendStreamingMessage && acceptsEventStream(request)) {
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);

@@ -107,6 +107,8 @@ describe('agdx demo --otel', () => {
     expect(block).toMatch(/human_input approver[\s\S]*process agent\.human_input {2}\[consumer agent=approver/);
     expect(block).toMatch(/chat {2}\[producer agent=worker finish=stop tokens=\d+\/\d+ chunks=\d+/);
     expect(block).toMatch(/execute_tool search_incidents/);
+    // The worker's session turns (tool call, tool result, answer) are written inside its handler.
+    expect(block).toMatch(/process agent\.sessions {2}\[consumer agent=worker[\s\S]*session append {2}\[internal/);
   }, 70_000);
 });
 

@@ -47,6 +47,18 @@ export class LocalParents {
     return this.#byActor.size === 0 && this.#byRecord.size === 0;
   }
 
+  /**
+   * The newest scope of the agent that most recently started running in `conversation`, for work
+   * that knows its session but not its agent (a session append made inside a handler). It scans
+   * the running scopes, so it stays off the send and handle path.
+   */
+  findInConversation(conversation: string): SpanContext | undefined {
+    const suffix = `\u0000${conversation}`;
+    let found: SpanContext | undefined;
+    for (const [key, stack] of this.#byActor) if (key.endsWith(suffix)) found = stack[stack.length - 1] ?? found;
+    return found;
+  }
+
   /** Number of running scopes (for tests: everything ended leaves it empty). */
   get size(): number {
     let n = 0;

@@ -19,12 +19,13 @@ import {
   type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from '@agdx/agents';
+import type { AgdxTelemetry, AgentMessage, ChunkStreamEvent, ChunkStreamSpan, DeadLetterEvent, HandleEvent, HandleSpan, MessagePosition, RecordOutcome, SendEvent, SendSpan, ServeEvent, ServeFailure, ServeSpan, ServeStreamSummary, SessionEvent, SessionSpan, WaitEvent, WaitSpan } from '@agdx/agents';
 import type { TokenUsage } from '@agdx/wire';
 import type { AgdxMetrics } from './agdx-metrics.js';
 import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
 import { LocalParents } from './local-parents.js';
 import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr, RpcAttr } from './semantic-conventions.js';
+import { recordServeStream } from './serve-stream.js';
 import { readTraceHeaders, traceHeaders } from './trace-headers.js';
 
 /** An id kept as an object until a text key is really needed (decoded ids encode on `toString`). */
@@ -223,11 +224,13 @@ export class OtelTelemetry implements AgdxTelemetry {
    * the sends made while serving it are its children, and an error answer sets its status.
    */
   onServe(event: ServeEvent): ServeSpan {
-    const agent = event.agent.value;
+    const agent = event.agent?.value;
     const known = event.conversation?.toString();
-    const span = this.#tracer.startSpan(`${event.protocol} ${event.method}`, { kind: SpanKind.SERVER }, this.#parentOf(agent, known ?? '', undefined));
+    const parent = agent === undefined ? contextApi.active() : this.#parentOf(agent, known ?? '', undefined);
+    const span = this.#tracer.startSpan(`${event.protocol} ${event.method}`, { kind: SpanKind.SERVER }, parent);
     if (span.isRecording()) {
-      const attributes: Attributes = { [AgdxAttr.protocol]: event.protocol, [RpcAttr.method]: event.method, [GenAiAttr.agentId]: agent, [GenAiAttr.agentName]: agent };
+      const attributes: Attributes = { [AgdxAttr.protocol]: event.protocol, [RpcAttr.method]: event.method };
+      if (agent !== undefined) attributes[GenAiAttr.agentId] = attributes[GenAiAttr.agentName] = agent;
       if (event.protocol !== 'agui') attributes[RpcAttr.system] = 'jsonrpc';
       if (known !== undefined) attributes[GenAiAttr.conversationId] = known;
       span.setAttributes(attributes);
@@ -235,10 +238,12 @@ export class OtelTelemetry implements AgdxTelemetry {
     const local = this.#local;
     return {
       run<T>(work: () => Promise<T>): Promise<T> {
-        return runScoped(span, local, agent, known, undefined, work);
+        // A call speaking as nobody sends nothing: no local parent to register.
+        return agent === undefined ? contextApi.with(trace.setSpan(contextApi.active(), span), work) : runScoped(span, local, agent, known, undefined, work);
       },
-      end(failure: ServeFailure | undefined, conversation?: string): void {
+      end(failure: ServeFailure | undefined, conversation?: string, stream?: ServeStreamSummary): void {
         if (known === undefined && conversation !== undefined) span.setAttribute(GenAiAttr.conversationId, conversation);
+        if (stream !== undefined) recordServeStream(span, stream);
         if (failure !== undefined) {
           if (failure.code !== undefined) span.setAttribute(RpcAttr.errorCode, failure.code);
           span.setAttribute(RpcAttr.errorMessage, failure.message);
@@ -251,18 +256,29 @@ export class OtelTelemetry implements AgdxTelemetry {
 
   /** An INTERNAL span `session <operation>` around an `@agdx/sessions` append, context read or checkpoint. */
   onSession(event: SessionEvent): SessionSpan {
-    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL });
+    const span = this.#tracer.startSpan(`session ${event.operation}`, { kind: SpanKind.INTERNAL }, this.#sessionParent(event.conversation.toString()));
     if (span.isRecording()) {
       const attributes: Attributes = { [AgdxAttr.sessionOperation]: event.operation, [GenAiAttr.conversationId]: event.conversation.toString() };
       if (event.topic !== undefined) attributes[MessagingAttr.destinationName] = event.topic;
       span.setAttributes(attributes);
     }
     return {
+      // A turn append's record carries this span's context, so its reader continues the trace.
+      headers: event.operation === 'append' ? traceHeaders(span.spanContext()) : undefined,
       end(error?: unknown): void {
         if (error !== undefined) failSpan(span, error);
         span.end();
       },
     };
+  }
+
+  // As #parentOf, for a session operation: it knows its session, not its agent.
+  #sessionParent(conversation: string): Context {
+    const active = contextApi.active();
+    const current = trace.getSpan(active);
+    if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
+    const local = this.#local.findInConversation(conversation);
+    return local === undefined ? active : trace.setSpanContext(active, local);
   }
 
   // The active span when a context manager carries one, else the running local scope. The ids'

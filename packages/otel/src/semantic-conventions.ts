@@ -51,6 +51,10 @@ export const AgdxAttr = {
   waitKind: 'agdx.wait.kind',
   protocol: 'agdx.bridge.protocol',
   sessionOperation: 'agdx.session.operation',
+  sseEndReason: 'agdx.sse.end_reason',
+  sseEvents: 'agdx.sse.events',
+  /** Prefix of the per-type event counts of a streamed answer: `agdx.sse.event_type.<type>`. */
+  sseEventType: 'agdx.sse.event_type.',
 } as const;
 
 /** The `messaging.system` value: AGDX records live on Apache Iggy (or a log speaking its model). */

@@ -80,20 +80,23 @@ export class Session {
 
   /**
    * Writes one turn on its kind's topic: a plain agent message with the conversation in its
-   * provenance, keyed by the conversation. The governor, when installed, checks it first.
+   * provenance, keyed by the conversation. The governor, when installed, checks it first. With a
+   * telemetry hook on the client the record also carries the hook's trace context (`traceparent`,
+   * `tracestate`), so a reader or an agent handling the turn continues the trace.
    * @throws InvalidError for an unknown kind; PolicyBlockedError on a deny; NoStreamError without a stream.
    */
   async append(kind: SessionTurnKind, data: Uint8Array | string, options: { readonly signal?: AbortSignal } = {}): Promise<MessagePosition> {
     const topic = this.#runtime.config.topicFor(kind);
     const payload = typeof data === 'string' ? encoder.encode(data) : data;
     if (!(payload instanceof Uint8Array)) throw new InvalidError('turn data must be bytes or a string', { context: { field: 'data' } });
-    const write = (): Promise<MessagePosition> => appendPlain({
+    const write = (telemetryHeaders: ReadonlyArray<readonly [string, string]> | undefined): Promise<MessagePosition> => appendPlain({
       transport: this.#runtime.client.transport,
       governor: this.#runtime.governor,
       stream: this.#runtime.stream(),
       topic,
       conversation: this.#conversation,
       payload,
+      telemetryHeaders,
       signal: options.signal,
     });
     return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'append', conversation: this.#conversation, topic }), write);

@@ -110,8 +110,8 @@ export interface ServeEvent {
   readonly protocol: string;
   /** The method or route, for example `SendMessage`, `tools/call` or `run`. */
   readonly method: string;
-  /** The agent the bridge speaks as. */
-  readonly agent: AgentId;
+  /** The agent the bridge speaks as; none for a read-only stream that speaks as nobody (an AG-UI GET follow without `startRuns`). */
+  readonly agent?: AgentId | undefined;
   /** The session, when the request names one (a task id, a thread id). */
   readonly conversation?: ConversationId | undefined;
 }
@@ -124,6 +124,26 @@ export interface ServeFailure {
   readonly message: string;
 }
 
+/**
+ * How a call answered with a stream (Server-Sent Events) ended: `completed` (its last event was
+ * sent: RUN_FINISHED, a task's final status), `failed` (it ended with an error event such as
+ * RUN_ERROR or a JSON-RPC error, or could not go on), `disconnected` (the client went away or
+ * the request was aborted first).
+ */
+export type ServeStreamEnd = 'completed' | 'failed' | 'disconnected';
+
+/** What a streamed answer sent, reported when it ends. */
+export interface ServeStreamSummary {
+  /** How it ended. */
+  readonly reason: ServeStreamEnd;
+  /** Events sent to the client (SSE frames carrying data; comments and keepalives not counted). */
+  readonly events: number;
+  /** The events by type (AG-UI event type, A2A frame kind); bounded, the rest count as `other`. */
+  readonly eventTypes: ReadonlyMap<string, number>;
+  /** When the first event was sent, in milliseconds since the epoch (`performance.timeOrigin` based). */
+  readonly firstEventAt: number | undefined;
+}
+
 /** The hook's handle on one served call; `end` is called exactly once. */
 export interface ServeSpan {
   /** Runs the call inside the span's context, so sends made while serving it are its children. */
@@ -131,8 +151,9 @@ export interface ServeSpan {
   /**
    * The call was answered: with `failure` when the answer is an error; `conversation` is the
    * session the call created or named, when the event did not know it yet (a new A2A task).
+   * A call answered with a stream ends when the stream does, with `stream` telling how.
    */
-  end(failure: ServeFailure | undefined, conversation?: string | undefined): void;
+  end(failure: ServeFailure | undefined, conversation?: string | undefined, stream?: ServeStreamSummary | undefined): void;
 }
 
 /** One session operation of `@agdx/sessions`, reported before it runs. */
@@ -147,6 +168,11 @@ export interface SessionEvent {
 
 /** The hook's handle on one session operation; `end` is called exactly once. */
 export interface SessionSpan {
+  /**
+   * String headers a turn append adds to its record (W3C `traceparent`, for example), on the
+   * same terms as {@link SendSpan.headers}; ignored by reads.
+   */
+  readonly headers?: ReadonlyArray<readonly [string, string]> | undefined;
   /** The operation finished, or failed with `error`. */
   end(error?: unknown): void;
 }

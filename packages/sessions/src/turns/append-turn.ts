@@ -1,4 +1,4 @@
-import { PolicyBlockedError, type ActionGovernor, type MessagePosition } from '@agdx/agents';
+import { PolicyBlockedError, withTelemetryHeaders, type ActionGovernor, type MessagePosition } from '@agdx/agents';
 import type { LogTransport, RecordHeaders } from '@agdx/transport';
 import { AgdxError, encodeProvenanceHeaders, type ConversationId } from '@agdx/wire';
 import { MissingTopicError } from '../errors.js';
@@ -13,6 +13,11 @@ export interface PlainAppend {
   readonly payload: Uint8Array;
   /** Extra headers beside the provenance block (for example `agdx.mem.ns`). */
   readonly extraHeaders?: RecordHeaders | undefined;
+  /**
+   * A telemetry hook's string pairs (W3C trace context) for the record, added within the
+   * header-block limits and never over a provenance or extra header.
+   */
+  readonly telemetryHeaders?: ReadonlyArray<readonly [string, string]> | undefined;
   /** Provenance idempotency key. */
   readonly idempotencyKey?: string | undefined;
   readonly signal?: AbortSignal | undefined;
@@ -55,6 +60,7 @@ export async function appendPlain(request: PlainAppend): Promise<MessagePosition
   if (request.extraHeaders !== undefined) {
     headers = new Map([...provenance, ...request.extraHeaders].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
   }
+  if (request.telemetryHeaders !== undefined && request.telemetryHeaders.length > 0) headers = withTelemetryHeaders(headers, request.telemetryHeaders);
   let result;
   try {
     result = await request.transport.append({
