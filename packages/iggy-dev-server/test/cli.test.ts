@@ -32,6 +32,7 @@ describe('agdx-iggy-dev', () => {
 
   it('refuses bad options with exit code 2', () => {
     expect(run(['--fsync', 'sometimes']).status).toBe(2);
+    expect(run(['--batch-hashing', 'simd']).status).toBe(2);
     expect(run(['--port', '70000']).status).toBe(2);
     expect(run(['--nope']).status).toBe(2);
     expect(run(['--pre-login-timeout', 'soon']).status).toBe(2);
