@@ -36,10 +36,10 @@ async function admitsAndRefuses(hashing: BatchHashing): Promise<void> {
   // The batch starts 256 bytes before the end of its 1,000 frames of 148 bytes.
   const frames = body();
   const batchStart = frames.length - 1000 * 148 - 256;
-  frames[batchStart + 256 + 700 * 148 + 60] ^= 0x01; // a payload byte of frame 700
+  frames[batchStart + 256 + 700 * 148 + 60]! ^= 0x01; // a payload byte of frame 700
   expect(await c.refused(CommandCode.SendMessages, frames)).toBe(4027);
   const batchSum = body();
-  batchSum[batchStart + 40] ^= 0x01;
+  batchSum[batchStart + 40]! ^= 0x01;
   expect(await c.refused(CommandCode.SendMessages, batchSum)).toBe(4039);
   await c.ok(CommandCode.SendMessages, body());
   c.close();
