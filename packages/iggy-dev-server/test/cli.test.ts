@@ -32,10 +32,15 @@ describe('agdx-iggy-dev', () => {
 
   it('refuses bad options with exit code 2', () => {
     expect(run(['--fsync', 'sometimes']).status).toBe(2);
-    expect(run(['--batch-hashing', 'simd']).status).toBe(2);
     expect(run(['--port', '70000']).status).toBe(2);
     expect(run(['--nope']).status).toBe(2);
     expect(run(['--pre-login-timeout', 'soon']).status).toBe(2);
+  });
+
+  it('refuses an unknown --batch-hashing with exit code 2', () => {
+    const r = run(['--batch-hashing', 'simd']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--batch-hashing must be wasm or javascript');
   });
 
   it('prints one line with its URL, serves, and stops cleanly on SIGTERM and SIGINT', async () => {
