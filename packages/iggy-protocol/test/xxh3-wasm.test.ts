@@ -5,8 +5,6 @@
 // or the batch checksum, and the apache/iggy vectors still encode and verify.
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { createXXHash3 } from 'hash-wasm';
-import type { IHasher } from 'hash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   IggyIntegrityError,
@@ -24,31 +22,12 @@ import { wasmXxh3 } from '../src/internal/xxh3-wasm.js';
 import { toHex } from './helpers.js';
 import { plainMessageBatch } from './support/plain-message-batch.js';
 import { V1, V1_MESSAGES } from './support/repo-batch-vectors.js';
-
-let reference: IHasher;
+import { expectedXxh3, loadReference, pattern } from './support/xxh3-reference.js';
 
 beforeAll(async () => {
   await initChecksums({ wasmBatchHashing: true });
-  reference = await createXXHash3(0, 0);
+  await loadReference();
 });
-
-function expected(bytes: Uint8Array): bigint {
-  reference.init();
-  reference.update(bytes);
-  return BigInt(`0x${reference.digest('hex')}`);
-}
-
-function pattern(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 /** Each frame's stored checksum against hash-wasm over the frame's bytes 8..end. */
 function expectFrameSums(batch: Uint8Array): void {
@@ -56,7 +35,7 @@ function expectFrameSums(batch: Uint8Array): void {
   let at = 256;
   for (let i = 0; i < view.getUint32(48, true); i++) {
     const end = at + 48 + view.getUint32(at + 32, true) + view.getUint32(at + 36, true);
-    expect(view.getBigUint64(at, true), `frame ${i}`).toBe(expected(batch.subarray(at + 8, end)));
+    expect(view.getBigUint64(at, true), `frame ${i}`).toBe(expectedXxh3(batch.subarray(at + 8, end)));
     at = end;
   }
 }
@@ -84,10 +63,10 @@ describe('the WebAssembly XXH3-64', () => {
   it('equals hash-wasm for every length 0..2,100 (short, mid-size and long paths, partial blocks)', () => {
     for (let length = 0; length <= 2100; length++) {
       const bytes = pattern(length, length * 31 + 5);
-      expect(wasmXxh3(bytes), `length ${length}`).toBe(expected(bytes));
+      expect(wasmXxh3(bytes), `length ${length}`).toBe(expectedXxh3(bytes));
     }
     for (const length of [240, 241, 1024, 1025, 2048, 4096, 65_537]) {
-      expect(wasmXxh3(new Uint8Array(length).fill(0xff)), `length ${length}, all ones`).toBe(expected(new Uint8Array(length).fill(0xff)));
+      expect(wasmXxh3(new Uint8Array(length).fill(0xff)), `length ${length}, all ones`).toBe(expectedXxh3(new Uint8Array(length).fill(0xff)));
     }
   });
 
@@ -96,7 +75,7 @@ describe('the WebAssembly XXH3-64', () => {
       fc.property(fc.uint8Array({ maxLength: 5000 }), fc.nat({ max: 7 }), (bytes, shift) => {
         const host = new Uint8Array(bytes.length + shift + 3);
         host.set(bytes, shift);
-        expect(wasmXxh3(host.subarray(shift, shift + bytes.length))).toBe(expected(bytes));
+        expect(wasmXxh3(host.subarray(shift, shift + bytes.length))).toBe(expectedXxh3(bytes));
       }),
       { numRuns: 1000 },
     );
