@@ -26,7 +26,8 @@ import { median } from './support/stats.js';
 const RECORD_BYTES = 100;
 const BATCH = 1000;
 const MESSAGES = 200_000;
-const ROUNDS = 7;
+/** Rounds; AGDX_BENCH_RUNS overrides. */
+const ROUNDS = Number(process.env.AGDX_BENCH_RUNS ?? 7);
 /** Appends outstanding at once in the fan-out and pipelined rows. */
 const FAN_OUT = 4;
 

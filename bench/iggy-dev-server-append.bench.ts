@@ -4,6 +4,12 @@
 // node:net socket, every SendMessages frame encoded before the clock starts, PIPELINE frames in
 // flight. Stream and topic are created beforehand with @agdx/transport-iggy. Prints one JSON object.
 //
+// Two servers run side by side and the runs alternate between them (which goes first flips every
+// round): ours, hashing admitted batches with the WebAssembly XXH3 (`--batch-hashing wasm`, the
+// default), and the baseline, the same server hashing in JavaScript (`--batch-hashing javascript`,
+// what every server did before). Their ratio is taken per round, so load moves both alike.
+// AGDX_BENCH_RUNS sets the number of measured rounds (default 7).
+//
 // Figures per run: messages acknowledged per wall-clock second, and messages per CPU second of the
 // server process (utime + stime from /proc/<pid>/stat, Linux only), which is what the server
 // itself costs even when other processes crowd the machine, with the kernel's share of that time
@@ -29,7 +35,7 @@ const RECORD_BYTES = 100;
 const BATCH = 1000;
 const BATCHES_PER_RUN = 100;
 const PIPELINE = 8;
-const RUNS = 5;
+const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 7);
 const STREAM = 'bench';
 const TOPIC = 'append';
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
@@ -85,14 +91,32 @@ async function connect(port: number): Promise<{ session: VsrClientSession; sendA
 
 await initChecksums();
 const before = machine();
-const server = await startDevServer();
-const setup = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
-await setup.ensureStream(STREAM);
-await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 1 });
-await setup.close();
-const client = await connect(server.port);
 
-function prepareRun(run: number): VsrPendingRequest[] {
+type Mode = 'wasm' | 'javascript';
+
+/** One server under test: its process, a connected client, and the figures of its runs. */
+interface Side {
+  readonly mode: Mode;
+  readonly server: Awaited<ReturnType<typeof startDevServer>>;
+  readonly client: Awaited<ReturnType<typeof connect>>;
+  readonly wall: number[];
+  readonly perServerCpu: number[];
+  readonly cpuMicrosPerMessage: number[];
+  readonly systemShare: number[];
+  readonly faultsPerBatch: number[];
+}
+
+async function side(mode: Mode): Promise<Side> {
+  const server = await startDevServer(['--batch-hashing', mode]);
+  const setup = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
+  await setup.ensureStream(STREAM);
+  await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 1 });
+  await setup.close();
+  const client = await connect(server.port);
+  return { mode, server, client, wall: [], perServerCpu: [], cpuMicrosPerMessage: [], systemShare: [], faultsPerBatch: [] };
+}
+
+function prepareRun(client: Side['client'], run: number): VsrPendingRequest[] {
   return Array.from({ length: BATCHES_PER_RUN }, (_, b) => {
     const messages: OutgoingMessage[] = Array.from({ length: BATCH }, (_, i) => {
       const payload = new Uint8Array(RECORD_BYTES);
@@ -106,52 +130,77 @@ function prepareRun(run: number): VsrPendingRequest[] {
   });
 }
 
-const wall: number[] = [];
-const perServerCpu: number[] = [];
-const systemShare: number[] = [];
-const faultsPerBatch: number[] = [];
+/** One run of BATCHES_PER_RUN requests against `s`; recorded unless it is the warm-up. */
+async function measure(s: Side, run: number): Promise<void> {
+  const frames = prepareRun(s.client, run);
+  const use0 = processUsage(s.server.pid);
+  const start = performance.now();
+  await s.client.sendAll(frames);
+  const seconds = (performance.now() - start) / 1000;
+  const use1 = processUsage(s.server.pid);
+  if (run === 0) return; // warm-up
+  const messages = BATCHES_PER_RUN * BATCH;
+  s.wall.push(messages / seconds);
+  if (use0 === undefined || use1 === undefined) return;
+  const cpu = use1.user + use1.system - (use0.user + use0.system);
+  if (cpu > 0) {
+    s.perServerCpu.push(messages / cpu);
+    s.cpuMicrosPerMessage.push((cpu * 1e6) / messages);
+    s.systemShare.push((use1.system - use0.system) / cpu);
+  }
+  s.faultsPerBatch.push((use1.minorFaults - use0.minorFaults) / BATCHES_PER_RUN);
+}
+
+const ours = await side('wasm');
+const baseline = await side('javascript');
+/** Per round: ours ÷ baseline of messages per server CPU second. */
+const cpuRatio: number[] = [];
 try {
   for (let run = 0; run <= RUNS; run++) {
-    const frames = prepareRun(run);
-    const use0 = processUsage(server.pid);
-    const start = performance.now();
-    await client.sendAll(frames);
-    const seconds = (performance.now() - start) / 1000;
-    const use1 = processUsage(server.pid);
-    if (run === 0) continue; // warm-up
-    const messages = BATCHES_PER_RUN * BATCH;
-    wall.push(messages / seconds);
-    if (use0 === undefined || use1 === undefined) continue;
-    const cpu = use1.user + use1.system - (use0.user + use0.system);
-    if (cpu > 0) {
-      perServerCpu.push(messages / cpu);
-      systemShare.push((use1.system - use0.system) / cpu);
-    }
-    faultsPerBatch.push((use1.minorFaults - use0.minorFaults) / BATCHES_PER_RUN);
+    const order = run % 2 === 0 ? [ours, baseline] : [baseline, ours];
+    for (const s of order) await measure(s, run);
+    const o = ours.perServerCpu.at(-1);
+    const b = baseline.perServerCpu.at(-1);
+    if (run > 0 && o !== undefined && b !== undefined && ours.perServerCpu.length === run && baseline.perServerCpu.length === run) cpuRatio.push(o / b);
   }
 } finally {
-  client.close();
-  await server.stop();
+  for (const s of [ours, baseline]) {
+    s.client.close();
+    await s.server.stop();
+  }
 }
 
 const spread = (values: readonly number[]) =>
   values.length === 0 ? undefined : { min: Math.round(Math.min(...values)), median: Math.round(median(values)), max: Math.round(Math.max(...values)) };
+const ratioSpread = (values: readonly number[]) =>
+  values.length === 0 ? undefined : { min: Number(Math.min(...values).toFixed(3)), median: Number(median(values).toFixed(3)), max: Number(Math.max(...values).toFixed(3)) };
+const share = (values: readonly number[]) => ratioSpread(values);
+const figures = (s: Side) => ({
+  messagesPerWallSecond: spread(s.wall),
+  messagesPerServerCpuSecond: spread(s.perServerCpu),
+  serverCpuMicrosPerMessage: ratioSpread(s.cpuMicrosPerMessage),
+  serverSystemCpuShare: share(s.systemShare),
+  serverMinorFaultsPerBatch: spread(s.faultsPerBatch),
+});
 console.log(
   JSON.stringify(
     {
       name: 'iggy-dev-server-append',
       machineBefore: before,
       machineAfter: machine(),
-      server: '@agdx/iggy-dev-server (agdx-iggy-dev command, in memory) in a child process, VSR',
-      workload: `${RUNS} runs (after one warm-up) of ${BATCHES_PER_RUN} SendMessages of ${BATCH} x ${RECORD_BYTES}-byte messages to one partition, ${PIPELINE} requests in flight, frames encoded before the clock starts`,
+      server: '@agdx/iggy-dev-server (agdx-iggy-dev command, in memory) in a child process, VSR; two servers, runs alternating',
+      workload: `${RUNS} rounds (after one warm-up) of ${BATCHES_PER_RUN} SendMessages of ${BATCH} x ${RECORD_BYTES}-byte messages to one partition per server, ${PIPELINE} requests in flight, frames encoded before the clock starts`,
       results: {
-        messagesPerWallSecond: spread(wall),
-        messagesPerServerCpuSecond: spread(perServerCpu),
-        serverSystemCpuShare: systemShare.length === 0 ? undefined : { min: Number(Math.min(...systemShare).toFixed(2)), median: Number(median(systemShare).toFixed(2)), max: Number(Math.max(...systemShare).toFixed(2)) },
-        serverMinorFaultsPerBatch: spread(faultsPerBatch),
-        ratioToTarget: { target: 1_000_000, wall: Number((median(wall) / 1_000_000).toFixed(3)), serverCpu: perServerCpu.length > 0 ? Number((median(perServerCpu) / 1_000_000).toFixed(3)) : undefined },
+        ours: { batchHashing: 'wasm', ...figures(ours) },
+        baseline: { batchHashing: 'javascript', ...figures(baseline) },
+        ratioOursToBaselinePerServerCpu: ratioSpread(cpuRatio),
+        ratioToTarget: {
+          target: 1_000_000,
+          wall: Number((median(ours.wall) / 1_000_000).toFixed(3)),
+          serverCpu: ours.perServerCpu.length > 0 ? Number((median(ours.perServerCpu) / 1_000_000).toFixed(3)) : undefined,
+        },
       },
-      notes: 'messagesPerServerCpuSecond divides the messages by the CPU seconds the server process used during the run (10 ms tick resolution, so runs last long enough for that to be under a few per cent); serverSystemCpuShare is the kernel part of that CPU time and serverMinorFaultsPerBatch the minor page faults per 1,000-message request (a batch is about 150 KB, 37 pages of 4 KiB, kept in memory by the store)',
+      notes: 'messagesPerServerCpuSecond divides the messages of a run by the CPU seconds (user + system, /proc/<pid>/stat, 10 ms ticks) the server process used during it; serverCpuMicrosPerMessage is the inverse; ratioOursToBaselinePerServerCpu divides ours by the baseline of the same round; serverSystemCpuShare is the kernel part of the server CPU time and serverMinorFaultsPerBatch the minor page faults per 1,000-message request (a batch is about 150 KB, 37 pages of 4 KiB, kept by the in-memory store); ratioToTarget divides our median by 1,000,000 messages per second',
     },
     null,
     2,

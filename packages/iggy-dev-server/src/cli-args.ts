@@ -18,6 +18,7 @@ Options:
   --user <name>       root user name (default iggy)
   --password <pw>     root password (default iggy)
   --token <pat>       a static token that logs in as the root user (repeatable)
+  --batch-hashing <h> how admitted VSR batches are hashed: wasm | javascript (default wasm)
   --cluster <n>       run n nodes (2..16) sharing one broker (no replication), serving one declared
                       cluster view on ports port..port+n-1 (any free ports with --port 0);
                       standard input takes: primary [i] | stop i | start i | status
@@ -50,6 +51,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         password: { type: 'string' },
         token: { type: 'string', multiple: true },
         cluster: { type: 'string' },
+        'batch-hashing': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         ...limitFlagSpecs(),
       },
@@ -62,6 +64,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return { kind: 'error', message: `--port must be 0..65535, got ${values.port ?? ''}` };
   const fsync = values.fsync;
   if (fsync !== undefined && fsync !== 'always' && fsync !== 'interval' && fsync !== 'never') return { kind: 'error', message: `--fsync must be always, interval or never, got ${fsync}` };
+  const batchHashing = values['batch-hashing'];
+  if (batchHashing !== undefined && batchHashing !== 'wasm' && batchHashing !== 'javascript') return { kind: 'error', message: `--batch-hashing must be wasm or javascript, got ${batchHashing}` };
   const limits = limitOptionsFromFlags(values);
   if ('error' in limits) return { kind: 'error', message: limits.error };
   const cluster = values.cluster === undefined ? undefined : Number(values.cluster);
@@ -78,6 +82,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       user: values.user,
       password: values.password,
       tokens: values.token,
+      batchHashing,
     },
   };
 }

@@ -75,7 +75,8 @@ export interface NodeBinding {
 
 /** Opens the storage and the broker (a `DevServerError` of kind `storage` when that fails). */
 export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeState> {
-  await initChecksums();
+  // Node only, so the WebAssembly batch hasher is allowed: admission verifies every frame.
+  await initChecksums({ wasmBatchHashing: o.batchHashing === 'wasm' });
   const onStorageError = (error: DevServerError): void => {
     try {
       o.onStorageError(error);

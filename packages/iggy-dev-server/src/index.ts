@@ -7,7 +7,7 @@
 
 export type { DevServer } from './dev-server.js';
 export { startDevServer } from './dev-server.js';
-export type { DevServerOptions } from './options.js';
+export type { BatchHashing, DevServerOptions } from './options.js';
 export type { DevCluster, DevClusterNode, DevClusterOptions } from './cluster/dev-cluster.js';
 export { startDevCluster } from './cluster/dev-cluster.js';
 export type { FsyncPolicy } from './storage/disk-storage.js';

@@ -28,6 +28,14 @@ export interface DevServerOptions {
   readonly cacheBytesPerPartition?: number | undefined;
   /** Static tokens that log in as the root user, never listed and never expiring (default none). */
   readonly tokens?: readonly string[] | undefined;
+  /**
+   * How VSR message batches are hashed when admitted (every frame checksum is verified):
+   * `wasm` (default) loads the WebAssembly batch hasher of `@agdx/iggy-protocol`; `javascript`
+   * keeps to its JavaScript hashing, as on a runtime that forbids WebAssembly. Once something in
+   * the process has loaded the WebAssembly hasher (an embedding client, another server), it stays
+   * on, whatever this says.
+   */
+  readonly batchHashing?: BatchHashing | undefined;
   /** Largest frame a connection may send, bytes (default 64 MiB, Iggy's limit). */
   readonly maxFrameSize?: number | undefined;
   /** Reading pauses while a connection has more reply bytes than this waiting (default 8 MiB). */
@@ -89,6 +97,9 @@ export interface DevServerOptions {
   readonly onStorageError?: ((error: DevServerError) => void) | undefined;
 }
 
+/** How the server hashes VSR message batches (see {@link DevServerOptions.batchHashing}). */
+export type BatchHashing = 'wasm' | 'javascript';
+
 /** The options with every default applied. */
 export interface ResolvedOptions {
   readonly port: number;
@@ -101,6 +112,7 @@ export interface ResolvedOptions {
   readonly segmentBytes: number;
   readonly cacheBytesPerPartition: number;
   readonly tokens: readonly string[];
+  readonly batchHashing: BatchHashing;
   readonly maxFrameSize: number;
   readonly maxPendingBytes: number;
   readonly maxInFlight: number;
@@ -140,6 +152,8 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
   if (options.data !== undefined && (typeof options.data !== 'string' || options.data.length === 0)) throw new DevServerError('invalid', 'data must be a folder path');
   const tokens = options.tokens ?? [];
   for (const t of tokens) text(t, '', 1, 255, 'a token');
+  const batchHashing = options.batchHashing ?? 'wasm';
+  if (batchHashing !== 'wasm' && batchHashing !== 'javascript') throw new DevServerError('invalid', `batchHashing must be wasm or javascript, got ${String(batchHashing)}`);
   return {
     port: integer(options.port, 0, 0, 65535, 'port'),
     host: text(options.host, '127.0.0.1', 1, 255, 'host'),
@@ -151,6 +165,7 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     segmentBytes: integer(options.segmentBytes, 64 * 1024 * 1024, 4096, 1024 * 1024 * 1024, 'segmentBytes'),
     cacheBytesPerPartition: integer(options.cacheBytesPerPartition, 16 * 1024 * 1024, 0, 2 ** 40, 'cacheBytesPerPartition'),
     tokens,
+    batchHashing,
     maxFrameSize: integer(options.maxFrameSize, 64 * 1024 * 1024, 1024, 0xffff_ffff, 'maxFrameSize'),
     maxPendingBytes: integer(options.maxPendingBytes, 8 * 1024 * 1024, 1024, 2 ** 40, 'maxPendingBytes'),
     maxInFlight: integer(options.maxInFlight, 256, 1, 1_000_000, 'maxInFlight'),

@@ -37,6 +37,12 @@ describe('agdx-iggy-dev', () => {
     expect(run(['--pre-login-timeout', 'soon']).status).toBe(2);
   });
 
+  it('refuses an unknown --batch-hashing with exit code 2', () => {
+    const r = run(['--batch-hashing', 'simd']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--batch-hashing must be wasm or javascript');
+  });
+
   it('prints one line with its URL, serves, and stops cleanly on SIGTERM and SIGINT', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const child = await startChildServer(['--port', '0', '--user', 'admin', '--password', 's3cret!']);

@@ -13,8 +13,8 @@ export { IGGY_ERROR_CODES, iggyErrorName } from './error-codes.js';
 export type { IggyProtocol } from './protocol.js';
 
 // Checksums
-export type { Xxh3Stream } from './checksums.js';
-export { initChecksums, checksumsReady, xxh3_64, xxh3Stream, xxh32, partitionForKey } from './checksums.js';
+export type { ChecksumOptions, Xxh3Stream } from './checksums.js';
+export { initChecksums, checksumsReady, wasmBatchHashingReady, xxh3_64, xxh3Stream, xxh32, partitionForKey } from './checksums.js';
 
 // Layer 1: framing
 export type { VsrRequestHeader, VsrRequestHeaderInit, VsrRequestFrame, VsrReplyHeader, VsrReplyHeaderInit, VsrEvictionHeader, VsrServerFrame } from './framing/vsr-header.js';

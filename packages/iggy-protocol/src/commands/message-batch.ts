@@ -9,6 +9,7 @@
 import { xxh3_64, xxh3_64RangeInto, xxh3_64RangeMatches } from '../checksums.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
+import { WASM_BATCH_MAX, wasmCheckBatch, wasmSealBatch, xxh3WasmReady } from '../internal/xxh3-wasm.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
 import { checkPayload, headerBlockOf, nowMicros, writeRandomMessageId } from './messages.js';
 
@@ -179,7 +180,10 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
   view.setBigUint64(32, BigInt(size), true);
   view.setUint32(48, n, true);
   const withChecksums = options.checksums !== false;
-  const sums = withChecksums ? checksumInput(44 + n * 8) : EMPTY;
+  // The WebAssembly hasher seals the whole batch after the loop; the loop then writes zeros.
+  const wasm = withChecksums && size <= WASM_BATCH_MAX && xxh3WasmReady();
+  const hashHere = withChecksums && !wasm;
+  const sums = hashHere ? checksumInput(44 + n * 8) : EMPTY;
   let at = BATCH_HEADER_SIZE;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
@@ -204,7 +208,7 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     batch.set(payload, at + FRAME_HEADER_SIZE);
     if (block.length > 0) batch.set(block, at + FRAME_HEADER_SIZE + payload.length);
     const end = at + FRAME_HEADER_SIZE + payload.length + block.length;
-    if (withChecksums) {
+    if (hashHere) {
       xxh3_64RangeInto(batch, at + 8, end, batch, at);
       for (let k = 0; k < 8; k++) sums[44 + i * 8 + k] = batch[at + k] as number;
     } else {
@@ -212,7 +216,9 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     }
     at = end;
   }
-  if (withChecksums) {
+  if (wasm) {
+    wasmSealBatch(batch, n);
+  } else if (withChecksums) {
     sums.set(batch.subarray(0, 40), 0);
     sums.set(batch.subarray(48, 52), 40);
     view.setBigUint64(40, xxh3_64(sums.subarray(0, 44 + n * 8)), true);
@@ -277,6 +283,10 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
   };
   let at = BATCH_HEADER_SIZE;
   const verify = options.verifyChecksums === true;
+  // The WebAssembly hasher verifies all frames in one call once the structure is known to be
+  // sound, so the loop below only checks structure.
+  const wasm = verify && length <= WASM_BATCH_MAX && xxh3WasmReady();
+  const hashHere = verify && !wasm;
   for (let i = 0; i < messageCount; i++) {
     if (length - at < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos + at } });
     const end = at + FRAME_HEADER_SIZE + view.getUint32(at + 36, true) + view.getUint32(at + 32, true);
@@ -284,16 +294,28 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
     if (strict && (view.getUint32(at + 40, true) !== 0 || view.getUint32(at + 44, true) !== 0)) {
       throw new IggyCodecError(`message batch: frame ${i} reserved bytes must be zero`, { context: { offset: pos + at } });
     }
-    if (verify && !xxh3_64RangeMatches(bytes, pos + at + 8, pos + end, bytes, pos + at)) {
-      throw new IggyIntegrityError(`message batch: frame ${i} checksum mismatch`, { context: { index: i, iggyCode: 4027 } });
+    if (hashHere && !xxh3_64RangeMatches(bytes, pos + at + 8, pos + end, bytes, pos + at)) {
+      throw frameMismatch(i);
     }
     at = end;
   }
   if (at !== length) throw new IggyCodecError(`message batch: frames end at ${at}, batch_length is ${length}`, { context: { offset: pos, iggyCode: 4036 } });
-  if (verify && computeBatchChecksum(bytes.subarray(pos, pos + length), messageCount) !== header.batchChecksum) {
-    throw new IggyIntegrityError('message batch: batch checksum mismatch', { context: { iggyCode: 4039 } });
+  if (wasm) {
+    const bad = wasmCheckBatch(bytes.subarray(pos, pos + length), messageCount);
+    if (bad === messageCount) throw batchMismatch();
+    if (bad >= 0) throw frameMismatch(bad);
+  } else if (verify && computeBatchChecksum(bytes.subarray(pos, pos + length), messageCount) !== header.batchChecksum) {
+    throw batchMismatch();
   }
   return header;
+}
+
+function frameMismatch(index: number): IggyIntegrityError {
+  return new IggyIntegrityError(`message batch: frame ${index} checksum mismatch`, { context: { index, iggyCode: 4027 } });
+}
+
+function batchMismatch(): IggyIntegrityError {
+  return new IggyIntegrityError('message batch: batch checksum mismatch', { context: { iggyCode: 4039 } });
 }
 
 /** The frames of a batch that {@link checkMessageBatch} accepted (views into `batch`). */
