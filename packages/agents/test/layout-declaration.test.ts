@@ -154,6 +154,23 @@ describe('a reader whose layout the declaration contradicts', () => {
   });
 });
 
+describe('the declaration topic changing under a reader', () => {
+  it('a declaration topic deleted and recreated between reads is read again, empty or not', async () => {
+    const log = await bootstrapped(byTopic);
+    await failure(checkLayoutDeclaration(log, STREAM, shared));
+    await log.deleteTopic({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC });
+    await expect(checkLayoutDeclaration(log, STREAM, shared)).resolves.toBeUndefined();
+    // recreated empty: no declaration; then declared again with the same bytes at offset 0
+    await log.ensureTopic({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC }, { partitions: 1 });
+    await expect(checkLayoutDeclaration(log, STREAM, shared)).resolves.toBeUndefined();
+    await declareLayout(log, STREAM, byTopic);
+    await failure(checkLayoutDeclaration(log, STREAM, shared));
+    await log.deleteTopic({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC });
+    await declareLayout(log, STREAM, shared);
+    await expect(checkLayoutDeclaration(log, STREAM, shared)).resolves.toBeUndefined();
+  });
+});
+
 describe('an agent starting under another layout than the stream declares', () => {
   it('refuses to consume where its work never lands; an agent the declaration does not name starts', async () => {
     const log = await bootstrapped(byTopic);
