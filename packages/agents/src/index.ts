@@ -53,6 +53,16 @@ export { checkStreamLayout, consumedPartitions, consumedTopic, layoutTopics, loc
 export type { LocateQuery, RecordRoute, StreamLayout } from './layouts/stream-layout.js';
 export { locatePartitions } from './layouts/locate-partitions.js';
 export { describePlaces } from './layouts/describe-places.js';
+export {
+  declareLayout,
+  decodeLayoutDeclaration,
+  encodeLayoutDeclaration,
+  LAYOUT_DECLARATION_TOPIC,
+  MAX_LAYOUT_DECLARATION_BYTES,
+  readLayoutDeclaration,
+  type LayoutDeclaration,
+} from './layouts/layout-declaration.js';
+export { agentPlaceMismatch, checkLayoutDeclaration, layoutDeclarationMismatch, type LayoutCheckOptions } from './layouts/layout-declaration-check.js';
 export type { PlaceState } from './layouts/describe-places.js';
 export { keyedPlacementMismatch, recordPlacementMismatch } from './layouts/record-placement.js';
 export type { FoundRecord, KeyedRecord } from './layouts/record-placement.js';

@@ -56,7 +56,10 @@ describe('bootstrap and capabilities', () => {
       'agent.tool_results',
       'agent.llm_io',
       'agent.human_input',
+      'agdx.layout',
     ]);
+    // the layout declaration is one partition, written once however often bootstrap runs
+    expect((await log.describeTopic({ stream: 'demo', topic: 'agdx.layout' })).partitions).toEqual([{ partition: 0, nextOffset: 1n }]);
     const hb = await log.describeTopic({ stream: 'demo', topic: AgentTopic.Heartbeats });
     expect(hb.messageExpiryMicros).toBe(3_600_000_000n);
     expect(hb.partitionCount).toBe(3);

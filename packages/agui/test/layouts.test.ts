@@ -1,4 +1,4 @@
-import { AgdxClient, AgentTopic, LayoutMismatchError, type StreamLayout } from '@agdx/agents';
+import { AgdxClient, AgentTopic, BOOTSTRAP_TOPICS, LayoutMismatchError, type StreamLayout } from '@agdx/agents';
 import { AguiBridge } from '@agdx/agui';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid, TaskState } from '@agdx/wire';
@@ -122,10 +122,11 @@ describe('AguiBridge.aguiEvents and a log written with another layout', () => {
   it('says LayoutMismatchError when a chunk for a declared agent sits on the conversation partition', async () => {
     const log = new MemoryLog();
     const conversation = ConversationId.new();
-    // written under the shared layout: the chunk stream to `user` stays on the conversation's partition
+    // written under the shared layout on a stream set up without bootstrap (so no layout is
+    // declared): the chunk stream to `user` stays on the conversation's partition
     const writer = AgdxClient.from(log, { stream: 'demo' });
-    await writer.bootstrap(PARTITIONS);
-    await log.ensureTopic({ stream: 'demo', topic: 'agent.user' }, { partitions: PARTITIONS });
+    await log.ensureStream('demo');
+    for (const topic of [...BOOTSTRAP_TOPICS, 'agent.user']) await log.ensureTopic({ stream: 'demo', topic }, { partitions: PARTITIONS });
     const chat = writer.agdx(AgentTopic.Sessions, assistant, conversation).stream(MintUlid.mint(CorrelationId), 'chat').withTarget(user);
     await chat.write(text.encode('Hello'));
     for (const [name, layout] of (await layouts(conversation)).filter(([n]) => n === 'perAgentTopic' || n === 'perAgentPartition')) {
@@ -140,5 +141,27 @@ describe('AguiBridge.aguiEvents and a log written with another layout', () => {
     }
     // the layout it was written with reads it
     expect((await new AguiBridge(writer).aguiEvents(conversation)).some((e) => e.type === 'TEXT_MESSAGE_CONTENT')).toBe(true);
+  });
+});
+
+describe('AG-UI readers of a stream whose bootstrap declared another layout', () => {
+  it('aguiEvents and the live endpoint name both layouts instead of answering without the agent\'s records', async () => {
+    const log = new MemoryLog();
+    const conversation = ConversationId.new();
+    const byTopic = (await layouts(conversation)).find(([n]) => n === 'perAgentTopic')![1];
+    const writer = AgdxClient.from(log, { stream: 'demo', layout: byTopic });
+    await writer.bootstrap(PARTITIONS);
+    await writeRun(writer, conversation);
+    const bridge = new AguiBridge(AgdxClient.from(log, { stream: 'demo' }));
+    const failure = await bridge.aguiEvents(conversation).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(LayoutMismatchError);
+    expect((failure as LayoutMismatchError).message).toMatch(/declares the perAgentTopic \(user -> agent\.user\) layout, but this reader uses the shared layout/);
+    const response = await bridge.handler()(new Request(`http://x/agui?threadId=${conversation}`));
+    expect(response.status).toBe(409);
+    const body = (await response.json()) as { error: { kind: string; message: string } };
+    expect(body.error.kind).toBe('layout-mismatch');
+    expect(body.error.message).toContain('perAgentTopic');
+    // the writers' layout reads the run
+    expect((await new AguiBridge(writer).aguiEvents(conversation)).map((e) => e.type)).toContain('TEXT_MESSAGE_CONTENT');
   });
 });

@@ -144,6 +144,21 @@ describe('GetTask on a log written with another layout', () => {
     for (const task of tasks) expect((await right.task(task)).state).toEqual({ kind: 'known', name: 'Completed' });
   });
 
+  it('a shared-layout bridge on a stream declared with a topic per agent names both layouts instead of reading Working', async () => {
+    const log = new MemoryLog();
+    const byTopic: StreamLayout = { kind: 'perAgentTopic', topics: new Map([[GATEWAY, 'agent.gateway'], [WORKER, 'agent.worker']]) };
+    const writer = await clientOn(log, byTopic, 2);
+    const task = ConversationId.new();
+    await writer.agdx(AgentTopic.Sessions, GATEWAY, task).command(CorrelationId.fromBytes(task.toBytes()), text.encode('{}')).withTarget(WORKER).send();
+    await reply(writer, task, 'done', 'Completed');
+    const reader = new A2aBridge(AgdxClient.from(log, { stream: STREAM }), GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions);
+    const error = await reader.task(task).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LayoutMismatchError);
+    expect((error as LayoutMismatchError).message).toMatch(/declares the perAgentTopic \(a2a-gateway -> agent\.gateway, worker -> agent\.worker\) layout, but this reader uses the shared layout/);
+    expect((error as LayoutMismatchError).context).toMatchObject({ declaredLayout: 'perAgentTopic', readerLayout: 'shared' });
+    expect((await new A2aBridge(writer, GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions).task(task)).state).toEqual({ kind: 'known', name: 'Completed' });
+  });
+
   it('raises no alarm on an empty shared log, nor on a busy one', async () => {
     const log = new MemoryLog();
     const laser = await clientOn(log, SHARED_LAYOUT, 2);

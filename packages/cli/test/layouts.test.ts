@@ -57,9 +57,14 @@ describe('agdx sessions and tail under a topic per agent', () => {
     expect(show.code, show.err).toBe(ExitCode.Ok);
     expect(show.out).toContain('(model calls 1, tool calls 0, errors 0)');
     expect(show.out).toMatch(/model\.request\s+planner\s+agent\.model\[\d\]@0/);
-    // Without the layout the reader looks only on agent.sessions: the call is not there.
+    // Without the layout the reader would look only on agent.sessions; bootstrap declared the
+    // writers' layout, so the read says so instead of showing no model call.
     const blind = await agdx('sessions', 'show', 'ticket-topic', '--iggy', url, '--stream', stream);
-    expect(blind.out).toContain('(model calls 0, tool calls 0, errors 0)');
+    expect(blind.code).toBe(ExitCode.Failure);
+    expect(blind.out).toBe('');
+    expect(blind.err).toMatch(/^agdx: layout-mismatch: stream `cli-layout-topic` declares the perAgentTopic \(model -> agent\.model, planner -> agent\.planner\) layout, but this reader uses the shared layout/);
+    const blindList = await agdx('sessions', 'list', '--iggy', url, '--stream', stream);
+    expect(blindList.err).toMatch(/^agdx: layout-mismatch: /);
   });
 
   it('tail follows the declared per-agent topics when no topic is named', async () => {
@@ -67,6 +72,15 @@ describe('agdx sessions and tail under a topic per agent', () => {
     expect(tail.code, tail.err).toBe(ExitCode.Ok);
     const [record] = tail.out.trim().split('\n').map((l) => JSON.parse(l) as { topic: string; fields: Record<string, string> });
     expect(record).toMatchObject({ topic: 'agent.model', fields: { source: 'planner', target: 'model', operation: 'chat' } });
+  });
+
+  it('tail without topics and without the layout says the stream declares another one', async () => {
+    const tail = await agdx('tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '1');
+    expect(tail.code).toBe(ExitCode.Failure);
+    expect(tail.err).toMatch(/^agdx: layout-mismatch: stream `cli-layout-topic` declares the perAgentTopic .* but this reader uses the shared layout/);
+    // named topics are followed whatever the layout
+    const named = await agdx('tail', 'agent.model', '--iggy', url, '--stream', stream, '--from', 'beginning', '--json', '--limit', '1');
+    expect(named.code, named.err).toBe(ExitCode.Ok);
   });
 
   it('a declared topic or partition the log does not have is a layout mismatch, not an empty answer', async () => {

@@ -80,3 +80,55 @@ describe('session reads on a log written with another layout', () => {
     expect(await sessions(reader).get(ConversationId.new())).toBeUndefined();
   });
 });
+
+describe('session reads of a log whose bootstrap declared another layout', () => {
+  const byTopic: StreamLayout = { kind: 'perAgentTopic', topics: new Map([[model.value, 'agent.model']]) };
+
+  /** A model call written under `layout` (the writer bootstraps, which declares the layout). */
+  async function written(layout: StreamLayout): Promise<{ log: MemoryLog; conversation: ConversationId }> {
+    const log = new MemoryLog();
+    const writer = AgdxClient.from(log, { stream: 'demo', layout });
+    await writer.bootstrap(PARTITIONS);
+    const session = sessions(writer).open(ConversationId.new());
+    await session.lifecycle.begin({ agent: planner });
+    const correlation = MintUlid.mint(CorrelationId);
+    await writer.agdx(AgentTopic.Sessions, planner, session.conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(model).send();
+    await writer.agdx(AgentTopic.Sessions, model, session.conversation).respond(correlation, text.encode('{"text":"hello"}')).withOperation('chat').withTarget(planner).send();
+    await session.lifecycle.end();
+    return { log, conversation: session.conversation };
+  }
+
+  it('a shared reader of a topic-per-agent log gets LayoutMismatchError naming both layouts from every read, instead of modelCalls 0', async () => {
+    const { log, conversation } = await written(byTopic);
+    const factory = sessions(AgdxClient.from(log, { stream: 'demo' }));
+    const reads: [string, () => Promise<unknown>][] = [
+      ['get', () => factory.get(conversation)],
+      ['list', () => factory.list()],
+      ['events', () => factory.events(conversation)],
+      ['state', () => factory.state(conversation)],
+      ['links', () => factory.links(conversation)],
+      ['watch', () => factory.watch(10).next()],
+    ];
+    for (const [name, read] of reads) {
+      const failure = await read().then(() => undefined, (e: unknown) => e);
+      expect(failure, name).toBeInstanceOf(LayoutMismatchError);
+      expect((failure as LayoutMismatchError).message, name).toMatch(/declares the perAgentTopic \(model -> agent\.model\) layout, but this reader uses the shared layout/);
+      expect((failure as LayoutMismatchError).context, name).toMatchObject({ stream: 'demo', declaredLayout: 'perAgentTopic', readerLayout: 'shared' });
+    }
+  });
+
+  it('a reader that folded before the stream was re-declared refuses its next read', async () => {
+    const { log, conversation } = await written({ kind: 'shared' });
+    const factory = sessions(AgdxClient.from(log, { stream: 'demo' }));
+    expect((await factory.get(conversation))?.modelCalls).toBe(1n);
+    await AgdxClient.from(log, { stream: 'demo', layout: byTopic }).bootstrap(PARTITIONS);
+    await expect(factory.get(conversation)).rejects.toBeInstanceOf(LayoutMismatchError);
+  });
+
+  it('the writers\' own layout (or shared against single partition) reads without alarm', async () => {
+    const { log, conversation } = await written(byTopic);
+    expect((await sessions(AgdxClient.from(log, { stream: 'demo', layout: byTopic })).get(conversation))?.modelCalls).toBe(1n);
+    const single = await written({ kind: 'singlePartition' });
+    expect((await sessions(AgdxClient.from(single.log, { stream: 'demo' })).get(single.conversation))?.modelCalls).toBe(1n);
+  });
+});

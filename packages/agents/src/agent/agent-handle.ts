@@ -13,6 +13,7 @@ import { PauseController } from '../control/pause-controller.js';
 import { DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
 import { AGENT_CONTROL_TOPIC, classifyEnvelope, DispatchClass } from '../dispatch/classify.js';
+import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { LayoutMismatchError, NoStreamError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { HeartbeatRegistry } from '../lifecycle/heartbeats.js';
 import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
@@ -332,6 +333,7 @@ export class AgentHandle {
     const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);
     if (ownPartitions !== undefined) await checkOwnPartitions(client, stream, config.listenOn, me.value, ownPartitions);
     await checkOwnTopic(client, stream, config.listenOn, me.value);
+    await checkLayoutDeclaration(transport, stream, client.layout, { agent: { name: me.value, topic: config.listenOn } });
     const consumer = new ConsumerLoop({
       transport,
       stream,

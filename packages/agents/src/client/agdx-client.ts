@@ -25,6 +25,7 @@ import { OrderedAppender } from '../send/ordered-appender.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
+import { declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
@@ -205,7 +206,9 @@ export class AgdxClient {
    * `agent.streams`, `agent.heartbeats` (records expire after one hour), `agent.memory`,
    * `agent.dlq`, `agent.audit`, `agent.workflow_journal` and the six session turn topics, plus the
    * declared per-agent topics of a topic-per-agent layout. A single-partition layout creates one
-   * partition per topic. `agent.control` and `agent.registry` are created on first use.
+   * partition per topic. Last, it declares the client's layout on the one-partition `agdx.layout`
+   * topic (an SDK extension; written only when the last declaration differs), which readers with
+   * another layout check to fail with LayoutMismatchError instead of reading nothing. `agent.control` and `agent.registry` are created on first use.
    * @throws NoStreamError without a default stream; InvalidError for a bad partition count; the
    * transport's ConflictError when a topic exists with other settings.
    */
@@ -230,6 +233,9 @@ export class AgdxClient {
         topics.push(topic);
       }
     }
+    // declared last, once the layout's topics exist: a reader that sees the declaration finds them
+    await declareLayout(core.transport, stream, core.layout, signal);
+    topics.push(LAYOUT_DECLARATION_TOPIC);
     core.shared.bootstrapPartitions = count;
     return { stream, topics, partitions: count };
   }

@@ -1,14 +1,18 @@
 import { partitionForKey, type LogTransport, type PartitionAddress } from '@agdx/transport';
 import { AgdxError } from '@agdx/wire';
 import { LayoutMismatchError } from '../errors.js';
+import { checkLayoutDeclaration } from './layout-declaration-check.js';
 import { locateRecords, type LocateQuery, type StreamLayout } from './stream-layout.js';
 
 /**
  * The partitions a reader must read for `query` on `stream`: {@link locateRecords}'s routes with
  * each key resolved to its partition (one `describeTopic` per topic), without repeats, the
- * conversation's own partition first. The topics must exist.
- * @throws LayoutMismatchError when a declared per-agent topic is missing or a declared partition is
- * beyond its topic's partition count (the log was not bootstrapped with this layout); the
+ * conversation's own partition first. The topics must exist. The stream's layout declaration is
+ * checked too (`checkLayoutDeclaration`), so every reader that asks where records live learns
+ * that the log was written with another layout, at a cost that does not grow with the log.
+ * @throws LayoutMismatchError when the stream declares another layout, a declared per-agent topic
+ * is missing or a declared partition is beyond its topic's partition count (the log was not
+ * bootstrapped with this layout); the
  * transport's `not-found` error for a missing stream or named topic; InvalidError for a bad query.
  */
 export async function locatePartitions(
@@ -35,6 +39,8 @@ export async function locatePartitions(
     }
     if (!out.some((a) => a.topic === route.topic && a.partition === partition)) out.push({ stream, topic: route.topic, partition });
   }
+  // after the structural checks, whose errors name the very topic or partition that is missing
+  await checkLayoutDeclaration(transport, stream, layout, { signal });
   return out;
 }
 

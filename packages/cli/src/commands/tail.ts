@@ -1,7 +1,7 @@
 /** `agdx tail [topic...]`: follows topics and prints each record decoded. */
 
 import { setMaxListeners } from 'node:events';
-import { BOOTSTRAP_TOPICS, layoutTopics, ON_FIRST_USE_TOPICS, type StreamLayout } from '@agdx/agents';
+import { BOOTSTRAP_TOPICS, checkLayoutDeclaration, layoutTopics, ON_FIRST_USE_TOPICS, type StreamLayout } from '@agdx/agents';
 import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
 import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
@@ -21,7 +21,8 @@ const HELP = `Usage: agdx tail [topic...] [options]
 Follows topics of a stream on an Iggy server (or agdx dev) and prints each record decoded: its
 kind, ids in Crockford form, headers, and the body as text or JSON where the content type allows.
 Without topics it follows every agent topic of the stream, and the per-agent topics --layout
-declares. Every record appended after the tail
+declares; it fails with kind layout-mismatch when the stream declares another layout (on
+agdx.layout, written by bootstrap). Every record appended after the tail
 starts is printed: a topic (or the stream) that does not exist yet is read from its first record
 when it appears.
 
@@ -123,6 +124,8 @@ export const tailCommand: Command = {
         iggy: stringOption(args, 'iggy') ?? DEFAULT_IGGY_URL,
         stream: stringOption(args, 'stream') ?? 'agdx-demo',
         topics: args.positionals.length > 0 ? args.positionals : defaultTailTopics(layout),
+        // only a tail that lets the layout pick its topics can miss records by a wrong layout
+        layout: args.positionals.length > 0 ? undefined : layout,
         from,
         filter,
         json: flag(args, 'json'),
@@ -152,6 +155,8 @@ interface TailOptions {
   readonly iggy: string;
   readonly stream: string;
   readonly topics: readonly string[];
+  /** The layout to hold against the stream's declaration, when it chose the topics. */
+  readonly layout: StreamLayout | undefined;
   readonly from: TailFrom;
   readonly filter: TailFilter;
   readonly json: boolean;
@@ -161,6 +166,14 @@ interface TailOptions {
 
 async function tail(options: TailOptions, io: CommandIo): Promise<void> {
   const log = await openLog(options.iggy, io.signal);
+  if (options.layout !== undefined) {
+    try {
+      await checkLayoutDeclaration(log.transport, options.stream, options.layout, { signal: io.signal });
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+  }
   const stop = new AbortController();
   // One follower per partition of every topic listens to the same signal.
   setMaxListeners(0, stop.signal);

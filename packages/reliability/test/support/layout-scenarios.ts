@@ -272,3 +272,41 @@ export async function mcpToolsCall(env: LayoutEnv): Promise<void> {
   const response = await bridge.handleRpc({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'lookup', arguments: { q: 'oslo' } } });
   expect(response).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: '{"found":"oslo"}' }] } });
 }
+
+/**
+ * The layout a reader of `layout`'s log might wrongly be given: shared for a per-agent log, a
+ * partition per agent otherwise (a single-partition log lacks its partitions; a shared log
+ * declares another layout).
+ */
+function wrongLayout(layout: StreamLayout): StreamLayout {
+  if (layout.kind === 'perAgentTopic' || layout.kind === 'perAgentPartition') return { kind: 'shared' };
+  return LAYOUTS.find(([name]) => name === 'perAgentPartition')?.[1] as StreamLayout;
+}
+
+/**
+ * Readers given another layout than the writers' are refused with `layout-mismatch` instead of
+ * answering from the wrong places: session reads, AG-UI replay, A2A GetTask and an agent's
+ * start. The writers' own layout reads the same log whole.
+ */
+export async function readersRefuseAnotherLayout(env: LayoutEnv): Promise<void> {
+  const session = sessions(env.laser).create(`ticket-${MintUlid.mint(CorrelationId).toString()}`);
+  await session.lifecycle.begin({ agent: gateway });
+  const correlation = MintUlid.mint(CorrelationId);
+  await env.laser.agdx(AgentTopic.Sessions, gateway, session.conversation).command(correlation, text.encode('{"prompt":"hi"}')).withOperation('chat').withTarget(assistant).send();
+  await env.laser.agdx(AgentTopic.Sessions, assistant, session.conversation).respond(correlation, text.encode('hello')).withOperation('chat').withTarget(gateway).send();
+  const wrong = AgdxClient.from((await env.connect()).transport, { stream: env.stream, layout: wrongLayout(env.laser.layout) });
+  const refused = async (what: string, read: () => Promise<unknown>): Promise<void> => {
+    const error = await read().then(() => undefined, (e: unknown) => e);
+    expect((error as { kind?: unknown } | undefined)?.kind, `${what}: ${String(error)}`).toBe('layout-mismatch');
+  };
+  await refused('sessions get', () => sessions(wrong).get(session.conversation));
+  await refused('AG-UI replay', () => new AguiBridge(wrong).aguiEvents(session.conversation));
+  await refused('A2A GetTask', () => new A2aBridge(wrong, a2aId, AgentTopic.Sessions, AgentTopic.Sessions).task(session.conversation));
+  if (env.laser.layout.kind !== 'shared' && env.laser.layout.kind !== 'singlePartition') {
+    // the assistant is declared: a shared agent of that name would wait on the lane for work that lands elsewhere
+    const agent = Agent.builder().id(assistant).listenOn(AgentTopic.Sessions).respondOn(AgentTopic.Sessions).handler({ handle: answer }).build().spawn(wrong);
+    await refused('agent start', () => agent.ready());
+    await agent.shutdown().catch(() => undefined);
+  }
+  expect((await sessions(env.laser).get(session.conversation))?.modelCalls).toBe(1n);
+}

@@ -1,4 +1,4 @@
-import { LayoutMismatchError, layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import { checkLayoutDeclaration, LayoutMismatchError, layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
 import type { LogTransport, TopicDescription } from '@agdx/transport';
 import { CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
 import { FoldSnapshotRejectedError } from '../errors.js';
@@ -247,6 +247,8 @@ export class LaneFold {
     }
     const lane = described.get(SESSIONS_TOPIC);
     checkLayoutAgainstLog(runtime.client.layout, stream, lane, names, described);
+    // one describe (a one-record read when the declaration changed), so a poll stays flat
+    await checkLayoutDeclaration(transport, stream, runtime.client.layout, { signal });
     runtime.lane.observe(stream, lane?.partitions.length);
     let state = this.#state;
     if (state !== undefined && (state.stream !== stream || state.layout !== layout || state.names.join('\n') !== names.join('\n') || [...state.topics.values()].some((t) => replaced(t, described.get(t.topic))))) {
