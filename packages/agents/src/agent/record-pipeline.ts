@@ -172,9 +172,15 @@ export class RecordPipeline {
   }
 
   /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed. */
-  async #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
-    const span = startHandle(this.#o.telemetry, { agent: this.#o.me, message, address });
+  #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
+    const telemetry = this.#o.telemetry;
+    // Uninstrumented, no event is built and no async frame is added around the handler.
+    const span = telemetry === undefined ? undefined : startHandle(telemetry, { agent: this.#o.me, message, address });
     if (span === undefined) return this.#handle(message, record, address, key, turn, turnReleased, undefined);
+    return this.#handleIn(span, message, record, address, key, turn, turnReleased);
+  }
+
+  async #handleIn(span: HandleSpan, message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
     const failure: { error?: unknown } = {};
     let outcome: RecordOutcome;
     try {
@@ -217,13 +223,14 @@ export class RecordPipeline {
     let released = turnReleased;
     for (let attempt = 0; ; attempt++) {
       // A retry after the lane moved on waits for a handler turn of its own.
-      const end = released ? await turn.again() : (): void => turn.release();
+      const again = released ? await turn.again() : undefined;
       try {
         let settle: (() => Promise<void>) | undefined;
         try {
           settle = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
         } finally {
-          end();
+          if (again === undefined) turn.release();
+          else again();
           released = true;
         }
         // A failed answer fails the attempt, as a throwing handler does.

@@ -332,15 +332,13 @@ export class AgdxClient {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
-    const core = this.#core;
-    const waitEvent = (): WaitEvent => ({
-      kind: 'request',
-      requester: request.source,
-      target: request.target,
-      conversation: request.conversation,
-      correlation,
-    });
-    return sendAndWait(core.shared.telemetry, waitEvent, () => request.send({ signal: options.signal }), pending);
+    const signal = options.signal;
+    return sendAndWait(
+      this.#core.shared.telemetry,
+      (): WaitEvent => ({ kind: 'request', requester: request.source, target: request.target, conversation: request.conversation, correlation }),
+      () => request.send(signal === undefined ? undefined : { signal }),
+      pending,
+    );
   }
 
   /**

@@ -101,23 +101,15 @@ export async function sendAndWait(
   send: () => Promise<unknown>,
   pending: PendingReply,
 ): Promise<AgentMessage> {
-  const publish = async (): Promise<void> => {
-    try {
-      await send();
-      pending.sent();
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-  };
+  // Uninstrumented (the common case) the send runs inline: no span, no closure per request.
   if (telemetry === undefined) {
-    await publish();
+    await publishFor(send, pending);
     return pending.reply;
   }
   const span = guarded(() => telemetry.onWait(event()));
   let answer: AgentMessage;
   try {
-    await runIn(span, publish);
+    await runIn(span, () => publishFor(send, pending));
     answer = await pending.reply;
   } catch (error) {
     endWait(span, undefined, error);
@@ -125,6 +117,17 @@ export async function sendAndWait(
   }
   endWait(span, answer);
   return answer;
+}
+
+/** Sends the request; a failed send cancels the wait and rethrows, a sent one tells the wait so. */
+async function publishFor(send: () => Promise<unknown>, pending: PendingReply): Promise<void> {
+  try {
+    await send();
+    pending.sent();
+  } catch (error) {
+    pending.cancel();
+    throw error;
+  }
 }
 
 function endWait(span: WaitSpan | undefined, reply: AgentMessage | undefined, error?: unknown): void {
