@@ -27,7 +27,7 @@ import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
-import { POOLED } from './payload-slab.js';
+import { HeaderBlockMemo } from './header-block-memo.js';
 import type { AgdxTelemetry, WaitEvent } from '../telemetry/agdx-telemetry.js';
 import { sendAndWait, tracedAppend } from '../telemetry/guarded-telemetry.js';
 
@@ -136,7 +136,7 @@ export class AgdxClient {
         blobStore: options.blobStore,
         ids: options.ids,
         onError: checkOnError(options.onError),
-        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry },
+        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new HeaderBlockMemo(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry },
       }),
     );
   }
@@ -281,7 +281,7 @@ export class AgdxClient {
       envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
-    const payload = encodeEnvelope(envelope, POOLED);
+    const payload = encodeEnvelope(envelope);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
       core.append(stream, topic, signed.kind, signed.target, signed.conversation.toString(), [{ headers, payload }], options.signal),

@@ -41,7 +41,6 @@ import {
   type TaskStateLike,
 } from './refinements.js';
 import type { Signer } from './signer.js';
-import { POOLED } from '../client/payload-slab.js';
 import { endSend, sendHeaders, startSend } from '../telemetry/guarded-telemetry.js';
 
 /** What a completed send reports. */
@@ -395,7 +394,7 @@ export class AgdxSendBuilder {
     }
     // The published form is always validated, once more after any change above.
     validateEnvelope(envelope);
-    const payload = encodeEnvelope(envelope, POOLED);
+    const payload = encodeEnvelope(envelope);
     const headers = core.headersFor(envelope, contentType, to.topic);
     // A send span starts here so its trace context rides in the record's headers; it ends when
     // the append is acknowledged, by whichever path issues it.
