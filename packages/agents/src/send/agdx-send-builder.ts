@@ -331,22 +331,31 @@ export class AgdxSendBuilder {
    * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
    */
   async send(options?: SendOptions): Promise<RecordId> {
-    return (await this.sendReceipt(options)).record;
+    // No receipt is built for a caller that wants only the id.
+    await this.#publish(await this.#prepare(), options?.signal);
+    return this.#record;
   }
 
   /** Like {@link AgdxSendBuilder.send}, also reporting the log position and the published envelope. */
   async sendReceipt(options: SendOptions = {}): Promise<SendReceipt> {
-    const { append, envelope, contentType } = await this.#prepare();
+    const prepared = await this.#prepare();
+    const at = await this.#publish(prepared, options.signal);
+    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope: prepared.envelope, contentType: prepared.contentType };
+  }
+
+  /** Appends a prepared envelope and reports the acknowledgment (or failure) to its span. */
+  async #publish(prepared: { readonly append: PreparedAppend; readonly envelope: AgentEnvelope }, signal: AbortSignal | undefined): Promise<MessagePosition> {
+    const { append, envelope } = prepared;
     const to = this.#to;
     let at: MessagePosition;
     try {
-      at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, options.signal);
+      at = await to.core.append(to.stream, to.topic, envelope.kind, envelope.target, append.conversationKey, append.records, signal);
     } catch (error) {
       append.acknowledged?.(undefined, error);
       throw error;
     }
     append.acknowledged?.(at);
-    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
+    return at;
   }
 
   /**
