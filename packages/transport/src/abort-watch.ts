@@ -5,7 +5,24 @@
  * signal gets ONE listener for its lifetime, which fans out to the calls watching it.
  */
 
-const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+/** One registration: fires its handler at most once, and never after it was unwatched. */
+class Watch {
+  live = true;
+  readonly #onAbort: () => void;
+
+  constructor(onAbort: () => void) {
+    this.#onAbort = onAbort;
+  }
+
+  fire(): void {
+    if (this.live) {
+      this.live = false;
+      this.#onAbort();
+    }
+  }
+}
+
+const watchers = new WeakMap<AbortSignal, Set<Watch>>();
 
 function unwatchNothing(): void {}
 
@@ -15,41 +32,34 @@ function unwatchNothing(): void {}
  */
 export function watchAbort(signal: AbortSignal | undefined, onAbort: () => void): () => void {
   if (signal === undefined) return unwatchNothing;
-  let live = true;
+  // An object per registration, not a closure: the same function may watch one signal for two
+  // calls, and every wait of a busy reader registers one.
+  const watch = new Watch(onAbort);
   if (signal.aborted) {
-    queueMicrotask(() => {
-      if (live) onAbort();
-    });
+    queueMicrotask(() => watch.fire());
     return () => {
-      live = false;
+      watch.live = false;
     };
   }
   let handlers = watchers.get(signal);
   if (handlers === undefined) {
-    const created = new Set<() => void>();
+    const created = new Set<Watch>();
     handlers = created;
     watchers.set(signal, created);
     signal.addEventListener(
       'abort',
       () => {
         watchers.delete(signal);
-        for (const handler of [...created]) handler();
+        for (const handler of [...created]) handler.fire();
         created.clear();
       },
       { once: true },
     );
   }
-  // A wrapper per registration: the same function may watch one signal for two calls.
-  const entry = (): void => {
-    if (live) {
-      live = false;
-      onAbort();
-    }
-  };
   const set = handlers;
-  set.add(entry);
+  set.add(watch);
   return () => {
-    live = false;
-    set.delete(entry);
+    watch.live = false;
+    set.delete(watch);
   };
 }

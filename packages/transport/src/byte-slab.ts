@@ -40,6 +40,7 @@ export class ByteSlab {
     }
     const start = this.#used;
     this.#used = start + size;
-    return this.#slab.subarray(start, this.#used);
+    // A view built directly costs about half of `subarray`, which looks up a species constructor.
+    return new Uint8Array(this.#slab.buffer, start, size);
   }
 }

@@ -108,6 +108,37 @@ const COMMIT_EVERY = 32;
 const COMMIT_LINGER_MS = 20;
 const LANE_QUANTUM = 64;
 
+const SETTLED: Promise<void> = Promise.resolve();
+
+/**
+ * One record's handler turn on its lane: taken when the record starts, ended when the handler
+ * returned or the record settled (whichever is first; ending twice is harmless). A class, not a
+ * set of closures, since a lane takes one per record.
+ */
+class RecordTurn implements HandlerTurn {
+  readonly #lane: Lane;
+  readonly #mine: Promise<void>;
+  readonly #again: (lane: Lane) => Promise<() => void>;
+  #end!: () => void;
+
+  constructor(lane: Lane, again: (lane: Lane) => Promise<() => void>) {
+    this.#lane = lane;
+    this.#again = again;
+    this.#mine = new Promise<void>((resolve) => (this.#end = resolve));
+    lane.turnBusy = true;
+    lane.turn = this.#mine;
+  }
+
+  release(): void {
+    if (this.#lane.turn === this.#mine) this.#lane.turnBusy = false;
+    this.#end();
+  }
+
+  again(): Promise<() => void> {
+    return this.#again(this.#lane);
+  }
+}
+
 /** One consumer-group member's read / consume / commit loop. */
 export class ConsumerLoop {
   readonly #o: ConsumerLoopOptions;
@@ -419,28 +450,25 @@ export class ConsumerLoop {
 
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
   #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
-    let release!: () => void;
-    lane.turnBusy = true;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    lane.turn = mine;
-    const end = (): void => {
-      if (lane.turn === mine) lane.turnBusy = false;
-      release();
-    };
-    const entry: Unsettled = { offset: record.offset, ok: false, settled: Promise.resolve() };
-    entry.settled = this.#o.consume(record, lane.partition, { release: end, again: () => this.#again(lane) }).then(
+    const turn = new RecordTurn(lane, this.#againFor);
+    const entry: Unsettled = { offset: record.offset, ok: false, settled: SETTLED };
+    entry.settled = this.#o.consume(record, lane.partition, turn).then(
       () => {
-        end();
+        turn.release();
         entry.ok = true;
       },
       (error: unknown) => {
-        end();
+        turn.release();
         // The earliest failure is where the lane re-reads from.
         if (state.failed === undefined || record.offset < state.failed.offset) state.failed = { offset: record.offset, error };
       },
     );
     return entry;
   }
+
+  // Bound once per loop: every record's turn asks for another turn through it.
+  readonly #againFor = (lane: Lane): Promise<() => void> => this.#again(lane);
+
 
   /** A retry of a record whose handler turn ended: queues a turn behind the current one. */
   async #again(lane: Lane): Promise<() => void> {

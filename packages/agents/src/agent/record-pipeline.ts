@@ -222,13 +222,14 @@ export class RecordPipeline {
     let released = turnReleased;
     for (let attempt = 0; ; attempt++) {
       // A retry after the lane moved on waits for a handler turn of its own.
-      const end = released ? await turn.again() : (): void => turn.release();
+      const again = released ? await turn.again() : undefined;
       try {
         let settle: (() => Promise<void>) | undefined;
         try {
           settle = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
         } finally {
-          end();
+          if (again === undefined) turn.release();
+          else again();
           released = true;
         }
         // A failed answer fails the attempt, as a throwing handler does.

@@ -29,7 +29,7 @@ import { declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-decla
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
-import { POOLED } from './payload-slab.js';
+import { HeaderBlockMemo } from './header-block-memo.js';
 import type { AgdxTelemetry, WaitEvent } from '../telemetry/agdx-telemetry.js';
 import { sendAndWait, tracedAppend } from '../telemetry/guarded-telemetry.js';
 
@@ -138,7 +138,7 @@ export class AgdxClient {
         blobStore: options.blobStore,
         ids: options.ids,
         onError: checkOnError(options.onError),
-        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new Map(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry, appender: new OrderedAppender() },
+        shared: { hubs: new Map(), ensured: new Set(), headerBlocks: new HeaderBlockMemo(), bootstrapPartitions: undefined, closed: false, telemetry: options.telemetry, appender: new OrderedAppender() },
       }),
     );
   }
@@ -288,7 +288,7 @@ export class AgdxClient {
       envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
-    const payload = encodeEnvelope(envelope, POOLED);
+    const payload = encodeEnvelope(envelope);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
       core.shared.appender.append({ core, stream, topic, kind: signed.kind, target: signed.target, conversationKey: signed.conversation.toString(), records: [{ headers, payload }] }, options.signal),
@@ -339,15 +339,13 @@ export class AgdxClient {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
-    const core = this.#core;
-    const waitEvent = (): WaitEvent => ({
-      kind: 'request',
-      requester: request.source,
-      target: request.target,
-      conversation: request.conversation,
-      correlation,
-    });
-    return sendAndWait(core.shared.telemetry, waitEvent, () => request.send({ signal: options.signal }), pending);
+    const signal = options.signal;
+    return sendAndWait(
+      this.#core.shared.telemetry,
+      (): WaitEvent => ({ kind: 'request', requester: request.source, target: request.target, conversation: request.conversation, correlation }),
+      () => request.send(signal === undefined ? undefined : { signal }),
+      pending,
+    );
   }
 
   /**

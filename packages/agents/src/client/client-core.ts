@@ -1,7 +1,6 @@
 import {
   AgdxError,
   AgentId,
-  encodeHeaderBlock,
   InvalidError,
   MintUlid,
   type AgentEnvelope,
@@ -12,7 +11,7 @@ import {
   type RecordHeaders,
   type UlidGenerator,
 } from '@agdx/wire';
-import { sealHeaders, type AppendRecord, type AppendResult, type LogTransport } from '@agdx/transport';
+import { type AppendRecord, type AppendResult, type LogTransport } from '@agdx/transport';
 import type { Clock } from '../clock/clock.js';
 import { NoStreamError, PolicyBlockedError, PublishFailedError, type SkippedRecordError } from '../errors.js';
 import type { ActionGovernor, GovernedAction } from '../governor/action-governor.js';
@@ -23,6 +22,7 @@ import type { OrderedAppender } from '../send/ordered-appender.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxTelemetry } from '../telemetry/agdx-telemetry.js';
 import { ON_FIRST_USE_TOPICS } from './agent-topic.js';
+import type { HeaderBlockMemo } from './header-block-memo.js';
 
 /** State every client derived from one `AgdxClient.from` shares (hubs, created topics). */
 export interface SharedClientState {
@@ -33,7 +33,7 @@ export interface SharedClientState {
   /** Partition count of the last bootstrap (used for on-first-use topics). */
   bootstrapPartitions: number | undefined;
   /** Memoised header blocks (see {@link ClientCore.headersFor}). */
-  readonly headerBlocks: Map<string, RecordHeaders>;
+  readonly headerBlocks: HeaderBlockMemo;
   /** Set by close(). */
   closed: boolean;
   /** The installed telemetry hook (`AgdxClient.instrument`), shared by every derived client. */
@@ -50,8 +50,6 @@ export interface BatchPosition extends MessagePosition {
   /** Number of records in the batch (offsets are contiguous from `offset`). */
   readonly count: number;
 }
-
-const HEADER_CACHE_LIMIT = 4096;
 
 const RETRYABLE_TRANSPORT_KINDS: ReadonlySet<string> = new Set(['timeout', 'transport']);
 
@@ -121,19 +119,9 @@ export class ClientCore {
    * byte-identical to a fresh one. Blocks are sealed, so appends share them without copying.
    */
   headersFor(envelope: HeaderBlockFields, contentType: number, topic: string): RecordHeaders {
-    // Agent ids hold no control characters and ids are Crockford text, so only the topic could
-    // contain the separator, and it is the one field not followed by another free-form one.
-    const key = `${contentType}\u0000${topic}\u0000${envelope.source.value}\u0000${envelope.conversation.toString()}\u0000${envelope.target?.value ?? ''}\u0000${envelope.parent?.toString() ?? ''}\u0000${envelope.root?.toString() ?? ''}`;
-    const cache = this.shared.headerBlocks;
-    let headers = cache.get(key);
-    if (headers === undefined) {
-      // Sealed once here, so no append has to copy it again.
-      headers = sealHeaders(encodeHeaderBlock(envelope, contentType, { topic }));
-      if (cache.size >= HEADER_CACHE_LIMIT) cache.clear();
-      cache.set(key, headers);
-    }
-    return headers;
+    return this.shared.headerBlocks.get(envelope, contentType, topic);
   }
+
 
   /** A fresh ULID-valued id from the injected generator, else the process-wide `MintUlid`. */
   mint<T extends MachineId>(cls: MachineIdClass<T>): T {

@@ -1,7 +1,9 @@
 /**
- * The client's payload storage: every envelope it publishes is encoded into a view of a shared
- * slab (a small ArrayBuffer per record costs far more than a view), and, since no slab is ever
- * handed out twice, the payload can go to the transport as immutable.
+ * The client's payload storage for what it lays out itself (the chunk encoder's spliced chunks):
+ * views of a shared slab (a small ArrayBuffer per record costs far more than a view), and, since
+ * no slab is ever handed out twice, the payload can go to the transport as immutable. Whole
+ * envelopes need none of it: wire's `encodeEnvelope` writes them straight into its own output
+ * slab, whose views are never handed out twice either.
  */
 import { ByteSlab } from '@agdx/transport';
 
@@ -11,6 +13,3 @@ const slab = new ByteSlab(16 * 1024, 1024);
 export function payloadBytes(size: number): Uint8Array {
   return slab.take(size);
 }
-
-/** Encoder options that place the output in a slab (for payloads handed to a transport as immutable). */
-export const POOLED: { readonly allocate: (byteLength: number) => Uint8Array } = Object.freeze({ allocate: payloadBytes });

@@ -29,6 +29,11 @@ export class SystemClock implements Clock {
   /** Runs `fire` after `ms` milliseconds (chained past the platform's longest timer); returns a cancel function. */
   timer(ms: number, fire: () => void): () => void {
     checkSleepMs(ms);
+    // Every reply wait arms one: the common case takes a single timeout and nothing else.
+    if (ms <= MAX_TIMER_MS) {
+      const single = setTimeout(fire, ms);
+      return () => clearTimeout(single);
+    }
     let remaining = ms;
     let handle: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {

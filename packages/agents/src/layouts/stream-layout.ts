@@ -149,7 +149,12 @@ export function routeRecord(
   target: string | undefined,
   conversationKey: string,
 ): RecordRoute {
+  // Shared and single-partition layouts key every record by its session: no query to build.
   if (target === undefined) return { topic, routing: { key: conversationKey } };
+  if (layout.kind === 'shared' || layout.kind === 'singlePartition') {
+    if (conversationKey.length === 0) throw new InvalidError('a conversation key must not be empty', { context: { field: 'conversation' } });
+    return { topic, routing: { key: conversationKey } };
+  }
   return locateRecords(layout, { topic, conversation: conversationKey, agent: target, kind })[0] as RecordRoute;
 }
 

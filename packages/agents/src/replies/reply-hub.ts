@@ -60,14 +60,73 @@ export interface PendingReply {
   sent(): void;
 }
 
-interface Waiter {
+/**
+ * One registered wait, and the {@link PendingReply} handed to its caller: a class rather than a
+ * set of closures, since a busy requester registers one per request.
+ */
+class Waiter implements PendingReply {
+  readonly reply: Promise<AgentMessage>;
   readonly criteria: ReplyCriteria;
   readonly allowed: SignerCheck | undefined;
   readonly verifier: Verifier | undefined;
-  settled: boolean;
-  resolve(message: AgentMessage): void;
-  reject(error: unknown): void;
+  settled = false;
+  /** Cancels the timeout, once armed. */
+  cancelTimer: (() => void) | undefined = undefined;
+  /** Stops watching the caller's signal, once watched. */
+  unwatch: (() => void) | undefined = undefined;
+  /** The readers' pacers when waits poll, and the one of the reply's partition when it is known. */
+  pacers: readonly PollPacer[] | undefined = undefined;
+  pacer: PollPacer | undefined = undefined;
+  readonly #key: string;
+  readonly #cancelMessage: string;
+  readonly #done: (key: string, waiter: Waiter) => void;
+  #resolve!: (message: AgentMessage) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(key: string, criteria: ReplyCriteria, allowed: SignerCheck | undefined, verifier: Verifier | undefined, cancelMessage: string, done: (key: string, waiter: Waiter) => void) {
+    this.#key = key;
+    this.criteria = criteria;
+    this.allowed = allowed;
+    this.verifier = verifier;
+    this.#cancelMessage = cancelMessage;
+    this.#done = done;
+    this.reply = new Promise<AgentMessage>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // A caller that never awaits (it cancelled) must not see an unhandled rejection.
+    this.reply.catch(ignore);
+  }
+
+  resolve(message: AgentMessage): void {
+    if (this.#finish()) this.#resolve(message);
+  }
+
+  reject(error: unknown): void {
+    if (this.#finish()) this.#reject(error);
+  }
+
+  cancel(): void {
+    if (!this.settled) this.reject(new CancelledError(this.#cancelMessage));
+  }
+
+  sent(): void {
+    if (this.settled) return;
+    if (this.pacer !== undefined) this.pacer.active();
+    else for (const p of this.pacers ?? []) p.active();
+  }
+
+  #finish(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.cancelTimer?.();
+    this.unwatch?.();
+    this.#done(this.#key, this);
+    return true;
+  }
 }
+
+function ignore(): void {}
 
 interface Run {
   readonly controller: AbortController;
@@ -146,29 +205,7 @@ export class ReplyHub {
       request: options.request,
     };
     const key = options.correlation.toString();
-    let cancelTimer: (() => void) | undefined;
-    let unwatch: (() => void) | undefined;
-    let waiter!: Waiter;
-    const reply = new Promise<AgentMessage>((resolve, reject) => {
-      waiter = {
-        criteria,
-        allowed,
-        verifier,
-        settled: false,
-        resolve: (message) => settle(() => resolve(message)),
-        reject: (error) => settle(() => reject(error)),
-      };
-    });
-    const settle = (fn: () => void): void => {
-      if (waiter.settled) return;
-      waiter.settled = true;
-      cancelTimer?.();
-      unwatch?.();
-      this.#remove(key, waiter);
-      fn();
-    };
-    // A caller that never awaits (it cancelled) must not see an unhandled rejection.
-    reply.catch(() => undefined);
+    const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
     this.#add(key, waiter);
     try {
       await this.#ensureRunning();
@@ -179,24 +216,17 @@ export class ReplyHub {
     // The request goes out next: the reader of the partition its reply will land on looks at once
     // and stays hot for it.
     const pacers = this.#run?.pacers;
-    const pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, criteria);
+    waiter.pacers = pacers;
+    waiter.pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, criteria);
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
-    unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal?.reason })));
+    if (signal !== undefined) waiter.unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal.reason })));
     if (!waiter.settled) {
-      cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
+      waiter.cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
         waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
       );
     }
-    return {
-      reply,
-      cancel: () => waiter.reject(new CancelledError(cancelMessage)),
-      sent: () => {
-        if (waiter.settled) return;
-        if (pacer !== undefined) pacer.active();
-        else for (const p of pacers ?? []) p.active();
-      },
-    };
+    return waiter;
   }
 
   /**
@@ -248,6 +278,9 @@ export class ReplyHub {
       this.#idleTimer = undefined;
     }
   }
+
+  // Bound once per hub: every waiter reports its settling through it.
+  readonly #settled = (key: string, waiter: Waiter): void => this.#remove(key, waiter);
 
   #remove(key: string, waiter: Waiter): void {
     const set = this.#waiters.get(key);
@@ -351,7 +384,9 @@ export class ReplyHub {
     const set = this.#waiters.get(envelope.correlation.toString());
     if (set === undefined) return undefined;
     let verified: Waiter[] | undefined;
-    for (const waiter of [...set]) {
+    // Settling a waiter only deletes it from `set` (its caller runs later, on a microtask), and a
+    // Set's iteration survives deletions, so no copy is needed.
+    for (const waiter of set) {
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
       if (waiter.verifier === undefined) waiter.resolve(message);
       else (verified ??= []).push(waiter);

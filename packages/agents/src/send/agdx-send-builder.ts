@@ -41,7 +41,6 @@ import {
   type TaskStateLike,
 } from './refinements.js';
 import type { Signer } from './signer.js';
-import { POOLED } from '../client/payload-slab.js';
 import { endSend, sendHeaders, startSend } from '../telemetry/guarded-telemetry.js';
 
 /** What a completed send reports. */
@@ -332,22 +331,30 @@ export class AgdxSendBuilder {
    * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
    */
   async send(options?: SendOptions): Promise<RecordId> {
-    return (await this.sendReceipt(options)).record;
+    // No receipt is built for a caller that wants only the id.
+    await this.#publish(await this.#prepare(), options?.signal);
+    return this.#record;
   }
 
   /** Like {@link AgdxSendBuilder.send}, also reporting the log position and the published envelope. */
   async sendReceipt(options: SendOptions = {}): Promise<SendReceipt> {
-    const { append, envelope, contentType } = await this.#prepare();
-    const to = this.#to;
+    const prepared = await this.#prepare();
+    const at = await this.#publish(prepared, options.signal);
+    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope: prepared.envelope, contentType: prepared.contentType };
+  }
+
+  /** Appends a prepared envelope and reports the acknowledgment (or failure) to its span. */
+  async #publish(prepared: { readonly append: PreparedAppend; readonly envelope: AgentEnvelope }, signal: AbortSignal | undefined): Promise<MessagePosition> {
+    const { append } = prepared;
     let at: MessagePosition;
     try {
-      at = await to.core.shared.appender.append(append, options.signal);
+      at = await this.#to.core.shared.appender.append(prepared.append, signal);
     } catch (error) {
       append.acknowledged?.(undefined, error);
       throw error;
     }
     append.acknowledged?.(at);
-    return { record: this.#record, position: { stream: at.stream, topic: at.topic, partition: at.partition, offset: at.offset }, envelope, contentType };
+    return at;
   }
 
   /**
@@ -395,7 +402,7 @@ export class AgdxSendBuilder {
     }
     // The published form is always validated, once more after any change above.
     validateEnvelope(envelope);
-    const payload = encodeEnvelope(envelope, POOLED);
+    const payload = encodeEnvelope(envelope);
     const headers = core.headersFor(envelope, contentType, to.topic);
     // A send span starts here so its trace context rides in the record's headers; it ends when
     // the append is acknowledged, by whichever path issues it.

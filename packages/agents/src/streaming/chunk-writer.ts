@@ -21,7 +21,6 @@ import type { AppendIssuer } from '../send/append-issuer.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
 import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
-import { POOLED } from '../client/payload-slab.js';
 import type { ChunkStreamSpan } from '../telemetry/agdx-telemetry.js';
 import { chunksAppended, endChunkStream, sendHeaders, startChunkStream } from '../telemetry/guarded-telemetry.js';
 
@@ -307,7 +306,7 @@ export class AgdxChunkWriter {
       throw error;
     }
     if (this.#span === null) this.#span = startChunkStream(core.shared.telemetry, { opening: envelope, stream: this.#stream, topic: this.#topic });
-    this.#push(encodeEnvelope(envelope, POOLED), contentType);
+    this.#push(encodeEnvelope(envelope), contentType);
   }
 
   // The hot path: a later chunk through the stream's ChunkEncoder (validated once, spliced after).
@@ -324,7 +323,7 @@ export class AgdxChunkWriter {
         this.#next--;
         throw error;
       }
-      this.#push(encodeEnvelope(envelope, POOLED), this.#contentType);
+      this.#push(encodeEnvelope(envelope), this.#contentType);
       return;
     }
     const payload = encoder.encode(this.#next, body);

@@ -1,6 +1,7 @@
 import { AgentEnvelope } from '../envelope/agent-envelope.js';
 import { CodecError } from '../errors.js';
-import { AgentId } from '../ids/agent-id.js';
+import { MAX_SDK_AGENT_ID_BYTES, type AgentId } from '../ids/agent-id.js';
+import { utf8Length } from '../ids/utf8.js';
 import { encodeHeaderBlock, type HeaderBlockOptions } from './header-block.js';
 import { readUint8Header, type RecordHeaders } from './header-value.js';
 import { AGENT_OP_VERSION, HeaderName } from './names.js';
@@ -51,12 +52,12 @@ export type ReceivedRecord =
 const FENCE_METADATA_KEY = 'agdx.fence';
 const U64_MAX = (1n << 64n) - 1n;
 
+// The decoder already held the id to the wire rule (non-empty, no control characters, at most
+// 256 bytes); the SDK rule differs only in its 255-byte cap, so no second id is built to check it.
 function sdkAgent(id: AgentId): string | undefined {
-  try {
-    return AgentId.new(id.value).value;
-  } catch {
-    return undefined;
-  }
+  const text = id.value;
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short ids need no count.
+  return text.length <= MAX_SDK_AGENT_ID_BYTES / 3 || utf8Length(text) <= MAX_SDK_AGENT_ID_BYTES ? text : undefined;
 }
 
 function envelopeProvenance(env: AgentEnvelope): Provenance {

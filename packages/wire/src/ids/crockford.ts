@@ -13,6 +13,11 @@ const DECODE: Int8Array = (() => {
   return table;
 })();
 
+const ALPHABET_CODES: readonly number[] = Array.from(ALPHABET, (c) => c.charCodeAt(0));
+// The 26 character codes of the text being built: one flat string from fromCharCode is far
+// cheaper than 26 concatenations that a later Map lookup must flatten.
+const codes: number[] = new Array<number>(26).fill(0);
+
 /**
  * Encodes 16 big-endian bytes as the 26-character canonical Crockford base32 text
  * (5 bits per character from the least significant end; the first character carries 3 bits).
@@ -21,23 +26,27 @@ export function encodeCrockford(bytes16: Uint8Array): string {
   if (bytes16.length !== 16) {
     throw new InvalidError(`id bytes must be 16 bytes, got ${bytes16.length}`, { context: { got: bytes16.length } });
   }
-  let out = '';
+  return encodeCrockfordAt(bytes16, 0);
+}
+
+/** {@link encodeCrockford} of the 16 bytes at `at` of `buf` (the caller checked they are there). @internal */
+export function encodeCrockfordAt(buf: Uint8Array, at: number): string {
   // 130 bits of output over 128 bits of input: walk from the least significant end.
   let acc = 0;
   let bits = 0;
-  let chars = '';
-  for (let i = 15; i >= 0; i--) {
-    acc |= (bytes16[i] as number) << bits;
+  let k = 25;
+  for (let i = at + 15; i >= at; i--) {
+    acc |= (buf[i] as number) << bits;
     bits += 8;
     while (bits >= 5) {
-      chars = ALPHABET[acc & 31] + chars;
+      codes[k--] = ALPHABET_CODES[acc & 31] as number;
       acc >>>= 5;
       bits -= 5;
     }
   }
   // 128 = 25 * 5 + 3: three bits remain for the leading character.
-  out = ALPHABET[acc & 7] + chars;
-  return out;
+  codes[0] = ALPHABET_CODES[acc & 7] as number;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /**

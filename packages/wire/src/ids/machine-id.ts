@@ -1,5 +1,5 @@
 import { InvalidError } from '../errors.js';
-import { decodeCrockford, encodeCrockford } from './crockford.js';
+import { decodeCrockford, encodeCrockfordAt } from './crockford.js';
 import { nextUlidBytes } from './ulid.js';
 
 const U128_MAX = (1n << 128n) - 1n;
@@ -9,6 +9,9 @@ const U128_MAX = (1n << 128n) - 1n;
  * this offset of the array it is given (the decoder's input) instead of checking a 16-byte array.
  */
 let readAt = -1;
+
+/** Where {@link MachineId.toString} lays out the bytes it encodes. */
+const textScratch = new Uint8Array(16);
 
 /** A concrete 128-bit identifier class (RecordId, ConversationId, CorrelationId, ChannelId). */
 export interface MachineIdClass<T extends MachineId> {
@@ -150,7 +153,11 @@ export abstract class MachineId {
 
   /** Canonical 26-character uppercase Crockford text. */
   toString(): string {
-    if (this.#text === undefined) this.#text = encodeCrockford(bytesOf(this));
+    if (this.#text === undefined) {
+      // Through a scratch array: an id shown as text need not keep a byte copy of itself.
+      writeWords(this, textScratch, 0);
+      this.#text = encodeCrockfordAt(textScratch, 0);
+    }
     return this.#text;
   }
 
