@@ -3,7 +3,7 @@ import { AgdxError, CodecError } from '../errors.js';
 import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
-import { ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
+import { ChannelId, ConversationId, CorrelationId, idAt, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
 import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
@@ -47,8 +47,21 @@ const channelCache = new LastIdCache<ChannelId>();
 const sourceCache = new LastAgentIdCache();
 const targetCache = new LastAgentIdCache();
 
+/** A one-byte head of a 16-byte byte string: how every id is written. */
+const ID_HEAD = 0x50;
+
 /** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
 function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastIdCache<T>): T {
+  if (r.takeShortHead(ID_HEAD, 16)) {
+    // The usual layout, read in place: the general path below would do the same after its checks.
+    const at = r.pos;
+    r.pos = at + 16;
+    const hit = cache.get(r.buf, at, 16);
+    if (hit !== undefined) return hit;
+    const id = idAt(cls, r.buf, at);
+    cache.set(id);
+    return id;
+  }
   r.head();
   if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
   const n = r.arg;
@@ -63,8 +76,33 @@ function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<
   return id;
 }
 
+/** An id field without a cache (record, parent, root, cause: new on every record). */
+function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string): T {
+  if (r.takeShortHead(ID_HEAD, 16)) {
+    const at = r.pos;
+    r.pos = at + 16;
+    return idAt(cls, r.buf, at);
+  }
+  return expectId(r, cls, field);
+}
+
 /** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
 function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): AgentId {
+  const p = r.pos;
+  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
+    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place.
+    const hit = cache.get(r.buf, r.pos, short);
+    if (hit !== undefined) {
+      r.pos += short;
+      return hit;
+    }
+    r.arg = short;
+    const ascii = r.printableAsciiPayload();
+    const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+    cache.set(id);
+    return id;
+  }
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
   const n = r.arg;
@@ -81,6 +119,18 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
 }
 
 function expectKind(r: CborReader): AgentKind {
+  const p = r.pos;
+  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
+    const index = KIND_TABLE.indexFrom(r.buf, r.pos, short, 0);
+    if (index >= 0) {
+      r.pos += short;
+      return KINDS[index] as AgentKind;
+    }
+    // Not a known kind: give the head back and let the general path below report it.
+    r.pos = p;
+    r.itemsLeft++;
+  }
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
@@ -96,6 +146,20 @@ function expectKind(r: CborReader): AgentKind {
   throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
     context: { surface: SURFACE, operation: 'kind', field: 'kind' },
   });
+}
+
+/** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
+function expectSmallU64(r: CborReader, field: string): bigint {
+  const p = r.pos;
+  if (p < r.buf.length && r.itemsLeft > 0) {
+    const b = r.buf[p] as number;
+    if (b < 24) {
+      r.itemsLeft--;
+      r.pos = p + 1;
+      return BigInt(b);
+    }
+  }
+  return expectU64(r, field);
 }
 
 function readUsage(r: CborReader, depth: number): TokenUsage {
@@ -282,7 +346,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   // Canonical bytes list the keys in table order: look for each key after the previous one.
   let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    const index = r.mapKeyIndex(0, ENVELOPE_KEY_TABLE, expected);
+    const index = r.keyIndexAt(0, ENVELOPE_KEY_TABLE, expected);
     expected = index + 1;
     switch (index) {
       case 0: // kind
@@ -291,7 +355,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 1: // record
         bits = mark(bits, 1 << 1, 'record');
-        record = expectId(r, RecordId, 'record');
+        record = expectFreshId(r, RecordId, 'record');
         break;
       case 2: // conversation
         bits = mark(bits, 1 << 2, 'conversation');
@@ -299,11 +363,11 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 3: // parent
         bits = mark(bits, 1 << 3, 'parent');
-        parent = expectId(r, ConversationId, 'parent');
+        parent = expectFreshId(r, ConversationId, 'parent');
         break;
       case 4: // root
         bits = mark(bits, 1 << 4, 'root');
-        root = expectId(r, ConversationId, 'root');
+        root = expectFreshId(r, ConversationId, 'root');
         break;
       case 5: // source
         bits = mark(bits, 1 << 5, 'source');
@@ -315,7 +379,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 7: // cause
         bits = mark(bits, 1 << 7, 'cause');
-        cause = expectId(r, RecordId, 'cause');
+        cause = expectFreshId(r, RecordId, 'cause');
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
@@ -339,7 +403,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 13: // sequence
         bits = mark(bits, 1 << 13, 'sequence');
-        sequence = expectU64(r, 'sequence');
+        sequence = expectSmallU64(r, 'sequence');
         break;
       case 14: // last
         bits = mark(bits, 1 << 14, 'last');

@@ -312,6 +312,47 @@ export class CborReader {
   }
 
   /**
+   * {@link CborReader.mapKeyIndex} with the common case read in place: a known key of 1..23 bytes
+   * sits behind a one-byte text head (0x61..0x77), so that head is taken straight from the input
+   * (one item of the budget, as {@link CborReader.head} would) without filling in `major`, `arg`
+   * and the rest. Anything else, including a short key the table does not know, goes through
+   * {@link CborReader.mapKeyIndex} from the same position, so the answer and the errors are the same.
+   */
+  keyIndexAt(depth: number, known: KeyTable, expected: number): number {
+    const buf = this.buf;
+    const p = this.pos;
+    if (p < buf.length && this.itemsLeft > 0) {
+      const n = (buf[p] as number) - 0x60;
+      if (n > 0 && n < 24 && n < buf.length - p) {
+        const index = known.indexFrom(buf, p + 1, n, expected);
+        if (index >= 0) {
+          this.itemsLeft--;
+          this.pos = p + 1 + n;
+          return index;
+        }
+      }
+    }
+    return this.mapKeyIndex(depth, known, expected);
+  }
+
+  /**
+   * Takes a one-byte head equal to `initial` (major type and a length below 24 in one byte) with
+   * its `len` payload bytes when both are there and the item budget allows: true and the head
+   * consumed (the payload is left for the caller at {@link CborReader.pos}); false and nothing
+   * consumed otherwise, so the caller falls back to {@link CborReader.head} and its checks.
+   */
+  takeShortHead(initial: number, len: number): boolean {
+    const buf = this.buf;
+    const p = this.pos;
+    if (p < buf.length && buf[p] === initial && len < buf.length - p && this.itemsLeft > 0) {
+      this.itemsLeft--;
+      this.pos = p + 1;
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Text payload of the last head when it is 1..48 bytes of printable ASCII (0x20..0x7e): the
    * common agent id, checked while it is read. Anything else returns `undefined` and consumes
    * nothing, so the caller falls back to {@link CborReader.textPayload} and the full rule.

@@ -183,12 +183,9 @@ export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes1
  * @internal
  */
 export function idAt<T extends MachineId>(cls: MachineIdClass<T>, buf: Uint8Array, at: number): T {
+  // No try/finally: the constructor clears `readAt` before anything that could throw.
   readAt = at;
-  try {
-    return new cls(buf);
-  } finally {
-    readAt = -1;
-  }
+  return new cls(buf);
 }
 
 /**
