@@ -148,3 +148,29 @@ describe('one-byte-head fast paths fall back without consuming anything', () => 
     expect(decodeEnvelope(bytesWith((m) => m.set('source', 'café'))).source.value).toBe('café');
   });
 });
+
+describe('decoded bodies', () => {
+  function decodedBody(n: number): { input: Uint8Array; body: Uint8Array } {
+    const body = new Uint8Array(n).map((_, i) => (i * 13 + 1) & 0xff);
+    const input = AgentEnvelope.event(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('a'), body).encode().slice();
+    return { input, body: AgentEnvelope.decode(input).body };
+  }
+
+  it('a body of up to 64 bytes is a copy: reusing the input leaves it intact', () => {
+    for (const n of [1, 16, 64]) {
+      const { input, body } = decodedBody(n);
+      const before = body.slice();
+      input.fill(0);
+      expect(body).toEqual(before);
+      expect(body.buffer).not.toBe(input.buffer);
+    }
+  });
+
+  it('a longer body is a zero-copy view into the input', () => {
+    for (const n of [65, 8192]) {
+      const { input, body } = decodedBody(n);
+      expect(body.length).toBe(n);
+      expect(body.buffer).toBe(input.buffer);
+    }
+  });
+});

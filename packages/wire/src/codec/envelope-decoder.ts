@@ -3,7 +3,19 @@ import { AgdxError, CodecError } from '../errors.js';
 import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
-import { ChannelId, ConversationId, CorrelationId, idAt, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
+import {
+  ChannelId,
+  channelIdAt,
+  ConversationId,
+  conversationIdAt,
+  CorrelationId,
+  correlationIdAt,
+  RecordId,
+  recordIdAt,
+  type IdReader,
+  type MachineId,
+  type MachineIdClass,
+} from '../ids/machine-id.js';
 import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
@@ -47,18 +59,27 @@ const channelCache = new LastIdCache<ChannelId>();
 const sourceCache = new LastAgentIdCache();
 const targetCache = new LastAgentIdCache();
 
+/** Bodies up to this many bytes are decoded as copies, larger ones as views into the input. */
+export const SMALL_BODY_COPY = 64;
+
 /** A one-byte head of a 16-byte byte string: how every id is written. */
 const ID_HEAD = 0x50;
 
 /** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
-function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastIdCache<T>): T {
+function expectCachedId<T extends MachineId>(
+  r: CborReader,
+  cls: MachineIdClass<T>,
+  make: IdReader<T>,
+  field: string,
+  cache: LastIdCache<T>,
+): T {
   if (r.takeShortHead(ID_HEAD, 16)) {
     // The usual layout, read in place: the general path below would do the same after its checks.
     const at = r.pos;
     r.pos = at + 16;
     const hit = cache.get(r.buf, at, 16);
     if (hit !== undefined) return hit;
-    const id = idAt(cls, r.buf, at);
+    const id = make(r.buf, at);
     cache.set(id);
     return id;
   }
@@ -77,11 +98,11 @@ function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<
 }
 
 /** An id field without a cache (record, parent, root, cause: new on every record). */
-function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string): T {
+function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, make: IdReader<T>, field: string): T {
   if (r.takeShortHead(ID_HEAD, 16)) {
     const at = r.pos;
     r.pos = at + 16;
-    return idAt(cls, r.buf, at);
+    return make(r.buf, at);
   }
   return expectId(r, cls, field);
 }
@@ -355,19 +376,19 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 1: // record
         bits = mark(bits, 1 << 1, 'record');
-        record = expectFreshId(r, RecordId, 'record');
+        record = expectFreshId(r, RecordId, recordIdAt, 'record');
         break;
       case 2: // conversation
         bits = mark(bits, 1 << 2, 'conversation');
-        conversation = expectCachedId(r, ConversationId, 'conversation', conversationCache);
+        conversation = expectCachedId(r, ConversationId, conversationIdAt, 'conversation', conversationCache);
         break;
       case 3: // parent
         bits = mark(bits, 1 << 3, 'parent');
-        parent = expectFreshId(r, ConversationId, 'parent');
+        parent = expectFreshId(r, ConversationId, conversationIdAt, 'parent');
         break;
       case 4: // root
         bits = mark(bits, 1 << 4, 'root');
-        root = expectFreshId(r, ConversationId, 'root');
+        root = expectFreshId(r, ConversationId, conversationIdAt, 'root');
         break;
       case 5: // source
         bits = mark(bits, 1 << 5, 'source');
@@ -379,7 +400,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 7: // cause
         bits = mark(bits, 1 << 7, 'cause');
-        cause = expectFreshId(r, RecordId, 'cause');
+        cause = expectFreshId(r, RecordId, recordIdAt, 'cause');
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
@@ -387,11 +408,11 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 9: // correlation
         bits = mark(bits, 1 << 9, 'correlation');
-        correlation = expectCachedId(r, CorrelationId, 'correlation', correlationCache);
+        correlation = expectCachedId(r, CorrelationId, correlationIdAt, 'correlation', correlationCache);
         break;
       case 10: // channel
         bits = mark(bits, 1 << 10, 'channel');
-        channel = expectCachedId(r, ChannelId, 'channel', channelCache);
+        channel = expectCachedId(r, ChannelId, channelIdAt, 'channel', channelCache);
         break;
       case 11: // idempotency_key
         bits = mark(bits, 1 << 11, 'idempotency_key');
@@ -441,8 +462,10 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         bits = mark(bits, 1 << 22, 'body');
         r.head();
         if (r.major !== MAJOR_BYTES) throw shape(`field \`body\` in ${SURFACE} must be bytes`, SURFACE, 'body');
-        // Zero-copy: the body is a view into the input (see decodeEnvelope).
-        body = r.bytesView();
+        // A body of up to 64 bytes (a typical chunk) is copied: a small fresh array costs less
+        // than a view object and does not keep the whole input alive. Larger bodies are
+        // zero-copy views into the input (see decodeEnvelope).
+        body = r.arg <= SMALL_BODY_COPY ? r.bytesPayload() : r.bytesView();
         break;
       case 23: // signature
         bits = mark(bits, 1 << 23, 'signature');
@@ -497,8 +520,9 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
  * tags, valid UTF-8, integer fields only from CBOR integers. Indefinite-length maps and arrays are
  * accepted; unknown top-level keys are ignored.
  *
- * The decoded `body` is a zero-copy view into `bytes` (like cborg's byte strings): copy it (or the
- * input) before reusing the input buffer. Ids, keys and signature bytes are copies.
+ * A decoded `body` longer than 64 bytes is a zero-copy view into `bytes` (like cborg's byte
+ * strings): copy it (or the input) before reusing the input buffer. Shorter bodies, ids, keys and
+ * signature bytes are copies.
  * @throws CodecError (malformed CBOR or a wrong type for a known field, naming the field) or
  * InvalidError (bad id length, agent id or idempotency key) — never anything else.
  */
