@@ -514,6 +514,13 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   return envelope;
 }
 
+const NO_INPUT = new Uint8Array(0);
+/**
+ * The one reader {@link decodeEnvelope} uses: a decode runs start to end without calling out to
+ * anything that could decode another envelope, so the reader is never needed twice at once.
+ */
+const sharedReader = new CborReader(NO_INPUT);
+
 /**
  * Strictly decodes one envelope without validating its shape rules: exactly one CBOR item, no
  * trailing bytes, no duplicate keys at any depth, minimal heads, no indefinite-length strings, no
@@ -530,7 +537,8 @@ export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
   if (!(bytes instanceof Uint8Array)) {
     throw new CodecError(`failed to decode ${SURFACE}`, { context: { surface: SURFACE, operation: 'decode' } });
   }
-  const r = new CborReader(bytes);
+  const r = sharedReader;
+  r.restart(bytes);
   try {
     if (bytes.length === 0) throw new CborFormatError('did not find any content to decode');
     const env = readEnvelopeMap(r);
@@ -540,5 +548,8 @@ export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
     if (e instanceof CborFormatError) throw formatFailure(SURFACE, e);
     if (AgdxError.is(e)) throw e;
     throw formatFailure(SURFACE, e);
+  } finally {
+    // Let go of the input: the shared reader must not keep a caller's buffer alive.
+    r.restart(NO_INPUT);
   }
 }

@@ -65,7 +65,8 @@ export class CborLimitError extends CborFormatError {
  * @internal
  */
 export class CborReader {
-  readonly buf: Uint8Array;
+  /** The input (replaced only by {@link CborReader.restart}). */
+  buf: Uint8Array;
   pos: number;
   /** Major type of the last head read. */
   major = 0;
@@ -90,6 +91,20 @@ export class CborReader {
     this.pos = pos;
     this.itemsLeft = maxItems;
     this.maxItems = maxItems;
+  }
+
+  /**
+   * Points this reader at a new input from its start with a full item budget, so a decoder that
+   * never runs inside itself can keep one reader instead of allocating one per record.
+   */
+  restart(buf: Uint8Array): void {
+    this.buf = buf;
+    this.pos = 0;
+    this.itemsLeft = this.maxItems;
+    this.#view = undefined;
+    this.bigArg = undefined;
+    this.otherKey = undefined;
+    this.rawKey = '';
   }
 
   get view(): DataView {
