@@ -9,9 +9,13 @@
 //   default back end (platform WebCrypto): await key.sign(e, ctx) / await registry.verifyAt(e, at)
 //   noble back end:                        key.signSync(e, ctx)   / registry.verifyAtSync(e, at)
 //   reference:                             key.signWithContext(e, ctx) / registry.verifyAt(e, at)
+// The ceiling of the default back end, in the same run: the bare platform call
+// (crypto.subtle.sign / .verify on the same signing inputs, with an already imported CryptoKey, one
+// call at a time) against the reference, and ours against that bare call. Whatever ours reaches
+// against the reference, it cannot pass what the bare call reaches.
 // Concurrency (ours, default back end, 64 operations in flight through Promise.all) is reported
 // separately and compared only with our own one-at-a-time figure, never with the reference.
-import { KeyRegistry, SigningKey } from '@agdx/sign';
+import { KeyRegistry, pkcs8FromSeed, SigningKey, signingInput } from '@agdx/sign';
 import type { Ed25519BackendName } from '@agdx/sign';
 import type { AgentEnvelope } from '@agdx/wire';
 import { compareAlternating, sinkBit } from '../support/alternating.js';
@@ -41,6 +45,13 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** Runs `c` one call at a time for about half a second of wall time (bounded by WARM_UP_CALLS). */
+const WARM_UP_CALLS = 4000;
+async function warmUp(c: Contender): Promise<void> {
+  const until = performance.now() + 500;
+  for (let i = 0; i < WARM_UP_CALLS && performance.now() < until; i++) await c.run(i);
+}
+
 async function side(backend: Ed25519BackendName) {
   const key = SigningKey.fromBytes(SEED, { backend });
   const registry = new KeyRegistry({ backend });
@@ -63,13 +74,48 @@ async function side(backend: Ed25519BackendName) {
   const oursVerify: Contender = isPlatform
     ? { run: (i) => registry.verifyAt(signed[i & mask] as AgentEnvelope, AT), async: true }
     : { run: (i) => registry.verifyAtSync(signed[i & mask] as AgentEnvelope, AT) };
+  // Warm-up: the first comparison of a process otherwise pays for the JIT and the platform's
+  // worker start-up (seen as a third of the later rate of the same calls in the same run).
+  await warmUp(oursSign);
+  await warmUp(oursVerify);
   const sign = await compareAlternating(oursSign, { run: (i) => refKey.signWithContext(refEnvelopes[i & mask] as RefEnvelope, CONTEXT) }, { rounds: ROUNDS });
   const verify = await compareAlternating(oursVerify, { run: (i) => refRegistry.verifyAt(refSigned[i & mask] as RefEnvelope, AT) }, { rounds: ROUNDS });
-  return { key, registry, signed, sign, verify };
+  return { key, registry, signed, refSigned, sign, verify };
 }
 
 const platform = await side('platform');
 const noble = await side('noble');
+const refSignedPlatform = platform.refSigned;
+
+// The bare WebCrypto call on the same bytes our signer hands it (signing inputs and signatures
+// checked equal to ours first), against the reference and against ours.
+const ALGORITHM = { name: 'Ed25519' } as const;
+const subtle = globalThis.crypto.subtle;
+const bareSignKey = await subtle.importKey('pkcs8', pkcs8FromSeed(SEED), ALGORITHM, false, ['sign']);
+const bareVerifyKey = await subtle.importKey('raw', new Uint8Array(platform.key.verifyingKey), ALGORITHM, false, ['verify']);
+const inputs = envelopes.map((e) => signingInput(e, CONTEXT) as Uint8Array<ArrayBuffer>);
+const signatures = platform.signed.map((e) => (e.signature?.bytes ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>);
+for (let i = 0; i < RING_SIZE; i++) {
+  const bare = new Uint8Array(await subtle.sign(ALGORITHM, bareSignKey, inputs[i] as Uint8Array<ArrayBuffer>));
+  if (!same(bare, signatures[i] as Uint8Array)) throw new Error(`entry ${i}: the bare WebCrypto signature differs from ours: not comparing`);
+}
+const bareSign: Contender = { run: (i) => subtle.sign(ALGORITHM, bareSignKey, inputs[i & mask] as Uint8Array<ArrayBuffer>), async: true };
+const bareVerify: Contender = {
+  run: (i) => subtle.verify(ALGORITHM, bareVerifyKey, signatures[i & mask] as Uint8Array<ArrayBuffer>, inputs[i & mask] as Uint8Array<ArrayBuffer>),
+  async: true,
+};
+const ceilingSign = await compareAlternating(bareSign, { run: (i) => refKey.signWithContext(refEnvelopes[i & mask] as RefEnvelope, CONTEXT) }, { rounds: ROUNDS });
+const ceilingVerify = await compareAlternating(bareVerify, { run: (i) => refRegistry.verifyAt(refSignedPlatform[i & mask] as RefEnvelope, AT) }, { rounds: ROUNDS });
+const oursOfBareSign = await compareAlternating(
+  { run: (i) => platform.key.sign(envelopes[i & mask] as AgentEnvelope, CONTEXT), async: true },
+  bareSign,
+  { rounds: ROUNDS },
+);
+const oursOfBareVerify = await compareAlternating(
+  { run: (i) => platform.registry.verifyAt(platform.signed[i & mask] as AgentEnvelope, AT), async: true },
+  bareVerify,
+  { rounds: ROUNDS },
+);
 
 // Ours with IN_FLIGHT operations in flight against ours one at a time (both default back end).
 // A "call" of the concurrent side is IN_FLIGHT operations, so its rates are scaled to operations.
@@ -108,6 +154,11 @@ console.log(
       oneAtATime: {
         defaultBackend: { backend: 'platform (WebCrypto), async API', sign: platform.sign, verify: platform.verify },
         nobleBackend: { backend: '@noble/curves, sync API', sign: noble.sign, verify: noble.verify },
+      },
+      ceiling: {
+        label: 'the bare platform call (crypto.subtle.sign / .verify, already imported CryptoKey, the same signing inputs, one call at a time): the most any signer on the default back end can reach',
+        bareOfReference: { sign: ceilingSign, verify: ceilingVerify },
+        oursOfBare: { sign: oursOfBareSign, verify: oursOfBareVerify },
       },
       concurrency: {
         label: `ours only, default back end, ${IN_FLIGHT} operations in flight (Promise.all); compared with ours one at a time, NOT with the reference`,

@@ -1,7 +1,7 @@
 // The decoder's fast paths (printable-ASCII agent ids adopted without a second scan, id caches that
 // compare against the cached value) must give exactly what the plain path gives: the same AgentId
 // text, or the same typed error with the same message as AgentId.parse.
-import { AgentEnvelope, AgentId, ConversationId, CorrelationId, decodeEnvelope, RecordId } from '@agdx/wire';
+import { AgentEnvelope, AgentId, ChannelId, ConversationId, CorrelationId, decodeEnvelope, RecordId } from '@agdx/wire';
 import { encode as cborEncode } from 'cbor2';
 import { describe, expect, it } from 'vitest';
 import { envelopeToCborValue } from './support/cbor-value.js';
@@ -72,5 +72,105 @@ describe('decoder fast paths match the plain path', () => {
     const other = base.with({ conversation: ConversationId.fromBigInt(99n) });
     expect(decodeEnvelope(other.encode()).conversation.toBigInt()).toBe(99n);
     expect(first.conversation.toBigInt()).toBe(conversation);
+  });
+});
+
+// The one-byte-head fast paths (known keys, ids, the kind, agent names, small sequence numbers)
+// read straight from the input; every input they do not take must reach the general path with
+// nothing consumed, so the outcome is what it was before they existed.
+describe('one-byte-head fast paths fall back without consuming anything', () => {
+  const chunk = AgentEnvelope.chunk(
+    ConversationId.fromBigInt(7n),
+    AgentId.new('writer'),
+    CorrelationId.fromBigInt(8n),
+    ChannelId.fromBigInt(9n),
+    3,
+    new Uint8Array([4, 5, 6]),
+  );
+
+  function bytesWith(edit: (m: Map<string, unknown>) => void): Uint8Array {
+    const value = envelopeToCborValue(chunk) as Map<string, unknown>;
+    edit(value);
+    return cborEncode(value, { avoidInts: true });
+  }
+
+  function failure(bytes: Uint8Array): { name: string; message: string; field: unknown } {
+    try {
+      decodeEnvelope(bytes);
+    } catch (e) {
+      return { name: (e as Error).name, message: (e as Error).message, field: (e as { context?: { field?: unknown } }).context?.field };
+    }
+    throw new Error('decoded');
+  }
+
+  it('sequence numbers on both sides of the one-byte boundary decode to the same value', () => {
+    for (const n of [0n, 1n, 23n, 24n, 255n, 256n, 65_535n, 2n ** 32n, 2n ** 64n - 1n]) {
+      const e = chunk.with({ sequence: n, operation: n === 0n ? 'chat' : undefined });
+      expect(AgentEnvelope.decode(e.encode()).sequence).toBe(n);
+    }
+  });
+
+  it('an id field of 15 or 17 bytes is refused as before (InvalidError naming the length)', () => {
+    for (const n of [15, 17]) {
+      const f = failure(bytesWith((m) => m.set('conversation', new Uint8Array(n))));
+      expect(f).toMatchObject({ name: 'InvalidError', message: `id bytes must be 16 bytes, got ${n}` });
+      expect(failure(bytesWith((m) => m.set('channel', new Uint8Array(n)))).message).toBe(`id bytes must be 16 bytes, got ${n}`);
+    }
+  });
+
+  it('an id field holding text is a CodecError naming the field', () => {
+    expect(failure(bytesWith((m) => m.set('correlation', 'x'.repeat(16))))).toMatchObject({ name: 'CodecError', field: 'correlation' });
+  });
+
+  it('input cut inside a short head payload fails to decode, never reads past the end', () => {
+    const whole = chunk.encode();
+    for (let cut = 1; cut < whole.length; cut++) {
+      const f = failure(whole.slice(0, cut));
+      expect(f.name).toBe('CodecError');
+    }
+  });
+
+  it('an unknown short key is skipped and an unknown short kind is named', () => {
+    const extra = bytesWith((m) => m.set('zz', 1));
+    expect(decodeEnvelope(extra).sequence).toBe(3n);
+    expect(failure(bytesWith((m) => m.set('kind', 'chunky')))).toMatchObject({ name: 'CodecError', message: '`chunky` is not a recognized agent envelope kind' });
+  });
+
+  it('keys out of canonical order still decode to the same envelope', () => {
+    const value = envelopeToCborValue(chunk) as Map<string, unknown>;
+    const reversed = new Map([...value].reverse());
+    const decoded = decodeEnvelope(cborEncode(reversed, { avoidInts: true }));
+    expect(decoded.toFields()).toEqual(decodeEnvelope(chunk.encode()).toFields());
+  });
+
+  it('a short agent name that is not printable ASCII meets the full rule', () => {
+    expect(failure(bytesWith((m) => m.set('source', 'a\u0001b'))).name).toBe('InvalidError');
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'café'))).source.value).toBe('café');
+  });
+});
+
+describe('decoded bodies', () => {
+  function decodedBody(n: number): { input: Uint8Array; body: Uint8Array } {
+    const body = new Uint8Array(n).map((_, i) => (i * 13 + 1) & 0xff);
+    const input = AgentEnvelope.event(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('a'), body).encode().slice();
+    return { input, body: AgentEnvelope.decode(input).body };
+  }
+
+  it('a body of up to 64 bytes is a copy: reusing the input leaves it intact', () => {
+    for (const n of [1, 16, 64]) {
+      const { input, body } = decodedBody(n);
+      const before = body.slice();
+      input.fill(0);
+      expect(body).toEqual(before);
+      expect(body.buffer).not.toBe(input.buffer);
+    }
+  });
+
+  it('a longer body is a zero-copy view into the input', () => {
+    for (const n of [65, 8192]) {
+      const { input, body } = decodedBody(n);
+      expect(body.length).toBe(n);
+      expect(body.buffer).toBe(input.buffer);
+    }
   });
 });

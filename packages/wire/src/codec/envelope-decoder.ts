@@ -3,7 +3,19 @@ import { AgdxError, CodecError } from '../errors.js';
 import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
-import { ChannelId, ConversationId, CorrelationId, RecordId, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
+import {
+  ChannelId,
+  channelIdAt,
+  ConversationId,
+  conversationIdAt,
+  CorrelationId,
+  correlationIdAt,
+  RecordId,
+  recordIdAt,
+  type IdReader,
+  type MachineId,
+  type MachineIdClass,
+} from '../ids/machine-id.js';
 import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
@@ -47,8 +59,30 @@ const channelCache = new LastIdCache<ChannelId>();
 const sourceCache = new LastAgentIdCache();
 const targetCache = new LastAgentIdCache();
 
+/** Bodies up to this many bytes are decoded as copies, larger ones as views into the input. */
+export const SMALL_BODY_COPY = 64;
+
+/** A one-byte head of a 16-byte byte string: how every id is written. */
+const ID_HEAD = 0x50;
+
 /** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
-function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, field: string, cache: LastIdCache<T>): T {
+function expectCachedId<T extends MachineId>(
+  r: CborReader,
+  cls: MachineIdClass<T>,
+  make: IdReader<T>,
+  field: string,
+  cache: LastIdCache<T>,
+): T {
+  if (r.takeShortHead(ID_HEAD, 16)) {
+    // The usual layout, read in place: the general path below would do the same after its checks.
+    const at = r.pos;
+    r.pos = at + 16;
+    const hit = cache.get(r.buf, at, 16);
+    if (hit !== undefined) return hit;
+    const id = make(r.buf, at);
+    cache.set(id);
+    return id;
+  }
   r.head();
   if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
   const n = r.arg;
@@ -63,8 +97,33 @@ function expectCachedId<T extends MachineId>(r: CborReader, cls: MachineIdClass<
   return id;
 }
 
+/** An id field without a cache (record, parent, root, cause: new on every record). */
+function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, make: IdReader<T>, field: string): T {
+  if (r.takeShortHead(ID_HEAD, 16)) {
+    const at = r.pos;
+    r.pos = at + 16;
+    return make(r.buf, at);
+  }
+  return expectId(r, cls, field);
+}
+
 /** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
 function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): AgentId {
+  const p = r.pos;
+  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
+    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place.
+    const hit = cache.get(r.buf, r.pos, short);
+    if (hit !== undefined) {
+      r.pos += short;
+      return hit;
+    }
+    r.arg = short;
+    const ascii = r.printableAsciiPayload();
+    const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+    cache.set(id);
+    return id;
+  }
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
   const n = r.arg;
@@ -81,6 +140,18 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
 }
 
 function expectKind(r: CborReader): AgentKind {
+  const p = r.pos;
+  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
+    const index = KIND_TABLE.indexFrom(r.buf, r.pos, short, 0);
+    if (index >= 0) {
+      r.pos += short;
+      return KINDS[index] as AgentKind;
+    }
+    // Not a known kind: give the head back and let the general path below report it.
+    r.pos = p;
+    r.itemsLeft++;
+  }
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
@@ -96,6 +167,20 @@ function expectKind(r: CborReader): AgentKind {
   throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
     context: { surface: SURFACE, operation: 'kind', field: 'kind' },
   });
+}
+
+/** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
+function expectSmallU64(r: CborReader, field: string): bigint {
+  const p = r.pos;
+  if (p < r.buf.length && r.itemsLeft > 0) {
+    const b = r.buf[p] as number;
+    if (b < 24) {
+      r.itemsLeft--;
+      r.pos = p + 1;
+      return BigInt(b);
+    }
+  }
+  return expectU64(r, field);
 }
 
 function readUsage(r: CborReader, depth: number): TokenUsage {
@@ -282,7 +367,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   // Canonical bytes list the keys in table order: look for each key after the previous one.
   let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    const index = r.mapKeyIndex(0, ENVELOPE_KEY_TABLE, expected);
+    const index = r.keyIndexAt(0, ENVELOPE_KEY_TABLE, expected);
     expected = index + 1;
     switch (index) {
       case 0: // kind
@@ -291,19 +376,19 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 1: // record
         bits = mark(bits, 1 << 1, 'record');
-        record = expectId(r, RecordId, 'record');
+        record = expectFreshId(r, RecordId, recordIdAt, 'record');
         break;
       case 2: // conversation
         bits = mark(bits, 1 << 2, 'conversation');
-        conversation = expectCachedId(r, ConversationId, 'conversation', conversationCache);
+        conversation = expectCachedId(r, ConversationId, conversationIdAt, 'conversation', conversationCache);
         break;
       case 3: // parent
         bits = mark(bits, 1 << 3, 'parent');
-        parent = expectId(r, ConversationId, 'parent');
+        parent = expectFreshId(r, ConversationId, conversationIdAt, 'parent');
         break;
       case 4: // root
         bits = mark(bits, 1 << 4, 'root');
-        root = expectId(r, ConversationId, 'root');
+        root = expectFreshId(r, ConversationId, conversationIdAt, 'root');
         break;
       case 5: // source
         bits = mark(bits, 1 << 5, 'source');
@@ -315,7 +400,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 7: // cause
         bits = mark(bits, 1 << 7, 'cause');
-        cause = expectId(r, RecordId, 'cause');
+        cause = expectFreshId(r, RecordId, recordIdAt, 'cause');
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
@@ -323,11 +408,11 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 9: // correlation
         bits = mark(bits, 1 << 9, 'correlation');
-        correlation = expectCachedId(r, CorrelationId, 'correlation', correlationCache);
+        correlation = expectCachedId(r, CorrelationId, correlationIdAt, 'correlation', correlationCache);
         break;
       case 10: // channel
         bits = mark(bits, 1 << 10, 'channel');
-        channel = expectCachedId(r, ChannelId, 'channel', channelCache);
+        channel = expectCachedId(r, ChannelId, channelIdAt, 'channel', channelCache);
         break;
       case 11: // idempotency_key
         bits = mark(bits, 1 << 11, 'idempotency_key');
@@ -339,7 +424,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 13: // sequence
         bits = mark(bits, 1 << 13, 'sequence');
-        sequence = expectU64(r, 'sequence');
+        sequence = expectSmallU64(r, 'sequence');
         break;
       case 14: // last
         bits = mark(bits, 1 << 14, 'last');
@@ -377,8 +462,10 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         bits = mark(bits, 1 << 22, 'body');
         r.head();
         if (r.major !== MAJOR_BYTES) throw shape(`field \`body\` in ${SURFACE} must be bytes`, SURFACE, 'body');
-        // Zero-copy: the body is a view into the input (see decodeEnvelope).
-        body = r.bytesView();
+        // A body of up to 64 bytes (a typical chunk) is copied: a small fresh array costs less
+        // than a view object and does not keep the whole input alive. Larger bodies are
+        // zero-copy views into the input (see decodeEnvelope).
+        body = r.arg <= SMALL_BODY_COPY ? r.bytesPayload() : r.bytesView();
         break;
       case 23: // signature
         bits = mark(bits, 1 << 23, 'signature');
@@ -427,14 +514,22 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   return envelope;
 }
 
+const NO_INPUT = new Uint8Array(0);
+/**
+ * The one reader {@link decodeEnvelope} uses: a decode runs start to end without calling out to
+ * anything that could decode another envelope, so the reader is never needed twice at once.
+ */
+const sharedReader = new CborReader(NO_INPUT);
+
 /**
  * Strictly decodes one envelope without validating its shape rules: exactly one CBOR item, no
  * trailing bytes, no duplicate keys at any depth, minimal heads, no indefinite-length strings, no
  * tags, valid UTF-8, integer fields only from CBOR integers. Indefinite-length maps and arrays are
  * accepted; unknown top-level keys are ignored.
  *
- * The decoded `body` is a zero-copy view into `bytes` (like cborg's byte strings): copy it (or the
- * input) before reusing the input buffer. Ids, keys and signature bytes are copies.
+ * A decoded `body` longer than 64 bytes is a zero-copy view into `bytes` (like cborg's byte
+ * strings): copy it (or the input) before reusing the input buffer. Shorter bodies, ids, keys and
+ * signature bytes are copies.
  * @throws CodecError (malformed CBOR or a wrong type for a known field, naming the field) or
  * InvalidError (bad id length, agent id or idempotency key) — never anything else.
  */
@@ -442,7 +537,8 @@ export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
   if (!(bytes instanceof Uint8Array)) {
     throw new CodecError(`failed to decode ${SURFACE}`, { context: { surface: SURFACE, operation: 'decode' } });
   }
-  const r = new CborReader(bytes);
+  const r = sharedReader;
+  r.restart(bytes);
   try {
     if (bytes.length === 0) throw new CborFormatError('did not find any content to decode');
     const env = readEnvelopeMap(r);
@@ -452,5 +548,8 @@ export function decodeEnvelope(bytes: Uint8Array): AgentEnvelope {
     if (e instanceof CborFormatError) throw formatFailure(SURFACE, e);
     if (AgdxError.is(e)) throw e;
     throw formatFailure(SURFACE, e);
+  } finally {
+    // Let go of the input: the shared reader must not keep a caller's buffer alive.
+    r.restart(NO_INPUT);
   }
 }

@@ -65,7 +65,8 @@ export class CborLimitError extends CborFormatError {
  * @internal
  */
 export class CborReader {
-  readonly buf: Uint8Array;
+  /** The input (replaced only by {@link CborReader.restart}). */
+  buf: Uint8Array;
   pos: number;
   /** Major type of the last head read. */
   major = 0;
@@ -90,6 +91,20 @@ export class CborReader {
     this.pos = pos;
     this.itemsLeft = maxItems;
     this.maxItems = maxItems;
+  }
+
+  /**
+   * Points this reader at a new input from its start with a full item budget, so a decoder that
+   * never runs inside itself can keep one reader instead of allocating one per record.
+   */
+  restart(buf: Uint8Array): void {
+    this.buf = buf;
+    this.pos = 0;
+    this.itemsLeft = this.maxItems;
+    this.#view = undefined;
+    this.bigArg = undefined;
+    this.otherKey = undefined;
+    this.rawKey = '';
   }
 
   get view(): DataView {
@@ -309,6 +324,47 @@ export class CborReader {
     this.rawKey = latin1(this.buf, start, this.pos);
     this.otherKey = undefined;
     return -1;
+  }
+
+  /**
+   * {@link CborReader.mapKeyIndex} with the common case read in place: a known key of 1..23 bytes
+   * sits behind a one-byte text head (0x61..0x77), so that head is taken straight from the input
+   * (one item of the budget, as {@link CborReader.head} would) without filling in `major`, `arg`
+   * and the rest. Anything else, including a short key the table does not know, goes through
+   * {@link CborReader.mapKeyIndex} from the same position, so the answer and the errors are the same.
+   */
+  keyIndexAt(depth: number, known: KeyTable, expected: number): number {
+    const buf = this.buf;
+    const p = this.pos;
+    if (p < buf.length && this.itemsLeft > 0) {
+      const n = (buf[p] as number) - 0x60;
+      if (n > 0 && n < 24 && n < buf.length - p) {
+        const index = known.indexFrom(buf, p + 1, n, expected);
+        if (index >= 0) {
+          this.itemsLeft--;
+          this.pos = p + 1 + n;
+          return index;
+        }
+      }
+    }
+    return this.mapKeyIndex(depth, known, expected);
+  }
+
+  /**
+   * Takes a one-byte head equal to `initial` (major type and a length below 24 in one byte) with
+   * its `len` payload bytes when both are there and the item budget allows: true and the head
+   * consumed (the payload is left for the caller at {@link CborReader.pos}); false and nothing
+   * consumed otherwise, so the caller falls back to {@link CborReader.head} and its checks.
+   */
+  takeShortHead(initial: number, len: number): boolean {
+    const buf = this.buf;
+    const p = this.pos;
+    if (p < buf.length && buf[p] === initial && len < buf.length - p && this.itemsLeft > 0) {
+      this.itemsLeft--;
+      this.pos = p + 1;
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -379,8 +379,8 @@ export class AgentEnvelope {
   }
 
   /**
-   * Strictly decodes and validates one envelope. The decoded `body` is a zero-copy view into `bytes`:
-   * copy it before reusing the input buffer.
+   * Strictly decodes and validates one envelope. A decoded `body` longer than 64 bytes is a
+   * zero-copy view into `bytes` (shorter ones are copies): copy it before reusing the input buffer.
    * @throws CodecError for malformed CBOR or wrong field types; InvalidError for rule violations.
    */
   static decode(bytes: Uint8Array): AgentEnvelope {

@@ -190,12 +190,9 @@ export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes1
  * @internal
  */
 export function idAt<T extends MachineId>(cls: MachineIdClass<T>, buf: Uint8Array, at: number): T {
+  // No try/finally: the constructor clears `readAt` before anything that could throw.
   readAt = at;
-  try {
-    return new cls(buf);
-  } finally {
-    readAt = -1;
-  }
+  return new cls(buf);
 }
 
 /**
@@ -276,3 +273,30 @@ function writeU64(out: Uint8Array, at: number, v: bigint): void {
   }
 }
 
+
+/** Reads an id of one class from 16 bytes of a buffer (see {@link idAt}). @internal */
+export type IdReader<T extends MachineId> = (buf: Uint8Array, at: number) => T;
+
+// One function per class rather than `idAt(cls, …)`: each has its own `new` site with a fixed
+// class, which the JIT allocates inline; a site shared by the four classes measured about 10 ns
+// slower per id (Node 20).
+/** {@link idAt} for RecordId. @internal */
+export const recordIdAt: IdReader<RecordId> = (buf, at) => {
+  readAt = at;
+  return new RecordId(buf);
+};
+/** {@link idAt} for ConversationId. @internal */
+export const conversationIdAt: IdReader<ConversationId> = (buf, at) => {
+  readAt = at;
+  return new ConversationId(buf);
+};
+/** {@link idAt} for CorrelationId. @internal */
+export const correlationIdAt: IdReader<CorrelationId> = (buf, at) => {
+  readAt = at;
+  return new CorrelationId(buf);
+};
+/** {@link idAt} for ChannelId. @internal */
+export const channelIdAt: IdReader<ChannelId> = (buf, at) => {
+  readAt = at;
+  return new ChannelId(buf);
+};
