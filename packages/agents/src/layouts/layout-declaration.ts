@@ -10,7 +10,7 @@ import { checkStreamLayout, type StreamLayout } from './stream-layout.js';
 export const LAYOUT_DECLARATION_TOPIC = 'agdx.layout';
 
 /** Declarations larger than this are not read (no layout a reader can use needs more). */
-export const MAX_LAYOUT_DECLARATION_BYTES = 64 * 1024;
+export const MAX_LAYOUT_DECLARATION_BYTES: number = 64 * 1024;
 
 /** The layout a stream's writers declared, and where the declaration sits. */
 export interface LayoutDeclaration {

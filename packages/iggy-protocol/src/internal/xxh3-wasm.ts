@@ -14,7 +14,7 @@ import { IggyCodecError } from '../errors.js';
 import { XXH3_WASM_BASE64 } from './xxh3-wasm-binary.js';
 
 /** Largest batch (bytes) hashed in WebAssembly; larger ones take the JavaScript path. */
-export const WASM_BATCH_MAX = 8 * 1024 * 1024;
+export const WASM_BATCH_MAX: number = 8 * 1024 * 1024;
 
 /** Where inputs start in the module's memory (below: the secret and the accumulators). */
 const BASE = 256;
