@@ -6,6 +6,12 @@
 //   pnpm bench:reference              fetch if needed, then run every reference benchmark
 //   pnpm bench:reference wire         only the benchmarks whose file name contains "wire"
 //   pnpm bench:reference --fetch-only fetch, verify and install, run nothing
+//   pnpm bench:reference --source     run our packages from their TypeScript sources (through tsx)
+//
+// By default our side runs the built `dist/` JavaScript, as the reference runs its published
+// dist: the packages are built first (turbo, cached). Through tsx our code carries its transform's
+// helpers (`__name` wrappers around named functions), which the published output does not, so a
+// source run understates our side.
 //
 // The reference declares `apache-iggy` 0.9.0-edge.1, which is not installable, so the package is
 // not `npm install`ed: its tarball is unpacked and the benchmarks import the dist modules that hold
@@ -84,11 +90,17 @@ const files = readdirSync(benchDir)
   .sort();
 if (files.length === 0) fail(`no bench/reference/*.bench.ts matches ${wanted.join(', ')}`);
 mkdirSync(outDir, { recursive: true });
+const fromSource = args.includes('--source');
+if (!fromSource) {
+  process.stderr.write('building our packages (turbo, cached) so the benchmarks import their dist ...\n');
+  run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@agdx/wire', '--filter=@agdx/sign', '--output-logs=errors-only'], root);
+}
+const nodeArgs = fromSource ? ['--expose-gc', '--import', 'tsx', '--conditions=@agdx/source'] : ['--expose-gc', '--import', 'tsx'];
 let failures = 0;
 for (const file of files) {
   const name = `reference-${basename(file, '.bench.ts')}`;
   process.stderr.write(`bench ${name} ...\n`);
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--conditions=@agdx/source', join(benchDir, file)], {
+  const r = spawnSync(process.execPath, [...nodeArgs, join(benchDir, file)], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -101,7 +113,7 @@ for (const file of files) {
     continue;
   }
   try {
-    const result = JSON.parse(r.stdout);
+    const result = { ...JSON.parse(r.stdout), ours: fromSource ? 'TypeScript sources through tsx' : 'built dist JavaScript' };
     writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch {
