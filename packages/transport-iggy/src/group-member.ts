@@ -151,13 +151,19 @@ export class IggyGroupMember implements GroupMember {
     return { partition: undefined, records: [] };
   }
 
-  /** Stores the group's offset for an owned partition (`ConflictError` otherwise). */
+  /**
+   * Stores the group's offset for an owned partition (`ConflictError` otherwise). Over VSR the
+   * server itself refuses a group offset for a partition the member does not own (Iggy answers
+   * status 20, mapped to `ConflictError`), so the store is the ownership check: one request
+   * instead of a SyncConsumerGroup before it, and no window between check and store. Classic
+   * servers are not known to check, so there the assignment is asked first.
+   */
   async commit(partition: number, offset: bigint, options: CallOptions = {}): Promise<void> {
     checkSignal(options.signal);
     checkPartitionId(partition);
     checkOffset(offset);
     this.#checkOpen();
-    if (!(await this.owns(partition, options))) {
+    if (this.#connection.protocol !== 'vsr' && !(await this.owns(partition, options))) {
       throw new ConflictError(`partition ${partition} is not assigned to this member of group ${this.group}`, { context: { partition, group: this.group } });
     }
     await this.storeOffset(partition, offset, options);

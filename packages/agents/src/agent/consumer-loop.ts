@@ -503,9 +503,10 @@ export class ConsumerLoop {
 
   /**
    * One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset.
-   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first: there a commit is two
-   * requests (ownership check, store), and with one request in flight at a time one per record
-   * doubled the requests of an agent answering one record at a time. Records handled in the
+   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first: there a commit is a
+   * request of its own (two on classic Iggy: ownership check, store), and with one request in
+   * flight at a time one per record doubled the requests of an agent answering one record at a
+   * time. Records handled in the
    * meantime share it; stop() commits at once.
    */
   #commitSoon(lane: Lane, generation: number, idle = false): void {
