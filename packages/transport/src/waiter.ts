@@ -29,7 +29,9 @@ export function wakeAll(set: Set<Waiter>): void {
  * heap never holds more than the pending waits) and ONE timer is armed for the earliest of them.
  * Settling the earliest wait does not re-arm: the timer fires at the old deadline, finds nothing
  * due and re-arms for the new earliest, so the lateness of a timeout is the timer's own and a
- * wait never times out early. Time is read from `performance.now()`, the clock the timer uses
+ * wait never times out early. When the last wait settles the timer stays armed but stops holding
+ * the process open (`unref`, where the platform has it): a reader that waits again soon, with a
+ * later deadline, then needs no timer call at all. Time is read from `performance.now()`, the clock the timer uses
  * (and the one test fake timers replace together with `setTimeout`).
  */
 export class WaitRegistry {
@@ -37,6 +39,8 @@ export class WaitRegistry {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The deadline the timer is armed for (`Infinity` when none is armed). */
   #armedFor = Infinity;
+  /** False while the armed timer was released by {@link WaitRegistry.remove} (no wait pending). */
+  #holding = false;
 
   /** Number of pending waits. */
   get size(): number {
@@ -55,6 +59,11 @@ export class WaitRegistry {
     heap.push(wait);
     this.#up(wait.index);
     if (wait.deadline < this.#armedFor) this.#arm(wait.deadline);
+    else if (!this.#holding) {
+      // The timer armed for an earlier wait fires first and re-arms for this one.
+      this.#holding = true;
+      (this.#timer as { ref?: () => void } | undefined)?.ref?.();
+    }
   }
 
   /** @internal Removes a settled wait from the heap. */
@@ -70,25 +79,24 @@ export class WaitRegistry {
       this.#down(at);
       this.#up(last.index);
     }
-    if (heap.length === 0) this.#disarm();
+    if (heap.length === 0 && this.#holding) {
+      this.#holding = false;
+      (this.#timer as { unref?: () => void } | undefined)?.unref?.();
+    }
   }
 
   #arm(deadline: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedFor = deadline;
+    this.#holding = true;
     this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(deadline - performance.now())));
-  }
-
-  #disarm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
   }
 
   /** The timer fired: settles every wait that is due, then re-arms for the next deadline. */
   #expire(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
+    this.#holding = false;
     const now = performance.now();
     // Bounded by the pending waits: each turn removes the top.
     for (let n = this.#heap.length; n > 0; n--) {
