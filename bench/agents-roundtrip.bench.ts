@@ -22,8 +22,10 @@ import { median, percentile } from './support/stats.js';
 const STREAM = 'bench';
 const RUNS = Number(process.env.AGDX_BENCH_RUNS ?? 3);
 // AGDX_BENCH_ONLY=devServer skips the in-memory rows and the dispatch path (the dev-server rows
-// alone take a few minutes on a loaded machine); anything else runs everything.
+// alone take a few minutes on a loaded machine); AGDX_BENCH_ONLY=memory skips the dev-server rows
+// (issue 17 item 5 alone); anything else runs everything.
 const DEV_SERVER_ONLY = process.env.AGDX_BENCH_ONLY === 'devServer';
+const MEMORY_ONLY = process.env.AGDX_BENCH_ONLY === 'memory';
 const SERIAL_ROUND_TRIPS = 2_000;
 const CONCURRENT_ROUND_TRIPS = 20_000;
 const IN_FLIGHT = 64;
@@ -351,8 +353,8 @@ async function idleCpu(setup: Setup, serverPid: number): Promise<{ clientAndAgen
 }
 
 // Over the dev server: the same round trips with the server in a child process (in memory).
-const server = await startDevServer();
-try {
+const server = MEMORY_ONLY ? undefined : await startDevServer();
+if (server !== undefined) try {
   const overDevServer: Record<string, unknown> = {};
   for (const [label, count, inFlight] of [
     ['inFlight1', DEV_SERIAL_ROUND_TRIPS, 1],
@@ -380,7 +382,7 @@ process.stdout.write(
     {
       name: 'agents-roundtrip',
       environment: { ...machine(), loadAverageAtStart },
-      config: { runs: RUNS, only: DEV_SERVER_ONLY ? 'devServer' : 'all', serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
+      config: { runs: RUNS, only: DEV_SERVER_ONLY ? 'devServer' : MEMORY_ONLY ? 'memory' : 'all', serialRoundTrips: SERIAL_ROUND_TRIPS, concurrentRoundTrips: CONCURRENT_ROUND_TRIPS, devServerSerialRoundTrips: DEV_SERIAL_ROUND_TRIPS, devServerConcurrentRoundTrips: DEV_CONCURRENT_ROUND_TRIPS, inFlight: IN_FLIGHT, dispatchRecords: DISPATCH_RECORDS, bodyBytes: BODY.length },
       targets: {
         inMemory: { inFlight1P50MicrosAtMost: 20, inFlight64RoundTripsPerSecAtLeast: 50_000 },
         devServer: { inFlight1P50MicrosAtMost: 1_000, inFlight64RoundTripsPerSecAtLeast: 10_000, idlePercentOfCoreBelow: 2 },

@@ -101,6 +101,25 @@ describe('ordered, coalesced sends', () => {
     await laser.close();
   });
 
+  it('splits a queue longer than one merged append allows (4,096 records) into appends that keep call order', async () => {
+    const gated = gatedLog();
+    const laser = await client(gated.transport);
+    const conversation = ConversationId.new();
+    const planner = AgentId.new('planner');
+    const total = 1 + 4096 + 5;
+    const sends = Array.from({ length: total }, (_, i) =>
+      laser.agdx(AgentTopic.Sessions, planner, conversation).command(MintUlid.mint(CorrelationId), enc.encode(`job ${i}`)).withTarget('worker').sendReceipt(),
+    );
+    await gated.release();
+    await gated.release();
+    await gated.release();
+    const receipts = await Promise.all(sends);
+    expect(gated.sizes).toEqual([1, 4096, 5]);
+    expect(await bodies(gated.log)).toEqual(Array.from({ length: total }, (_, i) => `job ${i}`));
+    expect(receipts.map((r) => r.position.offset)).toEqual(Array.from({ length: total }, (_, i) => BigInt(i)));
+    await laser.close();
+  });
+
   it('keeps conversations apart: a send to another place does not wait behind a held one', async () => {
     const gated = gatedLog();
     const laser = await client(gated.transport);

@@ -59,7 +59,7 @@ import {
   checkTimeout,
   MAX_PAYLOAD_BYTES,
 } from './validation.js';
-import { wakeAll, waitUntil, type Waiter } from './waiter.js';
+import { wakeAll, waitUntil, WaitRegistry } from './waiter.js';
 
 /** Options for a new {@link MemoryLog}. */
 export interface MemoryLogOptions {
@@ -109,7 +109,7 @@ function describe(topic: TopicState): TopicDescription {
 export class MemoryLog implements LogTransport {
   #state: LogState;
   #closed = false;
-  readonly #waiters = new Set<Waiter>();
+  readonly #waiters = new WaitRegistry();
   readonly #members = new Set<MemoryGroupMember>();
 
   /** Creates an empty log and returns the first connection to it. */
@@ -466,7 +466,7 @@ export class MemoryLog implements LogTransport {
     this.#closed = true;
     for (const member of [...this.#members]) member.depart();
     const closed = new ClosedError('the transport was closed');
-    for (const waiter of [...this.#waiters]) waiter.settle(closed);
+    this.#waiters.settleAll(closed);
   }
 
 }
@@ -508,7 +508,7 @@ interface ConnectionHooks {
   /** Removes the member from the connection's set. */
   readonly forget: () => void;
   /** The connection's pending waits, rejected when it closes. */
-  readonly waiters: Set<Waiter>;
+  readonly waiters: WaitRegistry;
 }
 
 /** A group member of a {@link MemoryLog} connection. */

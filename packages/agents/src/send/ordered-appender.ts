@@ -21,7 +21,8 @@ interface Queued {
 
 interface Place {
   busy: boolean;
-  readonly queue: Queued[];
+  /** Replaced, not emptied, when a drain takes all of it (the taken array becomes the group). */
+  queue: Queued[];
 }
 
 /**
@@ -82,30 +83,37 @@ export class OrderedAppender {
 
   /** The append in flight was acknowledged: the queued ones leave as one. */
   #drain(key: string, place: Place): void {
-    if (place.queue.length === 0) {
+    const queue = place.queue;
+    if (queue.length === 0) {
       place.busy = false;
       this.#places.delete(key);
       return;
     }
-    const group: Queued[] = [];
+    // Count what fits first, then take it in one step: a shift per entry and a flatMap over the
+    // group were a measurable share of the in-memory round trip with 64 requests in flight.
+    let take = 0;
     let count = 0;
     let bytes = 0;
-    while (place.queue.length > 0) {
-      const next = place.queue[0] as Queued;
-      if (group.length > 0 && (count + next.append.records.length > MAX_MERGED_RECORDS || bytes + next.bytes > MAX_MERGED_BYTES)) break;
-      place.queue.shift();
-      group.push(next);
+    while (take < queue.length) {
+      const next = queue[take] as Queued;
+      if (take > 0 && (count + next.append.records.length > MAX_MERGED_RECORDS || bytes + next.bytes > MAX_MERGED_BYTES)) break;
       count += next.append.records.length;
       bytes += next.bytes;
+      take++;
     }
-    void sendGroup(group).then(() => this.#drain(key, place));
+    let group: Queued[];
+    if (take === queue.length) {
+      group = queue;
+      place.queue = [];
+    } else group = queue.splice(0, take);
+    void sendGroup(group, count).then(() => this.#drain(key, place));
   }
 }
 
 /** Sends a group as one append and settles each caller; never rejects. */
-async function sendGroup(group: readonly Queued[]): Promise<void> {
+async function sendGroup(group: readonly Queued[], count: number): Promise<void> {
   const first = (group[0] as Queued).append;
-  const records = group.length === 1 ? first.records : group.flatMap((q) => q.append.records);
+  const records = group.length === 1 ? first.records : mergedRecords(group, count);
   try {
     const at = await send(first, records, undefined);
     let offset = at.offset;
@@ -117,11 +125,19 @@ async function sendGroup(group: readonly Queued[]): Promise<void> {
   } catch (error) {
     if (group.length > 1 && refusedAsInvalid(error)) {
       // Nothing was stored: find the culprit by sending each caller's records alone, in order.
-      for (const q of group) if (!q.settled) await sendGroup([q]);
+      for (const q of group) if (!q.settled) await sendGroup([q], q.append.records.length);
       return;
     }
     for (const q of group) settle(q, { error });
   }
+}
+
+/** The records of a group in issue order, in one array of the known size. */
+function mergedRecords(group: readonly Queued[], count: number): PreparedAppend['records'][number][] {
+  const records = new Array<PreparedAppend['records'][number]>(count);
+  let at = 0;
+  for (const q of group) for (const record of q.append.records) records[at++] = record;
+  return records;
 }
 
 function send(append: PreparedAppend, records: readonly PreparedAppend['records'][number][], signal: AbortSignal | undefined): Promise<BatchPosition> {
