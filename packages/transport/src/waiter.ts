@@ -30,8 +30,8 @@ export function wakeAll(set: Set<Waiter>): void {
  * Settling the earliest wait does not re-arm: the timer fires at the old deadline, finds nothing
  * due and re-arms for the new earliest, so the lateness of a timeout is the timer's own and a
  * wait never times out early. When the last wait settles the timer stays armed but stops holding
- * the process open (`unref`, where the platform has it): a reader that waits again soon, with a
- * later deadline, then needs no timer call at all. Time is read from `performance.now()`, the clock the timer uses
+ * the process open (`unref`, where the platform has it; elsewhere it is cleared): a reader that
+ * waits again soon, with a later deadline, then needs no timer call at all. Time is read from `performance.now()`, the clock the timer uses
  * (and the one test fake timers replace together with `setTimeout`).
  */
 export class WaitRegistry {
@@ -81,8 +81,18 @@ export class WaitRegistry {
     }
     if (heap.length === 0 && this.#holding) {
       this.#holding = false;
-      (this.#timer as { unref?: () => void } | undefined)?.unref?.();
+      const timer = this.#timer as { unref?: () => void } | undefined;
+      if (typeof timer?.unref === 'function') timer.unref();
+      else this.#disarm();
     }
+  }
+
+  // Where a timer cannot be released (browsers, Deno, workers: `setTimeout` returns a number), an
+  // armed timer would keep the event loop (or a Deno process) alive for up to the wait's timeout.
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
   }
 
   #arm(deadline: number): void {

@@ -1,7 +1,7 @@
 // Waits of one connection share one timer armed for the earliest deadline; these tests pin what
 // users rely on: a timeout never fires early, each wait times out on its own deadline whatever the
 // others do, and settling or aborting the earliest wait leaves the later ones running.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError, ClosedError, MemoryLog } from '@agdx/transport';
 
 const STREAM = 's';
@@ -70,5 +70,41 @@ describe('MemoryLog wait deadlines', () => {
     const waits = [waitOn(memory, 0, 30_000), waitOn(memory, 1, 1_000), waitOn(memory, 2, 20_000)];
     await memory.close();
     for (const wait of waits) await expect(wait).rejects.toBeInstanceOf(ClosedError);
+  });
+});
+
+describe('MemoryLog wait timer where timers cannot be released', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  // Browsers, Deno and workers return a number from setTimeout: there is no unref, so an armed
+  // timer left behind would hold a Deno process open until the wait's timeout.
+  it('clears the shared timer once the last wait settles', async () => {
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    const live = new Map<number, ReturnType<typeof setTimeout>>();
+    let next = 1;
+    vi.stubGlobal('setTimeout', (fn: () => void, ms?: number) => {
+      const id = next++;
+      live.set(id, realSet(() => { live.delete(id); fn(); }, ms));
+      return id;
+    });
+    vi.stubGlobal('clearTimeout', (id: number | undefined) => {
+      if (id === undefined) return;
+      realClear(live.get(id));
+      live.delete(id);
+    });
+    const memory = await log();
+    const waiting = waitOn(memory, 0, 30_000);
+    expect(live.size).toBe(1);
+    await memory.append({ stream: STREAM, topic: 't', routing: { partition: 0 }, records: [{ payload: new Uint8Array([1]) }] });
+    await expect(waiting).resolves.toMatchObject({ ready: true });
+    expect(live.size).toBe(0);
+    // A later wait arms a timer of its own again and still times out on its deadline.
+    const later = await waitOn(memory, 1, 20);
+    expect(later.ready).toBe(false);
+    expect(later.afterMs).toBeGreaterThanOrEqual(19);
+    await memory.close();
   });
 });
