@@ -275,21 +275,16 @@ export class OtelTelemetry implements AgdxTelemetry {
   // As #parentOf, for a session operation: it knows its session, not its agent.
   #sessionParent(conversation: string): Context {
     const active = contextApi.active();
-    const current = trace.getSpan(active);
-    if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
-    const local = this.#local.findInConversation(conversation);
-    return local === undefined ? active : trace.setSpanContext(active, local);
+    if (carriesActiveSpan(active) || this.#local.empty) return active;
+    return underLocal(active, this.#local.findInConversation(conversation));
   }
 
   // The active span when a context manager carries one, else the running local scope. The ids'
   // text is only made when a scope is running: decoded ids encode their text on first use.
   #parentOf(agent: string, conversation: Text, cause: Text | undefined): Context {
     const active = contextApi.active();
-    const current = trace.getSpan(active);
-    if (current !== undefined && isSpanContextValid(current.spanContext())) return active;
-    if (this.#local.empty) return active;
-    const local = this.#local.find(agent, conversation.toString(), cause?.toString());
-    return local === undefined ? active : trace.setSpanContext(active, local);
+    if (carriesActiveSpan(active) || this.#local.empty) return active;
+    return underLocal(active, this.#local.find(agent, conversation.toString(), cause?.toString()));
   }
 
   // A span that records nothing, carries no trace context (a no-op tracer's without a parent; an
@@ -298,6 +293,17 @@ export class OtelTelemetry implements AgdxTelemetry {
   #idle(span: Span): boolean {
     return !this.#measuring && !carriesContext(span.spanContext()) && this.#local.empty && trace.getSpan(contextApi.active()) === undefined;
   }
+}
+
+// true when a context manager carries a valid span in `active`: it is the parent, no lookup needed.
+function carriesActiveSpan(active: Context): boolean {
+  const current = trace.getSpan(active);
+  return current !== undefined && isSpanContextValid(current.spanContext());
+}
+
+// `active` with the running local scope `local` as its span, or `active` itself when none runs.
+function underLocal(active: Context, local: SpanContext | undefined): Context {
+  return local === undefined ? active : trace.setSpanContext(active, local);
 }
 
 // true when `context` is a trace context to continue: a recording span's, or a remote parent's a
