@@ -9,7 +9,10 @@
 // default), and the baseline, by default the same server hashing in JavaScript (`--batch-hashing
 // javascript`). With AGDX_BENCH_BASELINE_DIR=<another checkout of this repository, dependencies
 // installed> the baseline is instead that checkout's server with its defaults, so earlier code is
-// measured in the same run as ours. Their ratio is taken per round, so load moves both alike.
+// measured in the same run as ours. AGDX_BENCH_OURS_ENV=NAME=value[,NAME=value...] adds
+// variables to our server's environment only (say GLIBC_TUNABLES=glibc.malloc.hugetlb=1, with
+// AGDX_BENCH_BASELINE_DIR=. for the same code without it). Their ratio is taken per round, so
+// load moves both alike.
 // AGDX_BENCH_RUNS sets the number of measured rounds (default 7).
 //
 // Figures per run: messages acknowledged per wall-clock second, and messages per CPU second of the
@@ -119,6 +122,16 @@ if (firstPageCost !== undefined) pageCosts.push(firstPageCost);
 type Mode = 'wasm' | 'javascript' | 'checkout';
 /** Another checkout whose server is the baseline (see the header), or undefined. */
 const BASELINE_DIR = process.env.AGDX_BENCH_BASELINE_DIR || undefined;
+/** Extra environment of our server only (see the header). */
+const OURS_ENV: Record<string, string> | undefined = process.env.AGDX_BENCH_OURS_ENV
+  ? Object.fromEntries(
+      process.env.AGDX_BENCH_OURS_ENV.split(',').map((pair) => {
+        const at = pair.indexOf('=');
+        if (at <= 0) throw new Error(`AGDX_BENCH_OURS_ENV: expected NAME=value, got ${pair}`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+    )
+  : undefined;
 
 /** One server under test: its process, a connected client, and the figures of its runs. */
 interface Side {
@@ -133,7 +146,7 @@ interface Side {
 }
 
 async function side(mode: Mode): Promise<Side> {
-  const server = mode === 'checkout' ? await startDevServer([], BASELINE_DIR) : await startDevServer(['--batch-hashing', mode]);
+  const server = mode === 'checkout' ? await startDevServer([], BASELINE_DIR) : await startDevServer(['--batch-hashing', mode], undefined, mode === 'wasm' ? OURS_ENV : undefined);
   const setup = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
   await setup.ensureStream(STREAM);
   await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 1 });
@@ -224,7 +237,7 @@ console.log(
       server: '@agdx/iggy-dev-server (agdx-iggy-dev command, in memory) in a child process, VSR; two servers, runs alternating',
       workload: `${RUNS} rounds (after one warm-up) of ${BATCHES_PER_RUN} SendMessages of ${BATCH} x ${RECORD_BYTES}-byte messages to one partition per server, ${PIPELINE} requests in flight, frames encoded before the clock starts`,
       results: {
-        ours: { batchHashing: 'wasm', ...figures(ours) },
+        ours: { batchHashing: 'wasm', ...(OURS_ENV === undefined ? {} : { environment: OURS_ENV }), ...figures(ours) },
         baseline: BASELINE_DIR === undefined ? { batchHashing: 'javascript', ...figures(baseline) } : { checkout: BASELINE_DIR, ...figures(baseline) },
         ratioOursToBaselinePerServerCpu: ratioSpread(cpuRatio),
         freshPageCpuMicros: pageCost === undefined ? undefined : Number(pageCost.toFixed(2)),
