@@ -6,15 +6,22 @@
 //
 // Two servers run side by side and the runs alternate between them (which goes first flips every
 // round): ours, hashing admitted batches with the WebAssembly XXH3 (`--batch-hashing wasm`, the
-// default), and the baseline, the same server hashing in JavaScript (`--batch-hashing javascript`,
-// what every server did before). Their ratio is taken per round, so load moves both alike.
+// default), and the baseline, by default the same server hashing in JavaScript (`--batch-hashing
+// javascript`). With AGDX_BENCH_BASELINE_DIR=<another checkout of this repository, dependencies
+// installed> the baseline is instead that checkout's server with its defaults, so earlier code is
+// measured in the same run as ours. AGDX_BENCH_OURS_ENV=NAME=value[,NAME=value...] adds
+// variables to our server's environment only (say GLIBC_TUNABLES=glibc.malloc.hugetlb=1, with
+// AGDX_BENCH_BASELINE_DIR=. for the same code without it). Their ratio is taken per round, so
+// load moves both alike.
 // AGDX_BENCH_RUNS sets the number of measured rounds (default 7).
 //
 // Figures per run: messages acknowledged per wall-clock second, and messages per CPU second of the
-// server process (utime + stime from /proc/<pid>/stat, Linux only), which is what the server
+// server process (its own `process.cpuUsage()`, user + system, asked over IPC: microseconds, where
+// /proc counts 10 ms ticks and a run costs the server only some 100 ms), which is what the server
 // itself costs even when other processes crowd the machine, with the kernel's share of that time
-// and the server's minor page faults per request (the in-memory store keeps every batch, so each
-// request needs fresh pages). The issue's target is 1,000,000 messages per second.
+// (/proc/<pid>/stat, Linux only) and the server's minor page faults per request (the in-memory
+// store keeps every batch, so each request needs fresh pages). The issue's target is 1,000,000
+// messages per second.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import {
@@ -89,10 +96,42 @@ async function connect(port: number): Promise<{ session: VsrClientSession; sendA
   return { session, sendAll, close: () => socket.destroy() };
 }
 
+/**
+ * CPU µs this machine spends on one fresh page: touches 32 MiB of new memory, one byte per 4 KiB
+ * page, and divides this process's CPU time by its minor faults. The in-memory store keeps every
+ * batch, so the server pays this for each page of every batch; on virtual machines it can be a
+ * large part of the server's cost (see serverFaultShareEstimate).
+ */
+function freshPageCpuMicros(): number | undefined {
+  const self = processUsage(process.pid);
+  const cpu0 = process.cpuUsage();
+  const pages = new Uint8Array(32 * 1024 * 1024);
+  for (let i = 0; i < pages.length; i += 4096) pages[i] = 1;
+  const cpu = process.cpuUsage(cpu0);
+  const after = processUsage(process.pid);
+  if (self === undefined || after === undefined || after.minorFaults <= self.minorFaults) return undefined;
+  return (cpu.user + cpu.system) / (after.minorFaults - self.minorFaults);
+}
+
 await initChecksums();
 const before = machine();
+const pageCosts: number[] = [];
+const firstPageCost = freshPageCpuMicros();
+if (firstPageCost !== undefined) pageCosts.push(firstPageCost);
 
-type Mode = 'wasm' | 'javascript';
+type Mode = 'wasm' | 'javascript' | 'checkout';
+/** Another checkout whose server is the baseline (see the header), or undefined. */
+const BASELINE_DIR = process.env.AGDX_BENCH_BASELINE_DIR || undefined;
+/** Extra environment of our server only (see the header). */
+const OURS_ENV: Record<string, string> | undefined = process.env.AGDX_BENCH_OURS_ENV
+  ? Object.fromEntries(
+      process.env.AGDX_BENCH_OURS_ENV.split(',').map((pair) => {
+        const at = pair.indexOf('=');
+        if (at <= 0) throw new Error(`AGDX_BENCH_OURS_ENV: expected NAME=value, got ${pair}`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+    )
+  : undefined;
 
 /** One server under test: its process, a connected client, and the figures of its runs. */
 interface Side {
@@ -107,7 +146,7 @@ interface Side {
 }
 
 async function side(mode: Mode): Promise<Side> {
-  const server = await startDevServer(['--batch-hashing', mode]);
+  const server = mode === 'checkout' ? await startDevServer([], BASELINE_DIR) : await startDevServer(['--batch-hashing', mode], undefined, mode === 'wasm' ? OURS_ENV : undefined);
   const setup = await IggyTransport.connect({ port: server.port, protocol: 'vsr', heartbeatIntervalMs: 0 });
   await setup.ensureStream(STREAM);
   await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 1 });
@@ -134,25 +173,28 @@ function prepareRun(client: Side['client'], run: number): VsrPendingRequest[] {
 async function measure(s: Side, run: number): Promise<void> {
   const frames = prepareRun(s.client, run);
   const use0 = processUsage(s.server.pid);
+  const cpu0 = await s.server.cpuMicros();
   const start = performance.now();
   await s.client.sendAll(frames);
   const seconds = (performance.now() - start) / 1000;
+  const cpu1 = await s.server.cpuMicros();
   const use1 = processUsage(s.server.pid);
   if (run === 0) return; // warm-up
   const messages = BATCHES_PER_RUN * BATCH;
   s.wall.push(messages / seconds);
-  if (use0 === undefined || use1 === undefined) return;
-  const cpu = use1.user + use1.system - (use0.user + use0.system);
+  const cpu = (cpu1 - cpu0) / 1e6;
   if (cpu > 0) {
     s.perServerCpu.push(messages / cpu);
     s.cpuMicrosPerMessage.push((cpu * 1e6) / messages);
-    s.systemShare.push((use1.system - use0.system) / cpu);
   }
+  if (use0 === undefined || use1 === undefined) return;
+  const ticks = use1.user + use1.system - (use0.user + use0.system);
+  if (ticks > 0) s.systemShare.push((use1.system - use0.system) / ticks);
   s.faultsPerBatch.push((use1.minorFaults - use0.minorFaults) / BATCHES_PER_RUN);
 }
 
 const ours = await side('wasm');
-const baseline = await side('javascript');
+const baseline = await side(BASELINE_DIR === undefined ? 'javascript' : 'checkout');
 /** Per round: ours ÷ baseline of messages per server CPU second. */
 const cpuRatio: number[] = [];
 try {
@@ -169,6 +211,10 @@ try {
     await s.server.stop();
   }
 }
+
+const lastPageCost = freshPageCpuMicros();
+if (lastPageCost !== undefined) pageCosts.push(lastPageCost);
+const pageCost = pageCosts.length === 0 ? undefined : median(pageCosts);
 
 const spread = (values: readonly number[]) =>
   values.length === 0 ? undefined : { min: Math.round(Math.min(...values)), median: Math.round(median(values)), max: Math.round(Math.max(...values)) };
@@ -191,16 +237,21 @@ console.log(
       server: '@agdx/iggy-dev-server (agdx-iggy-dev command, in memory) in a child process, VSR; two servers, runs alternating',
       workload: `${RUNS} rounds (after one warm-up) of ${BATCHES_PER_RUN} SendMessages of ${BATCH} x ${RECORD_BYTES}-byte messages to one partition per server, ${PIPELINE} requests in flight, frames encoded before the clock starts`,
       results: {
-        ours: { batchHashing: 'wasm', ...figures(ours) },
-        baseline: { batchHashing: 'javascript', ...figures(baseline) },
+        ours: { batchHashing: 'wasm', ...(OURS_ENV === undefined ? {} : { environment: OURS_ENV }), ...figures(ours) },
+        baseline: BASELINE_DIR === undefined ? { batchHashing: 'javascript', ...figures(baseline) } : { checkout: BASELINE_DIR, ...figures(baseline) },
         ratioOursToBaselinePerServerCpu: ratioSpread(cpuRatio),
+        freshPageCpuMicros: pageCost === undefined ? undefined : Number(pageCost.toFixed(2)),
+        serverFaultShareEstimate:
+          pageCost === undefined || ours.faultsPerBatch.length === 0 || ours.cpuMicrosPerMessage.length === 0
+            ? undefined
+            : Number(((median(ours.faultsPerBatch) * pageCost) / (median(ours.cpuMicrosPerMessage) * BATCH)).toFixed(3)),
         ratioToTarget: {
           target: 1_000_000,
           wall: Number((median(ours.wall) / 1_000_000).toFixed(3)),
           serverCpu: ours.perServerCpu.length > 0 ? Number((median(ours.perServerCpu) / 1_000_000).toFixed(3)) : undefined,
         },
       },
-      notes: 'messagesPerServerCpuSecond divides the messages of a run by the CPU seconds (user + system, /proc/<pid>/stat, 10 ms ticks) the server process used during it; serverCpuMicrosPerMessage is the inverse; ratioOursToBaselinePerServerCpu divides ours by the baseline of the same round; serverSystemCpuShare is the kernel part of the server CPU time and serverMinorFaultsPerBatch the minor page faults per 1,000-message request (a batch is about 150 KB, 37 pages of 4 KiB, kept by the in-memory store); ratioToTarget divides our median by 1,000,000 messages per second',
+      notes: 'messagesPerServerCpuSecond divides the messages of a run by the CPU seconds (user + system, the server process\'s own process.cpuUsage() over IPC, microseconds) the server process used during it; serverCpuMicrosPerMessage is the inverse; ratioOursToBaselinePerServerCpu divides ours by the baseline of the same round; serverSystemCpuShare is the kernel part of the server CPU time and serverMinorFaultsPerBatch the minor page faults per 1,000-message request (a batch is about 150 KB, 37 pages of 4 KiB, kept by the in-memory store); ratioToTarget divides our median by 1,000,000 messages per second; freshPageCpuMicros is the CPU time (process.cpuUsage of the benchmark process) of touching 32 MiB of new memory divided by the minor faults it took, median of a measurement before and after the rounds; serverFaultShareEstimate multiplies our median faults per batch by it and divides by our median server CPU µs per batch, an estimate of the part of the server CPU spent faulting in the pages the in-memory store keeps',
     },
     null,
     2,

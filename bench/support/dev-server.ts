@@ -1,6 +1,7 @@
 // Starts the Iggy dev server (the agdx-iggy-dev command, from source) in a child process on a
 // free loopback port, for benchmarks that need a real server across a process boundary.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,11 +18,19 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** Spawns `agdx-iggy-dev --port 0 ...args` and resolves with the port it printed. */
-export async function startDevServer(args: readonly string[] = []): Promise<DevServer> {
+/**
+ * Spawns `agdx-iggy-dev --port 0 ...args` and resolves with the port it printed. `checkout`
+ * runs the server of another checkout of this repository (its dependencies installed), for a
+ * baseline of earlier code measured in the same run; `env` adds variables to the server's
+ * environment (this process's environment is inherited either way).
+ */
+export async function startDevServer(args: readonly string[] = [], checkout?: string, env?: Readonly<Record<string, string>>): Promise<DevServer> {
   const profile = process.env.AGDX_SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGDX_SERVER_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', cpuReport, '--conditions=@agdx/source', cli, '--port', '0', ...args], {
-    cwd: root,
+  const dir = checkout === undefined ? root : resolve(checkout);
+  const entry = checkout === undefined ? cli : join(dir, 'packages/iggy-dev-server/src/cli.ts');
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', cpuReport, '--conditions=@agdx/source', entry, '--port', '0', ...args], {
+    cwd: dir,
+    env: env === undefined ? process.env : { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   // the child's channel must not keep the benchmark alive either

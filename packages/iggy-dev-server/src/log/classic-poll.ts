@@ -8,7 +8,7 @@
 import { CLASSIC_MESSAGE_HEADER_SIZE, FRAME_HEADER_SIZE, xxh3_64 } from '@agdx/iggy-protocol';
 import type { BatchSlice } from './partition-log.js';
 import type { StoredBatch } from './stored-batch.js';
-import { bytesOf } from './stored-batch.js';
+import { bytesOf, frameStarts, messageBytes } from './stored-batch.js';
 
 function checksumsOf(batch: StoredBatch): BigUint64Array {
   return (batch.classicChecksums ??= new BigUint64Array(batch.count));
@@ -20,7 +20,7 @@ export function encodeClassicPoll(partitionId: number, currentOffset: bigint, sl
   let count = 0;
   for (const s of slices) {
     count += s.to - s.from;
-    size += (s.to - s.from) * (CLASSIC_MESSAGE_HEADER_SIZE - FRAME_HEADER_SIZE) + ((s.batch.frames[s.to] as number) - (s.batch.frames[s.from] as number));
+    size += (s.to - s.from) * (CLASSIC_MESSAGE_HEADER_SIZE - FRAME_HEADER_SIZE) + messageBytes(s.batch, s.from, s.to);
   }
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
@@ -33,8 +33,9 @@ export function encodeClassicPoll(partitionId: number, currentOffset: bigint, sl
     const src = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const origin = src.getBigUint64(24, true);
     const sums = checksumsOf(batch);
+    const starts = frameStarts(batch);
     for (let i = from; i < to; i++) {
-      const at = batch.frames[i] as number;
+      const at = starts[i] as number;
       const headersLength = src.getUint32(at + 32, true);
       const payloadLength = src.getUint32(at + 36, true);
       out.set(bytes.subarray(at + 8, at + 24), pos + 8);

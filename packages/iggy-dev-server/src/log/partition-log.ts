@@ -5,7 +5,7 @@
  */
 
 import type { StoredBatch } from './stored-batch.js';
-import { messageBytes, stampBatch } from './stored-batch.js';
+import { frameStarts, messageBytes, stampBatch } from './stored-batch.js';
 
 /** Where storage receives appended batches. */
 export interface PartitionWriter {
@@ -75,6 +75,8 @@ export class PartitionLog {
     while (this.#hot > budget && this.#cold < this.#batches.length - 1) {
       const b = this.#batches[this.#cold] as StoredBatch;
       if (b.bytes !== undefined && b.load !== undefined) {
+        // Sizing a partial read of a cold batch must not read it back from storage.
+        frameStarts(b);
         b.bytes = undefined;
         this.#hot -= b.length;
       }

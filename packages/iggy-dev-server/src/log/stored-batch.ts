@@ -30,8 +30,12 @@ export interface StoredBatch {
   load?: (() => Uint8Array) | undefined;
   /** Length of the record in bytes. */
   readonly length: number;
-  /** Start of each frame inside `bytes`, plus the end of the last one (`count + 1` entries). */
-  readonly frames: Uint32Array;
+  /**
+   * Start of each frame inside the record, plus the end of the last one (`count + 1` entries);
+   * filled on first use by {@link frameStarts}: an append that is only ever read whole never
+   * needs them, and each table is a 4 KB allocation per 1,000-message batch.
+   */
+  starts?: Uint32Array;
   /** Classic message checksums, computed on the first classic poll (they never change). */
   classicChecksums?: BigUint64Array;
 }
@@ -63,7 +67,12 @@ export function stampBatch(bytes: Uint8Array, count: number, partitionId: number
   view.setBigUint64(8, baseOffset, true);
   view.setBigUint64(16, timestamp, true);
   view.setBigUint64(40, computeBatchChecksum(bytes, count), true);
-  return { baseOffset, count, timestamp, bytes, length: bytes.length, frames: framePositions(bytes, count) };
+  return { baseOffset, count, timestamp, bytes, length: bytes.length };
+}
+
+/** The frame start table of a batch (see {@link StoredBatch.starts}), computed once. */
+export function frameStarts(batch: StoredBatch): Uint32Array {
+  return (batch.starts ??= framePositions(bytesOf(batch), batch.count));
 }
 
 /** The record bytes of a batch, from memory or read back from storage. */
@@ -77,7 +86,7 @@ export function bytesOf(batch: StoredBatch): Uint8Array {
 export function storedBatchOf(bytes: Uint8Array): StoredBatch {
   const view = viewOf(bytes);
   const count = view.getUint32(48, true);
-  return { baseOffset: view.getBigUint64(8, true), count, timestamp: view.getBigUint64(16, true), bytes, length: bytes.length, frames: framePositions(bytes, count) };
+  return { baseOffset: view.getBigUint64(8, true), count, timestamp: view.getBigUint64(16, true), bytes, length: bytes.length, starts: framePositions(bytes, count) };
 }
 
 const U32_MAX = 0xffff_ffffn;
@@ -139,8 +148,9 @@ export function batchFromClassic(messages: readonly PolledMessage[]): Uint8Array
 export function sliceRecord(batch: StoredBatch, from: number, to: number): Uint8Array {
   const bytes = bytesOf(batch);
   if (from === 0 && to === batch.count) return bytes;
-  const start = batch.frames[from] as number;
-  const end = batch.frames[to] as number;
+  const starts = frameStarts(batch);
+  const start = starts[from] as number;
+  const end = starts[to] as number;
   const out = new Uint8Array(BATCH_HEADER_SIZE + end - start);
   out.set(bytes.subarray(0, BATCH_HEADER_SIZE), 0);
   out.set(bytes.subarray(start, end), BATCH_HEADER_SIZE);
@@ -153,5 +163,8 @@ export function sliceRecord(batch: StoredBatch, from: number, to: number): Uint8
 
 /** Payload plus header bytes of the messages `from..to-1` (what Iggy counts as size). */
 export function messageBytes(batch: StoredBatch, from: number, to: number): number {
-  return (batch.frames[to] as number) - (batch.frames[from] as number);
+  // The frames tile the record (checked on admission), so a whole batch needs no table.
+  if (from === 0 && to === batch.count) return batch.length - BATCH_HEADER_SIZE;
+  const starts = frameStarts(batch);
+  return (starts[to] as number) - (starts[from] as number);
 }

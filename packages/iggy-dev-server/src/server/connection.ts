@@ -83,6 +83,8 @@ export class Connection implements ConnectionPort {
   #lastActivity = Date.now();
   #authenticated = false;
   #held = false;
+  /** Replies are being gathered for one write (see `send`). */
+  #corked = false;
   /** Bytes of whole frames waiting in the queue (bounded before login). */
   #queuedBytes = 0;
   /** The pre-login deadline, then the idle timer; one at a time. */
@@ -150,10 +152,27 @@ export class Connection implements ConnectionPort {
     this.#timer.unref();
   }
 
+  /**
+   * Replies produced in one turn of the event loop leave in one write: a pipelining client
+   * gets several requests answered per read, and each separate write is a system call that
+   * costs more than the reply itself. The socket is uncorked once the turn's reads are done
+   * (`setImmediate` runs after the poll phase), so no reply waits for a later event.
+   */
   send(bytes: Uint8Array): void {
     if (this.#closing || this.#closed) return;
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#socket.cork();
+      setImmediate(this.#uncork);
+    }
     if (!this.#socket.write(bytes)) this.#draining = true;
   }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    // After end() or destroy() the socket already flushed or dropped what it held.
+    if (!this.#socket.destroyed) this.#socket.uncork();
+  };
 
   end(): void {
     if (this.#closing) return;
