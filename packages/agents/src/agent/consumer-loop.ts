@@ -8,8 +8,13 @@
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
  * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
  * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
- * before every read, since each check is a request of its own.
+ * before every read, since each check is a request of its own. *
+ * On a log whose writer wakes the waits (MemoryLog), a loop whose last read found more than one
+ * record waits for the end of the current burst (a macrotask hop, see {@link burstEnd}) after it
+ * is woken, so the records a burst of requests appends arrive in one read instead of one read and
+ * one wake-up each; a loop serving one record at a time reads at once.
  */
+import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
 import { AgdxError } from '@agdx/wire';
@@ -158,6 +163,8 @@ export class ConsumerLoop {
   readonly #pacer: PollPacer | undefined;
   #assignment: readonly number[] = [];
   #assignmentAt = -Infinity;
+  /** The last read that found records found more than one: work comes in bursts. */
+  #bursty = false;
 
   /** A loop; {@link start} joins the group. */
   constructor(options: ConsumerLoopOptions) {
@@ -205,6 +212,7 @@ export class ConsumerLoop {
       }
       let progressed = false;
       let reads = 0;
+      let largest = 0;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
@@ -224,11 +232,26 @@ export class ConsumerLoop {
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
         for (const record of records) lane.queue.push(record);
         progressed = true;
+        if (records.length > largest) largest = records.length;
         this.#schedule(lane);
       }
-      if (progressed) this.#pacer?.active();
-      else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
+      if (progressed) {
+        this.#bursty = largest > 1;
+        this.#pacer?.active();
+      } else if (this.#stopping) break;
+      else if (this.#pacer !== undefined) await this.#pace(this.#pacer, reads > 0);
+      else {
+        await this.#waitForWork(member, owned);
+        // Woken by the first append of a burst: let the burst finish appending, then read it all.
+        if (this.#bursty && !this.#stopping) await burstEnd();
+      }
     }
+  }
+
+  /** True while a lane has records queued behind the one being handled (more answers are coming). */
+  get backlog(): boolean {
+    for (const lane of this.#lanes.values()) if (lane.queue.length > 0) return true;
+    return false;
   }
 
   /** Waits `idleWaitMs`, or less when stopped. */

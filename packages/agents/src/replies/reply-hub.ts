@@ -1,4 +1,5 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
+import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
 import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
@@ -154,7 +155,9 @@ export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): v
  * request is sent, so no reply can slip past. While waits are pending, one reader per partition
  * follows the topic and serves every wait on it: woken by the transport's `waitFor` when the
  * writer wakes waits (MemoryLog), or, when waits poll (Iggy, `waitsByPolling`), reading at once
- * after each registration and while replies flow, backing off while idle. Shortly after the
+ * after each registration and while replies flow, backing off while idle. Woken with several
+ * waits pending, a reader first lets the current burst of appends finish (a macrotask hop, no
+ * timer), so one read serves every reply of the burst. Shortly after the
  * last wait settles the readers stop, and the next registration seeds again.
  */
 export class ReplyHub {
@@ -339,7 +342,12 @@ export class ReplyHub {
       while (!signal.aborted) {
         await turn.maybeYield();
         const offset = run.cursors[partition] as bigint;
-        if (pacer === undefined && drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+        if (pacer === undefined && drained) {
+          if (!(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+          // With several waits pending, the first reply's append may be the first of a burst:
+          // let the burst finish, then serve every wait it answers from one read.
+          if (this.#count > 1) await burstEnd();
+        }
         const records = await transport.read({ stream, topic, partition, offset, maxCount: READ_BATCH, signal });
         drained = records.length < READ_BATCH;
         if (records.length === 0) {
