@@ -89,12 +89,16 @@ interface Lane {
   lingering: ReturnType<typeof setTimeout> | undefined;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
+  /** The promise `nudge` settles, shared by the waits of one idle stretch. */
+  nudged: Promise<void> | undefined;
 }
 
 /** A started record of a lane run. */
 interface Unsettled {
   readonly offset: bigint;
   ok: boolean;
+  /** Settled, either way. */
+  done: boolean;
   /** Never rejects: a failure is recorded in the lane run. */
   settled: Promise<void>;
 }
@@ -382,6 +386,7 @@ export class ConsumerLoop {
         recommit: false,
         lingering: undefined,
         nudge: undefined,
+        nudged: undefined,
       });
     }
   }
@@ -390,6 +395,7 @@ export class ConsumerLoop {
     if (lane.running) {
       lane.nudge?.();
       lane.nudge = undefined;
+      lane.nudged = undefined;
       return;
     }
     if (lane.waiting || lane.queue.length === 0) return;
@@ -416,8 +422,11 @@ export class ConsumerLoop {
         if (lane.queue.length === 0 || unsettled.length >= depth) {
           if (unsettled.length === 0) break;
           // Answers in flight: wait for the oldest to settle, or (with room) for more records.
-          const oldest = (unsettled[0] as Unsettled).settled;
-          await (lane.queue.length === 0 && unsettled.length < depth ? Promise.race([oldest, this.#nudged(lane)]) : oldest);
+          // With room, the wait is for the newest instead: one read's answers leave in one append
+          // and settle together, so one wait serves them all instead of one race per record.
+          const oldest = unsettled[0] as Unsettled;
+          const newest = unsettled[unsettled.length - 1] as Unsettled;
+          await (lane.queue.length === 0 && unsettled.length < depth ? Promise.race([(newest.done ? oldest : newest).settled, this.#nudged(lane)]) : oldest.settled);
           this.#advance(lane, unsettled, state);
           continue;
         }
@@ -462,6 +471,7 @@ export class ConsumerLoop {
     } finally {
       lane.running = false;
       lane.nudge = undefined;
+      lane.nudged = undefined;
       this.#active--;
       this.#next();
       // Records queued while the lane was committing (or left by a yield) found it running and
@@ -474,14 +484,16 @@ export class ConsumerLoop {
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
   #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
     const turn = new RecordTurn(lane, this.#againFor);
-    const entry: Unsettled = { offset: record.offset, ok: false, settled: SETTLED };
+    const entry: Unsettled = { offset: record.offset, ok: false, done: false, settled: SETTLED };
     entry.settled = this.#o.consume(record, lane.partition, turn).then(
       () => {
         turn.release();
         entry.ok = true;
+        entry.done = true;
       },
       (error: unknown) => {
         turn.release();
+        entry.done = true;
         // The earliest failure is where the lane re-reads from.
         if (state.failed === undefined || record.offset < state.failed.offset) state.failed = { offset: record.offset, error };
       },
@@ -559,7 +571,7 @@ export class ConsumerLoop {
 
   /** Resolves when records are queued for a running lane. */
   #nudged(lane: Lane): Promise<void> {
-    return new Promise<void>((resolve) => (lane.nudge = resolve));
+    return (lane.nudged ??= new Promise<void>((resolve) => (lane.nudge = resolve)));
   }
 
   #next(): void {
