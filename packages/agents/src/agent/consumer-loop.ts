@@ -194,7 +194,8 @@ export class ConsumerLoop {
     const o = this.#o;
     const turn = new CooperativeYield();
     while (!this.#stopping) {
-      await turn.maybeYield();
+      const pause = turn.maybeYield();
+      if (pause !== undefined) await pause;
       let owned: readonly number[];
       try {
         const assigned = await this.#assigned(member);
@@ -430,7 +431,8 @@ export class ConsumerLoop {
           this.#advance(lane, unsettled, state);
           continue;
         }
-        await turn.maybeYield();
+        const pause = turn.maybeYield();
+        if (pause !== undefined) await pause;
         if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) continue;
         // Handlers of one partition never overlap: wait until the previous one returned.
         // (A retry may queue its turn meanwhile, so look again after each.)

@@ -352,7 +352,8 @@ export class ReplyHub {
     const pacer = run.pacers?.[partition];
     try {
       while (!signal.aborted) {
-        await turn.maybeYield();
+        const pause = turn.maybeYield();
+        if (pause !== undefined) await pause;
         const offset = run.cursors[partition] as bigint;
         if (pacer === undefined && drained) {
           if (!(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
