@@ -218,6 +218,7 @@ export class ConsumerLoop {
       let progressed = false;
       let reads = 0;
       let largest = 0;
+      let full = false;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
@@ -238,14 +239,21 @@ export class ConsumerLoop {
         for (const record of records) lane.queue.push(record);
         progressed = true;
         if (records.length > largest) largest = records.length;
+        if (records.length === READ_BATCH) full = true;
         this.#schedule(lane);
       }
       if (progressed) {
         this.#bursty = largest > 1;
         this.#pacer?.active();
-      } else if (this.#stopping) break;
-      else if (this.#pacer !== undefined) await this.#pace(this.#pacer, reads > 0);
+        // A full read may have left records behind; on a polling log the pacer times the reads.
+        if (full || this.#pacer !== undefined) continue;
+      }
+      if (this.#stopping) break;
+      if (this.#pacer !== undefined) await this.#pace(this.#pacer, reads > 0);
       else {
+        // Nothing new, or every read was short (the partitions drained): wait rather than read
+        // again, since an empty read is a loop turn of its own; the wait returns at once when
+        // records arrived meanwhile.
         await this.#waitForWork(member, owned);
         // Woken by the first append of a burst: let the burst finish appending, then read it all.
         if (this.#bursty && !this.#stopping) await burstEnd();
