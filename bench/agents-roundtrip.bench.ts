@@ -8,7 +8,8 @@
 // with the agent's answers not pipelined (`pipelining(false)`). Over the dev server (another
 // process) the baseline is the same exchange with the agent's answers not pipelined (every append
 // awaited before the next record, the runtime before issue 17 item 4), alternating rounds with
-// ours; idle CPU is measured for both. Prints one JSON object.
+// ours; idle CPU is measured for both. The in-memory rows also count the appends, reads and
+// waits a round trip costs the log (an untimed run on a counting wrapper). Prints one JSON object.
 import { readFileSync } from 'node:fs';
 import { AgdxClient, Agent, AgentTopic, readAgentMessage } from '@agdx/agents';
 import { startDevServer } from './support/dev-server.js';
@@ -96,6 +97,65 @@ async function agdxOn(requester: LogTransport, responder: LogTransport, close: (
       await close();
     },
   };
+}
+
+/** Transport calls per topic, counted on a MemoryLog connection. */
+type OperationCounts = Record<string, { appends: number; appendedRecords: number; reads: number; readRecords: number; waits: number }>;
+
+/**
+ * A MemoryLog whose appends, reads and waits are counted per topic (not timed: the counting
+ * wrapper is not free). Says how much work a round trip costs the log, which load cannot move.
+ */
+function countingLog(): { log: LogTransport; counts: OperationCounts } {
+  const target = new MemoryLog();
+  const counts: OperationCounts = {};
+  const of = (topic: string) => (counts[topic] ??= { appends: 0, appendedRecords: 0, reads: 0, readRecords: 0, waits: 0 });
+  const log = new Proxy(target, {
+    get(t, prop) {
+      if (prop === 'append') {
+        return (request: Parameters<LogTransport['append']>[0]) => {
+          const c = of(request.topic);
+          c.appends++;
+          c.appendedRecords += request.records.length;
+          return t.append(request);
+        };
+      }
+      if (prop === 'read') {
+        return async (request: Parameters<LogTransport['read']>[0]) => {
+          const c = of(request.topic);
+          c.reads++;
+          const records = await t.read(request);
+          c.readRecords += records.length;
+          return records;
+        };
+      }
+      if (prop === 'waitFor') {
+        return (request: Parameters<LogTransport['waitFor']>[0]) => {
+          of(request.topic).waits++;
+          return t.waitFor(request);
+        };
+      }
+      const value = Reflect.get(t, prop, t) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  }) as LogTransport;
+  return { log, counts };
+}
+
+/** Appends, reads and waits per round trip on the request and answer topics, after a warm-up of 1,000 round trips. */
+async function operationsPerRoundTrip(count: number, inFlight: number): Promise<Record<string, Record<string, number>>> {
+  const { log, counts } = countingLog();
+  const { once, stop } = await agdxOn(log, log, async () => undefined, true);
+  await drive(1_000, inFlight, once);
+  for (const key of Object.keys(counts)) delete counts[key];
+  await drive(count, inFlight, once);
+  await stop();
+  const per: Record<string, Record<string, number>> = {};
+  for (const [topic, c] of Object.entries(counts)) {
+    if (topic !== 'agent.commands' && topic !== 'agent.responses') continue;
+    per[topic] = Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Number((v / count).toFixed(3))]));
+  }
+  return per;
 }
 
 /** The same exchange over the Iggy dev server in another process, requester and agent on their own connections. */
@@ -317,6 +377,7 @@ for (const [label, count, inFlight] of DEV_SERVER_ONLY ? [] : ([
     ratio: ratios(ours, baseline, 'baseline/ours'),
     agentNotPipelined: notPipelined,
     ratioToNotPipelined: ratios(ours, notPipelined, 'ours/baseline'),
+    operationsPerRoundTrip: await operationsPerRoundTrip(count, inFlight),
   };
 }
 
@@ -389,7 +450,7 @@ process.stdout.write(
       },
       results,
       notes:
-        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row run once per round, in an order that flips every round (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
+        'agent = laser.request(command) → Agent (serial consumer, dispatch, dedup check, ctx.respond) → reply hub; baselineRawTransport = two raw appends and follow() wake-ups on the same MemoryLog. ratio.p50 = our p50 / baseline p50, ratio.throughput = baseline rate / our rate, ratio.cpu = our CPU per round trip / baseline CPU per round trip (lower is better, 1 = no AGDX overhead). Wall-clock figures suffer from other load on the machine (see environment.loadAverage); cpuMicrosPerRoundTrip does not. Medians over runs after one warm-up round, range = [min, max] over the same runs; the setups of a row run once per round, in an order that flips every round (in memory: agent, raw transport, agent not pipelined). agentNotPipelined = the same agent with pipelining(false) (every answer awaited before the next record); ratioToNotPipelined.throughput = our rate / its rate, p50 and cpu ours / its. operationsPerRoundTrip: one extra, untimed run of the pipelined agent on a MemoryLog wrapped to count, per topic, appends (and records appended), reads (and records read) and waitFor calls, each divided by the round trips of that run. devServer = the same agent exchange over @agdx/transport-iggy to the Iggy dev server (in memory) in a child process, requester and agent on separate connections, paced readers on both sides; agent = pipelined answers (the default), baselineNotPipelined = the same code with pipelining(false); rounds alternate. There ratio.p50 = our p50 / baseline p50, ratio.throughput = our rate / baseline rate, ratio.cpu = our client-process CPU per round trip / baseline\'s (the server process is not counted). devServer.idle: after one round trip and 1 s, the CPU of the requester+agent process and of the server process over idleMs of no traffic, in % of one core (heartbeats off, control topic not followed). Targets: issue 17 items 4 and 5; benchmarks never fail on them.',
     },
     null,
     2,

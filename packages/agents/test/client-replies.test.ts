@@ -109,6 +109,20 @@ describe('correlated waits, unverified', () => {
     expect(bodies).toEqual(corrs.map((_, i) => String(i)));
   });
 
+  it('several waits on one correlation: a cancelled one leaves, the others are all answered by one reply', async () => {
+    const { laser } = await setup();
+    const conversation = ConversationId.new();
+    const correlation = MintUlid.mint(CorrelationId);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const waits = await Promise.all(Array.from({ length: 3 }, () => hub.expect({ correlation, conversation, timeoutMs: 5_000 })));
+    (waits[1] as (typeof waits)[number]).cancel();
+    await expect((waits[1] as (typeof waits)[number]).reply).rejects.toBeInstanceOf(CancelledError);
+    expect(hub.pending).toBe(2);
+    await laser.agdx(AgentTopic.Sessions, 'worker', conversation).respond(correlation, enc.encode('once')).send();
+    for (const w of [waits[0], waits[2]]) expect(dec(agentMessageBody(await (w as (typeof waits)[number]).reply))).toBe('once');
+    expect(hub.pending).toBe(0);
+  });
+
   it('one signal shared by many waits cancels them all, without a listener per wait', async () => {
     const { laser } = await setup();
     const warnings: Error[] = [];

@@ -296,7 +296,11 @@ export class AgentHandle {
     const handler = config.handler;
     // Pipelined answers: one window and one ordered appender for every handler of this agent.
     const window = config.pipelining === false ? undefined : new AppendWindow(config.pipelining);
-    const appender = new OrderedAppender();
+    // While the consumer has records queued behind the one being handled, answers wait for the
+    // end of the burst and leave together (one append for one read's answers). Where waits poll
+    // (Iggy) an append takes a network round trip, during which later answers merge anyway.
+    let backlog = (): boolean => false;
+    const appender = new OrderedAppender(transport.waitsByPolling === true ? {} : { holdWhile: () => backlog() });
     pipeline = new RecordPipeline({
       me,
       stream,
@@ -348,6 +352,7 @@ export class AgentHandle {
       pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,
       onError: this.#onError,
     });
+    backlog = () => consumer.backlog;
     await consumer.start();
     this.#consumer = consumer;
 

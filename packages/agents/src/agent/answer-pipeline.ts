@@ -110,7 +110,10 @@ export class AnswerEffects implements AppendIssuer {
   /** Resolves when every issued append was acknowledged; rejects with the first failure. */
   async settled(): Promise<void> {
     // Appends issued while waiting (a handler that did not await its calls) are waited for too.
-    for (let seen = 0; seen < this.#acks.length; seen = this.#acks.length) await Promise.all(this.#acks.slice(seen));
+    // One answer (the usual case) is awaited alone: no copy of the list, no Promise.all.
+    for (let seen = 0; seen < this.#acks.length; seen = this.#acks.length) {
+      await (this.#acks.length === seen + 1 ? this.#acks[seen] : Promise.all(this.#acks.slice(seen)));
+    }
     if (this.#failure !== undefined) throw this.#failure.error;
   }
 

@@ -8,8 +8,13 @@
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
  * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
  * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
- * before every read, since each check is a request of its own.
+ * before every read, since each check is a request of its own. *
+ * On a log whose writer wakes the waits (MemoryLog), a loop whose last read found more than one
+ * record waits for the end of the current burst (a macrotask hop, see {@link burstEnd}) after it
+ * is woken, so the records a burst of requests appends arrive in one read instead of one read and
+ * one wake-up each; a loop serving one record at a time reads at once.
  */
+import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
 import { AgdxError } from '@agdx/wire';
@@ -84,12 +89,16 @@ interface Lane {
   lingering: ReturnType<typeof setTimeout> | undefined;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
+  /** The promise `nudge` settles, shared by the waits of one idle stretch. */
+  nudged: Promise<void> | undefined;
 }
 
 /** A started record of a lane run. */
 interface Unsettled {
   readonly offset: bigint;
   ok: boolean;
+  /** Settled, either way. */
+  done: boolean;
   /** Never rejects: a failure is recorded in the lane run. */
   settled: Promise<void>;
 }
@@ -158,6 +167,8 @@ export class ConsumerLoop {
   readonly #pacer: PollPacer | undefined;
   #assignment: readonly number[] = [];
   #assignmentAt = -Infinity;
+  /** The last read that found records found more than one: work comes in bursts. */
+  #bursty = false;
 
   /** A loop; {@link start} joins the group. */
   constructor(options: ConsumerLoopOptions) {
@@ -183,7 +194,8 @@ export class ConsumerLoop {
     const o = this.#o;
     const turn = new CooperativeYield();
     while (!this.#stopping) {
-      await turn.maybeYield();
+      const pause = turn.maybeYield();
+      if (pause !== undefined) await pause;
       let owned: readonly number[];
       try {
         const assigned = await this.#assigned(member);
@@ -205,6 +217,8 @@ export class ConsumerLoop {
       }
       let progressed = false;
       let reads = 0;
+      let largest = 0;
+      let full = false;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
@@ -224,11 +238,33 @@ export class ConsumerLoop {
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
         for (const record of records) lane.queue.push(record);
         progressed = true;
+        if (records.length > largest) largest = records.length;
+        if (records.length === READ_BATCH) full = true;
         this.#schedule(lane);
       }
-      if (progressed) this.#pacer?.active();
-      else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
+      if (progressed) {
+        this.#bursty = largest > 1;
+        this.#pacer?.active();
+        // A full read may have left records behind; on a polling log the pacer times the reads.
+        if (full || this.#pacer !== undefined) continue;
+      }
+      if (this.#stopping) break;
+      if (this.#pacer !== undefined) await this.#pace(this.#pacer, reads > 0);
+      else {
+        // Nothing new, or every read was short (the partitions drained): wait rather than read
+        // again, since an empty read is a loop turn of its own; the wait returns at once when
+        // records arrived meanwhile.
+        await this.#waitForWork(member, owned);
+        // Woken by the first append of a burst: let the burst finish appending, then read it all.
+        if (this.#bursty && !this.#stopping) await burstEnd();
+      }
     }
+  }
+
+  /** True while a lane has records queued behind the one being handled (more answers are coming). */
+  get backlog(): boolean {
+    for (const lane of this.#lanes.values()) if (lane.queue.length > 0) return true;
+    return false;
   }
 
   /** Waits `idleWaitMs`, or less when stopped. */
@@ -359,6 +395,7 @@ export class ConsumerLoop {
         recommit: false,
         lingering: undefined,
         nudge: undefined,
+        nudged: undefined,
       });
     }
   }
@@ -367,6 +404,7 @@ export class ConsumerLoop {
     if (lane.running) {
       lane.nudge?.();
       lane.nudge = undefined;
+      lane.nudged = undefined;
       return;
     }
     if (lane.waiting || lane.queue.length === 0) return;
@@ -393,12 +431,16 @@ export class ConsumerLoop {
         if (lane.queue.length === 0 || unsettled.length >= depth) {
           if (unsettled.length === 0) break;
           // Answers in flight: wait for the oldest to settle, or (with room) for more records.
-          const oldest = (unsettled[0] as Unsettled).settled;
-          await (lane.queue.length === 0 && unsettled.length < depth ? Promise.race([oldest, this.#nudged(lane)]) : oldest);
+          // With room, the wait is for the newest instead: one read's answers leave in one append
+          // and settle together, so one wait serves them all instead of one race per record.
+          const oldest = unsettled[0] as Unsettled;
+          const newest = unsettled[unsettled.length - 1] as Unsettled;
+          await (lane.queue.length === 0 && unsettled.length < depth ? Promise.race([(newest.done ? oldest : newest).settled, this.#nudged(lane)]) : oldest.settled);
           this.#advance(lane, unsettled, state);
           continue;
         }
-        await turn.maybeYield();
+        const pause = turn.maybeYield();
+        if (pause !== undefined) await pause;
         if (this.#stopping || lane.generation !== generation || lane.queue.length === 0) continue;
         // Handlers of one partition never overlap: wait until the previous one returned.
         // (A retry may queue its turn meanwhile, so look again after each.)
@@ -439,6 +481,7 @@ export class ConsumerLoop {
     } finally {
       lane.running = false;
       lane.nudge = undefined;
+      lane.nudged = undefined;
       this.#active--;
       this.#next();
       // Records queued while the lane was committing (or left by a yield) found it running and
@@ -451,14 +494,16 @@ export class ConsumerLoop {
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
   #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
     const turn = new RecordTurn(lane, this.#againFor);
-    const entry: Unsettled = { offset: record.offset, ok: false, settled: SETTLED };
+    const entry: Unsettled = { offset: record.offset, ok: false, done: false, settled: SETTLED };
     entry.settled = this.#o.consume(record, lane.partition, turn).then(
       () => {
         turn.release();
         entry.ok = true;
+        entry.done = true;
       },
       (error: unknown) => {
         turn.release();
+        entry.done = true;
         // The earliest failure is where the lane re-reads from.
         if (state.failed === undefined || record.offset < state.failed.offset) state.failed = { offset: record.offset, error };
       },
@@ -536,7 +581,7 @@ export class ConsumerLoop {
 
   /** Resolves when records are queued for a running lane. */
   #nudged(lane: Lane): Promise<void> {
-    return new Promise<void>((resolve) => (lane.nudge = resolve));
+    return (lane.nudged ??= new Promise<void>((resolve) => (lane.nudge = resolve)));
   }
 
   #next(): void {

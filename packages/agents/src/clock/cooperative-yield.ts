@@ -16,9 +16,16 @@ const macrotask: () => Promise<void> =
 export class CooperativeYield {
   #sliceStart: number = performance.now();
 
-  /** Resolves at once while the slice lasts; after it, once the event loop has turned. */
-  async maybeYield(): Promise<void> {
-    if (performance.now() - this.#sliceStart < SLICE_MS) return;
+  /**
+   * `undefined` while the slice lasts (nothing to await: loops call this once per record); after
+   * it, a promise that resolves once the event loop has turned.
+   */
+  maybeYield(): Promise<void> | undefined {
+    if (performance.now() - this.#sliceStart < SLICE_MS) return undefined;
+    return this.#yield();
+  }
+
+  async #yield(): Promise<void> {
     await macrotask();
     this.#sliceStart = performance.now();
   }

@@ -1,4 +1,5 @@
 import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
+import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
 import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
@@ -94,8 +95,6 @@ class Waiter implements PendingReply {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    // A caller that never awaits (it cancelled) must not see an unhandled rejection.
-    this.reply.catch(ignore);
   }
 
   resolve(message: AgentMessage): void {
@@ -103,7 +102,11 @@ class Waiter implements PendingReply {
   }
 
   reject(error: unknown): void {
-    if (this.#finish()) this.#reject(error);
+    if (!this.#finish()) return;
+    // A caller that never awaits (it cancelled) must not see an unhandled rejection; only a
+    // rejected wait pays for the extra handler.
+    this.reply.catch(ignore);
+    this.#reject(error);
   }
 
   cancel(): void {
@@ -154,7 +157,9 @@ export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): v
  * request is sent, so no reply can slip past. While waits are pending, one reader per partition
  * follows the topic and serves every wait on it: woken by the transport's `waitFor` when the
  * writer wakes waits (MemoryLog), or, when waits poll (Iggy, `waitsByPolling`), reading at once
- * after each registration and while replies flow, backing off while idle. Shortly after the
+ * after each registration and while replies flow, backing off while idle. Woken with several
+ * waits pending, a reader first lets the current burst of appends finish (a macrotask hop, no
+ * timer), so one read serves every reply of the burst. Shortly after the
  * last wait settles the readers stop, and the next registration seeds again.
  */
 export class ReplyHub {
@@ -163,7 +168,8 @@ export class ReplyHub {
   /** Reply topic. */
   readonly topic: string;
   readonly #core: ClientCore;
-  readonly #waiters = new Map<string, Set<Waiter>>();
+  /** Pending waits by correlation: one waiter (nearly always), or several sharing a correlation. */
+  readonly #waiters = new Map<string, Waiter | Waiter[]>();
   #count = 0;
   #run: Run | undefined;
   #starting: Promise<Run> | undefined;
@@ -207,11 +213,14 @@ export class ReplyHub {
     const key = options.correlation.toString();
     const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
     this.#add(key, waiter);
-    try {
-      await this.#ensureRunning();
-    } catch (error) {
-      waiter.reject(error);
-      throw error;
+    // Running readers (the common case under load) need no await: one async hop less per request.
+    if (this.#run === undefined) {
+      try {
+        await this.#ensureRunning();
+      } catch (error) {
+        waiter.reject(error);
+        throw error;
+      }
     }
     // The request goes out next: the reader of the partition its reply will land on looks at once
     // and stays hot for it.
@@ -239,7 +248,7 @@ export class ReplyHub {
 
   /** Rejects every pending wait with CancelledError and stops the readers. */
   close(): void {
-    for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(new CancelledError('the client is closed'));
+    for (const w of this.#all()) w.reject(new CancelledError('the client is closed'));
     this.#stop();
   }
 
@@ -269,9 +278,10 @@ export class ReplyHub {
   }
 
   #add(key: string, waiter: Waiter): void {
-    let set = this.#waiters.get(key);
-    if (set === undefined) this.#waiters.set(key, (set = new Set()));
-    set.add(waiter);
+    const found = this.#waiters.get(key);
+    if (found === undefined) this.#waiters.set(key, waiter);
+    else if (Array.isArray(found)) found.push(waiter);
+    else this.#waiters.set(key, [found, waiter]);
     this.#count++;
     if (this.#idleTimer !== undefined) {
       clearTimeout(this.#idleTimer);
@@ -283,9 +293,14 @@ export class ReplyHub {
   readonly #settled = (key: string, waiter: Waiter): void => this.#remove(key, waiter);
 
   #remove(key: string, waiter: Waiter): void {
-    const set = this.#waiters.get(key);
-    if (set === undefined || !set.delete(waiter)) return;
-    if (set.size === 0) this.#waiters.delete(key);
+    const found = this.#waiters.get(key);
+    if (found === waiter) this.#waiters.delete(key);
+    else {
+      const at = Array.isArray(found) ? found.indexOf(waiter) : -1;
+      if (at === -1) return;
+      (found as Waiter[]).splice(at, 1);
+      if ((found as Waiter[]).length === 0) this.#waiters.delete(key);
+    }
     if (--this.#count === 0) {
       if (this.#core.shared.closed) this.#stop();
       else this.#scheduleIdleStop();
@@ -337,9 +352,15 @@ export class ReplyHub {
     const pacer = run.pacers?.[partition];
     try {
       while (!signal.aborted) {
-        await turn.maybeYield();
+        const pause = turn.maybeYield();
+        if (pause !== undefined) await pause;
         const offset = run.cursors[partition] as bigint;
-        if (pacer === undefined && drained && !(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+        if (pacer === undefined && drained) {
+          if (!(await transport.waitFor({ stream, topic, partition, offset, timeoutMs: PUMP_WAIT_MS, signal }))) continue;
+          // With several waits pending, the first reply's append may be the first of a burst:
+          // let the burst finish, then serve every wait it answers from one read.
+          if (this.#count > 1) await burstEnd();
+        }
         const records = await transport.read({ stream, topic, partition, offset, maxCount: READ_BATCH, signal });
         drained = records.length < READ_BATCH;
         if (records.length === 0) {
@@ -363,7 +384,7 @@ export class ReplyHub {
       if (this.#run === run) {
         this.#run = undefined;
         run.controller.abort();
-        for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.reject(error);
+        for (const w of this.#all()) w.reject(error);
       }
     }
   }
@@ -381,17 +402,28 @@ export class ReplyHub {
     const envelope = message.envelope;
     if (envelope === undefined || envelope.correlation === undefined) return undefined;
     if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
-    const set = this.#waiters.get(envelope.correlation.toString());
-    if (set === undefined) return undefined;
+    const found = this.#waiters.get(envelope.correlation.toString());
+    if (found === undefined) return undefined;
     let verified: Waiter[] | undefined;
-    // Settling a waiter only deletes it from `set` (its caller runs later, on a microtask), and a
-    // Set's iteration survives deletions, so no copy is needed.
-    for (const waiter of set) {
+    // Settling a waiter removes it from the list, so several are walked on a copy.
+    const several = Array.isArray(found) ? [...found] : undefined;
+    for (let i = 0, n = several?.length ?? 1; i < n; i++) {
+      const waiter = several === undefined ? (found as Waiter) : (several[i] as Waiter);
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
       if (waiter.verifier === undefined) waiter.resolve(message);
       else (verified ??= []).push(waiter);
     }
     return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified);
+  }
+
+  /** Every pending wait, in a new array (settling one changes the map). */
+  #all(): Waiter[] {
+    const all: Waiter[] = [];
+    for (const found of this.#waiters.values()) {
+      if (Array.isArray(found)) all.push(...found);
+      else all.push(found);
+    }
+    return all;
   }
 
   async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {

@@ -1,6 +1,7 @@
 import { AgdxError } from '@agdx/wire';
 import { watchAbort } from '@agdx/transport';
 import type { BatchPosition } from '../client/client-core.js';
+import { afterBurst } from '../clock/after-burst.js';
 import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
@@ -41,9 +42,24 @@ interface Place {
  * signal fires while queued leaves the queue (nothing was sent); once its records are on the wire
  * in a merged append, the abort settles its call with `CancelledError` at once while the append
  * completes for the others, so its records may still be stored (as for any aborted write).
+ *
+ * On an in-process log an append is acknowledged within a few microtasks, before the next one is
+ * issued, so nothing would ever merge. An appender made with `holdWhile` therefore lets an append
+ * to an idle place wait for the end of the current burst (a macrotask hop, never a timer; see
+ * {@link afterBurst}) while `holdWhile()` says more appends are coming: an agent working through
+ * one read's records sends their answers as one append.
  */
 export class OrderedAppender {
   readonly #places = new Map<string, Place>();
+  readonly #holdWhile: (() => boolean) | undefined;
+
+  /**
+   * An appender; `holdWhile` (optional) is asked when an append finds its place idle: true holds
+   * it until the end of the current burst, so appends issued meanwhile leave with it.
+   */
+  constructor(options: { readonly holdWhile?: (() => boolean) | undefined } = {}) {
+    this.#holdWhile = options.holdWhile;
+  }
 
   /**
    * Appends `append` behind the earlier appends to its place; resolves with where it landed.
@@ -59,7 +75,12 @@ export class OrderedAppender {
     const key = `${append.stream}\u0000${route.topic}\u0000${where}`;
     let place = this.#places.get(key);
     if (place === undefined) this.#places.set(key, (place = { busy: false, queue: [] }));
-    if (!place.busy) {
+    if (!place.busy && this.#holdWhile?.() === true) {
+      // Queued on an idle place: the drain at the end of the burst sends it with what follows.
+      place.busy = true;
+      const p = place;
+      afterBurst(() => this.#drain(key, p));
+    } else if (!place.busy) {
       place.busy = true;
       const sent = send(append, append.records, signal);
       const p = place;

@@ -1,0 +1,29 @@
+/**
+ * The end of the current burst of work. On an in-process log (MemoryLog) an append settles as a
+ * microtask, so sixty-four requests released by one read all run to their appends inside one
+ * macrotask; a reader woken by the first of them would read one record, be woken again, read the
+ * next, and so on. Waiting for {@link afterBurst} first lets it take everything that burst
+ * appended in one read (and lets an agent's answers to one read leave as one append).
+ *
+ * It is a macrotask hop, not a timer: `setImmediate` runs once the microtasks queued now (and
+ * those they queue) have run, as soon as the event loop turns. Callers use it only when there is
+ * evidence of a burst (a read that found more than one record, more than one wait pending), so a
+ * lone request never pays for it. Where the platform has no `setImmediate` (browsers, workerd,
+ * Deno) it is a microtask: no coalescing, but no timer clamping (`setTimeout(0)` may wait 4 ms
+ * there) and nothing that could keep a process alive (a `MessageChannel` port can).
+ */
+
+type Immediate = (run: () => void) => unknown;
+
+/** Runs `run` after the current burst (see the module notes). */
+export function afterBurst(run: () => void): void {
+  // Looked up per call, so a test's fake timers see the hop.
+  const immediate = (globalThis as { setImmediate?: Immediate }).setImmediate;
+  if (typeof immediate === 'function') immediate(run);
+  else queueMicrotask(run);
+}
+
+/** {@link afterBurst} as a promise. */
+export function burstEnd(): Promise<void> {
+  return new Promise<void>((resolve) => afterBurst(resolve));
+}

@@ -1,0 +1,108 @@
+import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
+import { MemoryLog, type AppendRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const STREAM = 'burst';
+
+/** A MemoryLog connection that counts appends (and their records) and reads per topic. */
+function countingLog(): { transport: LogTransport; appends: Map<string, number>; reads: Map<string, number>; records: Map<string, number> } {
+  const log = new MemoryLog();
+  const appends = new Map<string, number>();
+  const reads = new Map<string, number>();
+  const records = new Map<string, number>();
+  const bump = (map: Map<string, number>, topic: string, by = 1): void => void map.set(topic, (map.get(topic) ?? 0) + by);
+  const transport = new Proxy(log, {
+    get(target, prop) {
+      if (prop === 'append') {
+        return (request: AppendRequest) => {
+          bump(appends, request.topic);
+          bump(records, request.topic, request.records.length);
+          return target.append(request);
+        };
+      }
+      if (prop === 'read') {
+        return (request: ReadRequest) => {
+          bump(reads, request.topic);
+          return target.read(request);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as LogTransport;
+  return { transport, appends, reads, records };
+}
+
+async function echo(client: AgdxClient): Promise<AgentHandle> {
+  const agent = Agent.builder()
+    .id('echo')
+    .listenOn(AgentTopic.Commands)
+    .respondOn(AgentTopic.Responses)
+    .followControl(false)
+    .heartbeats(false)
+    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? new Uint8Array([0])))
+    .spawn(client);
+  await agent.ready();
+  return agent;
+}
+
+function request(client: AgdxClient, conversation: ConversationId, n: number): Promise<Uint8Array | undefined> {
+  const body = new TextEncoder().encode(`request ${n}`);
+  const built = client.agdx(AgentTopic.Commands, AgentId.new('planner'), conversation).command(MintUlid.mint(CorrelationId), body).withTarget('echo');
+  return client.request(built, { replyTopic: AgentTopic.Responses, timeoutMs: 30_000 }).then((reply) => reply.envelope?.body);
+}
+
+describe('work that arrives in one burst on an in-process log', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is read, answered and collected in a few operations, and every request gets its own answer', async () => {
+    const { transport, appends, reads, records } = countingLog();
+    const client = AgdxClient.from(transport, { stream: STREAM });
+    await client.bootstrap(1);
+    const agent = await echo(client);
+    const conversation = ConversationId.new();
+    const count = 64;
+    // Two bursts: the first teaches the readers that work comes in bursts, the second is counted.
+    for (let round = 0; round < 2; round++) {
+      if (round === 1) for (const map of [appends, reads, records]) map.clear();
+      const replies = await Promise.all(Array.from({ length: count }, (_, n) => request(client, conversation, n)));
+      expect(replies.map((body) => new TextDecoder().decode(body))).toEqual(Array.from({ length: count }, (_, n) => `request ${n}`));
+    }
+    expect(records.get(AgentTopic.Commands)).toBe(count);
+    expect(records.get(AgentTopic.Responses)).toBe(count);
+    // One append, read and wake-up per record would be 64 each; the bound leaves room for a
+    // time-sliced yield of a slow (loaded) run splitting a burst.
+    expect(appends.get(AgentTopic.Responses)).toBeLessThanOrEqual(16);
+    expect(appends.get(AgentTopic.Commands)).toBeLessThanOrEqual(16);
+    expect(reads.get(AgentTopic.Commands)).toBeLessThanOrEqual(16);
+    expect(reads.get(AgentTopic.Responses)).toBeLessThanOrEqual(16);
+    await agent.shutdown();
+    await client.close();
+  });
+
+  it('a lone request completes without the event loop turning (no timer, no macrotask hop)', async () => {
+    const log = new MemoryLog();
+    const client = AgdxClient.from(log, { stream: STREAM });
+    await client.bootstrap(1);
+    const agent = await echo(client);
+    const conversation = ConversationId.new();
+    // Warm up with a burst, so the readers last saw several records at once.
+    await Promise.all(Array.from({ length: 8 }, (_, n) => request(client, conversation, n)));
+    await request(client, conversation, 8);
+    const realImmediate = setImmediate;
+    // With timers, macrotask hops and the clock frozen (so no time-sliced yield falls due), only
+    // microtasks run until the real hop below.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'performance'] });
+    let answer: Uint8Array | undefined;
+    const lone = request(client, conversation, 99).then((body) => (answer = body));
+    await new Promise<void>((resolve) => realImmediate(resolve));
+    expect(answer === undefined ? undefined : new TextDecoder().decode(answer)).toBe('request 99');
+    vi.useRealTimers();
+    await lone;
+    await agent.shutdown();
+    await client.close();
+  });
+});
