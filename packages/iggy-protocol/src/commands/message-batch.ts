@@ -198,7 +198,7 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     const id = m.id;
     if (id !== undefined && id !== 0n) writeId(view, at + 8, checkU128(id, 'id'));
     else if (newId !== undefined) writeId(view, at + 8, checkU128(newId(), 'id'));
-    else writeRandomMessageId(batch, at + 8);
+    else writeRandomMessageId(view, at + 8);
     view.setUint32(at + 24, i, true);
     view.setUint32(at + 28, delta, true);
     view.setUint32(at + 32, block.length, true);
@@ -212,7 +212,9 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
       xxh3_64RangeInto(batch, at + 8, end, batch, at);
       for (let k = 0; k < 8; k++) sums[44 + i * 8 + k] = batch[at + k] as number;
     } else {
-      view.setBigUint64(at, 0n, true);
+      // Two 32-bit stores: a bigint store is slower, and this runs once per message.
+      view.setUint32(at, 0, true);
+      view.setUint32(at + 4, 0, true);
     }
     at = end;
   }

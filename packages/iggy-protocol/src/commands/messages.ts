@@ -117,10 +117,23 @@ export function randomMessageId(): bigint {
 }
 
 /**
- * Writes a fresh {@link randomMessageId} as its 16 little-endian wire bytes at `at` of `out`,
- * without building a bigint (the send path mints one per message).
+ * Writes a fresh random UUID v4 id as its 16 little-endian wire bytes at `at` of `view` (a view
+ * of the whole output), without building a bigint: the send path mints one per message. The
+ * pool's bytes are random, so they are copied as they are, four bytes at a time, and only the
+ * version and variant bits are set where the little-endian layout puts the UUID's bytes 6 and 8.
  */
-export function writeRandomMessageId(out: Uint8Array, at: number): void {
-  const from = nextPooledId();
-  for (let i = 0; i < 16; i++) out[at + i] = idPool[from + 15 - i] as number;
+export function writeRandomMessageId(view: DataView, at: number): void {
+  if (idPoolPos >= ID_POOL_IDS) {
+    globalThis.crypto.getRandomValues(idPool);
+    idPoolPos = 0;
+  }
+  const from = idPoolPos * 16;
+  idPoolPos += 1;
+  view.setUint32(at, idPoolView.getUint32(from, true), true);
+  view.setUint32(at + 4, idPoolView.getUint32(from + 4, true), true);
+  view.setUint32(at + 8, idPoolView.getUint32(from + 8, true), true);
+  view.setUint32(at + 12, idPoolView.getUint32(from + 12, true), true);
+  // Wire byte 15 - k holds UUID byte k: version 4 in byte 6, variant 10xx in byte 8.
+  view.setUint8(at + 9, (view.getUint8(at + 9) & 0x0f) | 0x40);
+  view.setUint8(at + 7, (view.getUint8(at + 7) & 0x3f) | 0x80);
 }

@@ -60,6 +60,8 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
     const size = routing + prepared.size;
     const headroom = options.headroom ?? 0;
     if (!Number.isSafeInteger(headroom) || headroom < 0) throw new IggyInvalidError('headroom must be a non-negative integer', { context: { field: 'headroom' } });
+    // A VSR frame's size is a u32: refuse a larger batch before allocating for it.
+    checkU32(headroom + size, 'body size');
     const buffer = options.allocate === undefined ? new Uint8Array(headroom + size) : options.allocate(headroom + size);
     if (!(buffer instanceof Uint8Array) || buffer.length < headroom + size) throw new IggyInvalidError(`allocate gave fewer than ${headroom + size} bytes`, { context: { field: 'allocate' } });
     const out = buffer.subarray(headroom, headroom + size);
