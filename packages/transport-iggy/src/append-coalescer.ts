@@ -76,7 +76,8 @@ export class AppendCoalescer {
     if (target === undefined) this.#targets.set(key, (target = { busy: false, queue: [] }));
     if (!target.busy && target.queue.length === 0) return this.#direct(key, target, messages, send, signal);
     return new Promise<SendPlacement>((resolve, reject) => {
-      const waiting: Waiting = { messages, bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
+      // A copy: the array may be the caller's own (see toOutgoingMessages), free to change while this waits.
+      const waiting: Waiting = { messages: messages.slice(), bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
       const t = target;
       waiting.unwatch = watchAbort(signal, () => {
         const at = t.queue.indexOf(waiting);

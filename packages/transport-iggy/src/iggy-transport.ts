@@ -266,8 +266,10 @@ export class IggyTransport implements LogTransport {
         : (batch, signal) => this.#appendClassic(stream, topic, wire, batch, { signal });
     // Balanced appends spread over partitions one by one, so they are never merged.
     const target = coalescingKey(stream, topic, wire);
+    // Counted now: `messages` may be the caller's array, free to change while this waits.
+    const count = messages.length;
     const placed = target === undefined ? await send(messages, o.signal) : await this.#coalescer.send(target, messages, send, o.signal);
-    return { partition: placed.partition, baseOffset: placed.baseOffset, count: messages.length };
+    return { partition: placed.partition, baseOffset: placed.baseOffset, count };
   }
 
   /**

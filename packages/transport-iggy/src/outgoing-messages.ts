@@ -50,22 +50,26 @@ function bare(record: AppendRecord): boolean {
 /**
  * Checks the records of one append and turns them into encoder messages. `newId` mints each
  * message's id (classic, whose servers mint ids slowly); without it the VSR encoder mints them
- * while writing the frames. Header maps that are not sealed are validated and encoded here, so
- * a caller changing one after `append` returned changes nothing that is sent.
+ * while writing the frames. When every record is bare (see above) the records array itself is
+ * returned: the VSR send encodes it before `append` first waits, and the coalescer copies the
+ * array of an append it has to queue. Header maps that are not sealed are validated and encoded
+ * here, so a caller changing one after `append` returned changes nothing that is sent.
  * @throws InvalidArgumentError for a record, payload or header the transport refuses.
  */
 export function toOutgoingMessages(records: readonly AppendRecord[], newId: (() => bigint) | undefined): readonly OutgoingMessage[] {
   const n = records.length;
-  const messages = new Array<OutgoingMessage>(n);
+  // Built only from the first record that cannot go as it is.
+  let messages: OutgoingMessage[] | undefined;
   for (let i = 0; i < n; i++) {
     const record = records[i] as AppendRecord;
     if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
     const payload = checkPayload(record.payload);
     const id = newId === undefined ? undefined : newId();
     if (id === undefined && bare(record)) {
-      messages[i] = record;
+      if (messages !== undefined) messages[i] = record;
       continue;
     }
+    messages ??= records.slice(0, i);
     const headers = record.headers;
     let rawHeaders: Uint8Array | undefined;
     if (headers !== undefined) {
@@ -78,5 +82,5 @@ export function toOutgoingMessages(records: readonly AppendRecord[], newId: (() 
     }
     messages[i] = rawHeaders === undefined ? { id, payload } : { id, payload, rawHeaders };
   }
-  return messages;
+  return messages ?? records;
 }
