@@ -3,7 +3,7 @@
 // of ids, header maps, raw header blocks and origin timestamps, and sound fresh ids.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, initChecksums, partitioning } from '@agdx/iggy-protocol';
+import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, IggyInvalidError, initChecksums, partitioning } from '@agdx/iggy-protocol';
 import type { HeaderValue, OutgoingMessage } from '@agdx/iggy-protocol';
 import { plainMessageBatch } from './support/plain-message-batch.js';
 
@@ -105,5 +105,16 @@ describe('SendMessages body with headroom and an in-place VSR frame', () => {
     const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
     expect(() => encodeSendMessagesRequest(req, 'vsr', { allocate: () => new Uint8Array(4) })).toThrow(/allocate gave fewer/);
     expect(() => encodeSendMessagesRequest(req, 'vsr', { headroom: -1 })).toThrow(/headroom/);
+  });
+
+  it('refuses a body that would not fit a u32 frame size before asking for a buffer', () => {
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
+    let asked = 0;
+    const allocate = (n: number): Uint8Array => {
+      asked += 1;
+      return new Uint8Array(n);
+    };
+    expect(() => encodeSendMessagesRequest(req, 'vsr', { headroom: 0xffff_ff00, allocate })).toThrow(IggyInvalidError);
+    expect(asked).toBe(0);
   });
 });
