@@ -55,7 +55,7 @@ describe('against the dev server (separate process)', () => {
   });
 
   for (const protocol of ['vsr', 'classic'] as const) {
-    it(`${protocol}: what an append sends is fixed when append() is called: a queued append's records array and header maps may change afterwards, and sealed header maps are sent right on every use`, async () => {
+    it(`${protocol}: what an append sends is fixed when append() is called: a queued append's records array, record objects and header maps may change afterwards, and sealed header maps are sent right on every use`, async () => {
       const t = await IggyTransport.connect({ port: server.port, protocol, heartbeatIntervalMs: 0 });
       try {
         const stream = `snapshot-${protocol}-${Date.now().toString(36)}`;
@@ -65,10 +65,12 @@ describe('against the dev server (separate process)', () => {
         const loose = new Map([['n', { kind: 'string' as const, value: text('before') }]]);
         // The first append is on the wire when the second is called, so the second waits in the queue.
         const first = t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: text('p0'), headers: sealed }] });
-        const records = [{ payload: text('p1') }, { payload: text('p2') }];
+        const reused = { payload: text('p2') };
+        const records = [{ payload: text('p1') }, reused];
         const second = t.append({ stream, topic: 't', routing: { partition: 0 }, records });
         records.push({ payload: text('late') });
         records[0] = { payload: text('replaced') };
+        reused.payload = text('changed');
         const third = t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: text('p3'), headers: sealed }, { payload: text('p4'), headers: loose }] });
         loose.set('n', { kind: 'string', value: text('after') });
         const placed = await Promise.all([first, second, third]);
