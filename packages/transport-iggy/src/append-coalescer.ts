@@ -16,6 +16,7 @@
 
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { CancelledError, watchAbort } from '@agdx/transport';
+import { ownCopy } from './outgoing-messages.js';
 
 /** Largest number of messages merged into one batch. */
 export const MAX_MERGED_MESSAGES = 4096;
@@ -55,21 +56,6 @@ function sizeOf(messages: readonly OutgoingMessage[]): number {
   return bytes;
 }
 
-/**
- * A queued append's own copy of its messages. The array and the message objects may be the
- * caller's records (see toOutgoingMessages), which the caller may change while the append waits;
- * a direct send encodes them before it first waits, so only a queued one needs this. The
- * transport's messages carry only `id`, `payload` and `rawHeaders`, which is what is copied.
- */
-function snapshot(messages: readonly OutgoingMessage[]): OutgoingMessage[] {
-  const copy = new Array<OutgoingMessage>(messages.length);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as OutgoingMessage;
-    copy[i] = m.rawHeaders === undefined ? { id: m.id, payload: m.payload } : { id: m.id, payload: m.payload, rawHeaders: m.rawHeaders };
-  }
-  return copy;
-}
-
 function settle(w: Waiting, outcome: { placement: SendPlacement } | { error: unknown }): void {
   if (w.settled) return;
   w.settled = true;
@@ -91,7 +77,7 @@ export class AppendCoalescer {
     if (target === undefined) this.#targets.set(key, (target = { busy: false, queue: [] }));
     if (!target.busy && target.queue.length === 0) return this.#direct(key, target, messages, send, signal);
     return new Promise<SendPlacement>((resolve, reject) => {
-      const waiting: Waiting = { messages: snapshot(messages), bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
+      const waiting: Waiting = { messages: ownCopy(messages), bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
       const t = target;
       waiting.unwatch = watchAbort(signal, () => {
         const at = t.queue.indexOf(waiting);

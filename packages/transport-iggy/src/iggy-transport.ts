@@ -41,8 +41,7 @@ import { IggyConnection } from './connection.js';
 import { parseConnectionString } from './connection-string.js';
 import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';
-import { nextMessageId } from './message-ids.js';
-import { toOutgoingMessages } from './outgoing-messages.js';
+import { ownCopy, toOutgoingMessages } from './outgoing-messages.js';
 import { resolveOptions } from './options.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
@@ -247,8 +246,7 @@ export class IggyTransport implements LogTransport {
     const { stream, topic } = this.#address(request);
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
-    // Classic servers mint an id for id 0 (slowly, per message); VSR ids come from the encoder.
-    const messages = toOutgoingMessages(records, this.#options.protocol === 'classic' ? nextMessageId : undefined);
+    const messages = toOutgoingMessages(records);
     const routing = request.routing ?? { balanced: true };
     let wire: Partitioning;
     if ('partition' in routing) wire = partitioning.partitionId(checkPartitionId(routing.partition));
@@ -279,10 +277,13 @@ export class IggyTransport implements LogTransport {
    * server handles one connection's requests in order, so this is exact unless another client
    * writes to the same partition in between.
    */
-  async #appendClassic(stream: string, topic: string, wire: Partitioning, messages: readonly OutgoingMessage[], o: CallOptions): Promise<SendPlacement> {
+  async #appendClassic(stream: string, topic: string, wire: Partitioning, given: readonly OutgoingMessage[], o: CallOptions): Promise<SendPlacement> {
     let partition: number;
+    let messages = given;
     if (wire.kind === 'partition') partition = wire.partitionId;
     else {
+      // The batch is encoded after the partition count is read: it must not see later changes.
+      messages = ownCopy(given);
       const count = (await this.#topicDetails(stream, topic, o)).partitions.length;
       if (count === 0) throw new NotFoundError(`topic ${stream}/${topic} has no partitions`);
       if (wire.kind === 'key') {

@@ -48,15 +48,15 @@ function bare(record: AppendRecord): boolean {
 }
 
 /**
- * Checks the records of one append and turns them into encoder messages. `newId` mints each
- * message's id (classic, whose servers mint ids slowly); without it the VSR encoder mints them
- * while writing the frames. When every record is bare (see above) the records array itself is
- * returned: the VSR send encodes it before `append` first waits, and the coalescer copies the
- * array of an append it has to queue. Header maps that are not sealed are validated and encoded
- * here, so a caller changing one after `append` returned changes nothing that is sent.
+ * Checks the records of one append and turns them into encoder messages. Ids are minted by the
+ * encoder while it writes the frames (VSR always; classic with `classicIds: 'random'`). When
+ * every record is bare (see above) the records array itself is returned: a send encodes it before
+ * `append` first waits, and an append that has to wait first takes {@link ownCopy}. Header maps
+ * that are not sealed are validated and encoded here, so a caller changing one after `append`
+ * returned changes nothing that is sent.
  * @throws InvalidArgumentError for a record, payload or header the transport refuses.
  */
-export function toOutgoingMessages(records: readonly AppendRecord[], newId: (() => bigint) | undefined): readonly OutgoingMessage[] {
+export function toOutgoingMessages(records: readonly AppendRecord[]): readonly OutgoingMessage[] {
   const n = records.length;
   // Built only from the first record that cannot go as it is.
   let messages: OutgoingMessage[] | undefined;
@@ -64,8 +64,7 @@ export function toOutgoingMessages(records: readonly AppendRecord[], newId: (() 
     const record = records[i] as AppendRecord;
     if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
     const payload = checkPayload(record.payload);
-    const id = newId === undefined ? undefined : newId();
-    if (id === undefined && bare(record)) {
+    if (bare(record)) {
       if (messages !== undefined) messages[i] = record;
       continue;
     }
@@ -80,7 +79,22 @@ export function toOutgoingMessages(records: readonly AppendRecord[], newId: (() 
         if (copy.size > 0) rawHeaders = encodeBlock(copy);
       }
     }
-    messages[i] = rawHeaders === undefined ? { id, payload } : { id, payload, rawHeaders };
+    messages[i] = rawHeaders === undefined ? { payload } : { payload, rawHeaders };
   }
   return messages ?? records;
+}
+
+/**
+ * An append's own copy of its messages, for one that waits before it is encoded (queued behind
+ * another to the same target, or a classic append reading the partition count first). The array
+ * and the message objects may be the caller's records, which the caller may change meanwhile;
+ * the messages made here carry only `payload` and `rawHeaders`, which is what is copied.
+ */
+export function ownCopy(messages: readonly OutgoingMessage[]): OutgoingMessage[] {
+  const copy = new Array<OutgoingMessage>(messages.length);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as OutgoingMessage;
+    copy[i] = m.rawHeaders === undefined ? { payload: m.payload } : { payload: m.payload, rawHeaders: m.rawHeaders };
+  }
+  return copy;
 }

@@ -11,7 +11,7 @@ import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.
 import { checkU128, checkU64 } from '../internal/checks.js';
 import { WASM_BATCH_MAX, wasmCheckBatch, wasmSealBatch, xxh3WasmReady } from '../internal/xxh3-wasm.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
-import { checkPayload, headerBlockOf, nowMicros, writeRandomMessageId } from './messages.js';
+import { checkPayload, headerBlockOf, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
 
 /** Size of the batch header. */
 export const BATCH_HEADER_SIZE = 256;
@@ -156,17 +156,6 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   return { size, messages, blocks, origins, origin };
 }
 
-/** Writes a u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
-function writeId(view: DataView, at: number, id: bigint): void {
-  if (id > U64) {
-    view.setBigUint64(at, id & U64, true);
-    view.setBigUint64(at + 8, id >> 64n, true);
-  } else {
-    view.setBigUint64(at, id, true);
-    view.setBigUint64(at + 8, 0n, true);
-  }
-}
-
 /**
  * Writes a prepared batch at `pos` of `out` with its checksums, in one pass over the messages.
  * Every header byte is written, so `out` need not be zeroed (pooled buffers are fine).
@@ -198,8 +187,8 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
       delta = Number(d);
     }
     const id = m.id;
-    if (id !== undefined && id !== 0n) writeId(view, at + 8, checkU128(id, 'id'));
-    else if (newId !== undefined) writeId(view, at + 8, checkU128(newId(), 'id'));
+    if (id !== undefined && id !== 0n) writeMessageId(view, at + 8, checkU128(id, 'id'));
+    else if (newId !== undefined) writeMessageId(view, at + 8, checkU128(newId(), 'id'));
     else writeRandomMessageId(view, at + 8);
     view.setUint32(at + 24, i, true);
     view.setUint32(at + 28, delta, true);

@@ -46,6 +46,13 @@ export interface EncodeMessagesOptions {
   /** The id generator for VSR messages without an id (default: random UUID v4 as a u128). */
   readonly newId?: () => bigint;
   /**
+   * Classic only: who gives a message without an id (absent or 0) its id. `'server'` (default)
+   * sends 0 and the server mints one; `'random'` writes a random UUID v4 here, as VSR always
+   * does. A classic server mints ids one message at a time, slowly, so a producer sending large
+   * batches wants `'random'`.
+   */
+  readonly classicIds?: 'server' | 'random';
+  /**
    * VSR only: compute the frame and batch checksums (default true). `false` leaves them zero,
    * which a server rejects; it exists to measure the checksum cost separately.
    */
@@ -114,6 +121,19 @@ function nextPooledId(): number {
 export function randomMessageId(): bigint {
   const at = nextPooledId();
   return (idPoolView.getBigUint64(at, false) << 64n) | idPoolView.getBigUint64(at + 8, false);
+}
+
+const U64 = 0xffff_ffff_ffff_ffffn;
+
+/** Writes a checked u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
+export function writeMessageId(view: DataView, at: number, id: bigint): void {
+  if (id > U64) {
+    view.setBigUint64(at, id & U64, true);
+    view.setBigUint64(at + 8, id >> 64n, true);
+  } else {
+    view.setBigUint64(at, id, true);
+    view.setBigUint64(at + 8, 0n, true);
+  }
 }
 
 /**
