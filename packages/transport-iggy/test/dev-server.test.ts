@@ -79,10 +79,15 @@ describe('against the dev server (separate process)', () => {
           [1n, 2],
           [3n, 2],
         ]);
+        // Keyed: a classic append reads the partition count before it encodes its batch.
+        const keyedRecord = { payload: text('k1') };
+        const keyed = t.append({ stream, topic: 't', routing: { key: 'k' }, records: [keyedRecord] });
+        keyedRecord.payload = text('k-changed');
+        expect((await keyed).baseOffset).toBe(5n);
         const back = await t.read({ stream, topic: 't', partition: 0, offset: 0n, maxCount: 10 });
         const dec = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
-        expect(back.map((r) => dec(r.payload))).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
-        expect(back.map((r) => [...r.headers].map(([k, v]) => `${k}=${dec(v.value)}`).join(','))).toEqual(['agent=a1', '', '', 'agent=a1', 'n=before']);
+        expect(back.map((r) => dec(r.payload))).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'k1']);
+        expect(back.map((r) => [...r.headers].map(([k, v]) => `${k}=${dec(v.value)}`).join(','))).toEqual(['agent=a1', '', '', 'agent=a1', 'n=before', '']);
       } finally {
         await t.close();
       }
