@@ -11,7 +11,7 @@ import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.
 import { checkU128, checkU64 } from '../internal/checks.js';
 import { WASM_BATCH_MAX, wasmCheckBatch, wasmSealBatch, xxh3WasmReady } from '../internal/xxh3-wasm.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
-import { checkPayload, headerBlockOf, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
+import { checkPayload, HeaderBlocks, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
 
 /** Size of the batch header. */
 export const BATCH_HEADER_SIZE = 256;
@@ -123,7 +123,7 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   if (messages.length === 0) throw new IggyInvalidError('a batch needs at least one message', { context: { field: 'messages' } });
   if (messages.length > 0xffff_ffff) throw new IggyInvalidError('too many messages', { context: { field: 'messages' } });
   const n = messages.length;
-  let blocks: Uint8Array[] | undefined;
+  const headerBlocks = new HeaderBlocks(n);
   let origins: bigint[] | undefined;
   let size = BATCH_HEADER_SIZE;
   // The smallest explicit origin; messages without one share `clock`, compared once at the end
@@ -132,15 +132,7 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   let clock: bigint | undefined;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
-    size += FRAME_HEADER_SIZE + checkPayload(m).length;
-    if (m.headers !== undefined || m.rawHeaders !== undefined) {
-      const block = headerBlockOf(m);
-      if (block.length > 0) {
-        blocks ??= new Array<Uint8Array>(n).fill(EMPTY);
-        blocks[i] = block;
-        size += block.length;
-      }
-    }
+    size += FRAME_HEADER_SIZE + checkPayload(m).length + headerBlocks.measure(m, i);
     if (m.originTimestamp === undefined) {
       clock ??= (options.nowMicros ?? nowMicros)();
       if (origins !== undefined) origins[i] = clock;
@@ -153,7 +145,7 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
     }
   }
   const origin = clock !== undefined && clock < explicit ? clock : explicit;
-  return { size, messages, blocks, origins, origin };
+  return { size, messages, blocks: headerBlocks.list, origins, origin };
 }
 
 /**

@@ -85,6 +85,30 @@ export function headerBlockOf(m: OutgoingMessage): Uint8Array {
   return m.headers === undefined || m.headers.size === 0 ? EMPTY : encodeUserHeaders(m.headers);
 }
 
+/**
+ * The user-header blocks of a batch being measured. Most batches have none, so the per-message
+ * list is only built at the first message that has a non-empty block.
+ */
+export class HeaderBlocks {
+  /** Each message's block (empty where it has none); `undefined` while no message has one. */
+  list: Uint8Array[] | undefined;
+  readonly #count: number;
+
+  /** For a batch of `count` messages. */
+  constructor(count: number) {
+    this.#count = count;
+  }
+
+  /** Resolves message `i`'s block, keeps it when non-empty, and returns its length. */
+  measure(m: OutgoingMessage, i: number): number {
+    if (m.headers === undefined && m.rawHeaders === undefined) return 0;
+    const block = headerBlockOf(m);
+    if (block.length === 0) return 0;
+    (this.list ??= new Array<Uint8Array>(this.#count).fill(EMPTY))[i] = block;
+    return block.length;
+  }
+}
+
 /** Checks a payload is a Uint8Array within the server's size limit. */
 export function checkPayload(m: OutgoingMessage): Uint8Array {
   if (!(m.payload instanceof Uint8Array)) throw new IggyInvalidError('payload must be a Uint8Array', { context: { field: 'payload' } });

@@ -14,7 +14,7 @@ import { CLASSIC_MESSAGE_HEADER_SIZE, indexError, readClassicMessage } from './c
 import type { MessageBatch } from './message-batch.js';
 import { batchToPolledMessages, decodeMessageBatchLazily, prepareMessageBatch, writeMessageBatch } from './message-batch.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
-import { checkPayload, headerBlockOf, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
+import { checkPayload, HeaderBlocks, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
 import type { Identifier, Partitioning } from './primitives.js';
 import { identifierSize, partitioningSize, readIdentifier, readPartitioning, writeIdentifierAt, writePartitioningAt } from './primitives.js';
 
@@ -81,20 +81,12 @@ const EMPTY = new Uint8Array(0);
 function encodeClassicMessages(req: SendMessagesRequest, routing: number, options: EncodeMessagesOptions): Uint8Array {
   const messages = req.messages;
   const n = messages.length;
-  let blocks: Uint8Array[] | undefined;
+  const headerBlocks = new HeaderBlocks(n);
   let clock: bigint | undefined;
   let size = routing + n * 16;
   for (let i = 0; i < n; i++) {
     const m = messages[i] as OutgoingMessage;
-    size += CLASSIC_MESSAGE_HEADER_SIZE + checkPayload(m).length;
-    if (m.headers !== undefined || m.rawHeaders !== undefined) {
-      const block = headerBlockOf(m);
-      if (block.length > 0) {
-        blocks ??= new Array<Uint8Array>(n).fill(EMPTY);
-        blocks[i] = block;
-        size += block.length;
-      }
-    }
+    size += CLASSIC_MESSAGE_HEADER_SIZE + checkPayload(m).length + headerBlocks.measure(m, i);
     if (m.originTimestamp === undefined) clock ??= checkU64((options.nowMicros ?? nowMicros)(), 'originTimestamp');
     else checkU64(m.originTimestamp, 'originTimestamp');
     if (m.id !== undefined) checkU128(m.id, 'id');
@@ -106,6 +98,7 @@ function encodeClassicMessages(req: SendMessagesRequest, routing: number, option
   const view = new DataView(out.buffer);
   writeRouting(out, view, req, n);
   const randomIds = options.classicIds === 'random';
+  const blocks = headerBlocks.list;
   let idx = routing;
   let pos = routing + n * 16;
   for (let i = 0; i < n; i++) {
