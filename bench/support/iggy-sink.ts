@@ -6,8 +6,8 @@
 //   VSR (binary protocol 0.11): Register accepted for any credentials; SendMessages answered with
 //     one confirmation (partition 0, base offset = batches seen); anything else with an empty reply.
 //   classic (0.10): LoginUser answered with user id 1; SendMessages with an empty OK; GetTopic (the
-//     classic client reads offsets with it after each send) with one partition whose offset grows
-//     by one per batch; anything else with an empty OK.
+//     classic client reads offsets with it after each send) with SINK_PARTITIONS partitions whose
+//     offsets grow by one per batch sent to any of them; anything else with an empty OK.
 //   raw: reads `[total u64 LE]` then that many bytes and answers one byte.
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,9 @@ export interface SinkPorts {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** Partitions the classic GetTopic answer lists, so callers may spread appends over them. */
+export const SINK_PARTITIONS = 8;
 
 /** Handles the bytes of one connection; throws on a malformed frame (the caller closes it). */
 type OnData = (chunk: Buffer) => void;
@@ -69,9 +72,9 @@ function serveClassic(socket: net.Socket): OnData {
       if (code === CommandCode.LoginUser) payload = encodeIdentityResponse(1);
       else if (code === CommandCode.SendMessages) batches++;
       else if (code === CommandCode.GetTopic) {
-        const partition = { id: 0, createdAt: 0n, segmentsCount: 1, currentOffset: batches, sizeBytes: 0n, messagesCount: batches };
+        const partitions = Array.from({ length: SINK_PARTITIONS }, (_, id) => ({ id, createdAt: 0n, segmentsCount: 1, currentOffset: batches, sizeBytes: 0n, messagesCount: batches }));
         payload = encodeTopicDetails(
-          { id: 1, createdAt: 0n, partitionsCount: 1, messageExpiry: 0n, compression: 1, maxTopicSize: 0n, replicationFactor: 1, sizeBytes: 0n, messagesCount: batches, name: 'sink', partitions: [partition] },
+          { id: 1, createdAt: 0n, partitionsCount: SINK_PARTITIONS, messageExpiry: 0n, compression: 1, maxTopicSize: 0n, replicationFactor: 1, sizeBytes: 0n, messagesCount: batches, name: 'sink', partitions },
           'classic',
         );
       }

@@ -3,7 +3,7 @@
 // of ids, header maps, raw header blocks and origin timestamps, and sound fresh ids.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, initChecksums, partitioning } from '@agdx/iggy-protocol';
+import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, IggyInvalidError, initChecksums, partitioning } from '@agdx/iggy-protocol';
 import type { HeaderValue, OutgoingMessage } from '@agdx/iggy-protocol';
 import { plainMessageBatch } from './support/plain-message-batch.js';
 
@@ -105,5 +105,33 @@ describe('SendMessages body with headroom and an in-place VSR frame', () => {
     const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
     expect(() => encodeSendMessagesRequest(req, 'vsr', { allocate: () => new Uint8Array(4) })).toThrow(/allocate gave fewer/);
     expect(() => encodeSendMessagesRequest(req, 'vsr', { headroom: -1 })).toThrow(/headroom/);
+  });
+
+  it('refuses a body that would not fit a u32 frame size before asking for a buffer', () => {
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
+    let asked = 0;
+    const allocate = (n: number): Uint8Array => {
+      asked += 1;
+      return new Uint8Array(n);
+    };
+    expect(() => encodeSendMessagesRequest(req, 'vsr', { headroom: 0xffff_ff00, allocate })).toThrow(IggyInvalidError);
+    expect(asked).toBe(0);
+  });
+});
+
+describe('classic SendMessages ids', () => {
+  const isUuidV4 = (id: bigint): boolean => ((id >> 76n) & 0xfn) === 4n && ((id >> 62n) & 0x3n) === 2n;
+
+  it("sends 0 for a message without an id by default, and a fresh random UUID v4 with classicIds: 'random'; a given id goes as it is", () => {
+    const messages: OutgoingMessage[] = [{ payload: new Uint8Array([1]) }, { payload: new Uint8Array([2]), id: 0n }, { payload: new Uint8Array([3]), id: (1n << 100n) + 7n }];
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages };
+    const plain = decodeSendMessagesRequest(encodeSendMessagesRequest(req, 'classic', { nowMicros: () => 5n }), 'classic').messages;
+    expect(plain.map((m) => m.id)).toEqual([0n, 0n, (1n << 100n) + 7n]);
+    const minted = decodeSendMessagesRequest(encodeSendMessagesRequest(req, 'classic', { nowMicros: () => 5n, classicIds: 'random' }), 'classic').messages;
+    expect(minted[2]?.id).toBe((1n << 100n) + 7n);
+    expect(isUuidV4(minted[0]?.id ?? 0n) && isUuidV4(minted[1]?.id ?? 0n)).toBe(true);
+    expect(minted[0]?.id).not.toBe(minted[1]?.id);
+    // Everything but the minted ids is the same as the default encoding.
+    expect(minted.map((m) => [m.payload, m.originTimestamp, m.rawHeaders])).toEqual(plain.map((m) => [m.payload, m.originTimestamp, m.rawHeaders]));
   });
 });

@@ -2,11 +2,11 @@
  * Merges concurrent appends to one target into one SendMessages. VSR carries one request per
  * connection at a time, so when many callers append to the same partition at once (64 requests
  * in flight, a busy agent's answers) each append used to wait a full request round trip behind
- * the others. Here at most `limit()` sends per target are on the wire; appends arriving
- * meanwhile queue, and when a send finishes the queue leaves as one batch (in arrival order, up
- * to {@link MAX_MERGED_MESSAGES} messages and {@link MAX_MERGED_BYTES} bytes), its offsets split
- * back to each caller. An append that finds a free slot goes out at once, so a lone caller pays
- * no extra latency.
+ * the others. Here one send per target is on the wire at a time (two connections would not keep
+ * the order of two appends to one partition); appends arriving meanwhile queue, and when the send
+ * finishes the queue leaves as one batch (in arrival order, up to {@link MAX_MERGED_MESSAGES}
+ * messages and {@link MAX_MERGED_BYTES} bytes), its offsets split back to each caller. An append
+ * to an idle target goes out at once, so a lone caller pays no extra latency.
  *
  * A merged batch succeeds or fails as a whole, as one append does: every caller in it gets the
  * same error. A caller whose signal fires while queued leaves the queue (nothing was sent); once
@@ -16,6 +16,7 @@
 
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { CancelledError, watchAbort } from '@agdx/transport';
+import { ownCopy } from './outgoing-messages.js';
 
 /** Largest number of messages merged into one batch. */
 export const MAX_MERGED_MESSAGES = 4096;
@@ -44,7 +45,8 @@ interface Waiting {
 }
 
 interface Target {
-  inFlight: number;
+  /** True while a send to this target is on the wire. */
+  busy: boolean;
   readonly queue: Waiting[];
 }
 
@@ -62,26 +64,20 @@ function settle(w: Waiting, outcome: { placement: SendPlacement } | { error: unk
   else w.reject(outcome.error);
 }
 
-/** Per-target send slots and queues; one per transport. */
+/** Per-target send queues; one per transport. */
 export class AppendCoalescer {
-  readonly #limit: () => number;
   readonly #targets = new Map<string, Target>();
-
-  /** `limit()` is the number of sends per target allowed on the wire at once (at least 1). */
-  constructor(limit: () => number) {
-    this.#limit = limit;
-  }
 
   /**
    * Sends `messages` to the target named `key` (callers with equal keys must route identically),
-   * at once when a slot is free, else merged with the appends queued behind the sends in flight.
+   * at once when the target is idle, else merged with the appends queued behind the send in flight.
    */
   send(key: string, messages: readonly OutgoingMessage[], send: BatchSender, signal: AbortSignal | undefined): Promise<SendPlacement> {
     let target = this.#targets.get(key);
-    if (target === undefined) this.#targets.set(key, (target = { inFlight: 0, queue: [] }));
-    if (target.inFlight < Math.max(1, this.#limit()) && target.queue.length === 0) return this.#direct(key, target, messages, send, signal);
+    if (target === undefined) this.#targets.set(key, (target = { busy: false, queue: [] }));
+    if (!target.busy && target.queue.length === 0) return this.#direct(key, target, messages, send, signal);
     return new Promise<SendPlacement>((resolve, reject) => {
-      const waiting: Waiting = { messages, bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
+      const waiting: Waiting = { messages: ownCopy(messages), bytes: sizeOf(messages), send, settled: false, unwatch: undefined, resolve, reject };
       const t = target;
       waiting.unwatch = watchAbort(signal, () => {
         const at = t.queue.indexOf(waiting);
@@ -94,18 +90,18 @@ export class AppendCoalescer {
   }
 
   async #direct(key: string, target: Target, messages: readonly OutgoingMessage[], send: BatchSender, signal: AbortSignal | undefined): Promise<SendPlacement> {
-    target.inFlight++;
+    target.busy = true;
     try {
       return await send(messages, signal);
     } finally {
-      target.inFlight--;
+      target.busy = false;
       this.#drain(key, target);
     }
   }
 
-  /** Sends queued appends as merged batches while slots are free. */
+  /** Sends the appends queued for an idle target as one merged batch. */
   #drain(key: string, target: Target): void {
-    while (target.queue.length > 0 && target.inFlight < Math.max(1, this.#limit())) {
+    if (target.queue.length > 0 && !target.busy) {
       const group: Waiting[] = [];
       let count = 0;
       let bytes = 0;
@@ -117,9 +113,9 @@ export class AppendCoalescer {
         count += next.messages.length;
         bytes += next.bytes;
       }
-      target.inFlight++;
+      target.busy = true;
       void this.#sendGroup(group, count).finally(() => {
-        target.inFlight--;
+        target.busy = false;
         this.#drain(key, target);
       });
     }
@@ -149,6 +145,6 @@ export class AppendCoalescer {
   }
 
   #forget(key: string, target: Target): void {
-    if (target.inFlight === 0 && target.queue.length === 0 && this.#targets.get(key) === target) this.#targets.delete(key);
+    if (!target.busy && target.queue.length === 0 && this.#targets.get(key) === target) this.#targets.delete(key);
   }
 }

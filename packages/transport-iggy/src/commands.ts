@@ -45,9 +45,10 @@ import { FramePool } from './frame-pool.js';
 import { checkedPollReply } from './poll-reply.js';
 import { headersOf } from './record-headers.js';
 
-// VSR ids are minted by the encoder, which writes pooled random bytes straight into each frame
-// (no bigint per message); classic ids are minted in `IggyTransport.append`.
-const SEND_OPTIONS = {} as const;
+// Ids are minted by the encoder, which writes pooled random bytes straight into each frame (no
+// bigint per message): VSR always does, and classic does with `classicIds: 'random'`, because a
+// classic server given id 0 mints the ids itself, one message at a time, slowly.
+const SEND_OPTIONS = { classicIds: 'random' } as const;
 
 /** Buffers of large VSR send frames, shared by every connection of the process. */
 const FRAMES = new FramePool();

@@ -324,6 +324,11 @@ export class IggyConnection {
       }
       call.written = true;
       this.#inFlight.push(call);
+      // VSR writes one frame per pump: it goes out at once, without the cork's extra tick.
+      if (vsr) {
+        socket.write(frame);
+        break;
+      }
       if (!corked) {
         socket.cork();
         corked = true;

@@ -8,8 +8,6 @@ import { setMaxListeners } from 'node:events';
 import {
   ClosedError,
   ConflictError,
-  copyRecordHeaders,
-  isSealedHeaders,
   InvalidArgumentError,
   NotFoundError,
 } from '@agdx/transport';
@@ -43,12 +41,12 @@ import { IggyConnection } from './connection.js';
 import { parseConnectionString } from './connection-string.js';
 import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';
-import { nextMessageId } from './message-ids.js';
+import { ownCopy, toOutgoingMessages } from './outgoing-messages.js';
 import { resolveOptions } from './options.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
 import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
-import { checkPartitionId, checkPayload } from './validation.js';
+import { checkPartitionId } from './validation.js';
 
 /** A consumer id no offset is ever stored for: plain reads poll as this consumer, without commits. */
 const READER: Consumer = { kind: 'consumer', id: 0 };
@@ -95,7 +93,7 @@ export class IggyTransport implements LogTransport {
    * append's offsets are read right after it, exact only while no other append of ours is in
    * between.
    */
-  readonly #coalescer = new AppendCoalescer(() => 1);
+  readonly #coalescer = new AppendCoalescer();
 
   readonly #directory: ClusterDirectory;
 
@@ -248,17 +246,7 @@ export class IggyTransport implements LogTransport {
     const { stream, topic } = this.#address(request);
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
-    const classic = this.#options.protocol === 'classic';
-    const messages: OutgoingMessage[] = records.map((record) => {
-      if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
-      const payload = checkPayload(record.payload);
-      // Classic servers mint an id for id 0 (slowly, per message); VSR ids come from the encoder.
-      const id = classic ? nextMessageId() : undefined;
-      if (record.headers === undefined) return { id, payload };
-      // A sealed block cannot change under us; any other map is copied before the await below.
-      const headers = isSealedHeaders(record.headers) ? record.headers : copyRecordHeaders(record.headers);
-      return headers.size === 0 ? { id, payload } : { id, payload, headers };
-    });
+    const messages = toOutgoingMessages(records);
     const routing = request.routing ?? { balanced: true };
     let wire: Partitioning;
     if ('partition' in routing) wire = partitioning.partitionId(checkPartitionId(routing.partition));
@@ -276,8 +264,10 @@ export class IggyTransport implements LogTransport {
         : (batch, signal) => this.#appendClassic(stream, topic, wire, batch, { signal });
     // Balanced appends spread over partitions one by one, so they are never merged.
     const target = coalescingKey(stream, topic, wire);
+    // Counted now: `messages` may be the caller's array, free to change while this waits.
+    const count = messages.length;
     const placed = target === undefined ? await send(messages, o.signal) : await this.#coalescer.send(target, messages, send, o.signal);
-    return { partition: placed.partition, baseOffset: placed.baseOffset, count: messages.length };
+    return { partition: placed.partition, baseOffset: placed.baseOffset, count };
   }
 
   /**
@@ -287,10 +277,13 @@ export class IggyTransport implements LogTransport {
    * server handles one connection's requests in order, so this is exact unless another client
    * writes to the same partition in between.
    */
-  async #appendClassic(stream: string, topic: string, wire: Partitioning, messages: readonly OutgoingMessage[], o: CallOptions): Promise<SendPlacement> {
+  async #appendClassic(stream: string, topic: string, wire: Partitioning, given: readonly OutgoingMessage[], o: CallOptions): Promise<SendPlacement> {
     let partition: number;
+    let messages = given;
     if (wire.kind === 'partition') partition = wire.partitionId;
     else {
+      // The batch is encoded after the partition count is read: it must not see later changes.
+      messages = ownCopy(given);
       const count = (await this.#topicDetails(stream, topic, o)).partitions.length;
       if (count === 0) throw new NotFoundError(`topic ${stream}/${topic} has no partitions`);
       if (wire.kind === 'key') {

@@ -34,7 +34,7 @@ const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
 describe('AppendCoalescer', () => {
   it('sends a lone append at once and merges what queues behind it, splitting the offsets back', async () => {
-    const c = new AppendCoalescer(() => 1);
+    const c = new AppendCoalescer();
     const s = gatedSender();
     const first = c.send('t', msgs('a'), s.send, undefined);
     const second = c.send('t', msgs('b', 'c'), s.send, undefined);
@@ -50,22 +50,22 @@ describe('AppendCoalescer', () => {
     expect(await third).toEqual({ partition: 3, baseOffset: 3n });
   });
 
-  it('keeps targets apart and allows limit() sends per target on the wire', async () => {
-    const c = new AppendCoalescer(() => 2);
+  it('keeps targets apart: one send per target on the wire, other targets not held back', async () => {
+    const c = new AppendCoalescer();
     const s = gatedSender();
     const calls = [c.send('x', msgs('x1'), s.send, undefined), c.send('y', msgs('y1'), s.send, undefined), c.send('x', msgs('x2'), s.send, undefined), c.send('x', msgs('x3'), s.send, undefined)];
     await tick();
-    expect(s.batches).toEqual([['x1'], ['y1'], ['x2']]);
-    for (let i = 0; i < 4; i++) {
+    expect(s.batches).toEqual([['x1'], ['y1']]);
+    for (let i = 0; i < 3; i++) {
       s.release();
       await tick();
     }
     await Promise.all(calls);
-    expect(s.batches).toEqual([['x1'], ['y1'], ['x2'], ['x3']]);
+    expect(s.batches).toEqual([['x1'], ['y1'], ['x2', 'x3']]);
   });
 
   it('fails every caller of a merged batch with the batch error, and later appends still go out', async () => {
-    const c = new AppendCoalescer(() => 1);
+    const c = new AppendCoalescer();
     const s = gatedSender();
     const first = c.send('t', msgs('a'), s.send, undefined);
     const merged = [c.send('t', msgs('b'), s.send, undefined), c.send('t', msgs('c'), s.send, undefined)];
@@ -81,7 +81,7 @@ describe('AppendCoalescer', () => {
   });
 
   it('drops an append aborted while queued without sending it', async () => {
-    const c = new AppendCoalescer(() => 1);
+    const c = new AppendCoalescer();
     const s = gatedSender();
     const first = c.send('t', msgs('a'), s.send, undefined);
     const controller = new AbortController();
@@ -98,7 +98,7 @@ describe('AppendCoalescer', () => {
   });
 
   it('caps a merged batch at MAX_MERGED_MESSAGES', async () => {
-    const c = new AppendCoalescer(() => 1);
+    const c = new AppendCoalescer();
     const s = gatedSender();
     const first = c.send('t', msgs('a'), s.send, undefined);
     const big = Array.from({ length: MAX_MERGED_MESSAGES - 1 }, () => ({ payload: text('m') }));

@@ -5,6 +5,7 @@
  * lives in packages/iggy-dev-server/test/conformance-over-tcp.test.ts.
  */
 
+import { sealHeaders } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevServerProcess, type DevServerProcess } from './support/dev-server-process.js';
@@ -54,6 +55,44 @@ describe('against the dev server (separate process)', () => {
   });
 
   for (const protocol of ['vsr', 'classic'] as const) {
+    it(`${protocol}: what an append sends is fixed when append() is called: a queued append's records array, record objects and header maps may change afterwards, and sealed header maps are sent right on every use`, async () => {
+      const t = await IggyTransport.connect({ port: server.port, protocol, heartbeatIntervalMs: 0 });
+      try {
+        const stream = `snapshot-${protocol}-${Date.now().toString(36)}`;
+        await t.ensureStream(stream);
+        await t.ensureTopic({ stream, topic: 't' }, { partitions: 1 });
+        const sealed = sealHeaders(new Map([['agent', { kind: 'string' as const, value: text('a1') }]]));
+        const loose = new Map([['n', { kind: 'string' as const, value: text('before') }]]);
+        // The first append is on the wire when the second is called, so the second waits in the queue.
+        const first = t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: text('p0'), headers: sealed }] });
+        const reused = { payload: text('p2') };
+        const records = [{ payload: text('p1') }, reused];
+        const second = t.append({ stream, topic: 't', routing: { partition: 0 }, records });
+        records.push({ payload: text('late') });
+        records[0] = { payload: text('replaced') };
+        reused.payload = text('changed');
+        const third = t.append({ stream, topic: 't', routing: { partition: 0 }, records: [{ payload: text('p3'), headers: sealed }, { payload: text('p4'), headers: loose }] });
+        loose.set('n', { kind: 'string', value: text('after') });
+        const placed = await Promise.all([first, second, third]);
+        expect(placed.map((r) => [r.baseOffset, r.count])).toEqual([
+          [0n, 1],
+          [1n, 2],
+          [3n, 2],
+        ]);
+        // Keyed: a classic append reads the partition count before it encodes its batch.
+        const keyedRecord = { payload: text('k1') };
+        const keyed = t.append({ stream, topic: 't', routing: { key: 'k' }, records: [keyedRecord] });
+        keyedRecord.payload = text('k-changed');
+        expect((await keyed).baseOffset).toBe(5n);
+        const back = await t.read({ stream, topic: 't', partition: 0, offset: 0n, maxCount: 10 });
+        const dec = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
+        expect(back.map((r) => dec(r.payload))).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'k1']);
+        expect(back.map((r) => [...r.headers].map(([k, v]) => `${k}=${dec(v.value)}`).join(','))).toEqual(['agent=a1', '', '', 'agent=a1', 'n=before', '']);
+      } finally {
+        await t.close();
+      }
+    });
+
     it(`${protocol}: concurrent appends to one partition or key over four connections land in call order, each at the offsets it was given`, async () => {
       const t = await IggyTransport.connect({ port: server.port, protocol, heartbeatIntervalMs: 0, connections: 4 });
       try {

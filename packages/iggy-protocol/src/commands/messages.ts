@@ -46,6 +46,13 @@ export interface EncodeMessagesOptions {
   /** The id generator for VSR messages without an id (default: random UUID v4 as a u128). */
   readonly newId?: () => bigint;
   /**
+   * Classic only: who gives a message without an id (absent or 0) its id. `'server'` (default)
+   * sends 0 and the server mints one; `'random'` writes a random UUID v4 here, as VSR always
+   * does. A classic server mints ids one message at a time, slowly, so a producer sending large
+   * batches wants `'random'`.
+   */
+  readonly classicIds?: 'server' | 'random';
+  /**
    * VSR only: compute the frame and batch checksums (default true). `false` leaves them zero,
    * which a server rejects; it exists to measure the checksum cost separately.
    */
@@ -76,6 +83,30 @@ export function headerBlockOf(m: OutgoingMessage): Uint8Array {
     return m.rawHeaders;
   }
   return m.headers === undefined || m.headers.size === 0 ? EMPTY : encodeUserHeaders(m.headers);
+}
+
+/**
+ * The user-header blocks of a batch being measured. Most batches have none, so the per-message
+ * list is only built at the first message that has a non-empty block.
+ */
+export class HeaderBlocks {
+  /** Each message's block (empty where it has none); `undefined` while no message has one. */
+  list: Uint8Array[] | undefined;
+  readonly #count: number;
+
+  /** For a batch of `count` messages. */
+  constructor(count: number) {
+    this.#count = count;
+  }
+
+  /** Resolves message `i`'s block, keeps it when non-empty, and returns its length. */
+  measure(m: OutgoingMessage, i: number): number {
+    if (m.headers === undefined && m.rawHeaders === undefined) return 0;
+    const block = headerBlockOf(m);
+    if (block.length === 0) return 0;
+    (this.list ??= new Array<Uint8Array>(this.#count).fill(EMPTY))[i] = block;
+    return block.length;
+  }
 }
 
 /** Checks a payload is a Uint8Array within the server's size limit. */
@@ -116,11 +147,37 @@ export function randomMessageId(): bigint {
   return (idPoolView.getBigUint64(at, false) << 64n) | idPoolView.getBigUint64(at + 8, false);
 }
 
+const U64 = 0xffff_ffff_ffff_ffffn;
+
+/** Writes a checked u128 id little-endian at `at` of `view` (both halves, so the target need not be zeroed). */
+export function writeMessageId(view: DataView, at: number, id: bigint): void {
+  if (id > U64) {
+    view.setBigUint64(at, id & U64, true);
+    view.setBigUint64(at + 8, id >> 64n, true);
+  } else {
+    view.setBigUint64(at, id, true);
+    view.setBigUint64(at + 8, 0n, true);
+  }
+}
+
 /**
- * Writes a fresh {@link randomMessageId} as its 16 little-endian wire bytes at `at` of `out`,
- * without building a bigint (the send path mints one per message).
+ * Writes a fresh random UUID v4 id as its 16 little-endian wire bytes at `at` of `view` (a view
+ * of the whole output), without building a bigint: the send path mints one per message. The
+ * pool's bytes are random, so they are copied as they are, four bytes at a time, and only the
+ * version and variant bits are set where the little-endian layout puts the UUID's bytes 6 and 8.
  */
-export function writeRandomMessageId(out: Uint8Array, at: number): void {
-  const from = nextPooledId();
-  for (let i = 0; i < 16; i++) out[at + i] = idPool[from + 15 - i] as number;
+export function writeRandomMessageId(view: DataView, at: number): void {
+  if (idPoolPos >= ID_POOL_IDS) {
+    globalThis.crypto.getRandomValues(idPool);
+    idPoolPos = 0;
+  }
+  const from = idPoolPos * 16;
+  idPoolPos += 1;
+  view.setUint32(at, idPoolView.getUint32(from, true), true);
+  view.setUint32(at + 4, idPoolView.getUint32(from + 4, true), true);
+  view.setUint32(at + 8, idPoolView.getUint32(from + 8, true), true);
+  view.setUint32(at + 12, idPoolView.getUint32(from + 12, true), true);
+  // Wire byte 15 - k holds UUID byte k: version 4 in byte 6, variant 10xx in byte 8.
+  view.setUint8(at + 9, (view.getUint8(at + 9) & 0x0f) | 0x40);
+  view.setUint8(at + 7, (view.getUint8(at + 7) & 0x3f) | 0x80);
 }

@@ -8,14 +8,13 @@
 import { IggyCodecError, IggyInvalidError } from '../errors.js';
 import { ByteReader } from '../internal/byte-reader.js';
 import { ByteWriter } from '../internal/byte-writer.js';
-import { checkU32, checkU64 } from '../internal/checks.js';
+import { checkU128, checkU32, checkU64 } from '../internal/checks.js';
 import type { IggyProtocol } from '../protocol.js';
-import type { ClassicMessage } from './classic-messages.js';
-import { CLASSIC_MESSAGE_HEADER_SIZE, classicMessageSize, indexError, readClassicMessage, writeClassicMessage } from './classic-messages.js';
+import { CLASSIC_MESSAGE_HEADER_SIZE, indexError, readClassicMessage } from './classic-messages.js';
 import type { MessageBatch } from './message-batch.js';
 import { batchToPolledMessages, decodeMessageBatchLazily, prepareMessageBatch, writeMessageBatch } from './message-batch.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
-import { checkPayload, headerBlockOf, nowMicros } from './messages.js';
+import { checkPayload, HeaderBlocks, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
 import type { Identifier, Partitioning } from './primitives.js';
 import { identifierSize, partitioningSize, readIdentifier, readPartitioning, writeIdentifierAt, writePartitioningAt } from './primitives.js';
 
@@ -60,6 +59,8 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
     const size = routing + prepared.size;
     const headroom = options.headroom ?? 0;
     if (!Number.isSafeInteger(headroom) || headroom < 0) throw new IggyInvalidError('headroom must be a non-negative integer', { context: { field: 'headroom' } });
+    // A VSR frame's size is a u32: refuse a larger batch before allocating for it.
+    checkU32(headroom + size, 'body size');
     const buffer = options.allocate === undefined ? new Uint8Array(headroom + size) : options.allocate(headroom + size);
     if (!(buffer instanceof Uint8Array) || buffer.length < headroom + size) throw new IggyInvalidError(`allocate gave fewer than ${headroom + size} bytes`, { context: { field: 'allocate' } });
     const out = buffer.subarray(headroom, headroom + size);
@@ -67,31 +68,55 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
     writeMessageBatch(prepared, out, routing, options);
     return out;
   }
-  const now = options.nowMicros ?? nowMicros;
-  const msgs: ClassicMessage[] = new Array<ClassicMessage>(n);
+  return encodeClassicMessages(req, routing, options);
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The classic body: routing, a 16-byte index entry per message, then the 64-byte-header
+ * messages. One pass measures and checks every message (nothing is allocated for a bare
+ * payload), a second writes index and messages straight into the body.
+ */
+function encodeClassicMessages(req: SendMessagesRequest, routing: number, options: EncodeMessagesOptions): Uint8Array {
+  const messages = req.messages;
+  const n = messages.length;
+  const headerBlocks = new HeaderBlocks(n);
   let clock: bigint | undefined;
   let size = routing + n * 16;
   for (let i = 0; i < n; i++) {
-    const m = req.messages[i] as OutgoingMessage;
-    const payload = checkPayload(m);
-    const rawHeaders = headerBlockOf(m);
-    const originTimestamp = checkU64(m.originTimestamp ?? (clock ??= now()), 'originTimestamp');
-    const cm: ClassicMessage = { checksum: 0n, id: m.id ?? 0n, offset: 0n, timestamp: 0n, originTimestamp, payload, rawHeaders };
-    msgs[i] = cm;
-    size += classicMessageSize(cm);
+    const m = messages[i] as OutgoingMessage;
+    size += CLASSIC_MESSAGE_HEADER_SIZE + checkPayload(m).length + headerBlocks.measure(m, i);
+    if (m.originTimestamp === undefined) clock ??= checkU64((options.nowMicros ?? nowMicros)(), 'originTimestamp');
+    else checkU64(m.originTimestamp, 'originTimestamp');
+    if (m.id !== undefined) checkU128(m.id, 'id');
   }
   checkU32(size, 'body size');
+  // Fresh, so every field a producer leaves zero (checksum, offset, timestamp, reserved, index
+  // offset and timestamp) already is.
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   writeRouting(out, view, req, n);
+  const randomIds = options.classicIds === 'random';
+  const blocks = headerBlocks.list;
   let idx = routing;
   let pos = routing + n * 16;
-  let cumulative = 0;
-  for (const m of msgs) {
-    cumulative += classicMessageSize(m);
-    view.setUint32(idx + 4, cumulative, true);
+  for (let i = 0; i < n; i++) {
+    const m = messages[i] as OutgoingMessage;
+    const payload = m.payload;
+    const block = blocks === undefined ? EMPTY : (blocks[i] as Uint8Array);
+    const id = m.id;
+    if (id !== undefined && id !== 0n) writeMessageId(view, pos + 8, id);
+    else if (randomIds) writeRandomMessageId(view, pos + 8);
+    view.setBigUint64(pos + 40, m.originTimestamp ?? (clock as bigint), true);
+    view.setUint32(pos + 48, block.length, true);
+    view.setUint32(pos + 52, payload.length, true);
+    out.set(payload, pos + CLASSIC_MESSAGE_HEADER_SIZE);
+    if (block.length > 0) out.set(block, pos + CLASSIC_MESSAGE_HEADER_SIZE + payload.length);
+    pos += CLASSIC_MESSAGE_HEADER_SIZE + payload.length + block.length;
+    // The index entry: [offset u32 = 0][end of this message, from the first message, u32][timestamp u64 = 0].
+    view.setUint32(idx + 4, pos - routing - n * 16, true);
     idx += 16;
-    pos = writeClassicMessage(out, view, pos, m);
   }
   return out;
 }
