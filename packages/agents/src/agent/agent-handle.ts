@@ -296,7 +296,9 @@ export class AgentHandle {
     const handler = config.handler;
     // Pipelined answers: one window and one ordered appender for every handler of this agent.
     const window = config.pipelining === false ? undefined : new AppendWindow(config.pipelining);
-    const appender = new OrderedAppender();
+    // Where an append is a network round trip (waits poll: Iggy), a handler's burst of answers
+    // to one place leaves as one append.
+    const appender = new OrderedAppender({ burst: transport.waitsByPolling === true });
     pipeline = new RecordPipeline({
       me,
       stream,
@@ -345,6 +347,8 @@ export class AgentHandle {
       idleWaitMs: config.pollIntervalMs,
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
       consume: (record: LogRecord, partition: number, turn: HandlerTurn): Promise<unknown> => consumePipeline.consume(record, partition, false, turn),
+      // Another agent's record (or a reply): reading it again after a crash changes nothing.
+      replayable: (outcome: unknown): boolean => outcome === 'skipped',
       pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,
       onError: this.#onError,
     });

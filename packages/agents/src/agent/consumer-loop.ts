@@ -49,6 +49,13 @@ export interface ConsumerLoopOptions {
    */
   readonly consume: (record: LogRecord, partition: number, turn: HandlerTurn) => Promise<unknown>;
   /**
+   * Says, from what `consume` resolved with, that reading the record again would do nothing
+   * (a record skipped as not this consumer's work). On a polling log a commit that covers only
+   * such records waits longer ({@link LAZY_COMMIT_MS}): a crash before it replays reads, not
+   * work. Omitted: every record counts as work.
+   */
+  readonly replayable?: ((result: unknown) => boolean) | undefined;
+  /**
    * Records per partition whose handler ran but whose effects are not yet all acknowledged
    * (default 1: each record settles before the next starts). Commits never pass an unsettled one.
    */
@@ -82,6 +89,10 @@ interface Lane {
   recommit: boolean;
   /** A commit put off for a moment (polling logs), so a quiet stretch's records share it. */
   lingering: ReturnType<typeof setTimeout> | undefined;
+  /** When the put-off commit is due (performance.now() ms). */
+  lingerDue: number;
+  /** The consumed, uncommitted records include work (not only replayable ones). */
+  pendingWork: boolean;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
 }
@@ -90,6 +101,8 @@ interface Lane {
 interface Unsettled {
   readonly offset: bigint;
   ok: boolean;
+  /** Consumed, and reading it again would do nothing (see `replayable`). */
+  replayable: boolean;
   /** Never rejects: a failure is recorded in the lane run. */
   settled: Promise<void>;
 }
@@ -106,6 +119,12 @@ const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
 /** How long an idle commit waits on a polling log (at most the agent's `pollInterval`). */
 const COMMIT_LINGER_MS = 20;
+/**
+ * How long an idle commit waits on a polling log when it covers only replayable records (skipped
+ * as another agent's work): on a topic several agents share, those are most of what each agent
+ * reads, and committing them as eagerly as work multiplied the commits (one request each).
+ */
+export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
 
 const SETTLED: Promise<void> = Promise.resolve();
@@ -358,6 +377,8 @@ export class ConsumerLoop {
         committing: undefined,
         recommit: false,
         lingering: undefined,
+        lingerDue: 0,
+        pendingWork: false,
         nudge: undefined,
       });
     }
@@ -451,11 +472,13 @@ export class ConsumerLoop {
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
   #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
     const turn = new RecordTurn(lane, this.#againFor);
-    const entry: Unsettled = { offset: record.offset, ok: false, settled: SETTLED };
+    const entry: Unsettled = { offset: record.offset, ok: false, replayable: false, settled: SETTLED };
+    const replayable = this.#o.replayable;
     entry.settled = this.#o.consume(record, lane.partition, turn).then(
-      () => {
+      (result) => {
         turn.release();
         entry.ok = true;
+        if (replayable !== undefined) entry.replayable = replayable(result);
       },
       (error: unknown) => {
         turn.release();
@@ -489,7 +512,9 @@ export class ConsumerLoop {
   #advance(lane: Lane, unsettled: Unsettled[], state: LaneRun): void {
     let moved = false;
     while (unsettled.length > 0 && (unsettled[0] as Unsettled).ok) {
-      lane.pending = (unsettled.shift() as Unsettled).offset;
+      const entry = unsettled.shift() as Unsettled;
+      lane.pending = entry.offset;
+      if (!entry.replayable) lane.pendingWork = true;
       state.sinceCommit++;
       moved = true;
     }
@@ -511,10 +536,16 @@ export class ConsumerLoop {
    */
   #commitSoon(lane: Lane, generation: number, idle = false): void {
     if (idle && this.#pacer !== undefined && !this.#stopping) {
-      lane.lingering ??= setTimeout(() => {
+      const ms = lane.pendingWork ? Math.min(COMMIT_LINGER_MS, this.#o.idleWaitMs) : LAZY_COMMIT_MS;
+      const due = performance.now() + ms;
+      // Work joining a lazy commit brings it forward; a later idle point never puts it off.
+      if (lane.lingering !== undefined && lane.lingerDue <= due) return;
+      clearTimeout(lane.lingering);
+      lane.lingerDue = due;
+      lane.lingering = setTimeout(() => {
         lane.lingering = undefined;
         this.#commitSoon(lane, generation);
-      }, Math.min(COMMIT_LINGER_MS, this.#o.idleWaitMs));
+      }, ms);
       return;
     }
     if (lane.lingering !== undefined) {
@@ -557,6 +588,7 @@ export class ConsumerLoop {
     const offset = lane.pending;
     if (offset === undefined || this.#hardStopped || lane.generation !== generation) return;
     lane.pending = undefined;
+    lane.pendingWork = false;
     try {
       await this.#member?.commit(lane.partition, offset);
     } catch (error) {
