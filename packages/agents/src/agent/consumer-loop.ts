@@ -76,6 +76,8 @@ interface Lane {
   pending: bigint | undefined;
   /** No reads before this time (ms, performance-free Date.now) after a failure. */
   retryAt: number;
+  /** When the last read of this partition came back empty (performance.now() ms), else -Infinity. */
+  emptyAt: number;
   waiting: boolean;
   /** The pending wait for a record at `arrivalAt`, kept across idle periods. */
   arrival: Promise<unknown> | undefined;
@@ -126,6 +128,14 @@ const COMMIT_LINGER_MS = 20;
  */
 export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
+/**
+ * On a polling log, while other partitions deliver records, a partition whose last read came back
+ * empty is read again only after this pause: with records flowing every round re-read every
+ * owned partition, and on a topic whose records are spread over eight partitions most of those
+ * reads were empty (each a request on a connection that carries one at a time). Once a round
+ * delivers nothing, every partition is read again and the {@link PollPacer} paces the rounds.
+ */
+export const EMPTY_PARTITION_PAUSE_MS = 4;
 
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -201,6 +211,8 @@ export class ConsumerLoop {
     if (member === undefined) throw new Error('ConsumerLoop.run() before start()');
     const o = this.#o;
     const turn = new CooperativeYield();
+    // Whether the previous round delivered records (only then are empty partitions paused).
+    let flowing = false;
     while (!this.#stopping) {
       await turn.maybeYield();
       let owned: readonly number[];
@@ -224,10 +236,12 @@ export class ConsumerLoop {
       }
       let progressed = false;
       let reads = 0;
+      // Partitions that read empty after this time are left out of this round (none when idle).
+      const pauseFrom = flowing && this.#pacer !== undefined ? performance.now() - Math.min(EMPTY_PARTITION_PAUSE_MS, o.idleWaitMs) : Infinity;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
-        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now()) continue;
+        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now() || lane.emptyAt > pauseFrom) continue;
         const generation = lane.generation;
         let records: readonly LogRecord[];
         reads++;
@@ -239,12 +253,18 @@ export class ConsumerLoop {
           lane.retryAt = Date.now() + o.retryDelayMs;
           continue;
         }
-        if (records.length === 0 || lane.generation !== generation) continue;
+        if (records.length === 0) {
+          lane.emptyAt = performance.now();
+          continue;
+        }
+        lane.emptyAt = -Infinity;
+        if (lane.generation !== generation) continue;
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
         for (const record of records) lane.queue.push(record);
         progressed = true;
         this.#schedule(lane);
       }
+      flowing = progressed;
       if (progressed) this.#pacer?.active();
       else if (!this.#stopping) await (this.#pacer === undefined ? this.#waitForWork(member, owned) : this.#pace(this.#pacer, reads > 0));
     }
@@ -369,6 +389,7 @@ export class ConsumerLoop {
         generation: 0,
         pending: undefined,
         retryAt: 0,
+        emptyAt: -Infinity,
         waiting: false,
         arrival: undefined,
         arrivalAt: -1n,
