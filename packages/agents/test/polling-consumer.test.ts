@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryLog, type GroupMember, type JoinGroupRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
-import { ConsumerLoop, EMPTY_PARTITION_PAUSE_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
+import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, EMPTY_PARTITION_PAUSE_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
 import { overriding } from './support-runtime/overriding.js';
 
 const STREAM = 's';
@@ -18,15 +18,21 @@ interface Counted {
   readonly transport: LogTransport;
   readonly commits: { partition: number; offset: bigint }[];
   readonly reads: Map<number, number>;
+  readonly assignments: number[];
 }
 
 /** A MemoryLog connection that says its waits poll, counting group commits and reads per partition. */
 function pollingLog(log: MemoryLog): Counted {
   const commits: { partition: number; offset: bigint }[] = [];
   const reads = new Map<number, number>();
+  const assignments: number[] = [];
   const joinGroup = async (request: JoinGroupRequest): Promise<GroupMember> => {
     const member = await log.joinGroup(request);
     return overriding(member, {
+      assignment: (options?: { signal?: AbortSignal }) => {
+        assignments.push(performance.now());
+        return member.assignment(options);
+      },
       commit: (partition: number, offset: bigint, options?: { signal?: AbortSignal }): Promise<void> => {
         commits.push({ partition, offset });
         return member.commit(partition, offset, options);
@@ -37,7 +43,7 @@ function pollingLog(log: MemoryLog): Counted {
     reads.set(request.partition, (reads.get(request.partition) ?? 0) + 1);
     return log.read(request);
   };
-  return { transport: overriding(log, { waitsByPolling: true, joinGroup, read }), commits, reads };
+  return { transport: overriding(log, { waitsByPolling: true, joinGroup, read }), commits, reads, assignments };
 }
 
 async function topicWith(partitions: number, records: number): Promise<MemoryLog> {
@@ -61,7 +67,7 @@ async function pass(ms: number): Promise<void> {
   }
 }
 
-function loop(transport: LogTransport, consume: ConstructorParameters<typeof ConsumerLoop>[0]['consume']): ConsumerLoop {
+function loop(transport: LogTransport, consume: ConstructorParameters<typeof ConsumerLoop>[0]['consume'], idleWaitMs = 100): ConsumerLoop {
   return new ConsumerLoop({
     transport,
     stream: STREAM,
@@ -69,7 +75,7 @@ function loop(transport: LogTransport, consume: ConstructorParameters<typeof Con
     group: 'g',
     parallelism: 8,
     maxQueuedRecords: 64,
-    idleWaitMs: 100,
+    idleWaitMs,
     retryDelayMs: 10,
     consume,
     replayable: (outcome) => outcome === 'skipped',
@@ -85,11 +91,11 @@ describe('consumer loop on a polling log', () => {
     vi.useRealTimers();
   });
 
-  it('commits records it skipped after LAZY_COMMIT_MS, work after at most 20 ms, and work brings a lazy commit forward', async () => {
+  it('commits records it skipped after LAZY_COMMIT_MS, and records with work among them after COMMIT_LINGER_MS', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const log = await topicWith(1, 3);
     const counted = pollingLog(log);
-    const outcomes = ['skipped', 'skipped', 'skipped', 'handled'];
+    const outcomes = ['skipped', 'skipped', 'skipped', 'skipped', 'handled'];
     let consumed = 0;
     const consumer = loop(counted.transport, async () => outcomes[consumed++]);
     await consumer.start();
@@ -101,13 +107,15 @@ describe('consumer loop on a polling log', () => {
     await pass(60);
     expect(counted.commits).toEqual([{ partition: 0, offset: 2n }]);
 
-    await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }] });
-    await pass(150);
-    expect(consumed).toBe(4);
-    // The handled record is committed within the work linger, well before LAZY_COMMIT_MS.
+    await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }, { payload }] });
+    // Read within one idle pause (at most idleWaitMs, 100 ms), committed COMMIT_LINGER_MS later:
+    // well before a lazy commit would be due.
+    await pass(100 + COMMIT_LINGER_MS + 20);
+    expect(LAZY_COMMIT_MS).toBeGreaterThan(COMMIT_LINGER_MS + 20);
+    expect(consumed).toBe(5);
     expect(counted.commits).toEqual([
       { partition: 0, offset: 2n },
-      { partition: 0, offset: 3n },
+      { partition: 0, offset: 4n },
     ]);
     await consumer.stop();
     await running;
@@ -162,6 +170,23 @@ describe('consumer loop on a polling log', () => {
     // Once the flow stopped, they are read again.
     await pass(EMPTY_PARTITION_PAUSE_MS + 2);
     for (let p = 1; p < 8; p++) expect(counted.reads.get(p) ?? 0).toBeGreaterThan(during[p - 1] as number);
+    await consumer.stop();
+    await running;
+  });
+
+  it('with a short poll interval asks for the group assignment at most once per ASSIGNMENT_RECHECK_MS', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(2, 0);
+    const counted = pollingLog(log);
+    const consumer = loop(counted.transport, async () => 'handled', 5);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(1_000);
+    // Idle rounds come every 5 ms at most; the assignment is asked about ten times a second.
+    expect(counted.reads.get(0) ?? 0).toBeGreaterThan(100);
+    expect(counted.assignments.length).toBeGreaterThanOrEqual(5);
+    expect(counted.assignments.length).toBeLessThanOrEqual(1_000 / ASSIGNMENT_RECHECK_MS + 1);
+    for (let i = 1; i < counted.assignments.length; i++) expect((counted.assignments[i] as number) - (counted.assignments[i - 1] as number)).toBeGreaterThanOrEqual(ASSIGNMENT_RECHECK_MS);
     await consumer.stop();
     await running;
   });

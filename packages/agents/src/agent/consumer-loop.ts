@@ -6,9 +6,11 @@
  * different partitions run in parallel up to the configured parallelism.
  *
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
- * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
- * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
- * before every read, since each check is a request of its own.
+ * reads again at once while records flow and backs off while idle (a {@link PollPacer}), it
+ * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`, at least
+ * {@link ASSIGNMENT_RECHECK_MS}) instead of before every read, and while records flow it leaves
+ * partitions that just read empty alone for a moment, since each read, check and commit is a
+ * request of its own on a connection that carries one at a time.
  */
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
@@ -119,8 +121,12 @@ interface LaneRun {
 
 const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
-/** How long an idle commit waits on a polling log (at most the agent's `pollInterval`). */
-const COMMIT_LINGER_MS = 20;
+/**
+ * How long an idle commit of work waits on a polling log: the commits of one partition are at
+ * most ten a second however fast its records come (a crash replays at most this much work, far
+ * less than Kafka's 5 s auto-commit).
+ */
+export const COMMIT_LINGER_MS = 100;
 /**
  * How long an idle commit waits on a polling log when it covers only replayable records (skipped
  * as another agent's work): on a topic several agents share, those are most of what each agent
@@ -136,6 +142,12 @@ const LANE_QUANTUM = 64;
  * delivers nothing, every partition is read again and the {@link PollPacer} paces the rounds.
  */
 export const EMPTY_PARTITION_PAUSE_MS = 4;
+/**
+ * Shortest time between two assignment checks on a polling log (each is a request): an agent
+ * with a short `pollInterval` still asks at most ten times a second. A commit refused for a lost
+ * partition makes it ask at once.
+ */
+export const ASSIGNMENT_RECHECK_MS = 100;
 
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -285,12 +297,15 @@ export class ConsumerLoop {
     });
   }
 
-  /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
+  /**
+   * The member's partitions; on a polling log an answer younger than `idleWaitMs` (at least
+   * {@link ASSIGNMENT_RECHECK_MS}) is reused.
+   */
   async #assigned(member: GroupMember): Promise<readonly number[]> {
     if (this.#pacer === undefined) return member.assignment();
     const now = performance.now();
     // A lost commit clears #owned: ask again at once rather than keep reading a lost partition.
-    if (this.#owned !== '' && now - this.#assignmentAt < this.#o.idleWaitMs) return this.#assignment;
+    if (this.#owned !== '' && now - this.#assignmentAt < Math.max(this.#o.idleWaitMs, ASSIGNMENT_RECHECK_MS)) return this.#assignment;
     const owned = await member.assignment();
     this.#assignment = owned;
     this.#assignmentAt = performance.now();
@@ -549,15 +564,15 @@ export class ConsumerLoop {
 
   /**
    * One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset.
-   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first: there a commit is a
-   * request of its own (two on classic Iggy: ownership check, store), and with one request in
-   * flight at a time one per record doubled the requests of an agent answering one record at a
-   * time. Records handled in the
-   * meantime share it; stop() commits at once.
+   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first ({@link LAZY_COMMIT_MS}
+   * when it covers only skipped records): there a commit is a request of its own (two on classic
+   * Iggy: ownership check, store) on a connection that carries one request at a time, and one per
+   * record doubled the requests of an agent answering one record at a time. Records handled in
+   * the meantime share it; every 32nd record and stop() commit at once.
    */
   #commitSoon(lane: Lane, generation: number, idle = false): void {
     if (idle && this.#pacer !== undefined && !this.#stopping) {
-      const ms = lane.pendingWork ? Math.min(COMMIT_LINGER_MS, this.#o.idleWaitMs) : LAZY_COMMIT_MS;
+      const ms = lane.pendingWork ? COMMIT_LINGER_MS : LAZY_COMMIT_MS;
       const due = performance.now() + ms;
       // Work joining a lazy commit brings it forward; a later idle point never puts it off.
       if (lane.lingering !== undefined && lane.lingerDue <= due) return;
