@@ -4,8 +4,8 @@
  * concurrent sessions, streamed answers of --chunks chunks, for --seconds; --pipelining=false
  * makes the agents await every answer (the runtime before pipelined answers). The live heap is
  * sampled after forced collections for iggy; the memory log's heap is read as it is. Also
- * reports this process's CPU time (requester and agents; a child server not counted) per request
- * and the load average before and after. Writes results/load-<transport>.json (the memory series
+ * reports this process's CPU time (requester and agents) per request, the child server's own CPU
+ * time per request during the load phase (Linux), and the load average before and after. Writes results/load-<transport>.json (the memory series
  * included).
  */
 import { loadavg } from 'node:os';
@@ -40,7 +40,7 @@ const report = {
 };
 const { latencyMs: l, memory: m } = report;
 process.stdout.write(
-  `${transport}${pipelining ? '' : ' (not pipelined)'}: ${report.requests} requests (${report.requestsPerSecond}/s, ${report.chunksPerSecond} chunks/s), p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, errors ${report.errors}, peak RSS ${m.peakRssMb} MB, live heap ${m.heapSecondQuarterMb} → ${m.heapLastQuarterMb} MB (${m.heapSlopeMbPerMin} MB/min over the second half), 100 ms timer fired ${report.timer.ticks}/${report.timer.expectedTicks} (max lag ${report.timer.maxLagMs} ms), ${report.cpuMicrosPerRequest} µs CPU per request, load ${report.loadAverage.before[0]} → ${report.loadAverage.after[0]}\n`,
+  `${transport}${pipelining ? '' : ' (not pipelined)'}: ${report.requests} requests (${report.requestsPerSecond}/s, ${report.chunksPerSecond} chunks/s), p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, errors ${report.errors}, peak RSS ${m.peakRssMb} MB, live heap ${m.heapSecondQuarterMb} → ${m.heapLastQuarterMb} MB (${m.heapSlopeMbPerMin} MB/min over the second half), 100 ms timer fired ${report.timer.ticks}/${report.timer.expectedTicks} (max lag ${report.timer.maxLagMs} ms), ${report.cpuMicrosPerRequest} µs CPU per request (server ${report.serverCpuMicrosPerRequest ?? '?'} µs), load ${report.loadAverage.before[0]} → ${report.loadAverage.after[0]}\n`,
 );
 writeResult(`load-${transport}`, report);
 process.exit(report.errors === 0 ? 0 : 1);

@@ -296,11 +296,12 @@ export class AgentHandle {
     const handler = config.handler;
     // Pipelined answers: one window and one ordered appender for every handler of this agent.
     const window = config.pipelining === false ? undefined : new AppendWindow(config.pipelining);
-    // While the consumer has records queued behind the one being handled, answers wait for the
-    // end of the burst and leave together (one append for one read's answers). Where waits poll
-    // (Iggy) an append takes a network round trip, during which later answers merge anyway.
+    // Answers issued in one burst leave as one append. Where waits poll (Iggy) an append is a
+    // network round trip, so a handler's burst always waits for the end of its macrotask. On an
+    // in-process log an answer waits only while the consumer has records queued behind the one
+    // being handled (one append for one read's answers), so a lone answer never waits.
     let backlog = (): boolean => false;
-    const appender = new OrderedAppender(transport.waitsByPolling === true ? {} : { holdWhile: () => backlog() });
+    const appender = new OrderedAppender(transport.waitsByPolling === true ? { burst: true } : { holdWhile: () => backlog() });
     pipeline = new RecordPipeline({
       me,
       stream,
@@ -349,6 +350,8 @@ export class AgentHandle {
       idleWaitMs: config.pollIntervalMs,
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
       consume: (record: LogRecord, partition: number, turn: HandlerTurn): Promise<unknown> => consumePipeline.consume(record, partition, false, turn),
+      // Another agent's record (or a reply): reading it again after a crash changes nothing.
+      replayable: (outcome: unknown): boolean => outcome === 'skipped',
       pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,
       onError: this.#onError,
     });

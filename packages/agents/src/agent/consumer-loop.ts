@@ -6,9 +6,12 @@
  * different partitions run in parallel up to the configured parallelism.
  *
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
- * reads again at once while records flow and backs off while idle (a {@link PollPacer}), and it
- * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`) instead of
- * before every read, since each check is a request of its own. *
+ * reads again at once while records flow and backs off while idle (a {@link PollPacer}), it
+ * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`, at least
+ * {@link ASSIGNMENT_RECHECK_MS}) instead of before every read, and while records flow it leaves
+ * partitions that just read empty alone for a moment, since each read, check and commit is a
+ * request of its own on a connection that carries one at a time.
+ *
  * On a log whose writer wakes the waits (MemoryLog), a loop whose last read found more than one
  * record waits for the end of the current burst (a macrotask hop, see {@link burstEnd}) after it
  * is woken, so the records a burst of requests appends arrive in one read instead of one read and
@@ -54,6 +57,13 @@ export interface ConsumerLoopOptions {
    */
   readonly consume: (record: LogRecord, partition: number, turn: HandlerTurn) => Promise<unknown>;
   /**
+   * Says, from what `consume` resolved with, that reading the record again would do nothing
+   * (a record skipped as not this consumer's work). On a polling log a commit that covers only
+   * such records waits longer ({@link LAZY_COMMIT_MS}): a crash before it replays reads, not
+   * work. Omitted: every record counts as work.
+   */
+  readonly replayable?: ((result: unknown) => boolean) | undefined;
+  /**
    * Records per partition whose handler ran but whose effects are not yet all acknowledged
    * (default 1: each record settles before the next starts). Commits never pass an unsettled one.
    */
@@ -74,6 +84,8 @@ interface Lane {
   pending: bigint | undefined;
   /** No reads before this time (ms, performance-free Date.now) after a failure. */
   retryAt: number;
+  /** When the last read of this partition came back empty (performance.now() ms), else -Infinity. */
+  emptyAt: number;
   waiting: boolean;
   /** The pending wait for a record at `arrivalAt`, kept across idle periods. */
   arrival: Promise<unknown> | undefined;
@@ -87,6 +99,10 @@ interface Lane {
   recommit: boolean;
   /** A commit put off for a moment (polling logs), so a quiet stretch's records share it. */
   lingering: ReturnType<typeof setTimeout> | undefined;
+  /** When the put-off commit is due (performance.now() ms). */
+  lingerDue: number;
+  /** The consumed, uncommitted records include work (not only replayable ones). */
+  pendingWork: boolean;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
   /** The promise `nudge` settles, shared by the waits of one idle stretch. */
@@ -99,6 +115,8 @@ interface Unsettled {
   ok: boolean;
   /** Settled, either way. */
   done: boolean;
+  /** Consumed, and reading it again would do nothing (see `replayable`). */
+  replayable: boolean;
   /** Never rejects: a failure is recorded in the lane run. */
   settled: Promise<void>;
 }
@@ -113,9 +131,33 @@ interface LaneRun {
 
 const READ_BATCH = 256;
 const COMMIT_EVERY = 32;
-/** How long an idle commit waits on a polling log (at most the agent's `pollInterval`). */
-const COMMIT_LINGER_MS = 20;
+/**
+ * How long an idle commit of work waits on a polling log: the commits of one partition are at
+ * most ten a second however fast its records come (a crash replays at most this much work, far
+ * less than Kafka's 5 s auto-commit).
+ */
+export const COMMIT_LINGER_MS = 100;
+/**
+ * How long an idle commit waits on a polling log when it covers only replayable records (skipped
+ * as another agent's work): on a topic several agents share, those are most of what each agent
+ * reads, and committing them as eagerly as work multiplied the commits (one request each).
+ */
+export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
+/**
+ * On a polling log, while other partitions deliver records, a partition whose last read came back
+ * empty is read again only after this pause: with records flowing every round re-read every
+ * owned partition, and on a topic whose records are spread over eight partitions most of those
+ * reads were empty (each a request on a connection that carries one at a time). Once a round
+ * delivers nothing, every partition is read again and the {@link PollPacer} paces the rounds.
+ */
+export const EMPTY_PARTITION_PAUSE_MS = 4;
+/**
+ * Shortest time between two assignment checks on a polling log (each is a request): an agent
+ * with a short `pollInterval` still asks at most ten times a second. A commit refused for a lost
+ * partition makes it ask at once.
+ */
+export const ASSIGNMENT_RECHECK_MS = 100;
 
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -193,6 +235,8 @@ export class ConsumerLoop {
     if (member === undefined) throw new Error('ConsumerLoop.run() before start()');
     const o = this.#o;
     const turn = new CooperativeYield();
+    // Whether the previous round delivered records (only then are empty partitions paused).
+    let flowing = false;
     while (!this.#stopping) {
       const pause = turn.maybeYield();
       if (pause !== undefined) await pause;
@@ -219,10 +263,12 @@ export class ConsumerLoop {
       let reads = 0;
       let largest = 0;
       let full = false;
+      // Partitions that read empty after this time are left out of this round (none when idle).
+      const pauseFrom = flowing && this.#pacer !== undefined ? performance.now() - Math.min(EMPTY_PARTITION_PAUSE_MS, o.idleWaitMs) : Infinity;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
-        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now()) continue;
+        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now() || lane.emptyAt > pauseFrom) continue;
         const generation = lane.generation;
         let records: readonly LogRecord[];
         reads++;
@@ -234,7 +280,12 @@ export class ConsumerLoop {
           lane.retryAt = Date.now() + o.retryDelayMs;
           continue;
         }
-        if (records.length === 0 || lane.generation !== generation) continue;
+        if (records.length === 0) {
+          lane.emptyAt = performance.now();
+          continue;
+        }
+        lane.emptyAt = -Infinity;
+        if (lane.generation !== generation) continue;
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
         for (const record of records) lane.queue.push(record);
         progressed = true;
@@ -242,6 +293,7 @@ export class ConsumerLoop {
         if (records.length === READ_BATCH) full = true;
         this.#schedule(lane);
       }
+      flowing = progressed;
       if (progressed) {
         this.#bursty = largest > 1;
         this.#pacer?.active();
@@ -282,12 +334,15 @@ export class ConsumerLoop {
     });
   }
 
-  /** The member's partitions; on a polling log an answer younger than `idleWaitMs` is reused. */
+  /**
+   * The member's partitions; on a polling log an answer younger than `idleWaitMs` (at least
+   * {@link ASSIGNMENT_RECHECK_MS}) is reused.
+   */
   async #assigned(member: GroupMember): Promise<readonly number[]> {
     if (this.#pacer === undefined) return member.assignment();
     const now = performance.now();
     // A lost commit clears #owned: ask again at once rather than keep reading a lost partition.
-    if (this.#owned !== '' && now - this.#assignmentAt < this.#o.idleWaitMs) return this.#assignment;
+    if (this.#owned !== '' && now - this.#assignmentAt < Math.max(this.#o.idleWaitMs, ASSIGNMENT_RECHECK_MS)) return this.#assignment;
     const owned = await member.assignment();
     this.#assignment = owned;
     this.#assignmentAt = performance.now();
@@ -386,6 +441,7 @@ export class ConsumerLoop {
         generation: 0,
         pending: undefined,
         retryAt: 0,
+        emptyAt: -Infinity,
         waiting: false,
         arrival: undefined,
         arrivalAt: -1n,
@@ -394,6 +450,8 @@ export class ConsumerLoop {
         committing: undefined,
         recommit: false,
         lingering: undefined,
+        lingerDue: 0,
+        pendingWork: false,
         nudge: undefined,
         nudged: undefined,
       });
@@ -494,12 +552,14 @@ export class ConsumerLoop {
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
   #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
     const turn = new RecordTurn(lane, this.#againFor);
-    const entry: Unsettled = { offset: record.offset, ok: false, done: false, settled: SETTLED };
+    const entry: Unsettled = { offset: record.offset, ok: false, done: false, replayable: false, settled: SETTLED };
+    const replayable = this.#o.replayable;
     entry.settled = this.#o.consume(record, lane.partition, turn).then(
-      () => {
+      (result) => {
         turn.release();
         entry.ok = true;
         entry.done = true;
+        if (replayable !== undefined) entry.replayable = replayable(result);
       },
       (error: unknown) => {
         turn.release();
@@ -534,7 +594,9 @@ export class ConsumerLoop {
   #advance(lane: Lane, unsettled: Unsettled[], state: LaneRun): void {
     let moved = false;
     while (unsettled.length > 0 && (unsettled[0] as Unsettled).ok) {
-      lane.pending = (unsettled.shift() as Unsettled).offset;
+      const entry = unsettled.shift() as Unsettled;
+      lane.pending = entry.offset;
+      if (!entry.replayable) lane.pendingWork = true;
       state.sinceCommit++;
       moved = true;
     }
@@ -548,18 +610,24 @@ export class ConsumerLoop {
 
   /**
    * One commit per lane at a time; a commit asked for meanwhile follows it with the newest offset.
-   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first: there a commit is a
-   * request of its own (two on classic Iggy: ownership check, store), and with one request in
-   * flight at a time one per record doubled the requests of an agent answering one record at a
-   * time. Records handled in the
-   * meantime share it; stop() commits at once.
+   * An idle commit on a polling log waits {@link COMMIT_LINGER_MS} first ({@link LAZY_COMMIT_MS}
+   * when it covers only skipped records): there a commit is a request of its own (two on classic
+   * Iggy: ownership check, store) on a connection that carries one request at a time, and one per
+   * record doubled the requests of an agent answering one record at a time. Records handled in
+   * the meantime share it; every 32nd record and stop() commit at once.
    */
   #commitSoon(lane: Lane, generation: number, idle = false): void {
     if (idle && this.#pacer !== undefined && !this.#stopping) {
-      lane.lingering ??= setTimeout(() => {
+      const ms = lane.pendingWork ? COMMIT_LINGER_MS : LAZY_COMMIT_MS;
+      const due = performance.now() + ms;
+      // Work joining a lazy commit brings it forward; a later idle point never puts it off.
+      if (lane.lingering !== undefined && lane.lingerDue <= due) return;
+      clearTimeout(lane.lingering);
+      lane.lingerDue = due;
+      lane.lingering = setTimeout(() => {
         lane.lingering = undefined;
         this.#commitSoon(lane, generation);
-      }, Math.min(COMMIT_LINGER_MS, this.#o.idleWaitMs));
+      }, ms);
       return;
     }
     if (lane.lingering !== undefined) {
@@ -602,6 +670,7 @@ export class ConsumerLoop {
     const offset = lane.pending;
     if (offset === undefined || this.#hardStopped || lane.generation !== generation) return;
     lane.pending = undefined;
+    lane.pendingWork = false;
     try {
       await this.#member?.commit(lane.partition, offset);
     } catch (error) {

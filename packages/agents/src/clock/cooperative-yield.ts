@@ -7,10 +7,16 @@
 
 const SLICE_MS = 10;
 
-const macrotask: () => Promise<void> =
+/**
+ * Runs `run` after the current macrotask: setImmediate where the runtime has it (Node, Bun,
+ * Deno), else a zero timeout (browsers clamp it to a few ms).
+ */
+export const afterMacrotask: (run: () => void) => void =
   typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
-    ? () => new Promise((resolve) => (globalThis as unknown as { setImmediate(fn: () => void): unknown }).setImmediate(resolve))
-    : () => new Promise((resolve) => setTimeout(resolve, 0));
+    ? (run) => void (globalThis as unknown as { setImmediate(fn: () => void): unknown }).setImmediate(run)
+    : (run) => void setTimeout(run, 0);
+
+const macrotask = (): Promise<void> => new Promise((resolve) => afterMacrotask(resolve));
 
 /** Time-sliced yielding for one loop. */
 export class CooperativeYield {

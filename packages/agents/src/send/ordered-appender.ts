@@ -2,6 +2,7 @@ import { AgdxError } from '@agdx/wire';
 import { watchAbort } from '@agdx/transport';
 import type { BatchPosition } from '../client/client-core.js';
 import { afterBurst } from '../clock/after-burst.js';
+import { afterMacrotask } from '../clock/cooperative-yield.js';
 import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
@@ -52,13 +53,20 @@ interface Place {
 export class OrderedAppender {
   readonly #places = new Map<string, Place>();
   readonly #holdWhile: (() => boolean) | undefined;
+  readonly #burst: boolean;
 
   /**
-   * An appender; `holdWhile` (optional) is asked when an append finds its place idle: true holds
-   * it until the end of the current burst, so appends issued meanwhile leave with it.
+   * An appender. An append that finds its place idle may wait for the end of the current burst
+   * of work, so appends issued to that place meanwhile leave with it as one append:
+   * - `burst` (where an append is a network round trip: waits poll, Iggy) always waits for the
+   *   current macrotask to end, so a handler's 16 chunks, its finish and its response leave as one
+   *   append instead of one for the first record and one for the rest; worth one event-loop turn;
+   * - `holdWhile` (in-process logs) is asked each time, and waits only while it answers true (the
+   *   consumer has records queued behind the one being handled), so a lone answer never waits.
    */
-  constructor(options: { readonly holdWhile?: (() => boolean) | undefined } = {}) {
+  constructor(options: { readonly holdWhile?: (() => boolean) | undefined; readonly burst?: boolean | undefined } = {}) {
     this.#holdWhile = options.holdWhile;
+    this.#burst = options.burst === true;
   }
 
   /**
@@ -75,11 +83,11 @@ export class OrderedAppender {
     const key = `${append.stream}\u0000${route.topic}\u0000${where}`;
     let place = this.#places.get(key);
     if (place === undefined) this.#places.set(key, (place = { busy: false, queue: [] }));
-    if (!place.busy && this.#holdWhile?.() === true) {
+    if (!place.busy && (this.#burst || this.#holdWhile?.() === true)) {
       // Queued on an idle place: the drain at the end of the burst sends it with what follows.
       place.busy = true;
       const p = place;
-      afterBurst(() => this.#drain(key, p));
+      (this.#burst ? afterMacrotask : afterBurst)(() => this.#drain(key, p));
     } else if (!place.busy) {
       place.busy = true;
       const sent = send(append, append.records, signal);

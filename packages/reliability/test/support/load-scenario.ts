@@ -10,7 +10,7 @@ import { MemoryLog, type LogTransport } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { MemorySampler, type MemoryReport } from './memory-sampler.js';
-import { kill, startChild } from './processes.js';
+import { kill, processCpuMicros, startChild } from './processes.js';
 
 /** Settings of a run. */
 export interface LoadRunOptions {
@@ -49,6 +49,11 @@ export interface LoadRunReport {
    */
   readonly timer: { readonly expectedTicks: number; readonly ticks: number; readonly maxLagMs: number };
   readonly elapsedMs: number;
+  /**
+   * CPU time (user + system) of the dev server's child process during the load phase divided by
+   * the requests answered, in µs; undefined without a child or where `/proc` is missing.
+   */
+  readonly serverCpuMicrosPerRequest?: number | undefined;
 }
 
 const STREAM = 'load';
@@ -111,6 +116,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     const errorSamples: string[] = [];
     let errors = 0;
     const loadStart = performance.now();
+    const serverCpuBefore = processCpuMicros(child?.process.pid);
     const session = async (agent: number, s: number): Promise<void> => {
       const conversation = ConversationId.derive(`load-${agent}-${s}`);
       const target = AgentId.new(`agent-${agent}`);
@@ -131,6 +137,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     for (let a = 0; a < options.agents; a++) for (let s = 0; s < options.sessionsPerAgent; s++) lanes.push(session(a, s));
     await Promise.all(lanes);
     const loadMs = performance.now() - loadStart;
+    const serverCpuAfter = processCpuMicros(child?.process.pid);
     clearInterval(ticker);
     maxLagMs = Math.max(maxLagMs, performance.now() - lastTick - 100);
     const memoryReport = sampler.stop();
@@ -147,6 +154,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
       memory: memoryReport,
       timer: { expectedTicks: Math.floor(loadMs / 100), ticks, maxLagMs: Math.round(maxLagMs) },
       elapsedMs: performance.now() - started,
+      serverCpuMicrosPerRequest:
+        serverCpuBefore === undefined || serverCpuAfter === undefined || latencies.length === 0 ? undefined : Math.round((serverCpuAfter - serverCpuBefore) / latencies.length),
     };
   } finally {
     await Promise.all(handles.map((h) => h.abort().catch(() => undefined)));

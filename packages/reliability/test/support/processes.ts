@@ -3,6 +3,7 @@
  * (from TypeScript source through tsx) so they can be killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -56,4 +57,27 @@ export function exited(child: ChildProcess): Promise<void> {
 export async function kill(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
   await exited(child);
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on every Linux build Node ships for). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system) another process has used so far, in µs, read from `/proc/<pid>/stat`
+ * (10 ms resolution); undefined without a pid or off Linux.
+ */
+export function processCpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
+  return ((utime + stime) * 1_000_000) / USER_HZ;
 }
