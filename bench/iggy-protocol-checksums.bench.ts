@@ -32,10 +32,21 @@ interface Hashers {
   readonly xxh32: ((bytes: Uint8Array) => unknown) | undefined;
 }
 
+/** The part of hash-wasm's API used here (its types resolve only inside @agdx/iggy-protocol). */
+interface HashWasmHasher {
+  init(): unknown;
+  update(bytes: Uint8Array): unknown;
+  digest(format: 'binary'): Uint8Array;
+}
+interface HashWasm {
+  createXXHash3(seedLow: number, seedHigh: number): Promise<HashWasmHasher>;
+  createXXHash32(seed: number): Promise<HashWasmHasher>;
+}
+
 /** hash-wasm is a dev dependency of @agdx/iggy-protocol, so it is resolved from there. */
 async function hashWasm(): Promise<Hashers> {
   const from = createRequire(new URL('../packages/iggy-protocol/package.json', import.meta.url));
-  const lib = (await import(pathToFileURL(from.resolve('hash-wasm')).href)) as typeof import('hash-wasm');
+  const lib = (await import(pathToFileURL(from.resolve('hash-wasm')).href)) as HashWasm;
   const h3 = await lib.createXXHash3(0, 0);
   const h32 = await lib.createXXHash32(0);
   return {
