@@ -1,17 +1,18 @@
 // What the VSR batch checksums cost the producer: CPU time of encoding a SendMessages body of
 // 1,000 x 100-byte messages with @agdx/iggy-protocol, in three modes, each in its own child
 // process (the WebAssembly hasher, once loaded, stays on for a process):
-//   - wasm: checksums by the WebAssembly XXH3 (`initChecksums({ wasmBatchHashing: true })`, what
-//     @agdx/transport-iggy and the dev server use);
-//   - javascript: checksums by the package's JavaScript XXH3 (the default, and what every client
-//     used before);
+//   - wasm: checksums by the WebAssembly XXH3 (`loadWasmChecksums()` of
+//     `@agdx/iggy-protocol/wasm-checksums`, what @agdx/transport-iggy and the dev server load);
+//   - javascript: checksums by the package's JavaScript XXH3 (the default, no WebAssembly at all:
+//     what browsers and edge runtimes use);
 //   - none: `checksums: false` (not valid for VSR; the floor: everything but hashing).
 // Rounds alternate the modes, rotating which goes first. Each child encodes WARMUP batches, then
 // BATCHES batches, and reports CPU microseconds (user + system, process.cpuUsage) per batch.
 // Payloads differ in every batch. AGDX_BENCH_RUNS sets the rounds (default 7). Prints one JSON object.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { encodeSendMessagesRequest, initChecksums, partitioning } from '@agdx/iggy-protocol';
+import { encodeSendMessagesRequest, partitioning } from '@agdx/iggy-protocol';
+import { loadWasmChecksums } from '@agdx/iggy-protocol/wasm-checksums';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { machine } from './support/machine.js';
 import { median } from './support/stats.js';
@@ -26,7 +27,7 @@ type Mode = (typeof MODES)[number];
 
 /** The child: encode batches in `mode` and print CPU µs per batch. */
 async function child(mode: Mode): Promise<void> {
-  await initChecksums({ wasmBatchHashing: mode === 'wasm' });
+  if (mode === 'wasm') await loadWasmChecksums();
   // A pool of distinct batches, so that no two consecutive encodes see the same bytes.
   const pool: OutgoingMessage[][] = Array.from({ length: 16 }, (_, b) =>
     Array.from({ length: BATCH }, (_, i) => {

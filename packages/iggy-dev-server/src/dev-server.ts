@@ -6,7 +6,7 @@
 
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { initChecksums } from '@agdx/iggy-protocol';
+import { loadWasmChecksums } from '@agdx/iggy-protocol/wasm-checksums';
 import { UserDirectory } from './auth/user-directory.js';
 import { ServerClock } from './clock.js';
 import { ClusterRoster } from './cluster/roster.js';
@@ -75,8 +75,9 @@ export interface NodeBinding {
 
 /** Opens the storage and the broker (a `DevServerError` of kind `storage` when that fails). */
 export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeState> {
-  // Node only, so the WebAssembly batch hasher is allowed: admission verifies every frame.
-  await initChecksums({ wasmBatchHashing: o.batchHashing === 'wasm' });
+  // Node only, so the WebAssembly batch hasher is allowed: admission verifies every frame. Where
+  // the runtime refuses WebAssembly (node --jitless) the JavaScript checksums stay in use.
+  if (o.batchHashing === 'wasm') await loadWasmChecksums().catch(() => undefined);
   const onStorageError = (error: DevServerError): void => {
     try {
       o.onStorageError(error);

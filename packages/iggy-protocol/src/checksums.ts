@@ -1,100 +1,78 @@
 /**
  * XXH3-64 (VSR message and batch checksums) and XXH32 seed 0 (MessagesKey partitioning, string
- * consumer ids), from hash-wasm. hash-wasm instantiates WebAssembly asynchronously, so the
- * package's hashing is initialised once with `await initChecksums()`; after that every hash is
- * synchronous and reuses one hasher instance, which keeps the encode hot path free of promises.
- * XXH3 of inputs up to 240 bytes (every frame of a small message) is computed in plain JavaScript
- * instead (`internal/xxh3-short.ts`): the call into WebAssembly cost several times the hash.
+ * consumer ids), synchronous and in plain JavaScript: no WebAssembly and no BigInt on the hot
+ * path, so the package runs on edge runtimes that forbid compiling WebAssembly. XXH3 is ours
+ * (`internal/xxh3-*.ts`: no maintained pure-JS XXH3-64 without BigInt exists on npm); XXH32 is
+ * js-xxhash. Tests hold both to hash-wasm and to the Iggy vectors.
  *
- * With `initChecksums({ wasmBatchHashing: true })` (Node-only callers: the TCP client and the dev
- * server) whole VSR message batches are hashed by a small WebAssembly module of ours
- * (`wasm/xxh3.wat`, `internal/xxh3-wasm.ts`): all frames in one call, about four times faster
- * than the JavaScript above per frame. It is opt-in because edge runtimes forbid compiling
- * WebAssembly at run time.
+ * Node-only callers (the TCP client, the dev server) may install the WebAssembly batch hasher of
+ * `@agdx/iggy-protocol/wasm-checksums`, which hashes all frames of a VSR batch in one call; the
+ * functions here then hand it inputs above 240 bytes and the batch codecs hand it whole batches.
  */
 
-import { createXXHash3, createXXHash32 } from 'hash-wasm';
-import type { IHasher } from 'hash-wasm';
+import { xxHash32 } from 'js-xxhash';
 import { IggyInvalidError } from './errors.js';
-import { XXH3_OUT, XXH3_SHORT_MAX, xxh3Short } from './internal/xxh3-short.js';
-import { loadXxh3Wasm, WASM_BATCH_MAX, wasmXxh3, xxh3WasmReady } from './internal/xxh3-wasm.js';
-
-let hasher3: IHasher | undefined;
-let hasher32: IHasher | undefined;
-let pending: Promise<void> | undefined;
+import { batchHasher } from './internal/batch-hasher.js';
+import { XXH3_OUT } from './internal/u64-math.js';
+import { xxh3Long } from './internal/xxh3-long.js';
+import { viewFor, XXH3_SHORT_MAX, xxh3Short } from './internal/xxh3-short.js';
+import { Xxh3StreamState } from './internal/xxh3-stream.js';
 
 /** Options of {@link initChecksums}. */
 export interface ChecksumOptions {
   /**
-   * Also load the WebAssembly batch hasher, which hashes all frames of a VSR message batch in one
-   * call (encode with checksums, and decode with `verifyChecksums`). Default false: it compiles
-   * WebAssembly at run time, which edge runtimes forbid. Once loaded it stays on for the process.
+   * Also load the WebAssembly batch hasher, as `loadWasmChecksums()` of
+   * `@agdx/iggy-protocol/wasm-checksums` does. Default false.
+   * @deprecated Import `loadWasmChecksums` from `@agdx/iggy-protocol/wasm-checksums` instead; this
+   * option loads that entry on demand, which a bundle for an edge runtime cannot do.
    */
   readonly wasmBatchHashing?: boolean;
 }
 
+// Not a literal, so bundlers leave the WebAssembly entry out of the main entry's bundle.
+const WASM_ENTRY = './wasm-checksums.js';
+
 /**
- * Initialises the hashers. Idempotent and safe to call concurrently; must complete before any
- * encoder or decoder that computes or verifies a checksum runs.
+ * Resolves at once: the hashing is synchronous JavaScript and needs no initialisation. Kept so
+ * that code written for earlier versions (which had to await it) keeps working. With the
+ * deprecated `wasmBatchHashing: true` it loads the WebAssembly batch hasher first.
  */
-export function initChecksums(options: ChecksumOptions = {}): Promise<void> {
-  pending ??= Promise.all([createXXHash3(0, 0), createXXHash32(0)]).then(([h3, h32]) => {
-    hasher3 = h3;
-    hasher32 = h32;
-  });
-  return options.wasmBatchHashing === true ? Promise.all([pending, loadXxh3Wasm()]).then(() => undefined) : pending;
+export async function initChecksums(options: ChecksumOptions = {}): Promise<void> {
+  if (options.wasmBatchHashing !== true) return;
+  const entry = (await import(WASM_ENTRY)) as { loadWasmChecksums(): Promise<void> };
+  await entry.loadWasmChecksums();
 }
 
-/** True once the WebAssembly batch hasher is loaded (`initChecksums({ wasmBatchHashing: true })`). */
+/** True once a WebAssembly batch hasher is installed (`@agdx/iggy-protocol/wasm-checksums`). */
 export function wasmBatchHashingReady(): boolean {
-  return xxh3WasmReady();
+  return batchHasher() !== undefined;
 }
 
-/** True once {@link initChecksums} has completed. */
+/** Always true: every hash is available synchronously from the start. Kept for compatibility. */
 export function checksumsReady(): boolean {
-  return hasher3 !== undefined;
+  return true;
 }
 
-function notReady(): IggyInvalidError {
-  return new IggyInvalidError('checksums are not initialised: await initChecksums() first');
+function out64(): bigint {
+  return (BigInt(XXH3_OUT[0]!) << 32n) | BigInt(XXH3_OUT[1]!);
 }
 
-function digestToBigInt(d: Uint8Array): bigint {
-  // hash-wasm emits the canonical (big-endian) digest; two 32-bit halves avoid a DataView per hash.
-  const hi = (((d[0] as number) << 24) | ((d[1] as number) << 16) | ((d[2] as number) << 8) | (d[3] as number)) >>> 0;
-  const lo = (((d[4] as number) << 24) | ((d[5] as number) << 16) | ((d[6] as number) << 8) | (d[7] as number)) >>> 0;
-  return (BigInt(hi) << 32n) | BigInt(lo);
-}
-
-/** The big-endian XXH3-64 digest (seed 0) of `bytes`. */
-function xxh3Digest(bytes: Uint8Array): Uint8Array {
-  const h = hasher3;
-  if (h === undefined) throw notReady();
-  h.init();
-  h.update(bytes);
-  return h.digest('binary');
+/** Hashes `bytes[start .. end]` in JavaScript; the digest lands in `XXH3_OUT`. */
+function xxh3Range(bytes: Uint8Array, start: number, end: number): void {
+  const len = end - start;
+  if (len <= XXH3_SHORT_MAX) xxh3Short(bytes, start, len);
+  else xxh3Long(viewFor(bytes), start, len);
 }
 
 /** XXH3-64 with seed 0 and the default secret. */
 export function xxh3_64(bytes: Uint8Array): bigint {
-  if (bytes.length <= XXH3_SHORT_MAX) {
-    if (hasher3 === undefined) throw notReady();
-    xxh3Short(bytes, 0, bytes.length);
-    return (BigInt(XXH3_OUT[0]!) << 32n) | BigInt(XXH3_OUT[1]!);
+  const len = bytes.length;
+  if (len > XXH3_SHORT_MAX) {
+    const hasher = batchHasher();
+    if (hasher !== undefined && len <= hasher.maxBytes) return hasher.hash(bytes);
   }
-  // No init, digest array or hex step: the batch checksum of 1,000 frames is an 8 KB input.
-  if (xxh3WasmReady() && bytes.length <= WASM_BATCH_MAX) return wasmXxh3(bytes);
-  return digestToBigInt(xxh3Digest(bytes));
-}
-
-/** Hashes `bytes[start .. end]`; the digest is left in `XXH3_OUT` or returned big-endian. */
-function xxh3Range(bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
-  if (hasher3 === undefined) throw notReady();
-  if (end - start <= XXH3_SHORT_MAX) {
-    xxh3Short(bytes, start, end - start);
-    return undefined;
-  }
-  return xxh3Digest(bytes.subarray(start, end));
+  xxh3Range(bytes, 0, len);
+  return out64();
 }
 
 /**
@@ -102,21 +80,16 @@ function xxh3Range(bytes: Uint8Array, start: number, end: number): Uint8Array | 
  * building a bigint or a subarray: the send path hashes every frame.
  */
 export function xxh3_64RangeInto(bytes: Uint8Array, start: number, end: number, out: Uint8Array, at: number): void {
-  const d = xxh3Range(bytes, start, end);
-  if (d === undefined) {
-    const hi = XXH3_OUT[0]!, lo = XXH3_OUT[1]!;
-    out[at] = lo & 0xff;
-    out[at + 1] = (lo >>> 8) & 0xff;
-    out[at + 2] = (lo >>> 16) & 0xff;
-    out[at + 3] = lo >>> 24;
-    out[at + 4] = hi & 0xff;
-    out[at + 5] = (hi >>> 8) & 0xff;
-    out[at + 6] = (hi >>> 16) & 0xff;
-    out[at + 7] = hi >>> 24;
-    return;
-  }
-  // The digest is big-endian; the wire wants little-endian.
-  for (let i = 0; i < 8; i++) out[at + i] = d[7 - i] as number;
+  xxh3Range(bytes, start, end);
+  const hi = XXH3_OUT[0]!, lo = XXH3_OUT[1]!;
+  out[at] = lo & 0xff;
+  out[at + 1] = (lo >>> 8) & 0xff;
+  out[at + 2] = (lo >>> 16) & 0xff;
+  out[at + 3] = lo >>> 24;
+  out[at + 4] = hi & 0xff;
+  out[at + 5] = (hi >>> 8) & 0xff;
+  out[at + 6] = (hi >>> 16) & 0xff;
+  out[at + 7] = hi >>> 24;
 }
 
 /**
@@ -124,47 +97,40 @@ export function xxh3_64RangeInto(bytes: Uint8Array, start: number, end: number, 
  * (no bigint and no subarray built).
  */
 export function xxh3_64RangeMatches(bytes: Uint8Array, start: number, end: number, stored: Uint8Array, at: number): boolean {
-  const d = xxh3Range(bytes, start, end);
-  if (d === undefined) {
-    const lo = (stored[at]! | (stored[at + 1]! << 8) | (stored[at + 2]! << 16) | (stored[at + 3]! << 24)) >>> 0;
-    const hi = (stored[at + 4]! | (stored[at + 5]! << 8) | (stored[at + 6]! << 16) | (stored[at + 7]! << 24)) >>> 0;
-    return lo === XXH3_OUT[1] && hi === XXH3_OUT[0];
-  }
-  for (let i = 0; i < 8; i++) if (stored[at + i] !== d[7 - i]) return false;
-  return true;
+  xxh3Range(bytes, start, end);
+  const lo = (stored[at]! | (stored[at + 1]! << 8) | (stored[at + 2]! << 16) | (stored[at + 3]! << 24)) >>> 0;
+  const hi = (stored[at + 4]! | (stored[at + 5]! << 8) | (stored[at + 6]! << 16) | (stored[at + 7]! << 24)) >>> 0;
+  return lo === XXH3_OUT[1] && hi === XXH3_OUT[0];
 }
 
 /** A streaming XXH3-64 (seed 0) over several updates; used for the batch checksum. */
 export interface Xxh3Stream {
   /** Feeds bytes. */
   update(bytes: Uint8Array): void;
-  /** Returns the digest; the stream must not be used afterwards. */
+  /**
+   * Returns the digest of everything fed so far, equal to {@link xxh3_64} of the concatenation.
+   * The stream may be fed and digested again afterwards.
+   */
   digest(): bigint;
 }
 
-/** Starts a streaming XXH3-64. Only one stream may be open at a time (the hasher is shared). */
+/** Starts a streaming XXH3-64. Streams are independent: any number may be open at once. */
 export function xxh3Stream(): Xxh3Stream {
-  const h = hasher3;
-  if (h === undefined) throw notReady();
-  h.init();
+  const state = new Xxh3StreamState();
   return {
     update(bytes: Uint8Array): void {
-      h.update(bytes);
+      state.update(bytes);
     },
     digest(): bigint {
-      return digestToBigInt(h.digest('binary'));
+      state.digest();
+      return out64();
     },
   };
 }
 
 /** XXH32 with seed 0. */
 export function xxh32(bytes: Uint8Array): number {
-  const h = hasher32;
-  if (h === undefined) throw notReady();
-  h.init();
-  h.update(bytes);
-  const d = h.digest('binary');
-  return new DataView(d.buffer, d.byteOffset, d.byteLength).getUint32(0, false);
+  return xxHash32(bytes, 0) >>> 0;
 }
 
 /** The partition index a MessagesKey send lands on: `XXH32(key, 0) mod partitionCount`. */

@@ -14,8 +14,10 @@ const BRAND: unique symbol = Symbol.for('agdx.error') as never;
  * - `invalid`: the caller passed a bad argument or used a session out of order.
  * - `integrity`: a checksum carried by the bytes does not match their content.
  * - `rejected`: the server answered with an Iggy error status, a result code or an eviction.
+ * - `unsupported`: the runtime lacks something an opt-in feature needs (WebAssembly for the
+ *   batch hasher of `@agdx/iggy-protocol/wasm-checksums`).
  */
-export type IggyErrorKind = 'codec' | 'invalid' | 'integrity' | 'rejected';
+export type IggyErrorKind = 'codec' | 'invalid' | 'integrity' | 'rejected' | 'unsupported';
 
 /** Options accepted by every error constructor of this package. */
 export interface IggyProtocolErrorOptions {
@@ -84,6 +86,15 @@ export class IggyIntegrityError extends IggyProtocolError {
   static readonly KIND: IggyErrorKind = 'integrity';
   constructor(message: string, options?: IggyProtocolErrorOptions) {
     super('integrity', message, options);
+  }
+}
+
+/** The runtime cannot provide an opt-in feature (for example it refuses to compile WebAssembly). */
+export class IggyUnsupportedError extends IggyProtocolError {
+  /** The kind every instance carries. */
+  static readonly KIND: IggyErrorKind = 'unsupported';
+  constructor(message: string, options?: IggyProtocolErrorOptions) {
+    super('unsupported', message, options);
   }
 }
 

@@ -8,7 +8,7 @@
 
 // Errors
 export type { IggyErrorKind, IggyProtocolErrorOptions } from './errors.js';
-export { IggyProtocolError, IggyCodecError, IggyInvalidError, IggyIntegrityError, IggyError, IggyEvictionError, UNMATCHED_REPLY } from './errors.js';
+export { IggyProtocolError, IggyCodecError, IggyInvalidError, IggyIntegrityError, IggyUnsupportedError, IggyError, IggyEvictionError, UNMATCHED_REPLY } from './errors.js';
 export { IGGY_ERROR_CODES, iggyErrorName } from './error-codes.js';
 export type { IggyProtocol } from './protocol.js';
 

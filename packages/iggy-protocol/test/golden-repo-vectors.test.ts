@@ -38,6 +38,7 @@ import {
   xxh32,
 } from '@agdx/iggy-protocol';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
+import { IGGY_XXH32_VECTORS } from '../../../test/vectors/xxh32-iggy.js';
 import { hex, text, toHex, utf8 } from './helpers.js';
 import { V1, V1_MESSAGES, V2 } from './support/repo-batch-vectors.js';
 
@@ -159,18 +160,7 @@ describe('V5 reply and result section', () => {
 });
 
 describe('V6 XXH32 seed 0', () => {
-  const table: [string | Uint8Array, number][] = [
-    ['', 0x02cc5d05],
-    ['a', 0x550d7456],
-    ['abc', 0x32d153ff],
-    ['message digest', 0x7c948494],
-    ['abcdefghijklmnopqrstuvwxyz', 0x63a14d5f],
-    ['user-123', 0x0cc9ec8c],
-    ['order-key', 0x43a01006],
-    [Uint8Array.from({ length: 256 }, (_, i) => i), 0x59441253],
-    ['Nobody inspects the spammish repetition', 0xe2293b2f],
-  ];
-  it.each(table)('%s', (input, expected) => {
+  it.each(IGGY_XXH32_VECTORS)('%s', (input, expected) => {
     expect(xxh32(typeof input === 'string' ? utf8(input) : input)).toBe(expected);
   });
 });

@@ -1,4 +1,4 @@
-// The WebAssembly XXH3-64 batch hasher (`initChecksums({ wasmBatchHashing: true })`) held to
+// The WebAssembly XXH3-64 batch hasher (`loadWasmChecksums()` of the ./wasm-checksums entry) held to
 // hash-wasm and to the package's JavaScript paths: the checked-in module is the build of its WAT
 // source, every input length 0..2,100 and random unaligned inputs hash as hash-wasm does, sealed
 // batches equal the plain reference writer byte for byte, verification names the first bad frame
@@ -13,10 +13,10 @@ import {
   decodeSendMessagesRequest,
   encodeMessageBatch,
   encodeSendMessagesRequest,
-  initChecksums,
   partitioning,
   wasmBatchHashingReady,
 } from '@agdx/iggy-protocol';
+import { loadWasmChecksums } from '@agdx/iggy-protocol/wasm-checksums';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { wasmXxh3 } from '../src/internal/xxh3-wasm.js';
 import { toHex } from './helpers.js';
@@ -25,7 +25,7 @@ import { V1, V1_MESSAGES } from './support/repo-batch-vectors.js';
 import { expectedXxh3, loadReference, pattern } from './support/xxh3-reference.js';
 
 beforeAll(async () => {
-  await initChecksums({ wasmBatchHashing: true });
+  await loadWasmChecksums();
   await loadReference();
 });
 
@@ -51,7 +51,7 @@ const messageArb: fc.Arbitrary<OutgoingMessage> = fc.record(
 );
 
 describe('the WebAssembly XXH3-64', () => {
-  it('is loaded by initChecksums({ wasmBatchHashing: true })', () => {
+  it('is loaded by loadWasmChecksums()', () => {
     expect(wasmBatchHashingReady()).toBe(true);
   });
 

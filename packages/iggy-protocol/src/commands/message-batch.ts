@@ -7,9 +7,10 @@
  */
 
 import { xxh3_64, xxh3_64RangeInto, xxh3_64RangeMatches } from '../checksums.js';
+import type { BatchHasher } from '../internal/batch-hasher.js';
 import { IggyCodecError, IggyIntegrityError, IggyInvalidError } from '../errors.js';
 import { checkU128, checkU64 } from '../internal/checks.js';
-import { WASM_BATCH_MAX, wasmCheckBatch, wasmSealBatch, xxh3WasmReady } from '../internal/xxh3-wasm.js';
+import { batchHasher } from '../internal/batch-hasher.js';
 import type { EncodeMessagesOptions, OutgoingMessage, PolledMessage } from './messages.js';
 import { checkPayload, HeaderBlocks, nowMicros, writeMessageId, writeRandomMessageId } from './messages.js';
 
@@ -148,6 +149,12 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
   return { size, messages, blocks: headerBlocks.list, origins, origin };
 }
 
+/** The installed batch hasher when it takes a batch of `size` bytes. */
+function hasherFor(size: number): BatchHasher | undefined {
+  const hasher = batchHasher();
+  return hasher !== undefined && size <= hasher.maxBytes ? hasher : undefined;
+}
+
 /**
  * Writes a prepared batch at `pos` of `out` with its checksums, in one pass over the messages.
  * Every header byte is written, so `out` need not be zeroed (pooled buffers are fine).
@@ -163,9 +170,9 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
   view.setBigUint64(32, BigInt(size), true);
   view.setUint32(48, n, true);
   const withChecksums = options.checksums !== false;
-  // The WebAssembly hasher seals the whole batch after the loop; the loop then writes zeros.
-  const wasm = withChecksums && size <= WASM_BATCH_MAX && xxh3WasmReady();
-  const hashHere = withChecksums && !wasm;
+  // An installed batch hasher seals the whole batch after the loop; the loop then writes zeros.
+  const fast = withChecksums ? hasherFor(size) : undefined;
+  const hashHere = withChecksums && fast === undefined;
   const sums = hashHere ? checksumInput(44 + n * 8) : EMPTY;
   let at = BATCH_HEADER_SIZE;
   for (let i = 0; i < n; i++) {
@@ -201,12 +208,12 @@ export function writeMessageBatch(prepared: PreparedBatch, out: Uint8Array, pos:
     }
     at = end;
   }
-  if (wasm) {
-    wasmSealBatch(batch, n);
+  if (fast !== undefined) {
+    fast.seal(batch, n);
   } else if (withChecksums) {
     sums.set(batch.subarray(0, 40), 0);
     sums.set(batch.subarray(48, 52), 40);
-    view.setBigUint64(40, xxh3_64(sums.subarray(0, 44 + n * 8)), true);
+    xxh3_64RangeInto(sums, 0, 44 + n * 8, batch, 40);
   }
 }
 
@@ -268,10 +275,10 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
   };
   let at = BATCH_HEADER_SIZE;
   const verify = options.verifyChecksums === true;
-  // The WebAssembly hasher verifies all frames in one call once the structure is known to be
+  // An installed batch hasher verifies all frames in one call once the structure is known to be
   // sound, so the loop below only checks structure.
-  const wasm = verify && length <= WASM_BATCH_MAX && xxh3WasmReady();
-  const hashHere = verify && !wasm;
+  const fast = verify ? hasherFor(length) : undefined;
+  const hashHere = verify && fast === undefined;
   for (let i = 0; i < messageCount; i++) {
     if (length - at < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos + at } });
     const end = at + FRAME_HEADER_SIZE + view.getUint32(at + 36, true) + view.getUint32(at + 32, true);
@@ -285,8 +292,8 @@ function checkMessageBatch(bytes: Uint8Array, pos: number, options: DecodeBatchO
     at = end;
   }
   if (at !== length) throw new IggyCodecError(`message batch: frames end at ${at}, batch_length is ${length}`, { context: { offset: pos, iggyCode: 4036 } });
-  if (wasm) {
-    const bad = wasmCheckBatch(bytes.subarray(pos, pos + length), messageCount);
+  if (fast !== undefined) {
+    const bad = fast.check(bytes.subarray(pos, pos + length), messageCount);
     if (bad === messageCount) throw batchMismatch();
     if (bad >= 0) throw frameMismatch(bad);
   } else if (verify && computeBatchChecksum(bytes.subarray(pos, pos + length), messageCount) !== header.batchChecksum) {

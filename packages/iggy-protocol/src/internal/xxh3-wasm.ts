@@ -1,16 +1,17 @@
 /**
  * The WebAssembly XXH3-64 of `wasm/xxh3.wat`, used for whole VSR message batches: one call hashes
- * every frame, with native 64-bit multiplies. It is opt-in (`initChecksums({ wasmBatchHashing:
- * true })`) because compiling WebAssembly at run time is forbidden on some edge runtimes, where
- * this package must keep working on its JavaScript hashing; the Node-only client and dev server
- * turn it on.
+ * every frame, with native 64-bit multiplies. Only the `./wasm-checksums` entry loads it (the
+ * main entry never imports this file) because compiling WebAssembly at run time is forbidden on
+ * some edge runtimes, where this package runs on its JavaScript hashing; the Node-only client and
+ * dev server load it at start.
  *
  * The module owns its memory, so a batch is copied in (and, when sealing, its frames copied back):
  * a memcpy of the batch costs a few per cent of hashing it. Memory never shrinks, so batches
  * above {@link WASM_BATCH_MAX} take the JavaScript path instead of growing it without bound.
  */
 
-import { IggyCodecError } from '../errors.js';
+import { IggyCodecError, IggyUnsupportedError } from '../errors.js';
+import { installBatchHasher } from './batch-hasher.js';
 import { XXH3_WASM_BASE64 } from './xxh3-wasm-binary.js';
 
 /** Largest batch (bytes) hashed in WebAssembly; larger ones take the JavaScript path. */
@@ -32,13 +33,26 @@ interface Xxh3Exports {
 let exports: Xxh3Exports | undefined;
 let pending: Promise<void> | undefined;
 
-/** Compiles and instantiates the module once; later calls share the first. */
+/**
+ * Compiles and instantiates the module once and installs it as the package's batch hasher; later
+ * calls share the first. Rejects with {@link IggyUnsupportedError} where the runtime has no
+ * WebAssembly or refuses to compile it (a failed load may be retried).
+ */
 export function loadXxh3Wasm(): Promise<void> {
   pending ??= (async () => {
+    if (typeof WebAssembly === 'undefined') throw new IggyUnsupportedError('this runtime has no WebAssembly; the JavaScript checksums stay in use');
     const binary = Uint8Array.from(atob(XXH3_WASM_BASE64), (c) => c.charCodeAt(0));
-    const { instance } = await WebAssembly.instantiate(binary);
-    exports = instance.exports as unknown as Xxh3Exports;
+    try {
+      const { instance } = await WebAssembly.instantiate(binary);
+      exports = instance.exports as unknown as Xxh3Exports;
+    } catch (cause) {
+      throw new IggyUnsupportedError('the runtime refused to compile the WebAssembly batch hasher; the JavaScript checksums stay in use', { cause });
+    }
+    installBatchHasher({ maxBytes: WASM_BATCH_MAX, hash: wasmXxh3, seal: wasmSealBatch, check: wasmCheckBatch });
   })();
+  pending.catch(() => {
+    pending = undefined;
+  });
   return pending;
 }
 
