@@ -2,6 +2,7 @@ import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvel
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
 import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
+import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
@@ -184,8 +185,9 @@ export class ReplyHub {
   /**
    * Registers a wait and resolves once the hub is reading from the current tail: send the
    * request after this resolves, then await `reply`.
-   * @throws InvalidError for a bad timeout, or a verified wait without `expectFrom`; a transport
-   * error when the topic cannot be described.
+   * @throws InvalidError for a bad timeout, or a verified wait without `expectFrom`;
+   * LayoutMismatchError when the stream's layout declaration (`agdx.layout`) contradicts the
+   * client's layout; a transport error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
     checkObject(options, 'options');
@@ -208,7 +210,10 @@ export class ReplyHub {
     const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
     this.#add(key, waiter);
     try {
-      await this.#ensureRunning();
+      // A client given another layout than the stream declares would wait for a reply (and send a
+      // request) where the writers never put them: fail now rather than at the timeout. The check
+      // is one describe, beside the hub's start; nothing is checked per record.
+      await Promise.all([checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout, { signal }), this.#ensureRunning()]);
     } catch (error) {
       waiter.reject(error);
       throw error;
