@@ -212,8 +212,9 @@ export class ReplyHub {
     try {
       // A client given another layout than the stream declares would wait for a reply (and send a
       // request) where the writers never put them: fail now rather than at the timeout. The check
-      // is one describe, beside the hub's start; nothing is checked per record.
-      await Promise.all([checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout, { signal }), this.#ensureRunning()]);
+      // is one describe, beside the hub's start; nothing is checked per record. Like the start it
+      // does not take the caller's signal: an abort in this window cancels the wait below.
+      await Promise.all([checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout), this.#ensureRunning()]);
     } catch (error) {
       waiter.reject(error);
       throw error;
