@@ -200,6 +200,12 @@ export class ReplyHub {
     if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     const verifier = options.verifier === null ? undefined : (options.verifier ?? this.#core.verifier);
     const allowed = verifier === undefined ? undefined : allowedSigners(options);
+    // A client given another layout than the stream declares would wait for a reply (and send a
+    // request) where the writers never put them: fail now rather than at the timeout. One describe
+    // per wait, before it registers; nothing is checked per record. It does not take the caller's
+    // signal: an abort meanwhile cancels the wait once registered, as an abort during the start does.
+    await checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout);
+    if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     const criteria: ReplyCriteria = {
       correlation: options.correlation,
       conversation: options.conversation,
@@ -210,11 +216,7 @@ export class ReplyHub {
     const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
     this.#add(key, waiter);
     try {
-      // A client given another layout than the stream declares would wait for a reply (and send a
-      // request) where the writers never put them: fail now rather than at the timeout. The check
-      // is one describe, beside the hub's start; nothing is checked per record. Like the start it
-      // does not take the caller's signal: an abort in this window cancels the wait below.
-      await Promise.all([checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout), this.#ensureRunning()]);
+      await this.#ensureRunning();
     } catch (error) {
       waiter.reject(error);
       throw error;
