@@ -6,6 +6,10 @@
 //   baseline = one repeated `sessions.get(id)` with nothing new (it includes one such check).
 // `checkShareOfGet` = baseline rate / ours rate: the share of a repeated get's CPU the check
 // takes. The check's own rate at the small and the large lane shows it does not grow with the log.
+// Since `request`/`replies` check too (one check per wait), a second comparison per transport:
+//   ours     = one `checkLayoutDeclaration` of a declared stream;
+//   baseline = one `laser.request` round trip to an echo agent in this process (it includes one check).
+// `checkShareOfRequest` = baseline rate / ours rate: the share of a round trip's CPU the check takes.
 // Run: pnpm bench layout-declaration → one JSON object on stdout. AGDX_BENCH_DECL_RECORDS
 // (default "10000,100000") sets the lane sizes; AGDX_BENCH_DECL_DISK=0 skips the dev server;
 // AGDX_BENCH_RUNS (default 7) sets the rounds.
@@ -17,6 +21,7 @@ import { IggyTransport } from '@agdx/transport-iggy';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, envelopeRecord, MintUlid, RecordId } from '@agdx/wire';
 import { compareAlternating, sinkBit, type Comparison } from './support/alternating.js';
 import { startDevServer } from './support/dev-server.js';
+import { echoRoundTrip } from './support/echo-round-trip.js';
 import { machine } from './support/machine.js';
 
 const SIZES = (process.env.AGDX_BENCH_DECL_RECORDS ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
@@ -67,9 +72,38 @@ async function measure(transport: LogTransport, records: number): Promise<SizeRe
     { run: () => reads.get(target), async: true },
     { rounds: ROUNDS, batchCpuMs: 100 },
   );
+  return { records, comparison, checkShareOfGet: shareOf(comparison) };
+}
+
+/** min / median / max of baseline rate / ours rate over the rounds: the check's share of the baseline's CPU. */
+function shareOf(comparison: Comparison): { readonly min: number; readonly median: number; readonly max: number } {
   const shares = comparison.ratioPerRound.map((r) => 1 / r).sort((a, b) => a - b);
   const f = (v: number): number => Number(v.toFixed(3));
-  return { records, comparison, checkShareOfGet: { min: f(shares[0] ?? 0), median: f(shares[shares.length >> 1] ?? 0), max: f(shares.at(-1) ?? 0) } };
+  return { min: f(shares[0] ?? 0), median: f(shares[shares.length >> 1] ?? 0), max: f(shares.at(-1) ?? 0) };
+}
+
+interface RequestResult {
+  readonly comparison: Comparison;
+  /** baseline rate / ours rate, per round: the check's share of a request round trip. */
+  readonly checkShareOfRequest: { readonly min: number; readonly median: number; readonly max: number };
+}
+
+async function measureRequest(transport: LogTransport): Promise<RequestResult> {
+  const stream = 'decl-request';
+  const laser = AgdxClient.from(transport, { stream });
+  await laser.bootstrap(PARTITIONS);
+  const { once, stopAgent } = await echoRoundTrip(laser);
+  try {
+    const comparison = await compareAlternating(
+      { run: () => checkLayoutDeclaration(transport, stream, SHARED_LAYOUT), async: true },
+      { run: once, async: true },
+      { rounds: ROUNDS, batchCpuMs: 100 },
+    );
+    return { comparison, checkShareOfRequest: shareOf(comparison) };
+  } finally {
+    await stopAgent();
+    await laser.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -77,12 +111,15 @@ async function main(): Promise<void> {
   const memory: SizeResult[] = [];
   const log = new MemoryLog();
   for (const size of SIZES) memory.push(await measure(log, size));
+  const memoryRequest = await measureRequest(log);
   const disk: SizeResult[] = [];
+  let diskRequest: RequestResult | undefined;
   if (DISK) {
     const server = await startDevServer();
     const transport = await IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${server.port}`);
     try {
       for (const size of SIZES) disk.push(await measure(transport, size));
+      diskRequest = await measureRequest(transport);
     } finally {
       await transport.close();
       await server.stop();
@@ -91,10 +128,11 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       bench: 'layout-declaration',
-      what: 'checkLayoutDeclaration (ours) against a repeated sessions.get with nothing new (baseline), per CPU second of this process, alternating rounds',
+      what: 'checkLayoutDeclaration (ours) against a repeated sessions.get with nothing new, and against one laser.request round trip (baselines), per CPU second of this process, alternating rounds',
       rounds: ROUNDS,
       memoryLog: memory,
       devServer: disk,
+      request: { memoryLog: memoryRequest, devServer: diskRequest },
       loadAverage: { before: loadBefore, after: loadavg() },
       machine: machine(),
       sink: sinkBit(),

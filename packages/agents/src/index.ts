@@ -60,6 +60,7 @@ export {
   LAYOUT_DECLARATION_TOPIC,
   MAX_LAYOUT_DECLARATION_BYTES,
   readLayoutDeclaration,
+  type DeclareLayoutOptions,
   type LayoutDeclaration,
 } from './layouts/layout-declaration.js';
 export { agentPlaceMismatch, checkLayoutDeclaration, layoutDeclarationMismatch, type LayoutCheckOptions } from './layouts/layout-declaration-check.js';

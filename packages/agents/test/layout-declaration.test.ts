@@ -81,7 +81,7 @@ describe('the layout declaration record', () => {
 });
 
 describe('bootstrap declares the layout', () => {
-  it('once: a repeated bootstrap writes nothing, another layout replaces the declaration', async () => {
+  it('once: a repeated bootstrap writes nothing, and replacing it with another layout must be asked for', async () => {
     const log = new MemoryLog();
     const laser = AgdxClient.from(log, { stream: STREAM, layout: byTopic });
     const first = await laser.bootstrap(2);
@@ -89,7 +89,12 @@ describe('bootstrap declares the layout', () => {
     await laser.bootstrap(2);
     expect((await log.describeTopic({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC })).partitions).toEqual([{ partition: 0, nextOffset: 1n }]);
     expect(await readLayoutDeclaration(log, STREAM)).toEqual({ layout: byTopic, offset: 0n });
-    expect(await declareLayout(log, STREAM, shared)).toBe(true);
+    const refusal = await failure(declareLayout(log, STREAM, shared));
+    expect(refusal.context).toMatchObject({ stream: STREAM, declaredLayout: 'perAgentTopic', requestedLayout: 'shared', declarationOffset: 0n });
+    // the signal-only form of the fourth argument refuses just the same
+    await failure(declareLayout(log, STREAM, shared, new AbortController().signal));
+    expect(await readLayoutDeclaration(log, STREAM)).toEqual({ layout: byTopic, offset: 0n });
+    expect(await declareLayout(log, STREAM, shared, { replaceLayout: true })).toBe(true);
     expect(await readLayoutDeclaration(log, STREAM)).toEqual({ layout: shared, offset: 1n });
   });
 
@@ -101,6 +106,47 @@ describe('bootstrap declares the layout', () => {
     await expect(locate(log, shared)).resolves.toHaveLength(1);
     // and so does a stream that does not exist: the read reports that itself
     expect(await readLayoutDeclaration(log, 'nowhere')).toBeUndefined();
+  });
+});
+
+describe('a second bootstrap with another layout', () => {
+  it('is refused with LayoutMismatchError naming both layouts, before it creates anything', async () => {
+    const log = await bootstrapped(shared);
+    const error = await failure(AgdxClient.from(log, { stream: STREAM, layout: byTopic }).bootstrap(4));
+    expect(error.message).toContain('already declares the shared layout; declaring the perAgentTopic (model -> agent.model, tools -> agent.tools) layout instead');
+    expect(error.message).toContain('replaceLayout: true');
+    expect(error.context).toMatchObject({ stream: STREAM, declaredLayout: 'shared', requestedLayout: 'perAgentTopic', declarationOffset: 0n });
+    // the refused layout's own topics were not created, and the first deployment still reads
+    await expect(log.describeTopic({ stream: STREAM, topic: 'agent.model' })).rejects.toMatchObject({ kind: 'not-found' });
+    expect(await readLayoutDeclaration(log, STREAM)).toEqual({ layout: shared, offset: 0n });
+    await expect(locate(log, shared)).resolves.toHaveLength(1);
+    // a per-agent layout naming one more agent is another layout too
+    const partitioned = await bootstrapped(byPartition);
+    const more: StreamLayout = { kind: 'perAgentPartition', partitions: new Map([...byPartition.partitions, ['ui', 3]]) };
+    expect((await failure(AgdxClient.from(partitioned, { stream: STREAM, layout: more }).bootstrap(4))).context).toMatchObject({ declaredLayout: 'perAgentPartition' });
+  });
+
+  it('replaces the declaration when told to (a deliberate migration): the old layout\'s readers then fail', async () => {
+    const log = await bootstrapped(shared);
+    const result = await AgdxClient.from(log, { stream: STREAM, layout: byTopic }).bootstrap(4, { replaceLayout: true });
+    expect(result.topics).toContain('agent.model');
+    expect(await readLayoutDeclaration(log, STREAM)).toEqual({ layout: byTopic, offset: 1n });
+    await failure(locate(log, shared));
+    // the same layout again (declaration order aside) is idempotent, with or without the flag
+    const reordered: StreamLayout = { kind: 'perAgentTopic', topics: new Map([['tools', 'agent.tools'], ['model', 'agent.model']]) };
+    await AgdxClient.from(log, { stream: STREAM, layout: reordered }).bootstrap(4);
+    await AgdxClient.from(log, { stream: STREAM, layout: byTopic }).bootstrap(4, { replaceLayout: true });
+    expect((await log.describeTopic({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC })).partitions[0]?.nextOffset).toBe(2n);
+  });
+
+  it('declares over a last record that is corrupt or of an unknown version without being told to', async () => {
+    const log = await bootstrapped(byTopic);
+    for (const payload of [text.encode('not a layout'), text.encode(JSON.stringify({ v: 2, kind: 'shared' }))]) {
+      await log.append({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC, records: [{ payload }], routing: { partition: 0 } });
+      expect(await declareLayout(log, STREAM, shared)).toBe(true);
+      expect((await readLayoutDeclaration(log, STREAM))?.layout).toEqual(shared);
+      await declareLayout(log, STREAM, byTopic, { replaceLayout: true });
+    }
   });
 });
 
@@ -144,7 +190,7 @@ describe('a reader whose layout the declaration contradicts', () => {
   it('sees a new declaration at once, and ignores a corrupt last one (a later bootstrap repairs it)', async () => {
     const log = await bootstrapped(shared);
     await expect(locate(log, shared)).resolves.toHaveLength(1);
-    await declareLayout(log, STREAM, byPartition);
+    await declareLayout(log, STREAM, byPartition, { replaceLayout: true });
     await failure(locate(log, shared));
     await log.append({ stream: STREAM, topic: LAYOUT_DECLARATION_TOPIC, records: [{ payload: text.encode('not a layout') }], routing: { partition: 0 } });
     await expect(checkLayoutDeclaration(log, STREAM, shared)).resolves.toBeUndefined();

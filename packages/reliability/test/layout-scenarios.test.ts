@@ -2,8 +2,9 @@
  * The stream-layout scenario suite on the embedded MemoryLog and over the dev server on TCP (VSR
  * and classic): the seed 002 request, a streamed answer with reasoning and a tool call with its
  * AG-UI replay, a session with turns and context (default and custom session layout), A2A
- * SendMessage + GetTask and MCP tools/call, under each of the four stream layouts, and readers
- * given another layout than the writers' refused with layout-mismatch. One dev
+ * SendMessage + GetTask and MCP tools/call, under each of the four stream layouts, and readers,
+ * requesters and a second bootstrap given another layout than the writers' refused with
+ * layout-mismatch. One dev
  * server serves the whole file; every layout runs on a stream of its own.
  */
 import { startDevServer, type DevServer } from '@agdx/iggy-dev-server';
@@ -69,7 +70,7 @@ for (const [transport, open] of TRANSPORTS) {
 
     it('MCP tools/call returns the assistant answer', () => withAssistant(open, layout, mcpToolsCall));
 
-    it('readers and agents given another layout are refused with layout-mismatch; the writers\' layout reads the log', async () => {
+    it('readers, requesters, agents and a bootstrap given another layout are refused with layout-mismatch; the writers\' layout reads the log', async () => {
       const env = await open(layout);
       try {
         await readersRefuseAnotherLayout(env);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
+import { AgdxClient, SESSIONS_TOPIC } from '@agdx/agents';
 import { AgdxError, HEARTBEAT_TOPIC, type CodecError, type ConversationId } from '@agdx/wire';
 import { FOLD_HEADER, FOLD_STREAM_HEADER, FoldSnapshotRejectedError, SessionConfig, SNAPSHOT_TOPIC, sessions, type Session, type Sessions } from '@agdx/sessions';
 import { decodeFoldImage, encodeFoldImage } from '../src/reads/fold-image.js';
@@ -124,7 +124,9 @@ describe('session fold snapshots', () => {
 
   it('a snapshot written under another layout is refused', async () => {
     const { laser, ids, counting } = await snapshotted();
-    const perAgent = await clientOn(counting.transport, 2, { kind: 'perAgentPartition', partitions: new Map([[model.value, 1]]) });
+    // the stream is migrated to the other layout on purpose, so its readers may use it
+    const perAgent = AgdxClient.from(counting.transport, { stream: 'demo', layout: { kind: 'perAgentPartition', partitions: new Map([[model.value, 1]]) } });
+    await perAgent.bootstrap(2, { replaceLayout: true });
     const { reader, errors } = newReader(perAgent);
     await expectSameAsFresh(perAgent, reader, ids);
     expect(rejection(errors)?.reason).toBe('layout');

@@ -121,7 +121,7 @@ describe('session reads of a log whose bootstrap declared another layout', () =>
     const { log, conversation } = await written({ kind: 'shared' });
     const factory = sessions(AgdxClient.from(log, { stream: 'demo' }));
     expect((await factory.get(conversation))?.modelCalls).toBe(1n);
-    await AgdxClient.from(log, { stream: 'demo', layout: byTopic }).bootstrap(PARTITIONS);
+    await AgdxClient.from(log, { stream: 'demo', layout: byTopic }).bootstrap(PARTITIONS, { replaceLayout: true });
     await expect(factory.get(conversation)).rejects.toBeInstanceOf(LayoutMismatchError);
   });
 

@@ -25,7 +25,7 @@ import { OrderedAppender } from '../send/ordered-appender.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
-import { declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
+import { checkLayoutReplacement, declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ClientCore } from './client-core.js';
@@ -65,6 +65,12 @@ export interface AgdxClientOptions {
 export interface BootstrapOptions {
   /** Expiry of `agent.sessions` in microseconds (default: never expire). */
   readonly sessionsExpiryMicros?: bigint | undefined;
+  /**
+   * Replace a different layout the stream already declares on `agdx.layout` (a deliberate
+   * migration: readers and agents still given the old layout fail with LayoutMismatchError from
+   * then on). Default `false`: such a bootstrap is refused before it creates anything.
+   */
+  readonly replaceLayout?: boolean | undefined;
   /** Aborts the topic creation calls. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -208,9 +214,12 @@ export class AgdxClient {
    * declared per-agent topics of a topic-per-agent layout. A single-partition layout creates one
    * partition per topic. Last, it declares the client's layout on the one-partition `agdx.layout`
    * topic (an SDK extension; written only when the last declaration differs), which readers with
-   * another layout check to fail with LayoutMismatchError instead of reading nothing. `agent.control` and `agent.registry` are created on first use.
-   * @throws NoStreamError without a default stream; InvalidError for a bad partition count; the
-   * transport's ConflictError when a topic exists with other settings.
+   * another layout check to fail with LayoutMismatchError instead of reading nothing. A stream
+   * that already declares another layout is refused before anything is created, unless
+   * `replaceLayout` says to replace it. `agent.control` and `agent.registry` are created on first use.
+   * @throws NoStreamError without a default stream; InvalidError for a bad partition count;
+   * LayoutMismatchError when the stream declares another layout and `replaceLayout` is not set;
+   * the transport's ConflictError when a topic exists with other settings.
    */
   async bootstrap(partitions: number, options: BootstrapOptions = {}): Promise<BootstrapResult> {
     const core = this.#core;
@@ -218,6 +227,9 @@ export class AgdxClient {
     if (!Number.isSafeInteger(partitions) || partitions < 1) throw new InvalidError('bootstrap partitions must be a positive integer');
     const count = core.layout.kind === 'singlePartition' ? 1 : partitions;
     const signal = options.signal;
+    const replaceLayout = options.replaceLayout === true;
+    // refused before any topic of this layout is created on a stream laid out another way
+    if (!replaceLayout) await checkLayoutReplacement(core.transport, stream, core.layout, signal);
     await core.transport.ensureStream(stream, { signal });
     const topics: string[] = [];
     for (const topic of BOOTSTRAP_TOPICS) {
@@ -234,7 +246,7 @@ export class AgdxClient {
       }
     }
     // declared last, once the layout's topics exist: a reader that sees the declaration finds them
-    await declareLayout(core.transport, stream, core.layout, signal);
+    await declareLayout(core.transport, stream, core.layout, { replaceLayout, signal });
     topics.push(LAYOUT_DECLARATION_TOPIC);
     core.shared.bootstrapPartitions = count;
     return { stream, topics, partitions: count };

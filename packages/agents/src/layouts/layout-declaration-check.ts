@@ -1,17 +1,12 @@
 import type { LogTransport } from '@agdx/transport';
 import { LayoutMismatchError } from '../errors.js';
+import { describeLayout } from './describe-layout.js';
 import { describeDeclarationTopic, readDeclarationOf, type LayoutDeclaration } from './layout-declaration.js';
 import { consumedPartitions, consumedTopic, type StreamLayout } from './stream-layout.js';
 
 // Shared and single-partition layouts key every record by its conversation: one reads what the
 // other wrote (a single partition is where every key lands), so they never contradict.
 const keyed = (layout: StreamLayout): boolean => layout.kind === 'shared' || layout.kind === 'singlePartition';
-
-function describeLayout(layout: StreamLayout): string {
-  if (layout.kind === 'perAgentTopic') return `perAgentTopic (${[...layout.topics].map(([a, t]) => `${a} -> ${t}`).join(', ')})`;
-  if (layout.kind === 'perAgentPartition') return `perAgentPartition (${[...layout.partitions].map(([a, p]) => `${a} -> ${p}`).join(', ')})`;
-  return layout.kind;
-}
 
 /** The first agent `declared` places somewhere `reader` does not, with both places. */
 function displacedAgent(reader: StreamLayout, declared: StreamLayout): { agent: string; declared: string | number; reader: string | number | undefined } | undefined {

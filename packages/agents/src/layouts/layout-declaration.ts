@@ -1,11 +1,14 @@
-import type { LogTransport, TopicDescription } from '@agdx/transport';
+import type { LogRecord, LogTransport, TopicDescription } from '@agdx/transport';
 import { AgdxError } from '@agdx/wire';
+import { LayoutMismatchError } from '../errors.js';
+import { describeLayout } from './describe-layout.js';
 import { checkStreamLayout, type StreamLayout } from './stream-layout.js';
 
 /**
  * The one-partition topic where writers declare the stream's layout (an SDK extension, not a seed
  * topic): each record is one declaration, the last one counts. Readers read only that record, so
- * telling the layout costs the same on a log of any size.
+ * telling the layout costs the same on a log of any size. A writer replaces a different
+ * declaration only when told to ({@link DeclareLayoutOptions.replaceLayout}).
  */
 export const LAYOUT_DECLARATION_TOPIC = 'agdx.layout';
 
@@ -133,18 +136,76 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** Options of {@link declareLayout}. */
+export interface DeclareLayoutOptions {
+  /**
+   * Replace a different layout the stream already declares: a deliberate migration, after which
+   * readers and agents still given the old layout fail with LayoutMismatchError. Default `false`:
+   * a different declaration is refused.
+   */
+  readonly replaceLayout?: boolean | undefined;
+  /** Aborts the reads and the append. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Why declaring `layout` (encoded as `payload`) over the stream's `last` declaration record is
+ * refused: a readable declaration of another layout. No record, the same bytes, or a record that
+ * does not decode (corrupt, or of an unknown version) may be declared over.
+ */
+function replacementRefusal(stream: string, layout: StreamLayout, payload: Uint8Array, last: LogRecord | undefined): LayoutMismatchError | undefined {
+  if (last === undefined || sameBytes(last.payload, payload)) return undefined;
+  const declared = decodeLayoutDeclaration(last.payload);
+  if (declared === undefined) return undefined;
+  return new LayoutMismatchError(
+    `stream \`${stream}\` already declares the ${describeLayout(declared)} layout; declaring the ${describeLayout(layout)} layout instead would make the readers and agents of the declared one fail: pass \`replaceLayout: true\` to replace it on purpose`,
+    { context: { stream, declaredLayout: declared.kind, requestedLayout: layout.kind, declarationOffset: last.offset } },
+  );
+}
+
+/**
+ * Refuses, before anything is created, a declaration of `layout` that would replace another
+ * layout `stream` declares (what {@link declareLayout} refuses without `replaceLayout`): one
+ * `describeTopic`, plus a one-record read when the stream has a declaration topic.
+ * @throws LayoutMismatchError naming both layouts; InvalidError for a bad layout; the transport's
+ * errors other than `not-found`.
+ */
+export async function checkLayoutReplacement(transport: LogTransport, stream: string, layout: StreamLayout, signal?: AbortSignal): Promise<void> {
+  const payload = encodeLayoutDeclaration(layout);
+  const topic = await describeDeclarationTopic(transport, stream, signal);
+  if (topic === undefined) return;
+  const refusal = replacementRefusal(stream, layout, payload, await lastDeclarationRecord(transport, stream, topic, signal));
+  if (refusal !== undefined) throw refusal;
+}
+
+// The fourth argument was a bare signal before it became an options object; both are accepted.
+function declareOptions(options: DeclareLayoutOptions | AbortSignal | undefined): DeclareLayoutOptions {
+  if (options === undefined) return {};
+  return typeof AbortSignal !== 'undefined' && options instanceof AbortSignal ? { signal: options } : (options as DeclareLayoutOptions);
+}
+
 /**
  * Declares `layout` for `stream` (the stream must exist): creates the one-partition declaration
  * topic when missing and appends a declaration unless the last one already has these bytes, so
- * repeating it writes nothing. A different layout replaces the declaration (the last one counts).
+ * repeating it writes nothing. A different readable declaration is refused unless
+ * `replaceLayout` is set; a last record that does not decode is declared over. Two writers
+ * declaring different layouts at the same moment are not serialised (the log has no
+ * compare-and-append): the later append counts.
+ * @param options the options, or (as before they existed) a bare abort signal.
  * @returns whether a record was appended.
- * @throws InvalidError for a bad layout; the transport's errors.
+ * @throws LayoutMismatchError when the stream declares another layout and `replaceLayout` is not
+ * set; InvalidError for a bad layout; the transport's errors.
  */
-export async function declareLayout(transport: LogTransport, stream: string, layout: StreamLayout, signal?: AbortSignal): Promise<boolean> {
+export async function declareLayout(transport: LogTransport, stream: string, layout: StreamLayout, options?: DeclareLayoutOptions | AbortSignal): Promise<boolean> {
+  const { signal, replaceLayout = false } = declareOptions(options);
   const payload = encodeLayoutDeclaration(layout);
   const topic = await transport.ensureTopic({ stream, topic: LAYOUT_DECLARATION_TOPIC }, { partitions: 1 }, { signal });
   const last = await lastDeclarationRecord(transport, stream, topic, signal);
   if (last !== undefined && sameBytes(last.payload, payload)) return false;
+  if (replaceLayout !== true) {
+    const refusal = replacementRefusal(stream, layout, payload, last);
+    if (refusal !== undefined) throw refusal;
+  }
   await transport.append({ stream, topic: LAYOUT_DECLARATION_TOPIC, records: [{ payload }], routing: { partition: 0 }, signal });
   return true;
 }

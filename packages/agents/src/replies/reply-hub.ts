@@ -3,6 +3,7 @@ import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
 import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
+import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
 import { startTimer } from '../clock/clock.js';
@@ -190,8 +191,9 @@ export class ReplyHub {
   /**
    * Registers a wait and resolves once the hub is reading from the current tail: send the
    * request after this resolves, then await `reply`.
-   * @throws InvalidError for a bad timeout, or a verified wait without `expectFrom`; a transport
-   * error when the topic cannot be described.
+   * @throws InvalidError for a bad timeout, or a verified wait without `expectFrom`;
+   * LayoutMismatchError when the stream's layout declaration (`agdx.layout`) contradicts the
+   * client's layout; a transport error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
     checkObject(options, 'options');
@@ -204,6 +206,12 @@ export class ReplyHub {
     if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     const verifier = options.verifier === null ? undefined : (options.verifier ?? this.#core.verifier);
     const allowed = verifier === undefined ? undefined : allowedSigners(options);
+    // A client given another layout than the stream declares would wait for a reply (and send a
+    // request) where the writers never put them: fail now rather than at the timeout. One describe
+    // per wait, before it registers; nothing is checked per record. It does not take the caller's
+    // signal: an abort meanwhile cancels the wait once registered, as an abort during the start does.
+    await checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout);
+    if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     const criteria: ReplyCriteria = {
       correlation: options.correlation,
       conversation: options.conversation,

@@ -283,10 +283,19 @@ function wrongLayout(layout: StreamLayout): StreamLayout {
   return LAYOUTS.find(([name]) => name === 'perAgentPartition')?.[1] as StreamLayout;
 }
 
+/** The next offset of every partition of the lane and, under a topic per agent, of the assistant's topic. */
+async function laneEnds(env: LayoutEnv): Promise<bigint[]> {
+  const topics = env.laser.layout.kind === 'perAgentTopic' ? [AgentTopic.Sessions, 'agent.assistant'] : [AgentTopic.Sessions];
+  const ends: bigint[] = [];
+  for (const topic of topics) for (const p of (await env.laser.transport.describeTopic({ stream: env.stream, topic })).partitions) ends.push(p.nextOffset);
+  return ends;
+}
+
 /**
  * Readers given another layout than the writers' are refused with `layout-mismatch` instead of
- * answering from the wrong places: session reads, AG-UI replay, A2A GetTask and an agent's
- * start. The writers' own layout reads the same log whole.
+ * answering from the wrong places: session reads, AG-UI replay, A2A GetTask, a request and a
+ * reply wait (before anything is sent) and an agent's start; a bootstrap with that layout is
+ * refused too. The writers' own layout reads the same log whole.
  */
 export async function readersRefuseAnotherLayout(env: LayoutEnv): Promise<void> {
   const session = sessions(env.laser).create(`ticket-${MintUlid.mint(CorrelationId).toString()}`);
@@ -302,6 +311,15 @@ export async function readersRefuseAnotherLayout(env: LayoutEnv): Promise<void> 
   await refused('sessions get', () => sessions(wrong).get(session.conversation));
   await refused('AG-UI replay', () => new AguiBridge(wrong).aguiEvents(session.conversation));
   await refused('A2A GetTask', () => new A2aBridge(wrong, a2aId, AgentTopic.Sessions, AgentTopic.Sessions).task(session.conversation));
+  // a requester with the wrong layout would send where the assistant never reads and wait where no
+  // reply lands: it is refused before sending, long before its timeout
+  const lane = await laneEnds(env);
+  const request = wrong.agdx(AgentTopic.Sessions, gateway, session.conversation).command(MintUlid.mint(CorrelationId), text.encode('{"prompt":"again"}')).withOperation('chat').withTarget(assistant);
+  await refused('request', () => wrong.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: 600_000 }));
+  await refused('replies wait', () => wrong.replies(AgentTopic.Sessions, { requester: gateway }).wait({ correlation: MintUlid.mint(CorrelationId), conversation: session.conversation, requester: gateway, timeoutMs: 600_000 }));
+  expect(await laneEnds(env)).toEqual(lane);
+  // and a second deployment bootstrapping the stream with its layout is refused, the declaration kept
+  await refused('bootstrap', () => wrong.bootstrap(PARTITIONS));
   if (env.laser.layout.kind !== 'shared' && env.laser.layout.kind !== 'singlePartition') {
     // the assistant is declared: a shared agent of that name would wait on the lane for work that lands elsewhere
     const agent = Agent.builder().id(assistant).listenOn(AgentTopic.Sessions).respondOn(AgentTopic.Sessions).handler({ handle: answer }).build().spawn(wrong);
