@@ -90,15 +90,26 @@ describe('a requester whose layout the stream declaration contradicts', () => {
     expect(hub.pending).toBe(0);
   });
 
-  it('sees a declaration replaced while its hub is running, at the next wait', async () => {
+  it('sees a declaration replaced while its hub is running, at the first wait after a second', async () => {
     const log = new MemoryLog();
-    const laser = AgdxClient.from(log, { stream: STREAM });
+    const transport = counting(log);
+    const clock = new TestClock(0n);
+    const laser = AgdxClient.from(transport, { stream: STREAM, clock });
     await laser.bootstrap(2);
     const conversation = ConversationId.new();
     const first = MintUlid.mint(CorrelationId);
     const hub = laser.replies(AgentTopic.Sessions);
     const pending = await hub.expect({ correlation: first, conversation, requester: 'requester', timeoutMs: 5_000 });
     await declareLayout(log, STREAM, byTopic, { replaceLayout: true });
+    // a passed check holds for a second: a wait meanwhile describes nothing and is not refused
+    const describes = transport.calls.describe;
+    clock.advanceMs(999);
+    const held = await hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, requester: 'requester', timeoutMs: 5_000 });
+    expect(transport.calls.describe).toBe(describes);
+    held.cancel();
+    clock.advanceMs(1);
+    await refused(hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, requester: 'requester', timeoutMs: 5_000 }));
+    // a refusal is not held: the next wait is refused too
     await refused(hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, requester: 'requester', timeoutMs: 5_000 }));
     // a wait registered before the migration is not failed by it: its reply still answers it
     await laser.publish(AgentTopic.Sessions, reply(conversation, first, 'worker', 'before the migration'), ContentType.raw);
@@ -107,10 +118,11 @@ describe('a requester whose layout the stream declaration contradicts', () => {
 });
 
 describe('a requester whose layout agrees, or a stream without a declaration', () => {
-  it('gets its answer, with one describe of agdx.layout per wait and the declaration read once', async () => {
+  it('gets its answer, with one describe of agdx.layout for the waits of a second and the declaration read once', async () => {
     const log = new MemoryLog();
     const transport = counting(log);
-    const laser = AgdxClient.from(transport, { stream: STREAM, layout: byTopic });
+    const clock = new TestClock(0n);
+    const laser = AgdxClient.from(transport, { stream: STREAM, layout: byTopic, clock });
     await laser.bootstrap(4);
     const answered: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -123,9 +135,11 @@ describe('a requester whose layout agrees, or a stream without a declaration', (
       await until(async () => (await workerRecords(log)) === BigInt(i + 1));
       await laser.publish(AgentTopic.Sessions, reply(conversation, correlation, 'worker', `a${i}`, { target: AgentId.new('requester') }), ContentType.raw);
       answered.push(dec(agentMessageBody(await answer)));
-      expect(transport.calls.describe - calls.describe).toBe(1);
-      // bootstrap read the declaration topic; the first wait reads its one record; later waits only describe
+      // the first wait checks the declaration (a describe, and a read of its one record); the
+      // second is within the check's hold; the third, a second later, describes again
+      expect(transport.calls.describe - calls.describe).toBe(i === 1 ? 0 : 1);
       expect(transport.calls.read - calls.read).toBe(i === 0 ? 1 : 0);
+      clock.advanceMs(i === 0 ? 10 : 1_000);
     }
     expect(answered).toEqual(['a0', 'a1', 'a2']);
   });

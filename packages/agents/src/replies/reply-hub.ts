@@ -144,6 +144,11 @@ const PUMP_WAIT_MS = 30_000;
 // Readers outlive the last wait briefly, so back-to-back requests skip re-seeding; records read
 // meanwhile are skipped without being decoded.
 const IDLE_GRACE_MS = 200;
+/**
+ * How long a passed layout-declaration check holds for the waits that follow: a declaration
+ * changes only at a deliberate migration (`replaceLayout`), which waits then see within a second.
+ */
+const LAYOUT_CHECK_HOLD_MICROS = 1_000_000n;
 
 /** Checks a wait timeout: finite and non-negative (there is no default). */
 export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): void {
@@ -175,6 +180,14 @@ export class ReplyHub {
   #run: Run | undefined;
   #starting: Promise<Run> | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * When the stream's layout declaration last agreed with the client's (clock µs). A passed check
+   * holds for {@link LAYOUT_CHECK_HOLD_MICROS}, so under load the waits cost no describe each (on
+   * Iggy one would be a request of its own before every send); a failed check is never held, so
+   * every wait of a wrong-layout client fails. Concurrent waits share one check in flight.
+   */
+  #layoutChecked: bigint | undefined;
+  #layoutCheck: Promise<void> | undefined;
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -207,11 +220,13 @@ export class ReplyHub {
     const verifier = options.verifier === null ? undefined : (options.verifier ?? this.#core.verifier);
     const allowed = verifier === undefined ? undefined : allowedSigners(options);
     // A client given another layout than the stream declares would wait for a reply (and send a
-    // request) where the writers never put them: fail now rather than at the timeout. One describe
-    // per wait, before it registers; nothing is checked per record. It does not take the caller's
-    // signal: an abort meanwhile cancels the wait once registered, as an abort during the start does.
-    await checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout);
-    if (this.#core.shared.closed) throw new CancelledError('the client is closed');
+    // request) where the writers never put them: fail now rather than at the timeout. Checked
+    // before the wait registers, nothing per record; see #layoutChecked for how often.
+    const check = this.#checkLayout();
+    if (check !== undefined) {
+      await check;
+      if (this.#core.shared.closed) throw new CancelledError('the client is closed');
+    }
     const criteria: ReplyCriteria = {
       correlation: options.correlation,
       conversation: options.conversation,
@@ -275,6 +290,27 @@ export class ReplyHub {
     if (pacer !== undefined) pacer.active();
     else for (const p of pacers) p.active();
     return pacer;
+  }
+
+  /** The layout check a wait must await, or `undefined` while a passed check holds. */
+  #checkLayout(): Promise<void> | undefined {
+    const clock = this.#core.clock;
+    if (this.#layoutChecked !== undefined && clock.nowMicros() - this.#layoutChecked < LAYOUT_CHECK_HOLD_MICROS) return undefined;
+    if (this.#layoutCheck !== undefined) return this.#layoutCheck;
+    // It does not take a caller's signal: an abort meanwhile cancels the wait once registered.
+    const check = checkLayoutDeclaration(this.#core.transport, this.stream, this.#core.layout).then(
+      () => {
+        this.#layoutChecked = clock.nowMicros();
+        this.#layoutCheck = undefined;
+      },
+      (error: unknown) => {
+        this.#layoutChecked = undefined;
+        this.#layoutCheck = undefined;
+        throw error;
+      },
+    );
+    this.#layoutCheck = check;
+    return check;
   }
 
   #scheduleIdleStop(): void {
