@@ -301,16 +301,15 @@ export class CborReader {
    * Reads one map key against a table of known keys: returns the key's index in `known` (see
    * {@link KeyTable.indexOf}); for any other key returns -1 with the key in
    * {@link CborReader.otherKey} (a text key's string, or `undefined` for a non-text key, whose
-   * exact bytes are then in {@link CborReader.rawKey}). `expected` is where in `known` the key is
-   * likely to be (see {@link KeyTable.indexFrom}); it never changes the answer.
+   * exact bytes are then in {@link CborReader.rawKey}).
    */
-  mapKeyIndex(depth: number, known: KeyTable, expected = 0): number {
+  mapKeyIndex(depth: number, known: KeyTable): number {
     const start = this.pos;
     this.head();
     if (this.major === MAJOR_TEXT) {
       const n = this.arg;
       this.need(n);
-      const index = known.indexFrom(this.buf, this.pos, n, expected);
+      const index = known.indexOf(this.buf, this.pos, n);
       if (index >= 0) {
         this.pos += n;
         return index;
@@ -333,13 +332,13 @@ export class CborReader {
    * and the rest. Anything else, including a short key the table does not know, goes through
    * {@link CborReader.mapKeyIndex} from the same position, so the answer and the errors are the same.
    */
-  keyIndexAt(depth: number, known: KeyTable, expected: number): number {
+  keyIndexAt(depth: number, known: KeyTable): number {
     const buf = this.buf;
     const p = this.pos;
     if (p < buf.length && this.itemsLeft > 0) {
       const n = (buf[p] as number) - 0x60;
       if (n > 0 && n < 24 && n < buf.length - p) {
-        const index = known.indexFrom(buf, p + 1, n, expected);
+        const index = known.indexOf(buf, p + 1, n);
         if (index >= 0) {
           this.itemsLeft--;
           this.pos = p + 1 + n;
@@ -347,7 +346,7 @@ export class CborReader {
         }
       }
     }
-    return this.mapKeyIndex(depth, known, expected);
+    return this.mapKeyIndex(depth, known);
   }
 
   /**
