@@ -21,6 +21,7 @@ import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.j
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+import { CHUNK_PURPOSES, STATUS_OPERATIONS } from '../envelope/validate.js';
 import {
   expectBool,
   expectBytes,
@@ -35,6 +36,7 @@ import {
   shape,
   SURFACE,
 } from './field-readers.js';
+import { asciiText } from './ascii-text.js';
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
 import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
@@ -52,6 +54,10 @@ const USAGE_KEY_TABLE = new KeyTable([
 ]);
 const KINDS: readonly AgentKind[] = ['command', 'response', 'event', 'chunk', 'status', 'error'];
 const KIND_TABLE = new KeyTable(KINDS);
+
+/** The operations the validator knows (status operations, chunk purposes), decoded as interned strings. */
+const OPERATIONS: readonly string[] = [...STATUS_OPERATIONS, ...CHUNK_PURPOSES];
+const OPERATION_TABLE = new KeyTable(OPERATIONS);
 
 const conversationCache = new LastIdCache<ConversationId>();
 const correlationCache = new LastIdCache<CorrelationId>();
@@ -100,15 +106,23 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place.
-    const hit = cache.get(r.buf, r.pos, short);
+    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place, with the
+    // cache comparison and the printable check in one pass.
+    const buf = r.buf;
+    const start = r.pos;
+    const hit = cache.scan(buf, start, short);
     if (hit !== undefined) {
-      r.pos += short;
+      r.pos = start + short;
       return hit;
     }
-    r.arg = short;
-    const ascii = r.printableAsciiPayload();
-    const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+    let id: AgentId;
+    if (cache.printable) {
+      r.pos = start + short;
+      id = adoptCheckedAgentId(asciiText(buf, start, short));
+    } else {
+      r.arg = short;
+      id = AgentId.parse(r.textPayload());
+    }
     cache.set(id);
     return id;
   }
@@ -154,6 +168,26 @@ function expectKind(r: CborReader): AgentKind {
   throw new CodecError(`\`${text}\` is not a recognized agent envelope kind`, {
     context: { surface: SURFACE, operation: 'kind', field: 'kind' },
   });
+}
+
+/**
+ * The `operation` field: a known operation behind a one-byte head comes back as the interned
+ * string (no string built); anything else, with nothing consumed, goes through the general path.
+ */
+function expectOperation(r: CborReader): string {
+  const p = r.pos;
+  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
+    const index = OPERATION_TABLE.indexOf(r.buf, r.pos, short);
+    if (index >= 0) {
+      r.pos += short;
+      return OPERATIONS[index] as string;
+    }
+    // Give the head back: the general path reads (and checks) the text itself.
+    r.pos = p;
+    r.itemsLeft++;
+  }
+  return expectText(r, 'operation');
 }
 
 /** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
@@ -423,7 +457,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 17: // operation
         bits = mark(bits, 1 << 17, 'operation');
-        operation = expectText(r, 'operation');
+        operation = expectOperation(r);
         break;
       case 18: // tool
         bits = mark(bits, 1 << 18, 'tool');

@@ -14,26 +14,26 @@ const MAX_SLOTS = 1 << 16;
 const DIRECT_MAX_LEN = 32;
 /** Direct-table slot value: no known key has this length and first byte. */
 const NONE = 0;
-/** Direct-table slot value: several known keys share this length and first byte (use the hash). */
-const SHARED = -1;
 
 /**
  * Recognises known ASCII map keys straight from the input bytes and hands back an interned string,
  * so the decoder's hot path never allocates a string for a field name.
  *
  * Two lookups, both exact: a direct table indexed by (length, first byte), which for the envelope's
- * keys names at most one candidate, so a lookup is one array read and one comparison of the
- * remaining bytes (no hashing, no scan); and for the few keys that share a (length, first byte)
- * slot or are too long for it, a slot array sized so every known key has a slot of its own (a
- * perfect hash by table size).
+ * keys names one candidate (a few vocabularies have two, such as `card` and `chat`), so a lookup
+ * is one array read and one comparison of the remaining bytes (no hashing, no scan); and for keys
+ * too long for that table or not starting with an ASCII byte, a slot array sized so every known
+ * key has a slot of its own (a perfect hash by table size).
  * @internal
  */
 export class KeyTable {
   readonly #slots: (KeyEntry | undefined)[];
   readonly #mask: number;
   readonly #ordered: readonly KeyEntry[];
-  /** (length << 7 | first byte) -> index + 1, or NONE, or SHARED. */
+  /** (length << 7 | first byte) -> index + 1 of the one key there, or -(n + 1) for `#shared[n]`, or NONE. */
   readonly #direct: Int16Array;
+  /** The indexes of the keys that share a direct slot. */
+  readonly #shared: number[][] = [];
 
   constructor(names: readonly string[]) {
     const entries = names.map((name, index): KeyEntry => {
@@ -48,7 +48,15 @@ export class KeyTable {
       const first = e.bytes[0] as number;
       if (len === 0 || len >= DIRECT_MAX_LEN || first >= 0x80) continue;
       const slot = (len << 7) | first;
-      this.#direct[slot] = this.#direct[slot] === NONE ? e.index + 1 : SHARED;
+      const held = this.#direct[slot] as number;
+      if (held === NONE) {
+        this.#direct[slot] = e.index + 1;
+      } else if (held > 0) {
+        this.#shared.push([held - 1, e.index]);
+        this.#direct[slot] = -this.#shared.length;
+      } else {
+        (this.#shared[-held - 1] as number[]).push(e.index);
+      }
     }
     let slots: (KeyEntry | undefined)[] | undefined;
     let size = 8;
@@ -84,17 +92,21 @@ export class KeyTable {
       const first = buf[start] as number;
       if (first < 0x80) {
         const slot = this.#direct[(len << 7) | first] as number;
+        if (slot > 0) return this.#restMatches(slot - 1, buf, start, len) ? slot - 1 : -1;
         if (slot === NONE) return -1;
-        if (slot !== SHARED) {
-          // The one candidate: its first byte and length already match; compare the rest.
-          const b = (this.#ordered[slot - 1] as KeyEntry).bytes;
-          for (let j = 1; j < len; j++) if (b[j] !== buf[start + j]) return -1;
-          return slot - 1;
-        }
+        for (const index of this.#shared[-slot - 1] as number[]) if (this.#restMatches(index, buf, start, len)) return index;
+        return -1;
       }
     }
     const hit = this.#entry(buf, start, len);
     return hit === undefined ? -1 : hit.index;
+  }
+
+  /** Whether key `index`, whose length and first byte match, has the remaining bytes too. */
+  #restMatches(index: number, buf: Uint8Array, start: number, len: number): boolean {
+    const b = (this.#ordered[index] as KeyEntry).bytes;
+    for (let j = 1; j < len; j++) if (b[j] !== buf[start + j]) return false;
+    return true;
   }
 
   #entry(buf: Uint8Array, start: number, len: number): KeyEntry | undefined {

@@ -33,8 +33,9 @@ function slots(id: MachineId): IdSlots {
   return id as unknown as IdSlots;
 }
 
+/** True for an int32 number only: `| 0` turns anything else (fractions, NaN, strings, undefined) into a different value. */
 function isWord(w: unknown): w is number {
-  return typeof w === 'number' && (w | 0) === w;
+  return ((w as number) | 0) === w;
 }
 
 /** Where {@link MachineId.toString} lays out the bytes it encodes. */
