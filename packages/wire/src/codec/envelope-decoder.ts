@@ -141,19 +141,29 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   return id;
 }
 
-function expectKind(r: CborReader): AgentKind {
+/**
+ * The index in `table` of a known name of 1..23 bytes behind a one-byte text head, consumed; else
+ * -1 with nothing consumed, so the caller's general path reads (and checks) the item itself.
+ */
+function shortKnownText(r: CborReader, table: KeyTable): number {
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    const index = KIND_TABLE.indexOf(r.buf, r.pos, short);
+    const index = table.indexOf(r.buf, r.pos, short);
     if (index >= 0) {
       r.pos += short;
-      return KINDS[index] as AgentKind;
+      return index;
     }
-    // Not a known kind: give the head back and let the general path below report it.
+    // Not a known name: give the head back.
     r.pos = p;
     r.itemsLeft++;
   }
+  return -1;
+}
+
+function expectKind(r: CborReader): AgentKind {
+  const known = shortKnownText(r, KIND_TABLE);
+  if (known >= 0) return KINDS[known] as AgentKind;
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
@@ -175,19 +185,8 @@ function expectKind(r: CborReader): AgentKind {
  * string (no string built); anything else, with nothing consumed, goes through the general path.
  */
 function expectOperation(r: CborReader): string {
-  const p = r.pos;
-  const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
-  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    const index = OPERATION_TABLE.indexOf(r.buf, r.pos, short);
-    if (index >= 0) {
-      r.pos += short;
-      return OPERATIONS[index] as string;
-    }
-    // Give the head back: the general path reads (and checks) the text itself.
-    r.pos = p;
-    r.itemsLeft++;
-  }
-  return expectText(r, 'operation');
+  const known = shortKnownText(r, OPERATION_TABLE);
+  return known >= 0 ? (OPERATIONS[known] as string) : expectText(r, 'operation');
 }
 
 /** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
