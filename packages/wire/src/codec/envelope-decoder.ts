@@ -39,7 +39,7 @@ import {
 import { asciiText } from './ascii-text.js';
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
-import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
+import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, smallBigInt } from './reader.js';
 import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
 /** Keys the decoder recognises at the top level, in canonical order (the `switch` below uses these positions). */
@@ -197,7 +197,7 @@ function expectSmallU64(r: CborReader, field: string): bigint {
     if (b < 24) {
       r.itemsLeft--;
       r.pos = p + 1;
-      return BigInt(b);
+      return smallBigInt(b);
     }
   }
   return expectU64(r, field);

@@ -21,6 +21,18 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_ITEMS = 65_536;
 
+/** How many small bigints {@link smallBigInt} hands out from its table (chunk sequences, counts). */
+const SMALL_BIGINTS = 1024;
+const smallBigInts: readonly bigint[] = Array.from({ length: SMALL_BIGINTS }, (_, i) => BigInt(i));
+
+/**
+ * `BigInt(n)` for an integer 0 <= n < 1024 without allocating one: a bigint is an immutable heap
+ * value, so a decoder can hand out the same one for every chunk sequence number it reads. @internal
+ */
+export function smallBigInt(n: number): bigint {
+  return smallBigInts[n] as bigint;
+}
+
 /** Major types. @internal */
 export const MAJOR_UINT: number = 0;
 /** @internal */
@@ -210,9 +222,10 @@ export class CborReader {
     }
   }
 
-  /** The last head's argument as a bigint. */
+  /** The last head's argument as a bigint (small values shared from {@link smallBigInt}'s table). */
   argBig(): bigint {
-    return this.bigArg ?? BigInt(this.arg);
+    const arg = this.arg;
+    return this.bigArg ?? (arg >= 0 && arg < SMALL_BIGINTS ? (smallBigInts[arg] as bigint) : BigInt(arg));
   }
 
   /** After a major-7 head: the float value, or the simple value code (20..23) for non-floats. */
