@@ -73,6 +73,8 @@ export class AgdxChunkWriter {
   #issuer: AppendIssuer | undefined;
   // null: not started; undefined: no telemetry hook (or it declined).
   #span: ChunkStreamSpan | undefined | null = null;
+  /** Pipelined: ends the span once the terminal batch is acknowledged (see #flushEnding). */
+  #endOnAcknowledged: ((error?: unknown) => void) | undefined;
 
   /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
   constructor(
@@ -214,12 +216,25 @@ export class AgdxChunkWriter {
       // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
       this.#pending = [];
       const span = this.#span;
+      let ending = this.#endOnAcknowledged;
+      this.#endOnAcknowledged = undefined;
+      const end = (error?: unknown): void => {
+        const f = ending;
+        ending = undefined;
+        f?.(error);
+      };
       const acknowledged = span
-        ? (at: unknown): void => {
+        ? (at: unknown, error?: unknown): void => {
             if (at !== undefined) chunksAppended(span, batch.length);
+            end(at === undefined ? (error ?? new Error('the stream\'s last append was not acknowledged')) : undefined);
           }
         : undefined;
-      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+      try {
+        await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+      } catch (error) {
+        end(error);
+        throw error;
+      }
       return;
     }
     const core = this.#core;
@@ -242,8 +257,7 @@ export class AgdxChunkWriter {
     if (usage !== undefined) checkObject(usage, 'usage');
     this.#terminal = true;
     await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
-    await this.flush(options);
-    if (this.#span) endChunkStream(this.#span, finishReason, usage);
+    await this.#flushEnding(options, (error) => endChunkStream(this.#span as ChunkStreamSpan, finishReason, usage, error));
   }
 
   /**
@@ -257,8 +271,38 @@ export class AgdxChunkWriter {
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
     await this.#enqueue(envelope, ContentType.cbor);
-    await this.flush(options);
-    if (this.#span) endChunkStream(this.#span, undefined, undefined, error);
+    await this.#flushEnding(options, () => endChunkStream(this.#span as ChunkStreamSpan, undefined, undefined, error));
+  }
+
+  /**
+   * The terminal flush, then the stream span's end. Pipelined (an issuer), the last batch is
+   * acknowledged in the background, so the span ends at that acknowledgment and counts every
+   * chunk; awaited, it ends once the flush returns.
+   */
+  async #flushEnding(options: ChunkWriteOptions, end: (error?: unknown) => void): Promise<void> {
+    if (!this.#span) {
+      await this.flush(options);
+      return;
+    }
+    if (this.#issuer === undefined) {
+      await this.flush(options);
+      end();
+      return;
+    }
+    this.#endOnAcknowledged = end;
+    let failure: unknown;
+    try {
+      await this.flush(options);
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      // Not handed to an append (nothing was pending, or the flush failed first): end it here.
+      if (this.#endOnAcknowledged === end) {
+        this.#endOnAcknowledged = undefined;
+        end(failure);
+      }
+    }
   }
 
   /** What every record of the stream carries: the terminal error, every chunk, the encoder's probe. */
