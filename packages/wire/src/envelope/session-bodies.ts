@@ -1,7 +1,7 @@
 import { AgdxError, CodecError, InvalidError } from '../errors.js';
 import { AgentId } from '../ids/agent-id.js';
 import { LogPosition } from '../ids/log-position.js';
-import { adoptIdBytes, ConversationId } from '../ids/machine-id.js';
+import { adoptIdBytes, ConversationId, idBytesView } from '../ids/machine-id.js';
 import { utf8Length } from '../ids/utf8.js';
 import { readMetadata, writeMetadata } from '../codec/metadata-codec.js';
 import {
@@ -164,8 +164,8 @@ export function encodeSessionStart(start: SessionStart): Uint8Array {
     w.text(start.sdk.language);
     key(w, 'version');
     w.text(start.sdk.version);
-    if (start.parent !== undefined) (key(w, 'parent'), w.bytes(start.parent.toBytes()));
-    if (start.root !== undefined) (key(w, 'root'), w.bytes(start.root.toBytes()));
+    if (start.parent !== undefined) (key(w, 'parent'), w.bytes(idBytesView(start.parent)));
+    if (start.root !== undefined) (key(w, 'root'), w.bytes(idBytesView(start.root)));
     if (start.idleTimeoutMicros !== undefined) (key(w, 'idle_timeout_micros'), w.uint(start.idleTimeoutMicros));
     if (start.budget !== undefined) {
       key(w, 'budget');

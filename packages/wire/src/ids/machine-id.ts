@@ -4,39 +4,11 @@ import { nextUlidBytes } from './ulid.js';
 
 const U128_MAX = (1n << 128n) - 1n;
 
-// The value lives in four int32 words under module-private symbols, not in `#private` fields: a
-// subclass instance (every id is one) with any `#private` field costs about twice as much to
-// construct on Node 20 (25 against 13 ns measured), and a decoder makes up to five ids per record.
-// Symbol keys stay out of `Object.keys`, JSON and `for … in`; structural equality (a test's
-// `toEqual`) compares them, so two ids compare by value there too.
-const W0: unique symbol = Symbol('w0');
-const W1: unique symbol = Symbol('w1');
-const W2: unique symbol = Symbol('w2');
-const W3: unique symbol = Symbol('w3');
-/** The Crockford text, defined on first use as a non-enumerable property (a cache, not state). */
-const TEXT: unique symbol = Symbol('text');
-
-/** How util.inspect (Node, Deno) asks an object to describe itself; a plain registered symbol. */
-const INSPECT = Symbol.for('nodejs.util.inspect.custom');
-
-/** An id's own properties, typed here only: declaring them on the class would publish the symbols. */
-interface IdSlots {
-  [W0]: number;
-  [W1]: number;
-  [W2]: number;
-  [W3]: number;
-  [TEXT]?: string;
-}
-
-/** The id's slots (a cast: every MachineId has them from its constructor). */
-function slots(id: MachineId): IdSlots {
-  return id as unknown as IdSlots;
-}
-
-/** True for an int32 number only: `| 0` turns anything else (fractions, NaN, strings, undefined) into a different value. */
-function isWord(w: unknown): w is number {
-  return ((w as number) | 0) === w;
-}
+/**
+ * Set for exactly one constructor call by {@link idAt}: the constructor then reads its 16 bytes from
+ * this offset of the array it is given (the decoder's input) instead of checking a 16-byte array.
+ */
+let readAt = -1;
 
 /** Where {@link MachineId.toString} lays out the bytes it encodes. */
 const textScratch = new Uint8Array(16);
@@ -44,14 +16,17 @@ const textScratch = new Uint8Array(16);
 /** A concrete 128-bit identifier class (RecordId, ConversationId, CorrelationId, ChannelId). */
 export interface MachineIdClass<T extends MachineId> {
   new (bytes: Uint8Array): T;
-  /** @internal The decoder's path: the value as four int32 words. */
-  new (w0: number, w1: number, w2: number, w3: number): T;
   /** Class name, used in messages. */
   readonly name: string;
 }
 
-/** The big-endian 32-bit word at `at` of `b`, as a signed int32 (how ids hold their value). @internal */
-export function word(b: Uint8Array, at: number): number {
+let words: (id: MachineId) => readonly [number, number, number, number];
+let bytesOf: (id: MachineId) => Uint8Array;
+let sameWords: (a: MachineId, b: MachineId) => boolean;
+let writeWords: (id: MachineId, out: Uint8Array, at: number) => void;
+let wordsEqualBytes: (id: MachineId, buf: Uint8Array, at: number) => boolean;
+
+function word(b: Uint8Array, at: number): number {
   return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) | 0;
 }
 
@@ -69,38 +44,55 @@ function putWord(out: Uint8Array, at: number, w: number): void {
 export abstract class MachineId {
   // The value as four big-endian 32-bit words rather than a 16-byte array: a decoder makes several
   // ids per record, and a typed array per id cost about four times as much as the id object itself.
+  readonly #w0: number;
+  readonly #w1: number;
+  readonly #w2: number;
+  readonly #w3: number;
+  #bytes: Uint8Array | undefined;
+  #text: string | undefined;
+
+  static {
+    words = (id) => [id.#w0, id.#w1, id.#w2, id.#w3];
+    bytesOf = (id) => {
+      if (id.#bytes === undefined) {
+        const out = new Uint8Array(16);
+        writeWords(id, out, 0);
+        id.#bytes = out;
+      }
+      return id.#bytes;
+    };
+    sameWords = (a, b) => a.#w0 === b.#w0 && a.#w1 === b.#w1 && a.#w2 === b.#w2 && a.#w3 === b.#w3;
+    writeWords = (id, out, at) => {
+      putWord(out, at, id.#w0);
+      putWord(out, at + 4, id.#w1);
+      putWord(out, at + 8, id.#w2);
+      putWord(out, at + 12, id.#w3);
+    };
+    wordsEqualBytes = (id, buf, at) =>
+      id.#w0 === word(buf, at) && id.#w1 === word(buf, at + 4) && id.#w2 === word(buf, at + 8) && id.#w3 === word(buf, at + 12);
+  }
 
   /**
    * Wraps 16 big-endian bytes (read, never kept: later changes to `bytes` do not affect the id).
    * @throws InvalidError when `bytes` is not exactly 16 bytes long.
    */
-  constructor(bytes: Uint8Array);
-  /**
-   * The value as four big-endian 32-bit words, each an int32 (the decoder's path; see {@link word}).
-   * @throws InvalidError when a word is not an int32.
-   * @internal
-   */
-  constructor(w0: number, w1: number, w2: number, w3: number);
-  constructor(bytes: Uint8Array | number, w1?: number, w2?: number, w3?: number) {
-    const self = slots(this);
-    if (typeof bytes === 'number') {
-      if (!isWord(bytes) || !isWord(w1) || !isWord(w2) || !isWord(w3)) {
-        throw new InvalidError('id words must be four 32-bit integers', { context: { got: 'words' } });
+  constructor(bytes: Uint8Array) {
+    let at = readAt;
+    if (at >= 0) {
+      readAt = -1;
+    } else {
+      if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
+        const got = bytes instanceof Uint8Array ? bytes.length : 0;
+        throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
       }
-      self[W0] = bytes;
-      self[W1] = w1;
-      self[W2] = w2;
-      self[W3] = w3;
-      return;
+      at = 0;
     }
-    if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
-      const got = bytes instanceof Uint8Array ? bytes.length : 0;
-      throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
-    }
-    self[W0] = word(bytes, 0);
-    self[W1] = word(bytes, 4);
-    self[W2] = word(bytes, 8);
-    self[W3] = word(bytes, 12);
+    this.#w0 = word(bytes, at);
+    this.#w1 = word(bytes, at + 4);
+    this.#w2 = word(bytes, at + 8);
+    this.#w3 = word(bytes, at + 12);
+    this.#bytes = undefined;
+    this.#text = undefined;
   }
 
   /**
@@ -148,31 +140,26 @@ export abstract class MachineId {
   /** The 16 big-endian bytes (a fresh copy each call). */
   toBytes(): Uint8Array {
     const out = new Uint8Array(16);
-    writeIdBytes(this, out, 0);
+    writeWords(this, out, 0);
     return out;
   }
 
   /** The numeric value. */
   toBigInt(): bigint {
     let v = 0n;
-    const id = slots(this);
-    for (const w of [id[W0], id[W1], id[W2], id[W3]]) v = (v << 32n) | BigInt(w >>> 0);
+    for (const w of words(this)) v = (v << 32n) | BigInt(w >>> 0);
     return v;
   }
 
   /** Canonical 26-character uppercase Crockford text. */
   toString(): string {
-    let text = slots(this)[TEXT];
-    if (text === undefined) {
+    if (this.#text === undefined) {
       // Through a scratch array: an id shown as text need not keep a byte copy of itself.
-      writeIdBytes(this, textScratch, 0);
-      text = encodeCrockfordAt(textScratch, 0);
-      // Non-enumerable: a cached text must not make two equal ids differ structurally.
-      Object.defineProperty(this, TEXT, { value: text });
+      writeWords(this, textScratch, 0);
+      this.#text = encodeCrockfordAt(textScratch, 0);
     }
-    return text;
+    return this.#text;
   }
-
 
   /** JSON form: the canonical Crockford text. */
   toJSON(): string {
@@ -182,18 +169,9 @@ export abstract class MachineId {
   /** True when both ids carry the same 128-bit value (ids compare by value, not by class). */
   equals(other: MachineId | undefined | null): boolean {
     if (other === undefined || other === null) return false;
-    const a = slots(this);
-    const b = slots(other);
-    return a[W0] === b[W0] && a[W1] === b[W1] && a[W2] === b[W2] && a[W3] === b[W3];
+    return sameWords(this, other);
   }
 }
-
-// What util.inspect (Node, Deno) shows for an id: its class and Crockford text, not the symbol slots.
-Object.defineProperty(MachineId.prototype, INSPECT, {
-  value(this: MachineId): string {
-    return `${this.constructor.name}(${this.toString()})`;
-  },
-});
 
 /**
  * Wraps a 16-byte array as an id (the array is read, not kept). Not part of the public API.
@@ -212,22 +190,28 @@ export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes1
  * @internal
  */
 export function idAt<T extends MachineId>(cls: MachineIdClass<T>, buf: Uint8Array, at: number): T {
-  return new cls(word(buf, at), word(buf, at + 4), word(buf, at + 8), word(buf, at + 12));
+  // No try/finally: the constructor clears `readAt` before anything that could throw.
+  readAt = at;
+  return new cls(buf);
+}
+
+/**
+ * The id's 16 bytes, made once per id and shared, for code that only reads them. Not part of the
+ * public API.
+ * @internal
+ */
+export function idBytesView(id: MachineId): Uint8Array {
+  return bytesOf(id);
 }
 
 /** Writes the id's 16 bytes into `out` at `at` (the encoder's hot path; no array made). @internal */
 export function writeIdBytes(id: MachineId, out: Uint8Array, at: number): void {
-  const s = slots(id);
-  putWord(out, at, s[W0]);
-  putWord(out, at + 4, s[W1]);
-  putWord(out, at + 8, s[W2]);
-  putWord(out, at + 12, s[W3]);
+  writeWords(id, out, at);
 }
 
-/** True when the id's value is the four big-endian words given (see {@link word}). @internal */
-export function idHasWords(id: MachineId, w0: number, w1: number, w2: number, w3: number): boolean {
-  const s = slots(id);
-  return s[W0] === w0 && s[W1] === w1 && s[W2] === w2 && s[W3] === w3;
+/** True when the 16 bytes at `at` of `buf` are this id's bytes. @internal */
+export function idEqualsBytes(id: MachineId, buf: Uint8Array, at: number): boolean {
+  return wordsEqualBytes(id, buf, at);
 }
 
 /** Producer-assigned identity of one record (a ULID); required on every kind except chunk. */
@@ -290,20 +274,29 @@ function writeU64(out: Uint8Array, at: number, v: bigint): void {
 }
 
 
-/**
- * Makes an id of one class from its four big-endian words (see {@link word}): the decoder reads the
- * words once, compares them with its cached id and, on a miss, builds the id from them. @internal
- */
-export type IdMaker<T extends MachineId> = (w0: number, w1: number, w2: number, w3: number) => T;
+/** Reads an id of one class from 16 bytes of a buffer (see {@link idAt}). @internal */
+export type IdReader<T extends MachineId> = (buf: Uint8Array, at: number) => T;
 
 // One function per class rather than `idAt(cls, …)`: each has its own `new` site with a fixed
 // class, which the JIT allocates inline; a site shared by the four classes measured about 10 ns
 // slower per id (Node 20).
-/** {@link IdMaker} for RecordId. @internal */
-export const recordIdOf: IdMaker<RecordId> = (w0, w1, w2, w3) => new RecordId(w0, w1, w2, w3);
-/** {@link IdMaker} for ConversationId. @internal */
-export const conversationIdOf: IdMaker<ConversationId> = (w0, w1, w2, w3) => new ConversationId(w0, w1, w2, w3);
-/** {@link IdMaker} for CorrelationId. @internal */
-export const correlationIdOf: IdMaker<CorrelationId> = (w0, w1, w2, w3) => new CorrelationId(w0, w1, w2, w3);
-/** {@link IdMaker} for ChannelId. @internal */
-export const channelIdOf: IdMaker<ChannelId> = (w0, w1, w2, w3) => new ChannelId(w0, w1, w2, w3);
+/** {@link idAt} for RecordId. @internal */
+export const recordIdAt: IdReader<RecordId> = (buf, at) => {
+  readAt = at;
+  return new RecordId(buf);
+};
+/** {@link idAt} for ConversationId. @internal */
+export const conversationIdAt: IdReader<ConversationId> = (buf, at) => {
+  readAt = at;
+  return new ConversationId(buf);
+};
+/** {@link idAt} for CorrelationId. @internal */
+export const correlationIdAt: IdReader<CorrelationId> = (buf, at) => {
+  readAt = at;
+  return new CorrelationId(buf);
+};
+/** {@link idAt} for ChannelId. @internal */
+export const channelIdAt: IdReader<ChannelId> = (buf, at) => {
+  readAt = at;
+  return new ChannelId(buf);
+};
