@@ -15,12 +15,29 @@
 
 type Immediate = (run: () => void) => unknown;
 
+/** The platform's `setImmediate`, looked up per call so a test's fake timers see the hop. */
+function immediate(): Immediate | undefined {
+  const found = (globalThis as { setImmediate?: Immediate }).setImmediate;
+  return typeof found === 'function' ? found : undefined;
+}
+
 /** Runs `run` after the current burst (see the module notes). */
 export function afterBurst(run: () => void): void {
-  // Looked up per call, so a test's fake timers see the hop.
-  const immediate = (globalThis as { setImmediate?: Immediate }).setImmediate;
-  if (typeof immediate === 'function') immediate(run);
+  const hop = immediate();
+  if (hop !== undefined) hop(run);
   else queueMicrotask(run);
+}
+
+/**
+ * Runs `run` after the current macrotask: `setImmediate` where the runtime has it, else a zero
+ * timeout (browsers clamp it to a few ms). Unlike {@link afterBurst} it always lets the event loop
+ * turn, which a loop yielding to timers, or work gathered across a handler's awaits on a polling
+ * log, needs.
+ */
+export function afterMacrotask(run: () => void): void {
+  const hop = immediate();
+  if (hop !== undefined) hop(run);
+  else setTimeout(run, 0);
 }
 
 /** {@link afterBurst} as a promise. */

@@ -5,16 +5,9 @@
  * after each unit of work; once a time slice is used up it waits for one macrotask turn.
  */
 
-const SLICE_MS = 10;
+import { afterMacrotask } from './after-burst.js';
 
-/**
- * Runs `run` after the current macrotask: setImmediate where the runtime has it (Node, Bun,
- * Deno), else a zero timeout (browsers clamp it to a few ms).
- */
-export const afterMacrotask: (run: () => void) => void =
-  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
-    ? (run) => void (globalThis as unknown as { setImmediate(fn: () => void): unknown }).setImmediate(run)
-    : (run) => void setTimeout(run, 0);
+const SLICE_MS = 10;
 
 const macrotask = (): Promise<void> => new Promise((resolve) => afterMacrotask(resolve));
 

@@ -1,8 +1,7 @@
 import { AgdxError } from '@agdx/wire';
 import { watchAbort } from '@agdx/transport';
 import type { BatchPosition } from '../client/client-core.js';
-import { afterBurst } from '../clock/after-burst.js';
-import { afterMacrotask } from '../clock/cooperative-yield.js';
+import { afterBurst, afterMacrotask } from '../clock/after-burst.js';
 import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
