@@ -73,8 +73,6 @@ export class AgdxChunkWriter {
   #issuer: AppendIssuer | undefined;
   // null: not started; undefined: no telemetry hook (or it declined).
   #span: ChunkStreamSpan | undefined | null = null;
-  /** Pipelined: ends the span once the terminal batch is acknowledged (see #flushEnding). */
-  #endOnAcknowledged: ((error?: unknown) => void) | undefined;
 
   /** @internal Use `client.agdx(...).stream(correlation, purpose)`. */
   constructor(
@@ -209,15 +207,27 @@ export class AgdxChunkWriter {
 
   /** Publishes every pending chunk as one append (nothing when none are pending). */
   async flush(options: ChunkWriteOptions = {}): Promise<void> {
+    await this.#flush(options, undefined);
+  }
+
+  /**
+   * {@link flush}; then `ended` (the terminal flush's span end) runs once: at once with nothing
+   * pending, after the append when it is awaited, and pipelined (an issuer) when the batch is
+   * acknowledged in the background, so the span counts every chunk (with the error when the
+   * append fails or is refused).
+   */
+  async #flush(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
     const batch = this.#pending;
-    if (batch.length === 0) return;
+    if (batch.length === 0) {
+      ended?.();
+      return;
+    }
     const issuer = this.#issuer;
     if (issuer !== undefined) {
       // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
       this.#pending = [];
       const span = this.#span;
-      let ending = this.#endOnAcknowledged;
-      this.#endOnAcknowledged = undefined;
+      let ending = ended;
       const end = (error?: unknown): void => {
         const f = ending;
         ending = undefined;
@@ -243,6 +253,7 @@ export class AgdxChunkWriter {
     // Only a successful append drops them, so a failed flush can be retried.
     if (this.#pending === batch) this.#pending = [];
     else this.#pending.splice(0, batch.length);
+    ended?.();
   }
 
   /**
@@ -257,7 +268,8 @@ export class AgdxChunkWriter {
     if (usage !== undefined) checkObject(usage, 'usage');
     this.#terminal = true;
     await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
-    await this.#flushEnding(options, (error) => endChunkStream(this.#span as ChunkStreamSpan, finishReason, usage, error));
+    const span = this.#span;
+    await this.#flush(options, span ? (error) => endChunkStream(span, finishReason, usage, error) : undefined);
   }
 
   /**
@@ -271,38 +283,8 @@ export class AgdxChunkWriter {
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
     await this.#enqueue(envelope, ContentType.cbor);
-    await this.#flushEnding(options, () => endChunkStream(this.#span as ChunkStreamSpan, undefined, undefined, error));
-  }
-
-  /**
-   * The terminal flush, then the stream span's end. Pipelined (an issuer), the last batch is
-   * acknowledged in the background, so the span ends at that acknowledgment and counts every
-   * chunk; awaited, it ends once the flush returns.
-   */
-  async #flushEnding(options: ChunkWriteOptions, end: (error?: unknown) => void): Promise<void> {
-    if (!this.#span) {
-      await this.flush(options);
-      return;
-    }
-    if (this.#issuer === undefined) {
-      await this.flush(options);
-      end();
-      return;
-    }
-    this.#endOnAcknowledged = end;
-    let failure: unknown;
-    try {
-      await this.flush(options);
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      // Not handed to an append (nothing was pending, or the flush failed first): end it here.
-      if (this.#endOnAcknowledged === end) {
-        this.#endOnAcknowledged = undefined;
-        end(failure);
-      }
-    }
+    const span = this.#span;
+    await this.#flush(options, span ? () => endChunkStream(span, undefined, undefined, error) : undefined);
   }
 
   /** What every record of the stream carries: the terminal error, every chunk, the encoder's probe. */
