@@ -95,8 +95,6 @@ export interface CommandServer {
 export const SERVER_VERSION = '0.9.0-agdx-dev';
 
 const EMPTY = new Uint8Array(0);
-/** Batches at least this large are stored in the request frame itself (see SendMessages). */
-const KEEP_IN_PLACE_BYTES = 4096;
 
 function streamInfo(s: StreamState): StreamInfo {
   let size = 0n;
@@ -336,10 +334,9 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         const batch = req.batch;
         if (batch === undefined) throw new IggyError(Status.InvalidFormat);
         // The request frame is the splitter's private copy and is dropped after this command, so
-        // a large batch is kept (and stamped) in place; a small one is copied so that the frame's
-        // header and routing bytes are not held alongside it for the life of the record.
-        const bytes = batch.bytes.length >= KEEP_IN_PLACE_BYTES ? batch.bytes : batch.bytes.slice();
-        const r = broker.append(req.stream, req.topic, req.partitioning, bytes, batch.header.messageCount);
+        // its batch is handed over: the partition copies it into its record slabs (or keeps a
+        // very large one in place) and the frame's memory is reused for the next request.
+        const r = broker.append(req.stream, req.topic, req.partitioning, batch.bytes, batch.header.messageCount);
         return encodeSendMessagesResponse([{ streamId: r.stream.id, topicId: r.topic.id, partitionId: r.partition, baseOffset: r.baseOffset }]);
       }
       for (const m of req.messages) {
