@@ -20,11 +20,11 @@
  */
 
 /** Records at least this large are kept as handed over, not copied. */
-export const IN_PLACE_BYTES = 4096;
+export const IN_PLACE_BYTES: number = 4096;
 /** The first slab of a partition. */
-export const FIRST_SLAB_BYTES = 4 * 1024;
+export const FIRST_SLAB_BYTES: number = 4 * 1024;
 /** The largest slab. */
-export const MAX_SLAB_BYTES = 1024 * 1024;
+export const MAX_SLAB_BYTES: number = 1024 * 1024;
 
 /** Copies records into shared slabs (see the file comment). One per partition. */
 export class RecordArena {

@@ -59,7 +59,7 @@ import {
 import type { ConsumerGroupState } from '../log/consumer-group.js';
 import { encodeClassicPoll } from '../log/classic-poll.js';
 import { liftTextOptions } from './topic-options.js';
-import { batchFromClassic, sliceRecord } from '../log/stored-batch.js';
+import { batchFromClassic, recordSliceLength, writeRecordSlice } from '../log/stored-batch.js';
 
 /** What the command layer needs to know about the connection. */
 export interface CommandConnection {
@@ -166,20 +166,23 @@ function owner(c: Consumer): { readonly kind: 'consumer' | 'group'; readonly id:
 
 /** Encodes a VSR poll reply from stored runs (the prefix, then the records). */
 function vsrPollReply(outcome: PollOutcome): Uint8Array {
-  const records = outcome.slices.map((s) => sliceRecord(s.batch, s.from, s.to));
+  const slices = outcome.slices;
   let size = 16;
   let count = 0;
-  for (const r of records) size += r.length;
-  for (const s of outcome.slices) count += s.to - s.from;
+  for (const s of slices) {
+    size += recordSliceLength(s.batch, s.from, s.to);
+    count += s.to - s.from;
+  }
+  // One buffer for the reply: each record, whole or sliced, is written straight into it.
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   view.setUint32(0, outcome.partitionId, true);
   view.setBigUint64(4, outcome.currentOffset, true);
   view.setUint32(12, count, true);
   let pos = 16;
-  for (const r of records) {
-    out.set(r, pos);
-    pos += r.length;
+  for (const s of slices) {
+    writeRecordSlice(s.batch, s.from, s.to, out, pos);
+    pos += recordSliceLength(s.batch, s.from, s.to);
   }
   return out;
 }
