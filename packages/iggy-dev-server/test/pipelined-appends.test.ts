@@ -10,6 +10,7 @@ import {
   encodeCreateTopicRequest,
   encodePollMessagesRequest,
   encodeSendMessagesRequest,
+  encodeTopicTarget,
   initChecksums,
   partitioning,
 } from '@agdx/iggy-protocol';
@@ -97,6 +98,23 @@ describe.each(PROTOCOLS)('%s', (protocol) => {
     expect(await poll(c, stream, 150n, 100)).toEqual([...batch(0).slice(150), ...batch(1).slice(0, 50)]);
     expect(await poll(c, stream, 203n, 3)).toEqual(batch(1).slice(3, 6));
     expect(await poll(c, stream, 0n, 400)).toEqual([...batch(0), ...batch(1)]);
+    c.close();
+  });
+
+  it('small appends (copied into shared slabs) read back intact across slabs, whole and in part, and after a purge', async () => {
+    const stream = `slabs-${protocol}`;
+    const c = await loggedIn(protocol, stream);
+    // 300 batches of 3 short messages, each batch well under the in-place size: several slabs.
+    const batch = (b: number) => [`s${b}-0`, `s${b}-1`, `s${b}-2`.padEnd(40 + (b % 13), '~')];
+    for (let b = 0; b < 300; b++) await c.ok(CommandCode.SendMessages, sendBody(protocol, stream, batch(b)));
+    const all = Array.from({ length: 300 }, (_, b) => batch(b)).flat();
+    expect(await poll(c, stream, 0n, 1000)).toEqual(all);
+    expect(await poll(c, stream, 451n, 2)).toEqual(all.slice(451, 453));
+    expect(await poll(c, stream, 898n, 10)).toEqual(all.slice(898));
+    await c.ok(CommandCode.PurgeTopic, encodeTopicTarget({ stream, topic: 't' }));
+    expect(await poll(c, stream, 0n, 10)).toEqual([]);
+    await c.ok(CommandCode.SendMessages, sendBody(protocol, stream, ['after-purge']));
+    expect(await poll(c, stream, 0n, 10)).toEqual(['after-purge']);
     c.close();
   });
 });

@@ -4,6 +4,7 @@
  * from the head; offsets never restart.
  */
 
+import { RecordArena } from './record-arena.js';
 import type { StoredBatch } from './stored-batch.js';
 import { frameStarts, messageBytes, stampBatch } from './stored-batch.js';
 
@@ -56,6 +57,8 @@ export class PartitionLog {
   #hot = 0;
   /** Index of the oldest batch that may still hold its bytes. */
   #cold = 0;
+  /** Where appended records are kept. */
+  readonly #arena = new RecordArena();
 
   constructor(id: number, createdAt: bigint, writer?: PartitionWriter, recovered: readonly StoredBatch[] = [], startOffset = 0n) {
     this.id = id;
@@ -125,12 +128,14 @@ export class PartitionLog {
   }
 
   /**
-   * Stamps and appends a producer batch (the caller hands over `bytes`); returns the stored
-   * batch. Storage runs before the state changes, so a failed write leaves no trace.
+   * Stamps and appends a producer batch (the caller hands over `bytes`, which may be kept as
+   * they are or copied into the partition's record slabs); returns the stored batch. Storage
+   * runs before the state changes, so a failed write leaves no trace (a copy's slab space is
+   * not reused, a bounded loss for a rare event).
    */
   append(bytes: Uint8Array, count: number, now: bigint): StoredBatch {
     const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp + 1n;
-    const batch = stampBatch(bytes, count, this.id, this.#nextOffset, timestamp);
+    const batch = stampBatch(this.#arena.keep(bytes), count, this.id, this.#nextOffset, timestamp);
     this.#writer?.append(batch);
     this.#lastTimestamp = timestamp;
     this.#push(batch);
@@ -186,6 +191,7 @@ export class PartitionLog {
   /** Deletes every message; offsets restart at 0, as Iggy's purge does. */
   purge(): void {
     this.#writer?.purge();
+    this.#arena.reset();
     this.#batches = [];
     this.#head = 0;
     this.#cold = 0;

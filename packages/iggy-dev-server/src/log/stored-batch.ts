@@ -140,25 +140,37 @@ export function batchFromClassic(messages: readonly PolledMessage[]): Uint8Array
   return out;
 }
 
+/** Bytes of the record for messages `from..to-1` of `batch` (see {@link writeRecordSlice}). */
+export function recordSliceLength(batch: StoredBatch, from: number, to: number): number {
+  if (from === 0 && to === batch.count) return batch.length;
+  const starts = frameStarts(batch);
+  return BATCH_HEADER_SIZE + (starts[to] as number) - (starts[from] as number);
+}
+
 /**
- * The record for messages `from..to-1` (indices within the batch). A whole batch is returned as
- * stored; a part gets a rewritten header (length, count, checksum) and keeps its frames and
- * their original offset deltas, like Iggy's sliced poll records.
+ * Writes the record for messages `from..to-1` (indices within the batch) at `pos` of `out`,
+ * which must have {@link recordSliceLength} bytes there. A whole batch is copied as stored; a
+ * part gets a rewritten header (length, count, checksum) and keeps its frames and their original
+ * offset deltas, like Iggy's sliced poll records. Written straight into the reply, a part costs
+ * no buffer of its own.
  */
-export function sliceRecord(batch: StoredBatch, from: number, to: number): Uint8Array {
+export function writeRecordSlice(batch: StoredBatch, from: number, to: number, out: Uint8Array, pos: number): void {
   const bytes = bytesOf(batch);
-  if (from === 0 && to === batch.count) return bytes;
+  if (from === 0 && to === batch.count) {
+    out.set(bytes, pos);
+    return;
+  }
   const starts = frameStarts(batch);
   const start = starts[from] as number;
   const end = starts[to] as number;
-  const out = new Uint8Array(BATCH_HEADER_SIZE + end - start);
-  out.set(bytes.subarray(0, BATCH_HEADER_SIZE), 0);
-  out.set(bytes.subarray(start, end), BATCH_HEADER_SIZE);
-  const view = viewOf(out);
-  view.setBigUint64(32, BigInt(out.length), true);
+  const length = BATCH_HEADER_SIZE + end - start;
+  out.set(bytes.subarray(0, BATCH_HEADER_SIZE), pos);
+  out.set(bytes.subarray(start, end), pos + BATCH_HEADER_SIZE);
+  const record = out.subarray(pos, pos + length);
+  const view = viewOf(record);
+  view.setBigUint64(32, BigInt(length), true);
   view.setUint32(48, to - from, true);
-  view.setBigUint64(40, computeBatchChecksum(out, to - from), true);
-  return out;
+  view.setBigUint64(40, computeBatchChecksum(record, to - from), true);
 }
 
 /** Payload plus header bytes of the messages `from..to-1` (what Iggy counts as size). */

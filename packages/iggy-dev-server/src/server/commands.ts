@@ -59,7 +59,7 @@ import {
 import type { ConsumerGroupState } from '../log/consumer-group.js';
 import { encodeClassicPoll } from '../log/classic-poll.js';
 import { liftTextOptions } from './topic-options.js';
-import { batchFromClassic, sliceRecord } from '../log/stored-batch.js';
+import { batchFromClassic, recordSliceLength, writeRecordSlice } from '../log/stored-batch.js';
 
 /** What the command layer needs to know about the connection. */
 export interface CommandConnection {
@@ -95,8 +95,6 @@ export interface CommandServer {
 export const SERVER_VERSION = '0.9.0-agdx-dev';
 
 const EMPTY = new Uint8Array(0);
-/** Batches at least this large are stored in the request frame itself (see SendMessages). */
-const KEEP_IN_PLACE_BYTES = 4096;
 
 function streamInfo(s: StreamState): StreamInfo {
   let size = 0n;
@@ -168,20 +166,23 @@ function owner(c: Consumer): { readonly kind: 'consumer' | 'group'; readonly id:
 
 /** Encodes a VSR poll reply from stored runs (the prefix, then the records). */
 function vsrPollReply(outcome: PollOutcome): Uint8Array {
-  const records = outcome.slices.map((s) => sliceRecord(s.batch, s.from, s.to));
+  const slices = outcome.slices;
   let size = 16;
   let count = 0;
-  for (const r of records) size += r.length;
-  for (const s of outcome.slices) count += s.to - s.from;
+  for (const s of slices) {
+    size += recordSliceLength(s.batch, s.from, s.to);
+    count += s.to - s.from;
+  }
+  // One buffer for the reply: each record, whole or sliced, is written straight into it.
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   view.setUint32(0, outcome.partitionId, true);
   view.setBigUint64(4, outcome.currentOffset, true);
   view.setUint32(12, count, true);
   let pos = 16;
-  for (const r of records) {
-    out.set(r, pos);
-    pos += r.length;
+  for (const s of slices) {
+    writeRecordSlice(s.batch, s.from, s.to, out, pos);
+    pos += recordSliceLength(s.batch, s.from, s.to);
   }
   return out;
 }
@@ -336,10 +337,9 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
         const batch = req.batch;
         if (batch === undefined) throw new IggyError(Status.InvalidFormat);
         // The request frame is the splitter's private copy and is dropped after this command, so
-        // a large batch is kept (and stamped) in place; a small one is copied so that the frame's
-        // header and routing bytes are not held alongside it for the life of the record.
-        const bytes = batch.bytes.length >= KEEP_IN_PLACE_BYTES ? batch.bytes : batch.bytes.slice();
-        const r = broker.append(req.stream, req.topic, req.partitioning, bytes, batch.header.messageCount);
+        // its batch is handed over: the partition copies it into its record slabs (or keeps a
+        // very large one in place) and the frame's memory is reused for the next request.
+        const r = broker.append(req.stream, req.topic, req.partitioning, batch.bytes, batch.header.messageCount);
         return encodeSendMessagesResponse([{ streamId: r.stream.id, topicId: r.topic.id, partitionId: r.partition, baseOffset: r.baseOffset }]);
       }
       for (const m of req.messages) {

@@ -63,6 +63,8 @@ function classicWithBadLength(first: Uint8Array): boolean {
 }
 
 const DETECT_BYTES = 64;
+/** Up to this many bytes, a turn's replies are copied into one buffer for one plain write. */
+const GATHER_COPY_BYTES = 64 * 1024;
 
 /** Called when a connection logs in or out (the registry sheds unauthenticated ones first). */
 export type AuthenticationListener = (conn: Connection, authenticated: boolean) => void;
@@ -78,13 +80,14 @@ export class Connection implements ConnectionPort {
   readonly #queue: Uint8Array[] = [];
   #closing = false;
   #closed = false;
-  #draining = false;
   #scheduled = false;
   #lastActivity = Date.now();
   #authenticated = false;
   #held = false;
-  /** Replies are being gathered for one write (see `send`). */
-  #corked = false;
+  /** Replies of this turn, written together (see `send`). */
+  #replies: Uint8Array[] = [];
+  /** Bytes in `#replies`. */
+  #replyBytes = 0;
   /** Bytes of whole frames waiting in the queue (bounded before login). */
   #queuedBytes = 0;
   /** The pre-login deadline, then the idle timer; one at a time. */
@@ -102,10 +105,7 @@ export class Connection implements ConnectionPort {
     this.logins = ctx.loginGuard.forConnection(host);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
-    socket.on('drain', () => {
-      this.#draining = false;
-      this.#pump();
-    });
+    socket.on('drain', () => this.#pump());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
     this.#startTimer(ctx.limits.preLoginTimeoutMs);
@@ -155,28 +155,60 @@ export class Connection implements ConnectionPort {
   /**
    * Replies produced in one turn of the event loop leave in one write: a pipelining client
    * gets several requests answered per read, and each separate write is a system call that
-   * costs more than the reply itself. The socket is uncorked once the turn's reads are done
-   * (`setImmediate` runs after the poll phase), so no reply waits for a later event.
+   * costs more than the reply itself. The replies are gathered here and written once the turn's
+   * reads are done (`setImmediate` runs after the poll phase), so no reply waits for a later
+   * event: several small ones as one buffer, through the socket's plain write path rather than
+   * its corked `writev` path (one stream entry and one native request per turn instead of one
+   * per reply), large ones corked together without a copy.
    */
   send(bytes: Uint8Array): void {
     if (this.#closing || this.#closed) return;
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#socket.cork();
-      setImmediate(this.#uncork);
-    }
-    if (!this.#socket.write(bytes)) this.#draining = true;
+    if (this.#replies.length === 0) setImmediate(this.#flush);
+    this.#replies.push(bytes);
+    this.#replyBytes += bytes.length;
   }
 
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    // After end() or destroy() the socket already flushed or dropped what it held.
-    if (!this.#socket.destroyed) this.#socket.uncork();
+  readonly #flush = (): void => {
+    const replies = this.#replies;
+    if (replies.length === 0) return;
+    const total = this.#replyBytes;
+    this.#replies = [];
+    this.#replyBytes = 0;
+    // After destroy() the socket drops what it is given; after end() nothing is gathered.
+    if (this.#socket.destroyed) return;
+    let ok: boolean;
+    if (replies.length === 1) {
+      ok = this.#socket.write(replies[0] as Uint8Array);
+    } else if (total <= GATHER_COPY_BYTES) {
+      const joined = new Uint8Array(total);
+      let at = 0;
+      for (const r of replies) {
+        joined.set(r, at);
+        at += r.length;
+      }
+      ok = this.#socket.write(joined);
+    } else {
+      this.#socket.cork();
+      ok = true;
+      for (const r of replies) ok = this.#socket.write(r) && ok;
+      this.#socket.uncork();
+    }
+    // Requests held back, or reading paused, while these replies were gathered may go on now;
+    // a socket that did not take them all (`ok` false) resumes through 'drain' instead.
+    if (ok) this.#pump();
   };
+
+  /** Reply bytes not yet taken by the kernel: gathered this turn, or buffered by the socket. */
+  #pendingReplyBytes(): number {
+    return this.#replyBytes + this.#socket.writableLength;
+  }
 
   end(): void {
     if (this.#closing) return;
+    // `closing` first: no reply is gathered after this and no request runs from the flush;
+    // then the replies gathered this turn leave ahead of the end.
     this.#closing = true;
+    this.#flush();
     this.#queue.length = 0;
     this.#queuedBytes = 0;
     // The server is done with this client: its memberships end now, not when the peer hangs up.
@@ -276,7 +308,7 @@ export class Connection implements ConnectionPort {
     if (handler === undefined) return;
     let ran = 0;
     while (this.#queue.length > 0 && !this.#closing && !this.#closed && !this.#held) {
-      if (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes) break;
+      if (this.#pendingReplyBytes() > this.#ctx.limits.maxPendingBytes) break;
       if (ran >= this.#ctx.limits.maxInFlight) {
         // Yield to other connections; the rest of the queue runs on the next turn.
         if (!this.#scheduled) {
@@ -300,7 +332,7 @@ export class Connection implements ConnectionPort {
         return;
       }
     }
-    const backlog = this.#queue.length >= this.#ctx.limits.maxInFlight || (this.#draining && this.#socket.writableLength > this.#ctx.limits.maxPendingBytes);
+    const backlog = this.#queue.length >= this.#ctx.limits.maxInFlight || this.#pendingReplyBytes() > this.#ctx.limits.maxPendingBytes;
     if (backlog || this.#held) this.#socket.pause();
     else if (this.#socket.isPaused() && !this.#closing) this.#socket.resume();
   }
