@@ -1,7 +1,8 @@
-import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
+import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { MemoryLog, type AppendRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnEchoAgent } from './support/echo-agent.js';
 
 const STREAM = 'burst';
 
@@ -32,19 +33,6 @@ function countingLog(): { transport: LogTransport; appends: Map<string, number>;
     },
   }) as LogTransport;
   return { transport, appends, reads, records };
-}
-
-async function echo(client: AgdxClient): Promise<AgentHandle> {
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .followControl(false)
-    .heartbeats(false)
-    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? new Uint8Array([0])))
-    .spawn(client);
-  await agent.ready();
-  return agent;
 }
 
 function request(client: AgdxClient, conversation: ConversationId, n: number): Promise<Uint8Array | undefined> {
@@ -100,7 +88,7 @@ describe.each(platforms)('work that arrives in one burst on an in-process log, $
     const { transport, appends, reads, records } = countingLog();
     const client = AgdxClient.from(transport, { stream: STREAM });
     await client.bootstrap(1);
-    const agent = await echo(client);
+    const agent = await spawnEchoAgent(client);
     const conversation = ConversationId.new();
     const count = 64;
     // Two bursts: the first teaches the readers that work comes in bursts, the second is counted.
@@ -128,7 +116,7 @@ describe.each(platforms)('work that arrives in one burst on an in-process log, $
     const log = new MemoryLog();
     const client = AgdxClient.from(log, { stream: STREAM });
     await client.bootstrap(1);
-    const agent = await echo(client);
+    const agent = await spawnEchoAgent(client);
     const conversation = ConversationId.new();
     // Warm up with a burst, so the readers last saw several records at once.
     await Promise.all(Array.from({ length: 8 }, (_, n) => request(client, conversation, n)));
