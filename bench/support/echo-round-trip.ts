@@ -1,7 +1,8 @@
-// The agent round trip the round-trip and telemetry benchmarks time: an echo agent built with
-// Agent.builder() answers a `laser.request` command with its own body on agent.responses.
-import { type AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+// The agent round trip the round-trip and telemetry benchmarks time: the echo agent of the agents
+// package's tests answers a `laser.request` command with its own body on agent.responses.
+import { type AgdxClient, AgentTopic } from '@agdx/agents';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { spawnEchoAgent } from '../../packages/agents/test/support/echo-agent.js';
 
 /** The command body every round trip sends (the agent echoes it). */
 export const ECHO_BODY: Uint8Array = new TextEncoder().encode('summarize incident 42');
@@ -12,16 +13,7 @@ export const ECHO_BODY: Uint8Array = new TextEncoder().encode('summarize inciden
  * bootstrapped; closing the clients stays with the caller.
  */
 export async function echoRoundTrip(laser: AgdxClient, agentClient: AgdxClient = laser, pipelined = true): Promise<{ once: () => Promise<void>; stopAgent: () => Promise<void> }> {
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .followControl(false)
-    .heartbeats(false)
-    .pipelining(pipelined)
-    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? ECHO_BODY))
-    .spawn(agentClient);
-  await agent.ready();
+  const agent = await spawnEchoAgent(agentClient, pipelined);
   const planner = AgentId.new('planner');
   const conversation = ConversationId.new();
   const once = async (): Promise<void> => {

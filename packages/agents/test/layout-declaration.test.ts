@@ -75,6 +75,12 @@ describe('the layout declaration record', () => {
       json({ v: 1, kind: 'perAgentPartition', partitions: [['model', 1.5]] }),
       json({ v: 1, kind: 'perAgentPartition', partitions: [['model', '1']] }),
       json({ v: 1, kind: 'shared', pad: 'x'.repeat(MAX_LAYOUT_DECLARATION_BYTES) }),
+      // the offset a writer expected its record at: a decimal string of a 64-bit value, or absent
+      json({ v: 1, kind: 'shared', at: 0 }),
+      json({ v: 1, kind: 'shared', at: '01' }),
+      json({ v: 1, kind: 'shared', at: '-1' }),
+      json({ v: 1, kind: 'shared', at: '18446744073709551616' }),
+      json({ v: 1, kind: 'shared', at: null }),
     ];
     for (const payload of hostile) expect(decodeLayoutDeclaration(payload)).toBeUndefined();
   });

@@ -1,7 +1,8 @@
-import { AgdxClient, Agent, AgentTopic, type AgentHandle } from '@agdx/agents';
+import { AgdxClient, AgentTopic } from '@agdx/agents';
 import { MemoryLog, type AppendRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnEchoAgent } from './support/echo-agent.js';
 
 const STREAM = 'burst';
 
@@ -34,35 +35,60 @@ function countingLog(): { transport: LogTransport; appends: Map<string, number>;
   return { transport, appends, reads, records };
 }
 
-async function echo(client: AgdxClient): Promise<AgentHandle> {
-  const agent = Agent.builder()
-    .id('echo')
-    .listenOn(AgentTopic.Commands)
-    .respondOn(AgentTopic.Responses)
-    .followControl(false)
-    .heartbeats(false)
-    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? new Uint8Array([0])))
-    .spawn(client);
-  await agent.ready();
-  return agent;
-}
-
 function request(client: AgdxClient, conversation: ConversationId, n: number): Promise<Uint8Array | undefined> {
   const body = new TextEncoder().encode(`request ${n}`);
   const built = client.agdx(AgentTopic.Commands, AgentId.new('planner'), conversation).command(MintUlid.mint(CorrelationId), body).withTarget('echo');
   return client.request(built, { replyTopic: AgentTopic.Responses, timeoutMs: 30_000 }).then((reply) => reply.envelope?.body);
 }
 
-describe('work that arrives in one burst on an in-process log', () => {
+/** `MessageChannel` with every post counted (the real delivery underneath). */
+function countingChannel(): { channel: typeof MessageChannel; posts: () => number } {
+  let posts = 0;
+  class Counting extends MessageChannel {
+    constructor() {
+      super();
+      const post = this.port2.postMessage.bind(this.port2);
+      this.port2.postMessage = (message: unknown) => {
+        posts++;
+        post(message);
+      };
+    }
+  }
+  return { channel: Counting, posts: () => posts };
+}
+
+/** The real `setImmediate`, kept before any test hides it: the tests' own "one turn later". */
+const realImmediate = setImmediate;
+
+/**
+ * Each case runs where the platform has `setImmediate` (Node, Bun, Deno) and where it has not
+ * (browsers): there the end of a burst is a message on a shared `MessageChannel`, counted here.
+ */
+const platforms = [
+  { name: 'with setImmediate', hide: false },
+  { name: 'without setImmediate (a MessageChannel hop)', hide: true },
+] as const;
+
+describe.each(platforms)('work that arrives in one burst on an in-process log, $name', ({ hide }) => {
+  let posts: () => number = () => 0;
+
+  beforeEach(() => {
+    const counting = countingChannel();
+    posts = counting.posts;
+    vi.stubGlobal('MessageChannel', counting.channel);
+    if (hide) vi.stubGlobal('setImmediate', undefined);
+  });
+
   afterEach(() => {
     vi.useRealTimers();
+    vi.unstubAllGlobals();
   });
 
   it('is read, answered and collected in a few operations, and every request gets its own answer', async () => {
     const { transport, appends, reads, records } = countingLog();
     const client = AgdxClient.from(transport, { stream: STREAM });
     await client.bootstrap(1);
-    const agent = await echo(client);
+    const agent = await spawnEchoAgent(client);
     const conversation = ConversationId.new();
     const count = 64;
     // Two bursts: the first teaches the readers that work comes in bursts, the second is counted.
@@ -79,6 +105,9 @@ describe('work that arrives in one burst on an in-process log', () => {
     expect(appends.get(AgentTopic.Commands)).toBeLessThanOrEqual(16);
     expect(reads.get(AgentTopic.Commands)).toBeLessThanOrEqual(16);
     expect(reads.get(AgentTopic.Responses)).toBeLessThanOrEqual(16);
+    // Without setImmediate the bursts waited on the channel; with it, the channel is never used.
+    if (hide) expect(posts()).toBeGreaterThan(0);
+    else expect(posts()).toBe(0);
     await agent.shutdown();
     await client.close();
   });
@@ -87,19 +116,20 @@ describe('work that arrives in one burst on an in-process log', () => {
     const log = new MemoryLog();
     const client = AgdxClient.from(log, { stream: STREAM });
     await client.bootstrap(1);
-    const agent = await echo(client);
+    const agent = await spawnEchoAgent(client);
     const conversation = ConversationId.new();
     // Warm up with a burst, so the readers last saw several records at once.
     await Promise.all(Array.from({ length: 8 }, (_, n) => request(client, conversation, n)));
     await request(client, conversation, 8);
-    const realImmediate = setImmediate;
     // With timers, macrotask hops and the clock frozen (so no time-sliced yield falls due), only
-    // microtasks run until the real hop below.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'performance'] });
+    // microtasks run until the real hop below (a MessageChannel hop would be counted).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', ...(hide ? [] : (['setImmediate', 'clearImmediate'] as const))] });
+    const postsBefore = posts();
     let answer: Uint8Array | undefined;
     const lone = request(client, conversation, 99).then((body) => (answer = body));
     await new Promise<void>((resolve) => realImmediate(resolve));
     expect(answer === undefined ? undefined : new TextDecoder().decode(answer)).toBe('request 99');
+    expect(posts()).toBe(postsBefore);
     vi.useRealTimers();
     await lone;
     await agent.shutdown();

@@ -6,8 +6,8 @@
 
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { loadWasmChecksums } from '@agdx/iggy-protocol/wasm-checksums';
 import { UserDirectory } from './auth/user-directory.js';
+import { loadBatchHasher } from './batch-hasher.js';
 import { ServerClock } from './clock.js';
 import { ClusterRoster } from './cluster/roster.js';
 import type { ClusterMembership } from './cluster/roster.js';
@@ -76,8 +76,9 @@ export interface NodeBinding {
 /** Opens the storage and the broker (a `DevServerError` of kind `storage` when that fails). */
 export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeState> {
   // Node only, so the WebAssembly batch hasher is allowed: admission verifies every frame. Where
-  // the runtime refuses WebAssembly (node --jitless) the JavaScript checksums stay in use.
-  if (o.batchHashing === 'wasm') await loadWasmChecksums().catch(() => undefined);
+  // the runtime refuses WebAssembly (node --jitless) the JavaScript checksums stay in use; any
+  // other failure stops the start (see batch-hasher.ts).
+  if (o.batchHashing === 'wasm') await loadBatchHasher();
   const onStorageError = (error: DevServerError): void => {
     try {
       o.onStorageError(error);

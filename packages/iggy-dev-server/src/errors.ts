@@ -6,8 +6,12 @@
 
 const BRAND: unique symbol = Symbol.for('agdx.error') as never;
 
-/** Stable kinds: `invalid` (a bad option), `storage` (the data folder cannot be used). */
-export type DevServerErrorKind = 'invalid' | 'storage';
+/**
+ * Stable kinds: `invalid` (a bad option), `storage` (the data folder cannot be used), `internal`
+ * (the server cannot set itself up: the WebAssembly batch hasher failed to load for a reason other
+ * than the runtime not supporting WebAssembly, which points at a damaged package or bundle).
+ */
+export type DevServerErrorKind = 'invalid' | 'storage' | 'internal';
 
 /** An error thrown by the dev server's programmatic API. */
 export class DevServerError extends Error {

@@ -30,10 +30,10 @@ import type {
   WaitRequest,
 } from '@agdx/transport';
 import { CommandCode, decodeTopicDetails, encodeTopicTarget, partitionForKey, partitioning } from '@agdx/iggy-protocol';
-import { loadWasmChecksums } from '@agdx/iggy-protocol/wasm-checksums';
 import type { Consumer, OutgoingMessage, Partitioning, PollingStrategy, TopicDetails } from '@agdx/iggy-protocol';
 import { IggyAdmin } from './admin.js';
 import { AppendCoalescer } from './append-coalescer.js';
+import { loadBatchHasher } from './batch-hasher.js';
 import type { BatchSender, SendPlacement } from './append-coalescer.js';
 import * as cmd from './commands.js';
 import { ClusterDirectory } from './cluster-directory.js';
@@ -109,7 +109,9 @@ export class IggyTransport implements LogTransport {
   /**
    * Connects and logs in. Accepts a connection string (`user:password@host:port` or
    * `iggy://user:password@host:port?protocol=vsr|classic&tls=true`), options, or both (options
-   * override what the string says). `call.signal` aborts the connection attempts.
+   * override what the string says). `call.signal` aborts the connection attempts. Rejects with a
+   * `transport` error, before opening any socket, when the WebAssembly batch hasher fails to load
+   * for any reason but the runtime not supporting WebAssembly (then the JavaScript checksums serve).
    */
   static async connect(target: string | IggyTransportOptions, overrides: IggyTransportOptions = {}, call: CallOptions = {}): Promise<IggyTransport> {
     checkSignal(call.signal);
@@ -117,8 +119,9 @@ export class IggyTransport implements LogTransport {
     const options = resolveOptions({ ...base, ...overrides });
     // Node only, so the WebAssembly batch hasher is allowed here: it seals a batch of 1,000 frames
     // in a fraction of the JavaScript hashing time. Where the runtime refuses WebAssembly (node
-    // --jitless) the JavaScript checksums give the same bytes, so the connection goes on.
-    await loadWasmChecksums().catch(() => undefined);
+    // --jitless) the JavaScript checksums give the same bytes, so the connection goes on; any
+    // other failure rejects the connect (see batch-hasher.ts).
+    await loadBatchHasher();
     const directory = new ClusterDirectory(options.seeds);
     const opened = await Promise.allSettled(Array.from({ length: options.connections }, () => IggyConnection.open(options, call.signal, directory)));
     const connections = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

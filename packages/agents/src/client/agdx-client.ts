@@ -213,12 +213,15 @@ export class AgdxClient {
    * `agent.dlq`, `agent.audit`, `agent.workflow_journal` and the six session turn topics, plus the
    * declared per-agent topics of a topic-per-agent layout. A single-partition layout creates one
    * partition per topic. Last, it declares the client's layout on the one-partition `agdx.layout`
-   * topic (an SDK extension; written only when the last declaration differs), which readers with
-   * another layout check to fail with LayoutMismatchError instead of reading nothing. A stream
-   * that already declares another layout is refused before anything is created, unless
-   * `replaceLayout` says to replace it. `agent.control` and `agent.registry` are created on first use.
+   * topic (an SDK extension; written only when the declaration in force differs), which readers
+   * with another layout check to fail with LayoutMismatchError instead of reading nothing. A
+   * stream that already declares another layout is refused before anything is created, unless
+   * `replaceLayout` says to replace it; of two bootstraps racing with different layouts on an
+   * undeclared stream, the one whose declaration landed second is refused after it (see
+   * `declareLayout`). `agent.control` and `agent.registry` are created on first use.
    * @throws NoStreamError without a default stream; InvalidError for a bad partition count;
-   * LayoutMismatchError when the stream declares another layout and `replaceLayout` is not set;
+   * LayoutMismatchError when the stream declares another layout (or a racing bootstrap declared
+   * one first) and `replaceLayout` is not set;
    * the transport's ConflictError when a topic exists with other settings.
    */
   async bootstrap(partitions: number, options: BootstrapOptions = {}): Promise<BootstrapResult> {

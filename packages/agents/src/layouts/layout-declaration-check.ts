@@ -1,7 +1,8 @@
 import type { LogTransport } from '@agdx/transport';
 import { LayoutMismatchError } from '../errors.js';
 import { describeLayout } from './describe-layout.js';
-import { describeDeclarationTopic, readDeclarationOf, type LayoutDeclaration } from './layout-declaration.js';
+import type { LayoutDeclaration } from './declaration-record.js';
+import { describeDeclarationTopic, readDeclarationOf } from './layout-declaration.js';
 import { consumedPartitions, consumedTopic, type StreamLayout } from './stream-layout.js';
 
 // Shared and single-partition layouts key every record by its conversation: one reads what the
