@@ -59,8 +59,9 @@ export interface EncodeMessagesOptions {
   readonly checksums?: boolean;
   /**
    * `encodeSendMessagesRequest` only: bytes left free before the body in the buffer it is written
-   * to (default 0), so a VSR client can write the request header there instead of copying the
-   * body into a new frame (see `VsrClientSession.command`). The body is returned as a view.
+   * to (default 0), so a client can write the request header there instead of copying the body
+   * into a new frame (see `VsrClientSession.command` and `ClassicClientSession.command`). The
+   * body is returned as a view.
    */
   readonly headroom?: number;
   /**
