@@ -1,6 +1,7 @@
 // The Iggy client alone: @agdx/transport-iggy sending batches of 1,000 x 100-byte messages to a
-// sink process that speaks just enough Iggy to acknowledge them without decoding or storing
-// (bench/support/iggy-sink.ts), against a raw node:net socket pushing the same payload bytes to
+// sink process that speaks just enough Iggy to acknowledge them without decoding, storing or even
+// copying them (bench/support/iggy-sink.ts keeps each frame's header and counts the body past, as
+// its raw sink counts bytes), against a raw node:net socket pushing the same payload bytes to
 // the same process, in rounds where the three take turns going first. Both protocol generations
 // with one append in flight (one caller awaiting each append: the issue's figure), then three rows
 // with more than one caller: four callers appending to ONE partition (the transport keeps one send
@@ -160,7 +161,7 @@ try {
         machineBefore: before,
         machineAfter: machine(),
         workload: `${MESSAGES / BATCH} batches of ${BATCH} x ${RECORD_BYTES}-byte messages per run (${(MESSAGES * RECORD_BYTES) / 1e6} MB of payload; a VSR batch is about 148.5 KB on the wire, 48 bytes of frame header per message); vsr and classic: one caller awaiting each append to partition 0, one batch in flight (as LogTransport.append is used in sequence); vsrOnePartitionMerged: ${FAN_OUT} callers over ${FAN_OUT} connections, all to partition 0, so one request on the wire at a time carrying the batches queued behind it merged; vsrFanOut: ${FAN_OUT} callers on ${FAN_OUT} partitions over ${FAN_OUT} connections, ${FAN_OUT} requests on the wire (VSR allows one per connection); classicPipelined: ${FAN_OUT} callers on ${FAN_OUT} partitions pipelined on one connection`,
-        server: 'bench/support/iggy-sink.ts in a child process: acknowledges SendMessages without decoding or storing the batch',
+        server: 'bench/support/iggy-sink.ts in a child process: keeps each request frame\'s header, counts its body past without copying it (as the raw sink counts bytes), and acknowledges SendMessages without decoding or storing the batch',
         baseline: 'a raw node:net socket from this process to the same child process, pushing the same payload bytes in writes of one batch each, waiting only for one final acknowledgement',
         ackedBaseline: 'the same raw socket and bytes, one batch per write, each write waiting for a one-byte answer before the next (the request/acknowledge pattern of one append in flight, without the Iggy protocol)',
         method: `${ROUNDS} rounds after one warm-up of each; ratioToRawSocket = client payload bytes per wall second / raw bytes per wall second within a round; cpuRatioToRawSocket = raw CPU per batch / client CPU per batch (this process) within a round; ratioToAckedSocket and cpuRatioToAckedSocket the same against the acknowledged raw socket; the three take turns going first; medians over rounds`,

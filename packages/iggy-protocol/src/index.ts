@@ -55,7 +55,9 @@ export type { ClassicRequest, ClassicResponse } from './framing/classic-frame.js
 export {
   CLASSIC_MAX_CONTROL_PAYLOAD,
   CLASSIC_DEFAULT_MAX_FRAME_SIZE,
+  CLASSIC_REQUEST_HEADER_SIZE,
   encodeClassicRequest,
+  encodeClassicRequestInPlace,
   decodeClassicRequest,
   encodeClassicResponse,
   decodeClassicResponse,

@@ -101,6 +101,31 @@ describe('SendMessages body with headroom and an in-place VSR frame', () => {
     expect(() => b.command(101, plain, true)).toThrow(/256 bytes before the body/);
   });
 
+  it('classic: writes the same body behind the headroom of a reused, dirty buffer, and the in-place frame matches a copied frame', async () => {
+    const { ClassicClientSession, CLASSIC_REQUEST_HEADER_SIZE, encodeClassicRequest, encodeIdentityResponse, encodeClassicResponse } = await import('@agdx/iggy-protocol');
+    const messages: OutgoingMessage[] = [
+      { id: 9n, payload: new Uint8Array(30).fill(1), originTimestamp: 1_700_000_000_000_000n },
+      { payload: new Uint8Array(7).fill(2), headers: new Map([['k', { kind: 'raw' as const, value: Uint8Array.of(3) }]]) },
+      { payload: new Uint8Array(0), rawHeaders: encodeUserHeaders(new Map([['h', { kind: 'raw' as const, value: Uint8Array.of(4, 5) }]])) },
+      { id: 0n, payload: new Uint8Array(100).fill(6) },
+    ];
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(1), messages };
+    const options = { nowMicros: () => 1_700_000_000_000_123n };
+    const plain = encodeSendMessagesRequest(req, 'classic', options);
+    const dirty = new Uint8Array(4096).fill(0xee);
+    const body = encodeSendMessagesRequest(req, 'classic', { ...options, headroom: CLASSIC_REQUEST_HEADER_SIZE, allocate: (n) => (n <= dirty.length ? dirty : new Uint8Array(n)) });
+    expect(body.buffer).toBe(dirty.buffer);
+    expect(body.byteOffset).toBe(CLASSIC_REQUEST_HEADER_SIZE);
+    expect([...body]).toEqual([...plain]);
+    const session = new ClassicClientSession();
+    session.login({ username: 'u', password: 'p' });
+    session.handleFrame(encodeClassicResponse(0, encodeIdentityResponse(1)));
+    const inPlace = session.command(101, body, true).frame;
+    expect(inPlace.buffer).toBe(dirty.buffer);
+    expect([...inPlace]).toEqual([...encodeClassicRequest(101, plain)]);
+    expect(() => session.command(101, plain, true)).toThrow(/8 bytes before the payload/);
+  });
+
   it('refuses an allocator that gives too few bytes and a negative headroom', () => {
     const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: [{ payload: new Uint8Array(10) }] };
     expect(() => encodeSendMessagesRequest(req, 'vsr', { allocate: () => new Uint8Array(4) })).toThrow(/allocate gave fewer/);

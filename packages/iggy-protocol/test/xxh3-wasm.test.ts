@@ -108,6 +108,20 @@ describe('message batches hashed in WebAssembly', () => {
     expect(toHex(batch)).toBe(toHex(plainMessageBatch(messages, () => 1n, () => 0n)));
   });
 
+  it('seal a batch of bare payloads (minted ids, one clock reading) as the plain writer would with those ids', () => {
+    const messages = Array.from({ length: 1000 }, (_, i) => ({ payload: pattern(1 + (i % 250), i) }));
+    // Written into a reused, dirty buffer: every byte of the batch must be written.
+    const dirty = new Uint8Array(256 * 1024).fill(0xee);
+    const req = { stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages };
+    const body = encodeSendMessagesRequest(req, 'vsr', { nowMicros: () => 1_700_000_000_000_000n, allocate: (n) => dirty.subarray(0, n) });
+    const batch = (decodeSendMessagesRequest(body, 'vsr').batch as { bytes: Uint8Array }).bytes.slice();
+    const ids = decodeMessageBatch(batch).frames.map((f) => f.id);
+    let next = 0;
+    expect(toHex(batch)).toBe(toHex(plainMessageBatch(messages, () => ids[next++] as bigint, () => 1_700_000_000_000_000n)));
+    expectFrameSums(batch);
+    expect(computeBatchChecksum(batch)).toBe(new DataView(batch.buffer).getBigUint64(40, true));
+  });
+
   it('name the first frame whose bytes changed, or the batch checksum', () => {
     const messages = Array.from({ length: 50 }, (_, i) => ({ id: BigInt(i + 1), payload: pattern(60 + i * 7, i), originTimestamp: 7n }));
     const batch = encodeMessageBatch(messages);

@@ -23,6 +23,7 @@ import {
   encodeStoreConsumerOffsetRequest,
   encodeTopicTarget,
   EXPIRY_NEVER,
+  CLASSIC_REQUEST_HEADER_SIZE,
   VSR_HEADER_SIZE,
 } from '@agdx/iggy-protocol';
 import type {
@@ -50,7 +51,7 @@ import { headersOf } from './record-headers.js';
 // classic server given id 0 mints the ids itself, one message at a time, slowly.
 const SEND_OPTIONS = { classicIds: 'random' } as const;
 
-/** Buffers of large VSR send frames, shared by every connection of the process. */
+/** Buffers of large send frames, shared by every connection of the process. */
 const FRAMES = new FramePool();
 
 /**
@@ -132,26 +133,40 @@ export async function sendMessages(
   messages: readonly OutgoingMessage[],
   o: RequestOptions,
 ): Promise<SendConfirmation[]> {
-  if (c.protocol === 'vsr') {
-    // The body is encoded behind room for the header into a pooled buffer (see frame-pool.ts).
-    let buffer: Uint8Array | undefined;
-    const allocate = (bytes: number): Uint8Array => (buffer = FRAMES.take(bytes));
-    const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, 'vsr', { headroom: VSR_HEADER_SIZE, allocate }));
-    const payload = await c.request(CommandCode.SendMessages, body, { ...o, headerInPlace: true });
-    // Answered: the whole frame reached the server, so its buffer may serve the next send.
-    if (buffer !== undefined) FRAMES.give(buffer);
-    return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
-  }
-  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, 'classic', SEND_OPTIONS));
-  const payload = await c.request(CommandCode.SendMessages, body, o);
+  const sent = requestSend(c, stream, topic, partitioning, messages, o);
+  const payload = await sent;
+  if (c.protocol === 'vsr') return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
   // Classic answers SendMessages with an empty payload; anything else answered another call.
   if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
   return [];
 }
 
-/** Builds the SendMessages body without sending it (classic appends pair it with a GetTopic). */
-export function sendMessagesBody(c: IggyConnection, stream: string, topic: string, partitioning: Partitioning, messages: readonly OutgoingMessage[]): Uint8Array {
-  return encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, SEND_OPTIONS));
+/**
+ * Encodes a SendMessages request and queues it on `c` before returning (so a request the caller
+ * queues next goes out behind it on the same connection), resolving with the raw reply payload.
+ * The body is encoded behind room for the frame header (VSR 256 bytes, classic 8) into a pooled
+ * buffer (see frame-pool.ts), so the frame is built around it without a copy; the buffer goes
+ * back to the pool once the server answered.
+ */
+export function requestSend(
+  c: IggyConnection,
+  stream: string,
+  topic: string,
+  partitioning: Partitioning,
+  messages: readonly OutgoingMessage[],
+  o: RequestOptions,
+): Promise<Uint8Array> {
+  let buffer: Uint8Array | undefined;
+  const allocate = (bytes: number): Uint8Array => (buffer = FRAMES.take(bytes));
+  const headroom = c.protocol === 'vsr' ? VSR_HEADER_SIZE : CLASSIC_REQUEST_HEADER_SIZE;
+  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, { ...SEND_OPTIONS, headroom, allocate }));
+  const sent = c.request(CommandCode.SendMessages, body, { ...o, headerInPlace: true });
+  // Answered: the whole frame reached the server, so its buffer may serve the next send. A call
+  // that failed keeps it (its bytes may still sit in the socket's queue).
+  return sent.then((payload) => {
+    if (buffer !== undefined) FRAMES.give(buffer);
+    return payload;
+  });
 }
 
 /**

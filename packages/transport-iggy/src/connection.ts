@@ -44,8 +44,8 @@ export interface RequestOptions {
    */
   readonly idempotent?: boolean | undefined;
   /**
-   * VSR: the 256 bytes before `body` in its buffer are free for the request header, so the frame
-   * is built around the body instead of copying it (ignored on classic).
+   * The bytes before `body` in its buffer are free for the request header (VSR 256, classic 8),
+   * so the frame is built around the body instead of copying it.
    */
   readonly headerInPlace?: boolean | undefined;
 }
@@ -315,7 +315,7 @@ export class IggyConnection {
       if (call.settled) continue;
       let frame: Uint8Array;
       try {
-        const pending = session instanceof VsrClientSession ? session.command(call.code, call.body, call.headerInPlace) : session.command(call.code, call.body);
+        const pending = session.command(call.code, call.body, call.headerInPlace);
         frame = pending.frame;
         call.pending = pending;
       } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * Reused buffers for large VSR SendMessages frames. A batch of 1,000 × 100 B is a frame of about
- * 150 KB; allocating one that size per send (and a second one to put the header in front of the
+ * Reused buffers for large SendMessages frames (both protocols). A batch of 1,000 × 100 B is a
+ * frame of about 150 KB (VSR; 180 KB classic); allocating one that size per send (and a second one to put the header in front of the
  * body) cost 130–550 µs of CPU each on our test machine, more than encoding the batch, because
  * buffers that large come fresh from the operating system and are zeroed page by page. A send
  * takes a buffer, the body is encoded into it behind room for the header, and the buffer comes

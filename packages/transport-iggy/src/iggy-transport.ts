@@ -302,8 +302,7 @@ export class IggyTransport implements LogTransport {
     }
     // The send and the offset read must share a connection, back to back.
     const connection = this.#connection;
-    const body = cmd.sendMessagesBody(connection, stream, topic, partitioning.partitionId(partition), messages);
-    const sent = connection.request(CommandCode.SendMessages, body, o);
+    const sent = cmd.requestSend(connection, stream, topic, partitioning.partitionId(partition), messages, o);
     const topicBody = encodeTopicTarget({ stream, topic });
     // A read, so a lost connection writes it again, behind the send when that is requeued too.
     const after = connection.request(CommandCode.GetTopic, topicBody, { ...o, idempotent: true });

@@ -59,8 +59,9 @@ export interface EncodeMessagesOptions {
   readonly checksums?: boolean;
   /**
    * `encodeSendMessagesRequest` only: bytes left free before the body in the buffer it is written
-   * to (default 0), so a VSR client can write the request header there instead of copying the
-   * body into a new frame (see `VsrClientSession.command`). The body is returned as a view.
+   * to (default 0), so a client can write the request header there instead of copying the body
+   * into a new frame (see `VsrClientSession.command` and `ClassicClientSession.command`). The
+   * body is returned as a view.
    */
   readonly headroom?: number;
   /**
@@ -121,15 +122,17 @@ export function nowMicros(): bigint {
   return BigInt(Date.now()) * 1000n;
 }
 
-const ID_POOL_IDS = 1024;
+// 4,096 ids: 64 KiB, the most one getRandomValues call may fill. Per id, one 64 KiB call cost
+// about half of four 16 KiB calls here (3.0-3.5 against 6.4-8.8 µs per 16 KiB).
+const ID_POOL_IDS = 4096;
 const idPool = new Uint8Array(ID_POOL_IDS * 16);
 const idPoolView = new DataView(idPool.buffer);
 let idPoolPos = ID_POOL_IDS;
 
 /** Advances the id pool and returns the position of 16 fresh UUID v4 bytes (big-endian order). */
 function nextPooledId(): number {
-  // One getRandomValues call per 1,024 ids (16 KiB, one batch of a thousand messages): the call,
-  // not the bits, dominates the cost (about 8 µs for 4 KiB and 8-10 µs for 16 KiB here).
+  // One getRandomValues call per 4,096 ids (see ID_POOL_IDS): the call, not the bits, dominates
+  // the cost of small fills.
   if (idPoolPos >= ID_POOL_IDS) {
     globalThis.crypto.getRandomValues(idPool);
     idPoolPos = 0;

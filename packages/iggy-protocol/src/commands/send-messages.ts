@@ -57,13 +57,7 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
   if (protocol === 'vsr') {
     const prepared = prepareMessageBatch(req.messages, options);
     const size = routing + prepared.size;
-    const headroom = options.headroom ?? 0;
-    if (!Number.isSafeInteger(headroom) || headroom < 0) throw new IggyInvalidError('headroom must be a non-negative integer', { context: { field: 'headroom' } });
-    // A VSR frame's size is a u32: refuse a larger batch before allocating for it.
-    checkU32(headroom + size, 'body size');
-    const buffer = options.allocate === undefined ? new Uint8Array(headroom + size) : options.allocate(headroom + size);
-    if (!(buffer instanceof Uint8Array) || buffer.length < headroom + size) throw new IggyInvalidError(`allocate gave fewer than ${headroom + size} bytes`, { context: { field: 'allocate' } });
-    const out = buffer.subarray(headroom, headroom + size);
+    const out = bodyBuffer(size, options);
     writeRouting(out, new DataView(out.buffer, out.byteOffset, size), req, n);
     writeMessageBatch(prepared, out, routing, options);
     return out;
@@ -72,6 +66,20 @@ export function encodeSendMessagesRequest(req: SendMessagesRequest, protocol: Ig
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * The `size` bytes a body is written to: behind `options.headroom` free bytes, in a buffer from
+ * `options.allocate` (contents undefined: the encoders write every byte) or a fresh one.
+ */
+function bodyBuffer(size: number, options: EncodeMessagesOptions): Uint8Array {
+  const headroom = options.headroom ?? 0;
+  if (!Number.isSafeInteger(headroom) || headroom < 0) throw new IggyInvalidError('headroom must be a non-negative integer', { context: { field: 'headroom' } });
+  // A frame's size is a u32 in both generations: refuse a larger body before allocating for it.
+  checkU32(headroom + size, 'body size');
+  const buffer = options.allocate === undefined ? new Uint8Array(headroom + size) : options.allocate(headroom + size);
+  if (!(buffer instanceof Uint8Array) || buffer.length < headroom + size) throw new IggyInvalidError(`allocate gave fewer than ${headroom + size} bytes`, { context: { field: 'allocate' } });
+  return buffer.subarray(headroom, headroom + size);
+}
 
 /**
  * The classic body: routing, a 16-byte index entry per message, then the 64-byte-header
@@ -92,10 +100,8 @@ function encodeClassicMessages(req: SendMessagesRequest, routing: number, option
     if (m.id !== undefined) checkU128(m.id, 'id');
   }
   checkU32(size, 'body size');
-  // Fresh, so every field a producer leaves zero (checksum, offset, timestamp, reserved, index
-  // offset and timestamp) already is.
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
+  const out = bodyBuffer(size, options);
+  const view = new DataView(out.buffer, out.byteOffset, size);
   writeRouting(out, view, req, n);
   const randomIds = options.classicIds === 'random';
   const blocks = headerBlocks.list;
@@ -106,16 +112,30 @@ function encodeClassicMessages(req: SendMessagesRequest, routing: number, option
     const payload = m.payload;
     const block = blocks === undefined ? EMPTY : (blocks[i] as Uint8Array);
     const id = m.id;
+    // Every header field is written, the zeros a producer leaves too (checksum, offset,
+    // timestamp, reserved), so a reused buffer needs no clearing.
+    view.setUint32(pos, 0, true);
+    view.setUint32(pos + 4, 0, true);
     if (id !== undefined && id !== 0n) writeMessageId(view, pos + 8, id);
     else if (randomIds) writeRandomMessageId(view, pos + 8);
+    else writeMessageId(view, pos + 8, 0n);
+    view.setUint32(pos + 24, 0, true);
+    view.setUint32(pos + 28, 0, true);
+    view.setUint32(pos + 32, 0, true);
+    view.setUint32(pos + 36, 0, true);
     view.setBigUint64(pos + 40, m.originTimestamp ?? (clock as bigint), true);
     view.setUint32(pos + 48, block.length, true);
     view.setUint32(pos + 52, payload.length, true);
+    view.setUint32(pos + 56, 0, true);
+    view.setUint32(pos + 60, 0, true);
     out.set(payload, pos + CLASSIC_MESSAGE_HEADER_SIZE);
     if (block.length > 0) out.set(block, pos + CLASSIC_MESSAGE_HEADER_SIZE + payload.length);
     pos += CLASSIC_MESSAGE_HEADER_SIZE + payload.length + block.length;
     // The index entry: [offset u32 = 0][end of this message, from the first message, u32][timestamp u64 = 0].
+    view.setUint32(idx, 0, true);
     view.setUint32(idx + 4, pos - routing - n * 16, true);
+    view.setUint32(idx + 8, 0, true);
+    view.setUint32(idx + 12, 0, true);
     idx += 16;
   }
   return out;

@@ -28,6 +28,28 @@ export function encodeClassicRequest(code: number, payload: Uint8Array = new Uin
   return frame;
 }
 
+/** Bytes of a classic request header: `[length u32 LE][code u32 LE]`. */
+export const CLASSIC_REQUEST_HEADER_SIZE = 8;
+
+/**
+ * Builds a classic request frame around `payload` without copying it: the
+ * {@link CLASSIC_REQUEST_HEADER_SIZE} bytes before `payload` in its buffer must be free for the
+ * caller's use; the header is written there and the frame is a view over header and payload.
+ * Same bytes as {@link encodeClassicRequest}.
+ */
+export function encodeClassicRequestInPlace(code: number, payload: Uint8Array): Uint8Array {
+  checkU32(code, 'code');
+  checkU32(4 + payload.length, 'length');
+  if (payload.byteOffset < CLASSIC_REQUEST_HEADER_SIZE) {
+    throw new IggyInvalidError(`an in-place frame needs ${CLASSIC_REQUEST_HEADER_SIZE} bytes before the payload`, { context: { field: 'payload' } });
+  }
+  const frame = new Uint8Array(payload.buffer, payload.byteOffset - CLASSIC_REQUEST_HEADER_SIZE, CLASSIC_REQUEST_HEADER_SIZE + payload.length);
+  const view = viewOf(frame);
+  view.setUint32(0, 4 + payload.length, true);
+  view.setUint32(4, code, true);
+  return frame;
+}
+
 /** A decoded classic request. */
 export interface ClassicRequest {
   /** The command code. */

@@ -7,7 +7,7 @@
 import { CommandCode } from '../commands/command-codes.js';
 import type { ClassicLoginRequest, TokenCredentials } from '../commands/login.js';
 import { decodeIdentityResponse, encodeLoginUserRequest, encodeLoginWithTokenRequest } from '../commands/login.js';
-import { decodeClassicResponse, encodeClassicRequest } from '../framing/classic-frame.js';
+import { decodeClassicResponse, encodeClassicRequest, encodeClassicRequestInPlace } from '../framing/classic-frame.js';
 import { IggyCodecError, IggyError, IggyInvalidError, UNMATCHED_REPLY } from '../errors.js';
 
 /** Life cycle of a {@link ClassicClientSession}. */
@@ -64,8 +64,8 @@ export class ClassicClientSession {
     return this.#inFlight;
   }
 
-  #push(code: number, payload: Uint8Array): ClassicPendingRequest {
-    const pending = { frame: encodeClassicRequest(code, payload), code };
+  #push(code: number, payload: Uint8Array, headerInPlace = false): ClassicPendingRequest {
+    const pending = { frame: headerInPlace ? encodeClassicRequestInPlace(code, payload) : encodeClassicRequest(code, payload), code };
     this.#inFlight.push(pending);
     this.#lastSent = this.#now();
     return pending;
@@ -79,14 +79,19 @@ export class ClassicClientSession {
     return this.#push(CommandCode.LoginUser, encodeLoginUserRequest(credentials));
   }
 
-  /** Builds a request for any command with an encoded payload (Ping is allowed before login). */
-  command(code: number, payload: Uint8Array = new Uint8Array(0)): ClassicPendingRequest {
+  /**
+   * Builds a request for any command with an encoded payload (Ping is allowed before login). With
+   * `headerInPlace`, the 8 bytes before `payload` in its buffer belong to this request (encode the
+   * payload with `headroom: CLASSIC_REQUEST_HEADER_SIZE`): the header is written there and the
+   * frame is a view, so a large payload is not copied.
+   */
+  command(code: number, payload: Uint8Array = new Uint8Array(0), headerInPlace = false): ClassicPendingRequest {
     if (this.#state === 'closed') throw new IggyInvalidError('session is closed');
     if (code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken || code === CommandCode.LogoutUser) {
       throw new IggyInvalidError(`command ${code} is a login or logout; use login() or logout()`);
     }
     if (code !== CommandCode.Ping && this.#state !== 'authenticated') throw new IggyInvalidError(`command ${code} needs a logged-in session (state ${this.#state})`);
-    return this.#push(code, payload);
+    return this.#push(code, payload, headerInPlace);
   }
 
   /** Builds a Ping (heartbeat). */
