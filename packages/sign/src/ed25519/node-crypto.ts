@@ -91,7 +91,7 @@ function publicKeyFor(api: NodeCryptoEd25519, publicKey: Uint8Array): NodeKeyObj
 
 function required(): NodeCryptoEd25519 {
   const api = workingNodeCrypto();
-  if (api === undefined) throw new UnsupportedError('this runtime has no node:crypto Ed25519 (process.getBuiltinModule)');
+  if (api === undefined) throw new UnsupportedError('this runtime offers no node:crypto Ed25519');
   return api;
 }
 
