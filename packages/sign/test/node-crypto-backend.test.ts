@@ -1,7 +1,9 @@
 // The node:crypto back end's detection and probe, with stand-ins for a runtime that lacks
 // `process.getBuiltinModule`, one whose lookup throws, and node:crypto look-alikes that answer
 // wrongly: each must be refused without an exception, so the selection falls back.
-import { afterEach, describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { toHex } from './support/fixtures.js';
 import { nodeCryptoWorks, workingNodeCrypto } from '../src/ed25519/node-crypto.js';
 import { nodeCryptoModule } from '../src/ed25519/node-crypto-module.js';
 import type { NodeCryptoEd25519 } from '../src/ed25519/node-crypto-module.js';
@@ -69,5 +71,35 @@ describe('the probe', () => {
     expect(nodeCryptoWorks(variant({ createPublicKey: boom }))).toBe(false);
     expect(nodeCryptoWorks(variant({ sign: boom }))).toBe(false);
     expect(nodeCryptoWorks(variant({ verify: boom }))).toBe(false);
+  });
+});
+
+describe('selection on a runtime without node:crypto (fresh module instances, lookup removed)', () => {
+  it('auto and platform fall back to webcrypto, node-crypto is refused, sync twins use noble', async () => {
+    processObject.getBuiltinModule = undefined;
+    vi.resetModules();
+    try {
+      const select = await import('../src/ed25519/select.js');
+      const { SigningKey: FreshKey } = await import('../src/signing-key.js');
+      expect(await select.resolveEd25519Backend('auto')).toBe('webcrypto');
+      expect(await select.resolveEd25519Backend('platform')).toBe('webcrypto');
+      const refused = await select.resolveEd25519Backend('node-crypto').then(
+        () => undefined,
+        (error: unknown) => error as { kind?: string; message?: string },
+      );
+      expect(refused?.kind).toBe('unsupported');
+      expect(refused?.message).toBe('this runtime has no node-crypto Ed25519; use the noble back end');
+      expect(select.syncBackendFor('auto').name).toBe('noble');
+      expect(() => select.syncBackendFor('node-crypto')).toThrow('this runtime has no node-crypto Ed25519');
+      const seed = new Uint8Array(32).fill(7);
+      const message = new TextEncoder().encode('fallback');
+      const key = FreshKey.fromBytes(seed);
+      expect(toHex(await key.signBytes(message))).toBe(toHex(ed25519.sign(message, seed)));
+      expect(toHex(key.signBytesSync(message))).toBe(toHex(ed25519.sign(message, seed)));
+      await expect(FreshKey.fromBytes(seed, { backend: 'node-crypto' }).signBytes(message)).rejects.toThrow('no node-crypto Ed25519');
+    } finally {
+      processObject.getBuiltinModule = realLookup;
+      vi.resetModules();
+    }
   });
 });
