@@ -70,7 +70,13 @@ const publicKeys = new WeakMap<Uint8Array, NodeKeyObject | null>();
 function privateKeyFor(api: NodeCryptoEd25519, seed: Uint8Array): NodeKeyObject {
   let key = privateKeys.get(seed);
   if (key === undefined) {
-    key = api.createPrivateKey({ key: pkcs8FromSeed(seed), format: 'der', type: 'pkcs8' });
+    // The import copies the seed into the platform's key; the temporary document is wiped.
+    const document = pkcs8FromSeed(seed);
+    try {
+      key = api.createPrivateKey({ key: document, format: 'der', type: 'pkcs8' });
+    } finally {
+      document.fill(0);
+    }
     privateKeys.set(seed, key);
   }
   return key;

@@ -27,7 +27,10 @@ const readyVerifyingKeys = new WeakMap<Uint8Array, CryptoKey | null>();
 function signingKeyFor(api: SubtleCrypto, seed: Uint8Array): Promise<CryptoKey> {
   let key = signingKeys.get(seed);
   if (key === undefined) {
-    key = api.importKey('pkcs8', pkcs8FromSeed(seed), ALGORITHM, false, ['sign']);
+    // importKey copies its key data when called (WebCrypto spec), so the document is wiped at once.
+    const document = pkcs8FromSeed(seed);
+    key = api.importKey('pkcs8', document, ALGORITHM, false, ['sign']);
+    document.fill(0);
     key.then((k) => readySigningKeys.set(seed, k), () => undefined);
     signingKeys.set(seed, key);
   }
