@@ -1,5 +1,5 @@
-// Envelope signing and verification throughput, platform (WebCrypto) vs noble back ends, one call
-// at a time (each awaited before the next) and, reported apart, with many operations in flight.
+// Envelope signing and verification throughput on each back end (node-crypto, webcrypto, noble),
+// one call at a time (each awaited before the next) and, reported apart, with many operations in flight.
 // In-run baselines: the bare WebCrypto ceiling and a noble stand-in for the reference's per-call
 // key derivation. The comparison with the published 0.1.1 reference itself needs the reference and
 // is opt-in: `pnpm bench:reference sign` (bench/reference/sign.bench.ts). No quoted figures here.
@@ -11,7 +11,7 @@ import { machine } from './support/machine.js';
 import { median } from './support/stats.js';
 
 const RUNS = 7;
-const BATCH = { platform: 2000, noble: 400 } as const;
+const BATCH = { 'node-crypto': 2000, webcrypto: 2000, noble: 400 } as const;
 const CONTEXT = { contentType: 1, agentVersion: 1 };
 
 function envelope(i: number): AgentEnvelope {
@@ -86,7 +86,7 @@ async function ceiling() {
   const signKey = await subtle.importKey('pkcs8', pkcs8FromSeed(seed), algorithm, false, ['sign']);
   const publicKey = SigningKey.fromBytes(seed).verifyingKey;
   const verifyKey = await subtle.importKey('raw', new Uint8Array(publicKey), algorithm, false, ['verify']);
-  const inputs = Array.from({ length: BATCH.platform }, (_, i) => signingInput(envelope(i), CONTEXT) as Uint8Array<ArrayBuffer>);
+  const inputs = Array.from({ length: BATCH.webcrypto }, (_, i) => signingInput(envelope(i), CONTEXT) as Uint8Array<ArrayBuffer>);
   const sigs = await Promise.all(inputs.map((m) => subtle.sign(algorithm, signKey, m)));
   const sign: number[] = [];
   const verify: number[] = [];
@@ -130,7 +130,8 @@ async function referenceProxy() {
 
 const rawWebCrypto = await ceiling();
 const proxy = await referenceProxy();
-const platform = await measure('platform');
+const nodeCrypto = await measure('node-crypto');
+const webcrypto = await measure('webcrypto');
 const noble = await measure('noble');
 const ratio = (ours: number, base: number) => Math.round((ours / base) * 100) / 100;
 
@@ -141,20 +142,24 @@ console.log(
     figures: 'xPerSec are operations per wall-clock second (median of runs); CpuMicrosPerOp are CPU microseconds of this process (all threads) per operation; ratios divide medians from this run',
     workload: 'command envelope (~60 B body, target set, a distinct envelope per operation) signed with context {ct:1, av:1}; verifyAt with window check',
     referenceComparison: 'not measured here: `pnpm bench:reference sign` fetches @laserdata/laser-sdk 0.1.1 and compares it one call at a time in the same run',
-    ours: { platform, noble },
+    ours: { 'node-crypto': nodeCrypto, webcrypto, noble },
     rawWebCryptoCeiling: rawWebCrypto,
     referenceProxyInRun: proxy,
     // One call at a time on both sides: the proxy is sequential, so only sequential figures are divided by it.
     ratioToInRunProxy: {
-      platformSequentialSign: ratio(platform.sequentialAwait.signPerSec, proxy.signPerSec),
-      platformSequentialVerify: ratio(platform.sequentialAwait.verifyPerSec, proxy.verifyPerSec),
+      nodeCryptoSequentialSign: ratio(nodeCrypto.sequentialAwait.signPerSec, proxy.signPerSec),
+      nodeCryptoSequentialVerify: ratio(nodeCrypto.sequentialAwait.verifyPerSec, proxy.verifyPerSec),
+      webcryptoSequentialSign: ratio(webcrypto.sequentialAwait.signPerSec, proxy.signPerSec),
+      webcryptoSequentialVerify: ratio(webcrypto.sequentialAwait.verifyPerSec, proxy.verifyPerSec),
       nobleSequentialSign: ratio(noble.sequentialAwait.signPerSec, proxy.signPerSec),
       nobleSequentialVerify: ratio(noble.sequentialAwait.verifyPerSec, proxy.verifyPerSec),
     },
     // Concurrency apart, against our own one-at-a-time figure only (never against a sequential baseline).
     concurrencySpeedupOverSequential: {
-      platformSign: ratio(platform.concurrentPromiseAll.signPerSec, platform.sequentialAwait.signPerSec),
-      platformVerify: ratio(platform.concurrentPromiseAll.verifyPerSec, platform.sequentialAwait.verifyPerSec),
+      nodeCryptoSign: ratio(nodeCrypto.concurrentPromiseAll.signPerSec, nodeCrypto.sequentialAwait.signPerSec),
+      nodeCryptoVerify: ratio(nodeCrypto.concurrentPromiseAll.verifyPerSec, nodeCrypto.sequentialAwait.verifyPerSec),
+      webcryptoSign: ratio(webcrypto.concurrentPromiseAll.signPerSec, webcrypto.sequentialAwait.signPerSec),
+      webcryptoVerify: ratio(webcrypto.concurrentPromiseAll.verifyPerSec, webcrypto.sequentialAwait.verifyPerSec),
       nobleSign: ratio(noble.concurrentPromiseAll.signPerSec, noble.sequentialAwait.signPerSec),
       nobleVerify: ratio(noble.concurrentPromiseAll.verifyPerSec, noble.sequentialAwait.verifyPerSec),
     },

@@ -1,5 +1,6 @@
 // Quality gate: fails on imports that break the layering rules of DESIGN.md section 3.
-//  - runtime-neutral packages must not import node:* (or bare Node built-ins) nor use Buffer;
+//  - runtime-neutral packages must not import node:* (or bare Node built-ins) nor use Buffer,
+//    nor reach a built-in through `process.getBuiltinModule`, except where BUILTIN_LOOKUPS allows it;
 //  - a package imports another only through that package's declared public entries;
 //  - a package never reaches into another package's folder with a relative path;
 //  - every @agdx/* import is declared in the importing package's dependencies.
@@ -8,6 +9,11 @@ import { builtinModules } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 
 const NODE_ALLOWED = new Set(['transport-iggy', 'iggy-dev-server', 'cli', 'bridge-testing']);
+// Runtime-neutral files allowed to look a Node built-in up at run time by feature detection
+// (never an import, so browsers and edge runtimes load them unchanged), and the only modules each
+// may name. @agdx/sign: the synchronous node:crypto Ed25519 back end, which falls back to
+// WebCrypto and noble where the lookup is missing (packages/sign/README.md, "Back ends").
+const BUILTIN_LOOKUPS = new Map([['packages/sign/src/ed25519/node-crypto-module.ts', new Set(['node:crypto'])]]);
 const root = resolve(import.meta.dirname, '..');
 const packagesDir = join(root, 'packages');
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
@@ -53,6 +59,15 @@ for (const [name, { dir, manifest }] of packages) {
       const where = relative(root, file);
       const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
       if (neutral && /\bBuffer\b/.test(code)) problems.push(`${where}: uses Buffer in runtime-neutral package ${name}`);
+      if (neutral && /\bgetBuiltinModule\b/.test(code)) {
+        const allowed = BUILTIN_LOOKUPS.get(where.split(sep).join('/'));
+        if (allowed === undefined) problems.push(`${where}: looks up a Node built-in (getBuiltinModule) in runtime-neutral package ${name}`);
+        else {
+          for (const [, id] of code.matchAll(/['"`](node:[^'"`]*)['"`]/g)) {
+            if (!allowed.has(id)) problems.push(`${where}: names ${id}, which its getBuiltinModule allowance does not cover`);
+          }
+        }
+      }
       for (const match of code.matchAll(importPattern)) {
         const spec = match[1] ?? match[2] ?? match[3];
         if (neutral && builtins.has(spec)) problems.push(`${where}: imports ${spec} in runtime-neutral package ${name}`);

@@ -6,20 +6,27 @@
 // { contentType: 1, agentVersion: 1 }. Before measuring, it checks that for every entry the
 // reference produces the same 64 signature bytes as ours (Ed25519 is deterministic, so equal
 // signing inputs give equal signatures) and that each side verifies the other's envelopes.
-//   default back end (platform WebCrypto): await key.sign(e, ctx) / await registry.verifyAt(e, at)
-//   noble back end:                        key.signSync(e, ctx)   / registry.verifyAtSync(e, at)
-//   reference:                             key.signWithContext(e, ctx) / registry.verifyAt(e, at)
-// The ceiling of the default back end, in the same run: the bare platform call
-// (crypto.subtle.sign / .verify on the same signing inputs, with an already imported CryptoKey, one
-// call at a time) against the reference, and ours against that bare call. Whatever ours reaches
-// against the reference, it cannot pass what the bare call reaches.
-// Concurrency (ours, default back end, 64 operations in flight through Promise.all) is reported
-// separately and compared only with our own one-at-a-time figure, never with the reference.
-import { KeyRegistry, pkcs8FromSeed, SigningKey, signingInput } from '@agdx/sign';
-import type { Ed25519BackendName } from '@agdx/sign';
+//   default back end (`auto`; node-crypto on Node): await key.sign(e, ctx) / await registry.verifyAt(e, at)
+//   the same through the sync API:                  key.signSync(e, ctx)  / registry.verifyAtSync(e, at)
+//   webcrypto back end (forced):                    await key.sign(e, ctx) / await registry.verifyAt(e, at)
+//   noble back end:                                 key.signSync(e, ctx)  / registry.verifyAtSync(e, at)
+//   reference:                                      key.signWithContext(e, ctx) / registry.verifyAt(e, at)
+// Ceilings, in the same run: the bare platform calls on the same signing inputs with an already
+// imported key, one call at a time — `crypto.subtle.sign/verify` (WebCrypto) and node:crypto's
+// synchronous `sign/verify` — against the reference, and ours against the bare node:crypto call.
+// With AGDX_BENCH_BASELINE_DIR=<another checkout, dependencies installed and wire + sign built>,
+// that checkout's default back end is measured against ours in alternating rounds (same inputs,
+// decoded by its own codec), so a change is compared with earlier code in the same run.
+// Concurrency (64 operations in flight through Promise.all) is reported separately and compared
+// only with the same back end one at a time, never with the reference.
+import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { KeyRegistry, pkcs8FromSeed, resolveEd25519Backend, SigningKey, signingInput } from '@agdx/sign';
+import type { Ed25519BackendChoice } from '@agdx/sign';
 import type { AgentEnvelope } from '@agdx/wire';
 import { compareAlternating, sinkBit } from '../support/alternating.js';
-import type { Contender } from '../support/alternating.js';
+import type { Comparison, Contender } from '../support/alternating.js';
 import { envelopeRing, RING_SIZE } from '../support/envelope-ring.js';
 import { machine } from '../support/machine.js';
 import { loadReference } from '../support/reference.js';
@@ -31,6 +38,7 @@ const CONTEXT = { contentType: 1, agentVersion: 1 } as const;
 const SEED = new Uint8Array(32).fill(0x5a);
 const AT = 1_750_000_000_000_000n;
 const mask = RING_SIZE - 1;
+const BASELINE_DIR = process.env.AGDX_BENCH_BASELINE_DIR || undefined;
 
 const before = machine();
 const reference = await loadReference();
@@ -40,6 +48,7 @@ const refKey = reference.signingKey(SEED);
 const refRegistry = reference.keyRegistry();
 refRegistry.enroll('planner', refKey.verifyingKey());
 const refEnvelopes = envelopes.map((e) => reference.decodeValidate(e.encode()));
+const refSign: Contender = { run: (i) => refKey.signWithContext(refEnvelopes[i & mask] as RefEnvelope, CONTEXT) };
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -52,7 +61,8 @@ async function warmUp(c: Contender): Promise<void> {
   for (let i = 0; i < WARM_UP_CALLS && performance.now() < until; i++) await c.run(i);
 }
 
-async function side(backend: Ed25519BackendName) {
+/** Our side on one back end: keys, signed ring, checked against the reference, then measured. */
+async function side(backend: Ed25519BackendChoice, api: 'async' | 'sync') {
   const key = SigningKey.fromBytes(SEED, { backend });
   const registry = new KeyRegistry({ backend });
   registry.enroll('planner', key.verifyingKey);
@@ -64,78 +74,140 @@ async function side(backend: Ed25519BackendName) {
     const theirs = refKey.signWithContext(refEnvelopes[i] as RefEnvelope, CONTEXT);
     const ours = (signed[i] as AgentEnvelope).signature?.bytes ?? new Uint8Array(0);
     if (!same(theirs.bytes, ours)) throw new Error(`${backend}: entry ${i}: the reference's signature differs from ours: not comparing`);
+    if (!same(key.signSync(envelopes[i] as AgentEnvelope, CONTEXT).signature?.bytes ?? new Uint8Array(0), ours)) {
+      throw new Error(`${backend}: entry ${i}: signSync differs from sign: not comparing`);
+    }
     refRegistry.verifyAt(refSigned[i] as RefEnvelope, AT); // throws when the reference rejects ours
   }
-  // The default back end is asynchronous (awaited one at a time); noble is measured through the sync API.
-  const isPlatform = backend === 'platform';
-  const oursSign: Contender = isPlatform
-    ? { run: (i) => key.sign(envelopes[i & mask] as AgentEnvelope, CONTEXT), async: true }
-    : { run: (i) => key.signSync(envelopes[i & mask] as AgentEnvelope, CONTEXT) };
-  const oursVerify: Contender = isPlatform
-    ? { run: (i) => registry.verifyAt(signed[i & mask] as AgentEnvelope, AT), async: true }
-    : { run: (i) => registry.verifyAtSync(signed[i & mask] as AgentEnvelope, AT) };
+  const oursSign: Contender =
+    api === 'async'
+      ? { run: (i) => key.sign(envelopes[i & mask] as AgentEnvelope, CONTEXT), async: true }
+      : { run: (i) => key.signSync(envelopes[i & mask] as AgentEnvelope, CONTEXT) };
+  const oursVerify: Contender =
+    api === 'async'
+      ? { run: (i) => registry.verifyAt(signed[i & mask] as AgentEnvelope, AT), async: true }
+      : { run: (i) => registry.verifyAtSync(signed[i & mask] as AgentEnvelope, AT) };
   // Warm-up: the first comparison of a process otherwise pays for the JIT and the platform's
   // worker start-up (seen as a third of the later rate of the same calls in the same run).
   await warmUp(oursSign);
   await warmUp(oursVerify);
-  const sign = await compareAlternating(oursSign, { run: (i) => refKey.signWithContext(refEnvelopes[i & mask] as RefEnvelope, CONTEXT) }, { rounds: ROUNDS });
-  const verify = await compareAlternating(oursVerify, { run: (i) => refRegistry.verifyAt(refSigned[i & mask] as RefEnvelope, AT) }, { rounds: ROUNDS });
-  return { key, registry, signed, refSigned, sign, verify };
+  const refVerify: Contender = { run: (i) => refRegistry.verifyAt(refSigned[i & mask] as RefEnvelope, AT) };
+  const sign = await compareAlternating(oursSign, refSign, { rounds: ROUNDS });
+  const verify = await compareAlternating(oursVerify, refVerify, { rounds: ROUNDS });
+  const resolved = await resolveEd25519Backend(backend);
+  return { resolved, api, key, registry, signed, oursSign, oursVerify, refVerify, sign, verify };
 }
 
-const platform = await side('platform');
-const noble = await side('noble');
-const refSignedPlatform = platform.refSigned;
+const byDefault = await side('auto', 'async');
+const defaultSync = await side('auto', 'sync');
+const webcrypto = await side('webcrypto', 'async');
+const noble = await side('noble', 'sync');
 
-// The bare WebCrypto call on the same bytes our signer hands it (signing inputs and signatures
-// checked equal to ours first), against the reference and against ours.
+// The bare platform calls on the same bytes our signer hands them (signing inputs and
+// signatures checked equal to ours first), against the reference.
 const ALGORITHM = { name: 'Ed25519' } as const;
 const subtle = globalThis.crypto.subtle;
 const bareSignKey = await subtle.importKey('pkcs8', pkcs8FromSeed(SEED), ALGORITHM, false, ['sign']);
-const bareVerifyKey = await subtle.importKey('raw', new Uint8Array(platform.key.verifyingKey), ALGORITHM, false, ['verify']);
+const bareVerifyKey = await subtle.importKey('raw', new Uint8Array(byDefault.key.verifyingKey), ALGORITHM, false, ['verify']);
+const nodePrivate = createPrivateKey({ key: Buffer.from(pkcs8FromSeed(SEED)), format: 'der', type: 'pkcs8' });
+const nodePublic = createPublicKey(nodePrivate);
 const inputs = envelopes.map((e) => signingInput(e, CONTEXT) as Uint8Array<ArrayBuffer>);
-const signatures = platform.signed.map((e) => (e.signature?.bytes ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>);
+const signatures = byDefault.signed.map((e) => (e.signature?.bytes ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>);
 for (let i = 0; i < RING_SIZE; i++) {
   const bare = new Uint8Array(await subtle.sign(ALGORITHM, bareSignKey, inputs[i] as Uint8Array<ArrayBuffer>));
   if (!same(bare, signatures[i] as Uint8Array)) throw new Error(`entry ${i}: the bare WebCrypto signature differs from ours: not comparing`);
+  if (!same(nodeSign(null, inputs[i] as Uint8Array, nodePrivate), signatures[i] as Uint8Array)) {
+    throw new Error(`entry ${i}: the bare node:crypto signature differs from ours: not comparing`);
+  }
 }
-const bareSign: Contender = { run: (i) => subtle.sign(ALGORITHM, bareSignKey, inputs[i & mask] as Uint8Array<ArrayBuffer>), async: true };
-const bareVerify: Contender = {
+const bareSubtleSign: Contender = { run: (i) => subtle.sign(ALGORITHM, bareSignKey, inputs[i & mask] as Uint8Array<ArrayBuffer>), async: true };
+const bareSubtleVerify: Contender = {
   run: (i) => subtle.verify(ALGORITHM, bareVerifyKey, signatures[i & mask] as Uint8Array<ArrayBuffer>, inputs[i & mask] as Uint8Array<ArrayBuffer>),
   async: true,
 };
-const ceilingSign = await compareAlternating(bareSign, { run: (i) => refKey.signWithContext(refEnvelopes[i & mask] as RefEnvelope, CONTEXT) }, { rounds: ROUNDS });
-const ceilingVerify = await compareAlternating(bareVerify, { run: (i) => refRegistry.verifyAt(refSignedPlatform[i & mask] as RefEnvelope, AT) }, { rounds: ROUNDS });
-const oursOfBareSign = await compareAlternating(
-  { run: (i) => platform.key.sign(envelopes[i & mask] as AgentEnvelope, CONTEXT), async: true },
-  bareSign,
-  { rounds: ROUNDS },
-);
-const oursOfBareVerify = await compareAlternating(
-  { run: (i) => platform.registry.verifyAt(platform.signed[i & mask] as AgentEnvelope, AT), async: true },
-  bareVerify,
-  { rounds: ROUNDS },
-);
+const bareNodeSign: Contender = { run: (i) => nodeSign(null, inputs[i & mask] as Uint8Array, nodePrivate) };
+const bareNodeVerify: Contender = { run: (i) => nodeVerify(null, inputs[i & mask] as Uint8Array, nodePublic, signatures[i & mask] as Uint8Array) };
+const subtleOfReference = {
+  sign: await compareAlternating(bareSubtleSign, refSign, { rounds: ROUNDS }),
+  verify: await compareAlternating(bareSubtleVerify, byDefault.refVerify, { rounds: ROUNDS }),
+};
+const nodeOfReference = {
+  sign: await compareAlternating(bareNodeSign, refSign, { rounds: ROUNDS }),
+  verify: await compareAlternating(bareNodeVerify, byDefault.refVerify, { rounds: ROUNDS }),
+};
+const defaultOfBareNode = {
+  sign: await compareAlternating(byDefault.oursSign, bareNodeSign, { rounds: ROUNDS }),
+  verify: await compareAlternating(byDefault.oursVerify, bareNodeVerify, { rounds: ROUNDS }),
+};
 
-// Ours with IN_FLIGHT operations in flight against ours one at a time (both default back end).
-// A "call" of the concurrent side is IN_FLIGHT operations, so its rates are scaled to operations.
-function perOperation<T extends { oursPerCpuSecond: { min: number; median: number; max: number } }>(c: T) {
-  const s = c.oursPerCpuSecond;
-  return { min: s.min * IN_FLIGHT, median: s.median * IN_FLIGHT, max: s.max * IN_FLIGHT };
+// Another checkout's default back end (its own wire decodes our bytes into its envelopes).
+async function baselineCheckout(dir: string) {
+  type Env = { encode(): Uint8Array };
+  const load = async (pkg: string) => (await import(pathToFileURL(join(dir, 'packages', pkg, 'dist', 'index.js')).href)) as Record<string, unknown>;
+  const wire = (await load('wire')) as { decodeEnvelope(bytes: Uint8Array): Env };
+  const sign = (await load('sign')) as {
+    SigningKey: { fromBytes(seed: Uint8Array): { verifyingKey: Uint8Array; sign(e: Env, c: typeof CONTEXT): Promise<Env> } };
+    KeyRegistry: new () => { enroll(principal: string, key: Uint8Array): void; verifyAt(e: Env, at: bigint): Promise<unknown> };
+    resolveEd25519Backend(): Promise<string>;
+  };
+  const theirEnvelopes = envelopes.map((e) => wire.decodeEnvelope(e.encode()));
+  const key = sign.SigningKey.fromBytes(SEED);
+  const registry = new sign.KeyRegistry();
+  registry.enroll('planner', key.verifyingKey);
+  const theirSigned: Env[] = [];
+  for (let i = 0; i < RING_SIZE; i++) {
+    const s = await key.sign(theirEnvelopes[i] as Env, CONTEXT);
+    if (!same(s.encode(), (byDefault.signed[i] as AgentEnvelope).encode())) throw new Error(`baseline: entry ${i}: signed bytes differ from ours: not comparing`);
+    theirSigned.push(s);
+  }
+  const baseSign: Contender = { run: (i) => key.sign(theirEnvelopes[i & mask] as Env, CONTEXT), async: true };
+  const baseVerify: Contender = { run: (i) => registry.verifyAt(theirSigned[i & mask] as Env, AT), async: true };
+  await warmUp(baseSign);
+  await warmUp(baseVerify);
+  return {
+    dir,
+    resolved: await sign.resolveEd25519Backend(),
+    label: 'ours (default back end, async API) / the checkout in AGDX_BENCH_BASELINE_DIR (its default back end, async API), per round',
+    sign: await compareAlternating(byDefault.oursSign, baseSign, { rounds: ROUNDS }),
+    verify: await compareAlternating(byDefault.oursVerify, baseVerify, { rounds: ROUNDS }),
+  };
 }
+const baseline = BASELINE_DIR === undefined ? undefined : await baselineCheckout(BASELINE_DIR);
+
+// IN_FLIGHT operations in flight against one at a time, same back end. A "call" of the
+// concurrent side is IN_FLIGHT operations, so its rates are scaled to operations.
 const burst = (i: number) => Array.from({ length: IN_FLIGHT }, (_, k) => (i * IN_FLIGHT + k) & mask);
-const concurrentSign = await compareAlternating(
-  { run: (i) => Promise.all(burst(i).map((j) => platform.key.sign(envelopes[j] as AgentEnvelope, CONTEXT))), async: true },
-  { run: (i) => platform.key.sign(envelopes[i & mask] as AgentEnvelope, CONTEXT), async: true },
-  { rounds: ROUNDS },
-);
-const concurrentVerify = await compareAlternating(
-  { run: (i) => Promise.all(burst(i).map((j) => platform.registry.verifyAt(platform.signed[j] as AgentEnvelope, AT))), async: true },
-  { run: (i) => platform.registry.verifyAt(platform.signed[i & mask] as AgentEnvelope, AT), async: true },
-  { rounds: ROUNDS },
-);
-// From the medians of the CPU-second rates (the per-round ratios are rounded too coarsely to scale).
-const scaledRatio = (c: typeof concurrentSign) => Number(((c.oursPerCpuSecond.median * IN_FLIGHT) / c.baselinePerCpuSecond.median).toFixed(2));
+async function concurrency(s: typeof byDefault) {
+  const scaled = (c: Comparison) => {
+    const r = c.oursPerCpuSecond;
+    return { min: r.min * IN_FLIGHT, median: r.median * IN_FLIGHT, max: r.max * IN_FLIGHT };
+  };
+  // From the medians of the CPU-second rates (the per-round ratios are rounded too coarsely to scale).
+  const speedup = (c: Comparison) => Number(((c.oursPerCpuSecond.median * IN_FLIGHT) / c.baselinePerCpuSecond.median).toFixed(2));
+  const sign = await compareAlternating(
+    { run: (i) => Promise.all(burst(i).map((j) => s.key.sign(envelopes[j] as AgentEnvelope, CONTEXT))), async: true },
+    s.oursSign,
+    { rounds: ROUNDS },
+  );
+  const verify = await compareAlternating(
+    { run: (i) => Promise.all(burst(i).map((j) => s.registry.verifyAt(s.signed[j] as AgentEnvelope, AT))), async: true },
+    s.oursVerify,
+    { rounds: ROUNDS },
+  );
+  return {
+    backend: s.resolved,
+    signOpsPerCpuSecond: scaled(sign),
+    verifyOpsPerCpuSecond: scaled(verify),
+    oneAtATimeSignOpsPerCpuSecond: sign.baselinePerCpuSecond,
+    oneAtATimeVerifyOpsPerCpuSecond: verify.baselinePerCpuSecond,
+    signSpeedupOverOneAtATime: speedup(sign),
+    verifySpeedupOverOneAtATime: speedup(verify),
+  };
+}
+const concurrencyDefault = await concurrency(byDefault);
+const concurrencyWebCrypto = await concurrency(webcrypto);
+
+const report = (s: typeof byDefault, label: string) => ({ backend: s.resolved, api: s.api, label, sign: s.sign, verify: s.verify });
 
 console.log(
   JSON.stringify(
@@ -147,27 +219,28 @@ console.log(
       method: {
         rounds: ROUNDS,
         ring: `${RING_SIZE} distinct command envelopes (100-byte bodies), walked in order`,
-        checked: 'for every ring entry: identical signature bytes on both sides, and the reference verifies our signed envelopes',
+        checked: 'for every ring entry: identical signature bytes on both sides (and from sign, signSync and the bare platform calls), and the reference verifies our signed envelopes',
         rate: 'operations per CPU second of this process (user + system, all threads, so WebCrypto and GC threads count), one call at a time (each awaited before the next)',
-        ratio: 'ours / reference of the CPU-second rates within each round; ratio.median is the median over the rounds',
+        ratio: 'ours / the named baseline of the CPU-second rates within each round; ratio.median is the median over the rounds',
       },
       oneAtATime: {
-        defaultBackend: { backend: 'platform (WebCrypto), async API', sign: platform.sign, verify: platform.verify },
-        nobleBackend: { backend: '@noble/curves, sync API', sign: noble.sign, verify: noble.verify },
+        label: 'ours / reference',
+        defaultBackend: report(byDefault, "the default choice ('auto'), async API: what `await key.sign(e, ctx)` and `await registry.verifyAt(e, at)` do"),
+        defaultBackendSyncApi: report(defaultSync, "the default choice ('auto'), sync API (signSync / verifyAtSync)"),
+        webcryptoBackend: report(webcrypto, "'webcrypto' forced, async API"),
+        nobleBackend: report(noble, "'noble', sync API"),
       },
       ceiling: {
-        label: 'the bare platform call (crypto.subtle.sign / .verify, already imported CryptoKey, the same signing inputs, one call at a time): the most any signer on the default back end can reach',
-        bareOfReference: { sign: ceilingSign, verify: ceilingVerify },
-        oursOfBare: { sign: oursOfBareSign, verify: oursOfBareVerify },
+        label: 'the bare platform calls (already imported key, the same signing inputs, one call at a time)',
+        bareSubtleOfReference: subtleOfReference,
+        bareNodeCryptoOfReference: nodeOfReference,
+        defaultBackendOfBareNodeCrypto: defaultOfBareNode,
       },
+      baseline: baseline ?? 'not measured (set AGDX_BENCH_BASELINE_DIR to another checkout)',
       concurrency: {
-        label: `ours only, default back end, ${IN_FLIGHT} operations in flight (Promise.all); compared with ours one at a time, NOT with the reference`,
-        signOpsPerCpuSecond: perOperation(concurrentSign),
-        verifyOpsPerCpuSecond: perOperation(concurrentVerify),
-        oneAtATimeSignOpsPerCpuSecond: concurrentSign.baselinePerCpuSecond,
-        oneAtATimeVerifyOpsPerCpuSecond: concurrentVerify.baselinePerCpuSecond,
-        signSpeedupOverOneAtATime: scaledRatio(concurrentSign),
-        verifySpeedupOverOneAtATime: scaledRatio(concurrentVerify),
+        label: `ours only, ${IN_FLIGHT} operations in flight (Promise.all); compared with the same back end one at a time, NOT with the reference`,
+        defaultBackend: concurrencyDefault,
+        webcryptoBackend: concurrencyWebCrypto,
       },
       sink: sinkBit(),
     },

@@ -9,7 +9,7 @@ import { AguiBridge } from '@agdx/agui';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { createMcpHttpHandler, McpBridge } from '@agdx/bridge-mcp';
 import { sessions } from '@agdx/sessions';
-import { KeyKind, KeyRecord, KeyRegistry, SigningKey } from '@agdx/sign';
+import { KeyKind, KeyRecord, KeyRegistry, resolveEd25519Backend, SigningKey } from '@agdx/sign';
 import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { AgentEnvelope, AgentId, ConversationId, CorrelationId, decodeEnvelope, encodeEnvelope, MintUlid, RecordId } from '@agdx/wire';
 
@@ -75,7 +75,14 @@ async function signAndVerify(): Promise<string> {
     refusal = (error as { kind?: string }).kind;
   }
   if (refusal === undefined) throw new Error('an envelope signed by an unenrolled key verified, or failed without a kind');
-  return `${expectEqual(String(principal), 'planner')}; unenrolled key refused (${refusal})`;
+  // Whichever back end this runtime gets (node-crypto, webcrypto or noble), its bytes must be noble's.
+  const backend = await resolveEd25519Backend();
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  const message = text.encode('same bytes on every back end');
+  const chosen = await SigningKey.fromBytes(seed).signBytes(message);
+  const pure = SigningKey.fromBytes(seed, { backend: 'noble' }).signBytesSync(message);
+  if (chosen.length !== 64 || chosen.some((b, i) => b !== pure[i])) throw new Error(`the ${backend} back end's signature differs from noble's`);
+  return `${expectEqual(String(principal), 'planner')}; unenrolled key refused (${refusal}); back end ${backend}, bytes equal to noble's`;
 }
 
 async function sessionContext(): Promise<string> {

@@ -116,6 +116,10 @@ describe('verified replies are bound to their signer', () => {
       },
     });
     await publish(await keys.worker.sign(reply(conversation, c3, 'worker', 'refused'), ctx));
+    // The hub must have refused that reply before the unverified wait exists, or the new wait
+    // (no verifier) would take it: with a synchronous signer nothing else orders the two.
+    await expect.poll(() => skipped.length).toBe(3);
+    expect(skipped[2]?.reason).toBe('signer-not-allowed');
     const unverified = await laser.replies(TOPIC).expect({ correlation: c3, conversation, timeoutMs: 10_000, verifier: null });
     await publish(reply(conversation, c3, 'worker', 'plain'));
     expect(dec(agentMessageBody(await unverified.reply))).toBe('plain');

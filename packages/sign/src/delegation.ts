@@ -23,7 +23,7 @@ export async function verifyDelegation(registry: KeyRegistry, envelope: AgentEnv
   return delegationOf(signer, envelope);
 }
 
-/** {@link verifyDelegation} with @noble/curves, synchronously. */
+/** {@link verifyDelegation}, synchronously (see {@link KeyRegistry.verifySync}). */
 export function verifyDelegationSync(registry: KeyRegistry, envelope: AgentEnvelope): Delegation | undefined {
   return delegationOf(registry.verifySync(envelope), envelope);
 }

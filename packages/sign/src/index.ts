@@ -1,9 +1,11 @@
 /**
  * Ed25519 signatures, key registry, delegation and signed Agent Cards for AGDX envelopes.
  *
- * Signing and verification run on the platform's WebCrypto Ed25519 when the runtime has it and
- * on @noble/curves otherwise (see {@link setEd25519Backend}); both give identical bytes. The
- * async methods use the chosen back end; the `…Sync` variants always use @noble/curves.
+ * Signing and verification run on the runtime's synchronous `node:crypto` Ed25519 where it is
+ * offered through `process.getBuiltinModule` (Node, Bun, Deno), else on WebCrypto, else on
+ * @noble/curves (see {@link setEd25519Backend}); all give identical bytes. The async methods use
+ * the chosen back end; the `…Sync` variants use `node:crypto` when the choice allows it and
+ * @noble/curves otherwise.
  * @module
  */
 
@@ -11,7 +13,7 @@ export { SignatureError } from './errors.js';
 
 export type { Ed25519BackendChoice, Ed25519BackendName } from './ed25519/backend.js';
 export { ed25519BackendChoice, resolveEd25519Backend, setEd25519Backend } from './ed25519/select.js';
-export { pkcs8FromSeed } from './ed25519/platform.js';
+export { pkcs8FromSeed } from './ed25519/key-documents.js';
 
 export { KEY_ID_LENGTH, SEED_LENGTH, SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH, keyIdOf, registryKeyOf } from './key-id.js';
 export { KeyKind } from './key-kind.js';

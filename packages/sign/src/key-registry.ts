@@ -1,8 +1,7 @@
 import type { AgentEnvelope, Signature, SignatureContext } from '@agdx/wire';
 import { isBytes, toHex } from './bytes.js';
 import type { Ed25519Backend, Ed25519BackendChoice } from './ed25519/backend.js';
-import { nobleVerifySync } from './ed25519/noble.js';
-import { backendFor } from './ed25519/select.js';
+import { backendFor, syncBackendFor } from './ed25519/select.js';
 import { splitSignedEnvelope } from './encoded-envelope.js';
 import { signatureOf } from './envelope-port.js';
 import { SignatureError } from './errors.js';
@@ -51,8 +50,8 @@ function encodedSubject(bytes: Uint8Array): Subject {
  * signing input rebuilt with the signature's own context. Every failure is a
  * {@link SignatureError} with the documented message.
  *
- * The async methods use the configured back end (WebCrypto when present); the `…Sync` methods
- * always use @noble/curves.
+ * The async methods use the configured back end; the `…Sync` methods use `node-crypto` when the
+ * choice allows it and the runtime has it, else @noble/curves.
  */
 export class KeyRegistry implements Verifier {
   readonly #records = new Map<string, KeyRecord>();
@@ -138,19 +137,19 @@ export class KeyRegistry implements Verifier {
     return this.#verified(await this.#verify(subject, toMicros(atMicros, 'atMicros')));
   }
 
-  /** {@link KeyRegistry.verify} with @noble/curves, synchronously. */
+  /** {@link KeyRegistry.verify}, synchronously (see the class notes for the back end). */
   verifySync(envelope: AgentEnvelope): string {
     return this.#verifySync(envelopeSubject(envelope), undefined).principal;
   }
 
-  /** {@link KeyRegistry.verifyAt} with @noble/curves, synchronously. */
+  /** {@link KeyRegistry.verifyAt}, synchronously (see the class notes for the back end). */
   verifyAtSync(envelope: AgentEnvelope, atMicros: Micros, observedHeaders?: ObservedHeaders): VerifiedPrincipal {
     const subject = envelopeSubject(envelope);
     if (observedHeaders !== undefined) checkObserved(subject.signature, observedHeaders);
     return this.#verified(this.#verifySync(subject, toMicros(atMicros, 'atMicros')));
   }
 
-  /** {@link KeyRegistry.verifyObservedAt} with @noble/curves, synchronously. */
+  /** {@link KeyRegistry.verifyObservedAt}, synchronously (see the class notes for the back end). */
   verifyObservedAtSync(envelope: AgentEnvelope, atMicros: Micros, observedHeaders: ObservedHeaders): VerifiedPrincipal {
     return this.verifyAtSync(envelope, atMicros, observedHeaders);
   }
@@ -168,7 +167,7 @@ export class KeyRegistry implements Verifier {
     return this.#verified(await this.#verify(subject, at));
   }
 
-  /** {@link KeyRegistry.verifyEncoded} with @noble/curves, synchronously. */
+  /** {@link KeyRegistry.verifyEncoded}, synchronously (see the class notes for the back end). */
   verifyEncodedSync(bytes: Uint8Array, atMicros?: Micros, observedHeaders?: ObservedHeaders): VerifiedPrincipal {
     const subject = encodedSubject(bytes);
     if (observedHeaders !== undefined) checkObserved(subject.signature, observedHeaders);
@@ -204,9 +203,10 @@ export class KeyRegistry implements Verifier {
     return { record, signature, input: subject.input(signature.context) };
   }
 
-  // Not async: one promise chained onto the back end's instead of an async frame per level.
-  // Callers are async methods, so a rule that throws in #prepare still becomes a rejection.
-  #verify(subject: Subject, atMicros: bigint | undefined): Promise<KeyRecord> {
+  // Not async: a synchronous back end's verdict is returned as it is and an asynchronous one's
+  // gets one promise chained on, instead of an async frame per level. Callers are async
+  // methods that await the answer, so a rule that throws in #prepare still becomes a rejection.
+  #verify(subject: Subject, atMicros: bigint | undefined): KeyRecord | Promise<KeyRecord> {
     const { record, signature, input } = this.#prepare(subject, atMicros);
     const verdict = (ok: boolean): KeyRecord => {
       if (!ok) throw new SignatureError('signature verification failed');
@@ -221,12 +221,13 @@ export class KeyRegistry implements Verifier {
       const stable = input.slice();
       return pending.then((backend) => check(backend, stable));
     }
+    if (pending.verifySync !== undefined) return verdict(pending.verifySync(stableVerifyingKey(record), input, signature.bytes));
     return check(pending, input);
   }
 
   #verifySync(subject: Subject, atMicros: bigint | undefined): KeyRecord {
     const { record, signature, input } = this.#prepare(subject, atMicros);
-    if (!nobleVerifySync(stableVerifyingKey(record), input, signature.bytes)) {
+    if (!syncBackendFor(this.#backend).verifySync(stableVerifyingKey(record), input, signature.bytes)) {
       throw new SignatureError('signature verification failed');
     }
     return record;

@@ -1,8 +1,8 @@
 import type { AgentEnvelope, Signature, SignatureContext } from '@agdx/wire';
 import { isBytes, toHex, tryFromHex } from './bytes.js';
 import type { Ed25519BackendChoice } from './ed25519/backend.js';
-import { noblePublicKey, nobleSignSync } from './ed25519/noble.js';
-import { backendFor } from './ed25519/select.js';
+import { noblePublicKey } from './ed25519/noble.js';
+import { backendFor, syncBackendFor } from './ed25519/select.js';
 import { attachSignature, encodeUnsigned } from './envelope-port.js';
 import { SignatureError } from './errors.js';
 import { keyIdOf, SEED_LENGTH } from './key-id.js';
@@ -34,8 +34,9 @@ function randomSeed(): Uint8Array {
  * An Ed25519 signing key (scheme 1) built from a 32-byte secret seed.
  *
  * `sign`, `signBytes` use the configured back end and return Promises (WebCrypto is async);
- * `signSync`, `signBytesSync` always use @noble/curves and return at once. All give the same
- * bytes: Ed25519 is deterministic.
+ * `signSync`, `signBytesSync` return at once, on `node-crypto` when the back-end choice allows
+ * it and the runtime has it, else on @noble/curves. All give the same bytes: Ed25519 is
+ * deterministic.
  */
 export class SigningKey {
   readonly #seed: Uint8Array;
@@ -95,10 +96,10 @@ export class SigningKey {
     return this.#signInput(message);
   }
 
-  /** Signs raw bytes synchronously with @noble/curves. */
+  /** Signs raw bytes synchronously (`node-crypto` when the choice allows it, else noble). */
   signBytesSync(message: Uint8Array): Uint8Array {
     if (!isBytes(message)) throw new SignatureError('message to sign must be bytes');
-    return nobleSignSync(this.#seed, message);
+    return syncBackendFor(this.#backend).signSync(this.#seed, this.#verifyingKey, message);
   }
 
   /**
@@ -110,10 +111,11 @@ export class SigningKey {
     return attachSignature(envelope, this.#capsule(await this.#signInput(input), context));
   }
 
-  /** {@link SigningKey.sign}, synchronously with @noble/curves. */
+  /** {@link SigningKey.sign}, synchronously (`node-crypto` when the choice allows it, else noble). */
   signSync(envelope: AgentEnvelope, context?: SignatureContext): AgentEnvelope {
     const input = envelopePreimage(envelope, context);
-    return attachSignature(envelope, this.#capsule(nobleSignSync(this.#seed, input), context));
+    const bytes = syncBackendFor(this.#backend).signSync(this.#seed, this.#verifyingKey, input);
+    return attachSignature(envelope, this.#capsule(bytes, context));
   }
 
   /** Signs already-encoded unsigned envelope bytes; returns the capsule to attach. */
@@ -121,15 +123,17 @@ export class SigningKey {
     return this.#capsule(await this.signBytes(signingInputFromEncoded(unsignedEnvelope, context)), context);
   }
 
-  // The back end's promise itself, without an async frame around it: the signing input is
+  // A synchronous back end answers at once and the async caller's await takes it as it is; an
+  // asynchronous one gives its promise, without an async frame around it. The signing input is
   // built by this package, so it needs no argument check. It may be the shared preimage buffer,
   // which back ends read at the call; only a call deferred behind the back-end probe copies it.
-  #signInput(input: Uint8Array): Promise<Uint8Array> {
+  #signInput(input: Uint8Array): Uint8Array | Promise<Uint8Array> {
     const pending = backendFor(this.#backend);
     if (pending instanceof Promise) {
       const stable = input.slice();
       return pending.then((backend) => backend.sign(this.#seed, this.#verifyingKey, stable));
     }
+    if (pending.signSync !== undefined) return pending.signSync(this.#seed, this.#verifyingKey, input);
     return pending.sign(this.#seed, this.#verifyingKey, input);
   }
 

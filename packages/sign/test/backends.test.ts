@@ -43,17 +43,33 @@ function sampleEnvelope(body = 'hi', metadata?: Map<string, string>): AgentEnvel
 }
 
 describe('back ends agree (differential)', () => {
-  it('platform and noble give identical signatures and verdicts', async () => {
+  it('every back end gives identical signatures, and each verifies the others', async () => {
     for (let n = 0; n < 40; n++) {
       const material = seeded(n);
       const seed = material.subarray(0, 32);
       const message = material.subarray(32);
-      const noble = SigningKey.fromBytes(seed, { backend: 'noble' });
-      const platform = SigningKey.fromBytes(seed, { backend: 'platform' });
-      const a = await noble.signBytes(message);
-      const b = await platform.signBytes(message);
-      expect(toHex(b)).toBe(toHex(a));
-      expect(toHex(noble.signBytesSync(message))).toBe(toHex(a));
+      const keys = BACKENDS.map((backend) => SigningKey.fromBytes(seed, { backend }));
+      const signatures = await Promise.all(keys.map((key) => key.signBytes(message)));
+      const expected = toHex(ed25519.sign(message, seed));
+      for (const [i, key] of keys.entries()) {
+        expect(toHex(signatures[i]!), BACKENDS[i]).toBe(expected);
+        expect(toHex(key.signBytesSync(message)), BACKENDS[i]).toBe(expected);
+      }
+    }
+    // Verification across back ends: envelopes signed by one, verified by every other, sync and async.
+    const env = sampleEnvelope('cross');
+    for (const signer of BACKENDS) {
+      const key = SigningKey.fromHex('17'.repeat(32), { backend: signer });
+      const signed = await key.sign(env, { contentType: 1, agentVersion: 1 });
+      for (const verifier of BACKENDS) {
+        const registry = new KeyRegistry({ backend: verifier });
+        registry.enroll('p', key.verifyingKey);
+        expect(await registry.verify(signed), `${signer} -> ${verifier}`).toBe('p');
+        expect(registry.verifySync(signed), `${signer} -> ${verifier} (sync)`).toBe('p');
+        const tampered = signed.withSignature({ ...signed.signature!, bytes: signed.signature!.bytes.map((b, i) => (i === 5 ? b ^ 1 : b)) });
+        await expect(registry.verify(tampered)).rejects.toThrow('signature verification failed');
+        expect(() => registry.verifySync(tampered)).toThrow('signature verification failed');
+      }
     }
   });
   it('the cached-expansion noble signer matches @noble/curves ed25519.sign byte for byte', () => {
@@ -98,9 +114,12 @@ describe('back ends agree (differential)', () => {
   it('wraps seeds into the fixed PKCS#8 prefix', () => {
     expect(toHex(pkcs8FromSeed(new Uint8Array(32)))).toBe(`302e020100300506032b657004220420${'00'.repeat(32)}`);
   });
-  it('auto picks the platform here, and the choice can be switched and restored', async () => {
+  it('auto and platform pick node:crypto on Node, each back end can be forced, and the choice restored', async () => {
     expect(ed25519BackendChoice()).toBe('auto');
-    expect(await resolveEd25519Backend()).toBe('platform');
+    expect(await resolveEd25519Backend()).toBe('node-crypto');
+    expect(await resolveEd25519Backend('platform')).toBe('node-crypto');
+    expect(await resolveEd25519Backend('webcrypto')).toBe('webcrypto');
+    expect(await resolveEd25519Backend('node-crypto')).toBe('node-crypto');
     setEd25519Backend('noble');
     try {
       expect(await resolveEd25519Backend()).toBe('noble');

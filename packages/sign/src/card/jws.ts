@@ -1,7 +1,6 @@
 import { base64UrlEncode, isBytes, tryBase64UrlDecode, utf8 } from '../bytes.js';
 import type { Ed25519BackendChoice } from '../ed25519/backend.js';
-import { nobleVerifySync } from '../ed25519/noble.js';
-import { backendFor } from '../ed25519/select.js';
+import { backendFor, syncBackendFor } from '../ed25519/select.js';
 import { SignatureError } from '../errors.js';
 import { registryKeyOf, SIGNATURE_LENGTH, VERIFYING_KEY_LENGTH } from '../key-id.js';
 import type { SigningKey } from '../signing-key.js';
@@ -80,7 +79,7 @@ export async function signCard(card: unknown, key: SigningKey, protectedHeader: 
   return { protected: protectedHeader, signature: base64UrlEncode(await key.signBytes(utf8(input))) };
 }
 
-/** {@link signCard} with @noble/curves, synchronously. */
+/** {@link signCard}, synchronously, on the key's synchronous back end (see {@link SigningKey.signSync}). */
 export function signCardSync(card: unknown, key: SigningKey, protectedHeader: string = CARD_PROTECTED_HEADER): CardSignature {
   const input = cardSigningInput(card, checkSigningHeader(protectedHeader));
   return { protected: protectedHeader, signature: base64UrlEncode(key.signBytesSync(utf8(input))) };
@@ -101,7 +100,7 @@ export async function signedCard<T extends object>(card: T, key: SigningKey, pro
   return withSignature(card, await signCard(card, key, protectedHeader));
 }
 
-/** {@link signedCard} with @noble/curves, synchronously. */
+/** {@link signedCard}, synchronously (see {@link signCardSync}). */
 export function signedCardSync<T extends object>(card: T, key: SigningKey, protectedHeader?: string): SignedCard<T> {
   return withSignature(card, signCardSync(card, key, protectedHeader));
 }
@@ -146,10 +145,10 @@ export async function verifyCard(card: unknown, signature: CardSignature, verify
   }
 }
 
-/** {@link verifyCard} with @noble/curves, synchronously. */
+/** {@link verifyCard}, synchronously: `node-crypto` when the process-wide choice allows it and the runtime has it, else @noble/curves. */
 export function verifyCardSync(card: unknown, signature: CardSignature, verifyingKey: Uint8Array): void {
   const prepared = prepare(card, signature, verifyingKey);
-  if (!nobleVerifySync(prepared.key, prepared.input, prepared.signature)) {
+  if (!syncBackendFor().verifySync(prepared.key, prepared.input, prepared.signature)) {
     throw new SignatureError('card signature does not verify');
   }
 }

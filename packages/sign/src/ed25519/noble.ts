@@ -1,4 +1,4 @@
-import type { Ed25519Backend } from './backend.js';
+import type { SyncEd25519Backend } from './backend.js';
 import { expandSeed, signExpanded } from './noble-expanded.js';
 import type { ExpandedSecret } from './noble-expanded.js';
 import { verifyStrict } from './noble-verify.js';
@@ -40,8 +40,10 @@ export function nobleVerifySync(publicKey: Uint8Array, message: Uint8Array, sign
 }
 
 /** The pure-JavaScript back end, available on every runtime. */
-export const nobleBackend: Ed25519Backend = {
+export const nobleBackend: SyncEd25519Backend = {
   name: 'noble',
   sign: (seed, _publicKey, message) => Promise.resolve(nobleSignSync(seed, message)),
   verify: (publicKey, message, signature) => Promise.resolve(nobleVerifySync(publicKey, message, signature)),
+  signSync: (seed, _publicKey, message) => nobleSignSync(seed, message),
+  verifySync: nobleVerifySync,
 };

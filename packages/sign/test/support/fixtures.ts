@@ -30,7 +30,7 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 /** The back ends every behaviour is checked against. */
-export const BACKENDS = ['noble', 'platform'] as const;
+export const BACKENDS = ['noble', 'webcrypto', 'node-crypto'] as const;
 
 /** An oracle error expectation. */
 export interface OracleError {

@@ -1,23 +1,9 @@
 import { UnsupportedError } from '@agdx/wire';
 import type { Ed25519Backend } from './backend.js';
+import { pkcs8FromSeed } from './key-documents.js';
 import { isAcceptablePublicKey, isCanonicalSignature } from './strict-rules.js';
 
-// PKCS#8 PrivateKeyInfo for Ed25519 (RFC 8410): SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 },
-// OCTET STRING { OCTET STRING (32 bytes) } }. Everything before the seed is fixed, so WebCrypto,
-// which has no raw private-key import, gets the seed behind this 16-byte prefix.
-const PKCS8_ED25519_PREFIX = Uint8Array.of(
-  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
-);
-
 const ALGORITHM = { name: 'Ed25519' } as const;
-
-/** Wraps a 32-byte Ed25519 seed into the PKCS#8 document WebCrypto imports. */
-export function pkcs8FromSeed(seed: Uint8Array): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(PKCS8_ED25519_PREFIX.length + seed.length);
-  out.set(PKCS8_ED25519_PREFIX, 0);
-  out.set(seed, PKCS8_ED25519_PREFIX.length);
-  return out;
-}
 
 /** The platform's SubtleCrypto, reached through globalThis so no runtime module is imported. */
 function subtle(): SubtleCrypto | undefined {
@@ -41,7 +27,10 @@ const readyVerifyingKeys = new WeakMap<Uint8Array, CryptoKey | null>();
 function signingKeyFor(api: SubtleCrypto, seed: Uint8Array): Promise<CryptoKey> {
   let key = signingKeys.get(seed);
   if (key === undefined) {
-    key = api.importKey('pkcs8', pkcs8FromSeed(seed), ALGORITHM, false, ['sign']);
+    // importKey copies its key data when called (WebCrypto spec), so the document is wiped at once.
+    const document = pkcs8FromSeed(seed);
+    key = api.importKey('pkcs8', document, ALGORITHM, false, ['sign']);
+    document.fill(0);
     key.then((k) => readySigningKeys.set(seed, k), () => undefined);
     signingKeys.set(seed, key);
   }
@@ -89,8 +78,8 @@ function failed(cause: unknown): never {
  * The WebCrypto back end (`globalThis.crypto.subtle`, algorithm `Ed25519`). Rejects with
  * UnsupportedError when the runtime lacks WebCrypto or its Ed25519 fails.
  */
-export const platformBackend: Ed25519Backend = {
-  name: 'platform',
+export const webCryptoBackend: Ed25519Backend = {
+  name: 'webcrypto',
   sign(seed, _publicKey, message) {
     const api = subtle();
     if (api === undefined) return unavailable();
@@ -138,7 +127,7 @@ let probe: Promise<boolean> | undefined;
  * Resolves true when this runtime's WebCrypto can sign and verify Ed25519. Checked once with
  * a real sign/verify round trip, because some runtimes expose the name but not the algorithm.
  */
-export function platformEd25519Available(): Promise<boolean> {
+export function webCryptoEd25519Available(): Promise<boolean> {
   probe ??= (async () => {
     const api = subtle();
     if (api === undefined) return false;
