@@ -70,6 +70,11 @@ const KIND_VALUE: Readonly<Record<AgentKind, Uint8Array>> = {
 };
 
 function uintChecked(w: ByteWriter, v: bigint, field: string): void {
+  // The usual value (a count, a sequence number) fits 32 bits: two comparisons and a number head.
+  if (typeof v === 'bigint' && v >= 0n && v <= 0xffffffffn) {
+    w.head(0, Number(v));
+    return;
+  }
   if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) {
     throw new InvalidError(`\`${field}\` must be an unsigned 64-bit integer`, { context: { field } });
   }
