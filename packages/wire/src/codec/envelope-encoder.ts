@@ -345,8 +345,8 @@ export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelope
  * Writes the canonical CBOR bytes of an envelope (as {@link encodeEnvelope}, without validation)
  * straight into `target` from `offset` and returns how many bytes it wrote: the allocation-free
  * send path for a caller that keeps its own (pooled) buffers, where the body, already bytes, is
- * copied once, into `target`. On failure the bytes of `target` from `offset` on may have been
- * overwritten.
+ * copied once, into `target`; room for exactly the encoded size suffices. On failure the bytes of
+ * `target` from `offset` on may have been overwritten.
  * @throws InvalidError with `context.field` = `target` when `target` is not a Uint8Array, `offset`
  * is not an integer in `0..target.length`, or the encoding does not fit in the room left
  * (`context.room`; `context.atLeast` is a lower bound of what it needs); InvalidError when a
