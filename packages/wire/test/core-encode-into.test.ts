@@ -4,6 +4,7 @@
 import {
   AgentEnvelope,
   AgentId,
+  ChannelId,
   ConversationId,
   CorrelationId,
   RecordId,
@@ -75,6 +76,36 @@ describe('encodeEnvelopeInto', () => {
       expect(ctx.room).toBe(room);
       expect(ctx.atLeast).toBeGreaterThan(room);
       expect(ctx.atLeast).toBeLessThanOrEqual(size);
+    }
+  });
+
+  it('fits exactly whatever item ends the encoding (a short head, a float of each width, a tiny body)', () => {
+    // A terminal chunk may end without a body, so its last item is whatever closes usage or metadata.
+    const terminal = AgentEnvelope.chunk(
+      ConversationId.fromBigInt(5n),
+      AgentId.new('a'),
+      CorrelationId.fromBigInt(6n),
+      ChannelId.fromBigInt(7n),
+      3,
+      new Uint8Array(0),
+    ).with({ last: true });
+    const endings: AgentEnvelope[] = [
+      terminal.withUsage({ inputTokens: 1n, outputTokens: 2n }),
+      terminal.withUsage({ inputTokens: 1n, outputTokens: 1n << 40n }),
+      terminal.withMetadata('half', 1.5),
+      terminal.withMetadata('single', 0.15625 + 2 ** -20),
+      terminal.withMetadata('double', 0.1),
+      terminal.withMetadata('int', 3n),
+      terminal.withMetadata('text', 'x'),
+      terminal.withMetadata('list', [null, true]),
+      sample().with({ body: new Uint8Array([9]) }),
+    ];
+    for (const [i, e] of endings.entries()) {
+      const want = encodeEnvelope(e);
+      const exact = new Uint8Array(want.length);
+      expect(e.encodeInto(exact), `ending ${i}`).toBe(want.length);
+      expect(toHex(exact), `ending ${i}`).toBe(toHex(want));
+      expect(() => e.encodeInto(new Uint8Array(want.length - 1)), `ending ${i}`).toThrow(/only \d+ are left/);
     }
   });
 

@@ -8,9 +8,12 @@ import {
   ChannelId,
   ConversationId,
   CorrelationId,
+  IdempotencyKey,
+  LogPosition,
   RecordId,
   decodeEnvelope,
   encodeEnvelope,
+  encodeEnvelopeInto,
   encodeEnvelopeUnsigned,
   InvalidError,
 } from '@agdx/wire';
@@ -188,6 +191,47 @@ describe('encoder output slab', () => {
       expect(toHex(out)).toBe(expected(env));
       expect(decodeEnvelope(out).metadata?.get('note')).toBe(t.replace('\ud800', '\ufffd'));
     }
+  });
+
+  it('an envelope with all 24 keys gets the two-byte map head, in the slab, into a target and unsigned', () => {
+    // Every key at once is not a valid envelope (channel with task_state, ...), but the low-level
+    // encoder writes what it is given; 24 is the only count whose map head takes two bytes.
+    const all = AgentEnvelope.fromFields({
+      kind: 'error',
+      record: RecordId.fromBigInt(1n),
+      conversation: ConversationId.fromBigInt(2n),
+      parent: ConversationId.fromBigInt(3n),
+      root: ConversationId.fromBigInt(4n),
+      source: AgentId.new('source'),
+      target: AgentId.new('target'),
+      cause: RecordId.fromBigInt(5n),
+      causeAt: new LogPosition(1, 2, 3, 4n),
+      correlation: CorrelationId.fromBigInt(6n),
+      channel: ChannelId.fromBigInt(7n),
+      idempotencyKey: IdempotencyKey.new('key-1'),
+      deadlineMicros: 8n,
+      sequence: 9n,
+      last: true,
+      finishReason: 'stop',
+      taskState: 4,
+      operation: 'chat',
+      tool: 'search',
+      usage: { inputTokens: 1n, outputTokens: 2n, costMicros: 3n },
+      metadata: new Map([['k', 'v']]),
+      mustUnderstand: 1n,
+      body: bytes(40, 3),
+      signature: { scheme: 1, keyId: bytes(8, 1), bytes: bytes(64, 2) },
+    });
+    const out = encodeEnvelope(all);
+    expect(out[0]).toBe(0xb8);
+    expect(out[1]).toBe(24);
+    expect(toHex(out)).toBe(expected(all));
+    const target = new Uint8Array(out.length + 3);
+    expect(encodeEnvelopeInto(all, target, 3)).toBe(out.length);
+    expect(toHex(target.subarray(3))).toBe(toHex(out));
+    expect(() => encodeEnvelopeInto(all, new Uint8Array(out.length - 1))).toThrow(InvalidError);
+    // Without the signature 23 keys remain: a one-byte head.
+    expect(toHex(encodeEnvelopeUnsigned(all))).toBe(expected(all.with({ signature: undefined })));
   });
 
   it('the unsigned span is written by the same writer and matches the envelope without signature', () => {

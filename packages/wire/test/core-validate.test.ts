@@ -123,6 +123,44 @@ describe('seed fields and extra rules', () => {
     expect(invalid(cmd.withMetadata(big)).message).toBe('`metadata` is 9018B, exceeds cap 8192B');
   });
 
+  it('metadata caps count exact UTF-8 bytes, at and around each cap, with text of 1 to 4 bytes per character', () => {
+    // Validation first bounds text at 3 bytes per UTF-16 unit and measures only what the bound
+    // cannot decide: every verdict and every reported size must still be the exact one.
+    const cmd = AgentEnvelope.command(rec, conv, src, corr, body);
+    const ok = (e: AgentEnvelope): boolean => {
+      try {
+        e.validate();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Keys: 128 two-byte characters are exactly 256 B (the cap); one more is 258 B.
+    expect(ok(cmd.withMetadata('é'.repeat(128), 1n))).toBe(true);
+    expect(invalid(cmd.withMetadata('é'.repeat(129), 1n)).message).toBe('`metadata key` is 258B, exceeds cap 256B');
+    // Astral characters: 2 units, 4 bytes each; 64 of them are 256 B.
+    expect(ok(cmd.withMetadata('𝄞'.repeat(64), 1n))).toBe(true);
+    expect(invalid(cmd.withMetadata('𝄞'.repeat(65), 1n)).message).toBe('`metadata key` is 260B, exceeds cap 256B');
+    // Values: 1,024 B exactly passes whether the text is ASCII, two- or three-byte characters.
+    expect(ok(cmd.withMetadata('k', 'v'.repeat(1024)))).toBe(true);
+    expect(ok(cmd.withMetadata('k', 'é'.repeat(512)))).toBe(true);
+    expect(invalid(cmd.withMetadata('k', `${'€'.repeat(341)}ab`)).message).toBe('`metadata value` is 1025B, exceeds cap 1024B');
+    // A list counts 1 per item plus each item's size.
+    expect(ok(cmd.withMetadata('k', ['a'.repeat(1021), 'b']))).toBe(true);
+    expect(invalid(cmd.withMetadata('k', ['a'.repeat(1021), 'bc'])).message).toBe('`metadata value` is 1025B, exceeds cap 1024B');
+    // The total: 8 values of 1,000 ASCII bytes (bounded at 24,000) are 8,016 B with their keys: valid.
+    const under = new Map(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v'.repeat(1000)] as const));
+    expect(ok(cmd.withMetadata(under))).toBe(true);
+    const over = new Map([...under, ['z'.repeat(170), 'é'.repeat(4)] as const]);
+    expect(invalid(cmd.withMetadata(over)).message).toBe('`metadata` is 8194B, exceeds cap 8192B');
+    // A value of the wrong kind after an over-long key: the key is reported (entry order, key first).
+    expect(invalid(cmd.withMetadata('é'.repeat(200), { x: 1 } as never)).field).toBe('metadata key');
+    // A bad value inside a list is refused even when the list's text alone would be over its cap.
+    expect(invalid(cmd.withMetadata('k', ['v'.repeat(2000), { x: 1 } as never])).message).toBe(
+      '`metadata value`: must be a string, integer, float, boolean, null or list',
+    );
+  });
+
   it('metadata values must be metadata types; integers fit i64 or u64', () => {
     const cmd = AgentEnvelope.command(rec, conv, src, corr, body);
     expect(() => cmd.withMetadata('u', (1n << 64n) - 1n).withMetadata('i', -(1n << 63n)).validate()).not.toThrow();

@@ -8,6 +8,8 @@ import { writeMetadata } from './metadata-codec.js';
 import { type ByteWriter, encodeIntoWith, encodeWith } from './writer.js';
 
 const U64_MAX = (1n << 64n) - 1n;
+/** A CBOR map head of fewer than 24 entries is this byte or'ed with the count. */
+const MAP_HEAD_SMALL = 0xa0;
 
 const ascii = (s: string): Uint8Array => {
   // Every key is ASCII and shorter than 256 bytes: a one- or two-byte head.
@@ -68,6 +70,11 @@ const KIND_VALUE: Readonly<Record<AgentKind, Uint8Array>> = {
 };
 
 function uintChecked(w: ByteWriter, v: bigint, field: string): void {
+  // The usual value (a count, a sequence number) fits 32 bits: two comparisons and a number head.
+  if (typeof v === 'bigint' && v >= 0n && v <= 0xffffffffn) {
+    w.head(0, Number(v));
+    return;
+  }
   if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) {
     throw new InvalidError(`\`${field}\` must be an unsigned 64-bit integer`, { context: { field } });
   }
@@ -94,12 +101,10 @@ function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
 }
 
 function writeUsage(w: ByteWriter, u: TokenUsage): void {
+  // At most six entries: a one-byte map head, patched once the optional ones are counted.
+  const head = w.pos - w.start;
+  w.byte(MAP_HEAD_SMALL);
   let n = 2;
-  if (u.reasoningOutputTokens !== undefined) n++;
-  if (u.cacheReadInputTokens !== undefined) n++;
-  if (u.cacheCreationInputTokens !== undefined) n++;
-  if (u.costMicros !== undefined) n++;
-  w.head(5, n);
   w.raw(K.input_tokens);
   uintChecked(w, u.inputTokens, 'input_tokens');
   w.raw(K.output_tokens);
@@ -107,19 +112,24 @@ function writeUsage(w: ByteWriter, u: TokenUsage): void {
   if (u.reasoningOutputTokens !== undefined) {
     w.raw(K.reasoning_output_tokens);
     uintChecked(w, u.reasoningOutputTokens, 'reasoning_output_tokens');
+    n++;
   }
   if (u.cacheReadInputTokens !== undefined) {
     w.raw(K.cache_read_input_tokens);
     uintChecked(w, u.cacheReadInputTokens, 'cache_read_input_tokens');
+    n++;
   }
   if (u.cacheCreationInputTokens !== undefined) {
     w.raw(K.cache_creation_input_tokens);
     uintChecked(w, u.cacheCreationInputTokens, 'cache_creation_input_tokens');
+    n++;
   }
   if (u.costMicros !== undefined) {
     w.raw(K.cost_micros);
     uintChecked(w, u.costMicros, 'cost_micros');
+    n++;
   }
+  w.buf[w.start + head] = MAP_HEAD_SMALL | n;
 }
 
 function writeSignatureContext(w: ByteWriter, ctx: SignatureContext): void {
@@ -153,108 +163,155 @@ function writeEnvelopeUnsigned(w: ByteWriter, e: AgentEnvelope): void {
   writeEnvelope(w, e, false);
 }
 
-/** Writes the whole envelope in canonical key order. @internal */
+/**
+ * Writes the whole envelope in canonical key order, visiting each field once: the map head is a
+ * one-byte placeholder counted up while writing and patched at the end (24 entries, the only count
+ * that needs a two-byte head, moves the entries one byte up). @internal
+ */
 export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = true): void {
-  let n = 3;
-  if (e.record !== undefined) n++;
-  if (e.parent !== undefined) n++;
-  if (e.root !== undefined) n++;
-  if (e.target !== undefined) n++;
-  if (e.cause !== undefined) n++;
-  if (e.causeAt !== undefined) n++;
-  if (e.correlation !== undefined) n++;
-  if (e.channel !== undefined) n++;
-  if (e.idempotencyKey !== undefined) n++;
-  if (e.deadlineMicros !== undefined) n++;
-  if (e.sequence !== undefined) n++;
-  if (e.last) n++;
-  if (e.finishReason !== undefined) n++;
-  if (e.taskState !== undefined) n++;
-  if (e.operation !== undefined) n++;
-  if (e.tool !== undefined) n++;
-  if (e.usage !== undefined) n++;
-  if (e.metadata !== undefined) n++;
-  if (e.mustUnderstand !== 0n) n++;
-  if (e.body.length !== 0) n++;
-  const sig = withSignature ? e.signature : undefined;
-  if (sig !== undefined) n++;
-
-  w.head(5, n);
-  w.raw(K.kind);
   const kind = KIND_VALUE[e.kind];
   if (kind === undefined) throw new InvalidError(`\`${String(e.kind)}\` is not a recognized agent envelope kind`, { context: { field: 'kind' } });
+  // Offsets from `start`, not absolute positions: the writer may move to a larger buffer.
+  const head = w.pos - w.start;
+  w.byte(MAP_HEAD_SMALL);
+  let n = 3;
+  w.raw(K.kind);
   w.raw(kind);
-  if (e.record !== undefined) writeId(w, K.record, e.record);
+  if (e.record !== undefined) {
+    writeId(w, K.record, e.record);
+    n++;
+  }
   writeId(w, K.conversation, e.conversation);
-  if (e.parent !== undefined) writeId(w, K.parent, e.parent);
-  if (e.root !== undefined) writeId(w, K.root, e.root);
+  if (e.parent !== undefined) {
+    writeId(w, K.parent, e.parent);
+    n++;
+  }
+  if (e.root !== undefined) {
+    writeId(w, K.root, e.root);
+    n++;
+  }
   w.raw(K.source);
   w.text(e.source.value);
   if (e.target !== undefined) {
     w.raw(K.target);
     w.text(e.target.value);
+    n++;
   }
-  if (e.cause !== undefined) writeId(w, K.cause, e.cause);
+  if (e.cause !== undefined) {
+    writeId(w, K.cause, e.cause);
+    n++;
+  }
   if (e.causeAt !== undefined) {
     w.raw(K.cause_at);
     w.ensure(21);
     w.byte(0x54);
     e.causeAt.writeTo(w.buf, w.pos);
     w.pos += 20;
+    n++;
   }
-  if (e.correlation !== undefined) writeId(w, K.correlation, e.correlation);
-  if (e.channel !== undefined) writeId(w, K.channel, e.channel);
+  if (e.correlation !== undefined) {
+    writeId(w, K.correlation, e.correlation);
+    n++;
+  }
+  if (e.channel !== undefined) {
+    writeId(w, K.channel, e.channel);
+    n++;
+  }
   if (e.idempotencyKey !== undefined) {
     w.raw(K.idempotency_key);
     w.text(e.idempotencyKey.value);
+    n++;
   }
   if (e.deadlineMicros !== undefined) {
     w.raw(K.deadline_micros);
     uintChecked(w, e.deadlineMicros, 'deadline_micros');
+    n++;
   }
   if (e.sequence !== undefined) {
     w.raw(K.sequence);
     uintChecked(w, e.sequence, 'sequence');
+    n++;
   }
   if (e.last) {
     w.raw(K.last);
     w.byte(0xf5);
+    n++;
   }
   if (e.finishReason !== undefined) {
     w.raw(K.finish_reason);
     w.text(e.finishReason);
+    n++;
   }
   if (e.taskState !== undefined) {
     w.raw(K.task_state);
     smallUintChecked(w, e.taskState, 0xff, 'task_state');
+    n++;
   }
   if (e.operation !== undefined) {
     w.raw(K.operation);
     w.text(e.operation);
+    n++;
   }
   if (e.tool !== undefined) {
     w.raw(K.tool);
     w.text(e.tool);
+    n++;
   }
   if (e.usage !== undefined) {
     w.raw(K.usage);
     writeUsage(w, e.usage);
+    n++;
   }
   if (e.metadata !== undefined) {
     w.raw(K.metadata);
     writeMetadata(w, e.metadata);
+    n++;
   }
   if (e.mustUnderstand !== 0n) {
     w.raw(K.must_understand);
     uintChecked(w, e.mustUnderstand, 'must_understand');
+    n++;
   }
   if (e.body.length !== 0) {
     w.raw(K.body);
     w.bytes(e.body);
+    n++;
   }
+  const sig = withSignature ? e.signature : undefined;
   if (sig !== undefined) {
     w.raw(K.signature);
     writeSignature(w, sig);
+    n++;
+  }
+  patchMapHead(w, head, n);
+}
+
+// Sets the placeholder map head written at `head` (an offset from `w.start`) to `n` entries; `n`
+// is at most 24 (three required keys and 21 optional ones).
+function patchMapHead(w: ByteWriter, head: number, n: number): void {
+  if (n < 24) {
+    w.buf[w.start + head] = MAP_HEAD_SMALL | n;
+    return;
+  }
+  w.ensure(1);
+  const at = w.start + head;
+  w.buf.copyWithin(at + 2, at + 1, w.pos);
+  w.buf[at] = MAP_HEAD_SMALL | 24;
+  w.buf[at + 1] = n;
+  w.pos += 1;
+}
+
+/**
+ * A lower bound of an envelope's encoded size that costs nothing to know: its body length (0 for
+ * anything that is not an envelope with a byte body, which the writer then refuses with a typed
+ * error). Read defensively because the low-level encoders accept unvalidated objects.
+ */
+function bodyLowerBound(e: AgentEnvelope): number {
+  try {
+    const body: unknown = e.body;
+    return body instanceof Uint8Array ? body.length : 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -281,15 +338,15 @@ export interface EncodeEnvelopeOptions {
  * something other than a Uint8Array of the requested length.
  */
 export function encodeEnvelope(envelope: AgentEnvelope, options?: EncodeEnvelopeOptions): Uint8Array {
-  return encodeWith(writeEnvelope, envelope, options?.allocate);
+  return encodeWith(writeEnvelope, envelope, options?.allocate, bodyLowerBound(envelope));
 }
 
 /**
  * Writes the canonical CBOR bytes of an envelope (as {@link encodeEnvelope}, without validation)
  * straight into `target` from `offset` and returns how many bytes it wrote: the allocation-free
  * send path for a caller that keeps its own (pooled) buffers, where the body, already bytes, is
- * copied once, into `target`. On failure the bytes of `target` from `offset` on may have been
- * overwritten.
+ * copied once, into `target`; room for exactly the encoded size suffices. On failure the bytes of
+ * `target` from `offset` on may have been overwritten.
  * @throws InvalidError with `context.field` = `target` when `target` is not a Uint8Array, `offset`
  * is not an integer in `0..target.length`, or the encoding does not fit in the room left
  * (`context.room`; `context.atLeast` is a lower bound of what it needs); InvalidError when a
@@ -304,7 +361,7 @@ export function encodeEnvelopeInto(envelope: AgentEnvelope, target: Uint8Array, 
  * result is a slab view, as from {@link encodeEnvelope} without `allocate`.
  */
 export function encodeEnvelopeUnsigned(envelope: AgentEnvelope): Uint8Array {
-  return encodeWith(writeEnvelopeUnsigned, envelope);
+  return encodeWith(writeEnvelopeUnsigned, envelope, undefined, bodyLowerBound(envelope));
 }
 
 /**

@@ -10,6 +10,14 @@ const scratch = new DataView(new ArrayBuffer(8));
 /** Byte strings up to this length are copied with a loop: cheaper than `set` for ids and keys. */
 const SMALL_COPY = 32;
 
+/**
+ * Bytes of a head whose argument is `arg` (a length, so below 2^53): reserving exactly this much
+ * keeps a fixed target of the exact encoded size sufficient.
+ */
+function headLength(arg: number): number {
+  return arg < 24 ? 1 : arg < 0x100 ? 2 : arg < 0x10000 ? 3 : arg < 0x100000000 ? 5 : 9;
+}
+
 /** Thrown inside a fixed writer that ran out of room; turned into an InvalidError at the API. @internal */
 export class OutputFull extends Error {
   /** Bytes the encoding needed at least (it stopped at the first write that did not fit). */
@@ -85,7 +93,14 @@ export class ByteWriter {
 
   /** A head with a non-negative safe-integer argument. */
   head(major: number, arg: number): void {
-    this.ensure(9);
+    // The common case has room for any head; near the end of a fixed target reserve only what this
+    // head takes, so a target of exactly the encoded size suffices.
+    if (this.pos + 9 > this.buf.length) this.ensure(headLength(arg));
+    this.putHead(major, arg);
+  }
+
+  // A head written into room the caller has already reserved (at most 9 bytes).
+  private putHead(major: number, arg: number): void {
     const m = major << 5;
     const buf = this.buf;
     const p = this.pos;
@@ -150,10 +165,16 @@ export class ByteWriter {
     else this.headBig(1, -1n - v);
   }
 
-  /** A byte string, copied once into the output. */
+  /** A byte string, copied once into the output (head and payload in one reservation). */
   bytes(b: Uint8Array): void {
-    this.head(2, b.length);
-    this.raw(b);
+    const n = b.length;
+    this.ensure(headLength(n) + n);
+    this.putHead(2, n);
+    const buf = this.buf;
+    let p = this.pos;
+    if (n <= SMALL_COPY) for (let i = 0; i < n; i++) buf[p++] = b[i] as number;
+    else buf.set(b, p);
+    this.pos += n;
   }
 
   /**
@@ -162,17 +183,17 @@ export class ByteWriter {
    */
   text(s: string): void {
     const n = s.length;
-    // Head and room first: either may move the output to a larger buffer, and a move copies only
-    // what is before `pos`, so nothing may be written beyond `pos` until both are done.
-    this.head(3, n);
-    this.ensure(n);
+    // Room for head and payload first: reserving may move the output to a larger buffer, and a
+    // move copies only what is before `pos`, so nothing may be written beyond `pos` before it.
+    this.ensure(headLength(n) + n);
+    this.putHead(3, n);
     const buf = this.buf;
     const start = this.pos;
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c >= 0x80) {
         // Not ASCII: drop the head written for n bytes and write the exact UTF-8 length instead.
-        this.pos = start - (n < 24 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+        this.pos = start - headLength(n);
         this.textUtf8(s);
         return;
       }
@@ -201,8 +222,10 @@ export class ByteWriter {
 
   /** A float in the shortest width that keeps its value (f16, f32 or f64). */
   float(v: number): void {
-    this.ensure(9);
     const half = toHalfBits(v);
+    const single = half < 0 && Math.fround(v) === v;
+    // Exactly the width written (see `head`).
+    this.ensure(half >= 0 ? 3 : single ? 5 : 9);
     const buf = this.buf;
     const p = this.pos;
     if (half >= 0) {
@@ -210,7 +233,7 @@ export class ByteWriter {
       buf[p + 1] = half >>> 8;
       buf[p + 2] = half & 0xff;
       this.pos = p + 3;
-    } else if (Math.fround(v) === v) {
+    } else if (single) {
       buf[p] = 0xfa;
       scratch.setFloat32(0, v);
       for (let i = 0; i < 4; i++) buf[p + 1 + i] = scratch.getUint8(i);
@@ -250,7 +273,12 @@ function exactCopy(w: ByteWriter, allocate: (byteLength: number) => Uint8Array):
   return out;
 }
 
-function encodeOnce<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate: ((byteLength: number) => Uint8Array) | undefined): Uint8Array {
+function encodeOnce<T>(
+  write: (w: ByteWriter, value: T) => void,
+  value: T,
+  allocate: ((byteLength: number) => Uint8Array) | undefined,
+  atLeast: number,
+): Uint8Array {
   if (busy) {
     const own = new ByteWriter(new Uint8Array(256), 0);
     write(own, value);
@@ -260,10 +288,20 @@ function encodeOnce<T>(write: (w: ByteWriter, value: T) => void, value: T, alloc
   try {
     if (allocate === undefined) {
       const w = slabWriter;
-      w.reset(slabChunk(), slabOffset());
+      let chunk = slabChunk();
+      let at = slabOffset();
+      // An output known to outgrow the chunk's tail starts in a fresh chunk: written into the tail
+      // first, its head would be copied again when the writer moves on.
+      if (at + atLeast > chunk.length) {
+        chunk = slabFreshChunk(atLeast);
+        at = 0;
+      }
+      w.reset(chunk, at);
       write(w, value);
       slabCommit(w.buf, w.pos);
-      return w.buf.subarray(w.start, w.pos);
+      // Every chunk is a whole ArrayBuffer of its own (byteOffset 0), so a view is built straight
+      // on its buffer: cheaper than `subarray`, which looks up a species constructor per call.
+      return new Uint8Array(w.buf.buffer, w.start, w.pos - w.start);
     }
     const w = scratchWriter;
     w.reset(w.buf.length > MAX_KEPT_SCRATCH ? new Uint8Array(SLAB_CHUNK_BYTES) : w.buf, 0);
@@ -279,11 +317,18 @@ function encodeOnce<T>(write: (w: ByteWriter, value: T) => void, value: T, alloc
  * shared output slab (never reused, so it may be kept; its `buffer` is shared with other
  * encodings), or, with `allocate`, a copy in the array `allocate` returns for the exact size. The
  * value is passed through rather than captured so a hot caller needs no closure per encoding.
+ * `atLeast`, a lower bound of the output size the caller knows for free (an envelope's body
+ * length), lets a slab output that cannot fit the current chunk's tail start in a fresh chunk.
  * @internal
  */
-export function encodeWith<T>(write: (w: ByteWriter, value: T) => void, value: T, allocate?: (byteLength: number) => Uint8Array): Uint8Array {
+export function encodeWith<T>(
+  write: (w: ByteWriter, value: T) => void,
+  value: T,
+  allocate?: (byteLength: number) => Uint8Array,
+  atLeast = 0,
+): Uint8Array {
   try {
-    return encodeOnce(write, value, allocate);
+    return encodeOnce(write, value, allocate, atLeast);
   } catch (error) {
     // The low-level encoders skip validation for speed; a field of the wrong runtime type must
     // still surface as a typed error, never as a platform TypeError or RangeError.

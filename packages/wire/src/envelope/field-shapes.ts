@@ -39,7 +39,12 @@ function checkUsage(value: unknown): void {
 function checkMetadata(value: unknown): void {
   if (value === undefined) return;
   if (!(value instanceof Map)) throw wrongType('metadata', 'a Map of string keys');
-  for (const key of value.keys()) if (typeof key !== 'string') throw wrongType('metadata key', 'a string');
+  // forEach with a shared callback: no iterator object per envelope.
+  value.forEach(checkMetadataKeyType);
+}
+
+function checkMetadataKeyType(_value: unknown, key: unknown): void {
+  if (typeof key !== 'string') throw wrongType('metadata key', 'a string');
 }
 
 function checkSignature(value: unknown): void {

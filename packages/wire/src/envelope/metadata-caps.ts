@@ -1,6 +1,6 @@
 import { InvalidError } from '../errors.js';
 import { utf8Length } from '../ids/utf8.js';
-import type { MetadataValue } from './metadata.js';
+import type { Metadata, MetadataValue } from './metadata.js';
 
 /** Most metadata entries per envelope. */
 export const MAX_METADATA_ENTRIES = 32;
@@ -79,4 +79,68 @@ export function metadataValueSize(v: MetadataValue, depth = 0): number {
       }
       throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
   }
+}
+
+/** Most UTF-8 bytes one UTF-16 unit can stand for (a surrogate pair's 4 bytes are 2 per unit). */
+const MAX_UTF8_PER_UNIT = 3;
+
+/**
+ * {@link metadataValueSize} with each string counted at its most UTF-8 bytes (3 per UTF-16 unit)
+ * instead of scanned: the same refusals, thrown in the same order, at no cost per character.
+ */
+function metadataValueSizeBound(v: MetadataValue, depth = 0): number {
+  switch (typeof v) {
+    case 'string':
+      return v.length * MAX_UTF8_PER_UNIT;
+    case 'bigint':
+      if (v < I64_MIN || v > U64_MAX) throw invalid('metadata value', 'integers must fit i64 or u64');
+      return METADATA_SCALAR_SIZE;
+    case 'number':
+    case 'boolean':
+      return METADATA_SCALAR_SIZE;
+    default:
+      if (v === null) return METADATA_SCALAR_SIZE;
+      if (Array.isArray(v) && depth < MAX_METADATA_DEPTH) {
+        const list = v as readonly MetadataValue[];
+        let n = 0;
+        for (let i = 0; i < list.length; i++) n += 1 + metadataValueSizeBound(list[i] as MetadataValue, depth + 1);
+        return n;
+      }
+      throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
+  }
+}
+
+/**
+ * Holds a metadata map to its caps: entry count, then per entry the key cap, the value's kind and
+ * range and the value cap, then the total, the first failure winning (the order validation
+ * documents). Sizes are first bounded without scanning text (3 bytes per UTF-16 unit); only a
+ * bound over its cap is replaced by the exact UTF-8 size, so the usual short ASCII metadata is never
+ * measured twice (the encoder scans it anyway when it copies it), and a refusal reports the exact
+ * size as before.
+ * @throws InvalidError as {@link checkMetadataEntryCount}, {@link checkMetadataKey},
+ * {@link metadataValueSize}, {@link checkMetadataValueSize} and {@link checkMetadataTotal}.
+ * @internal
+ */
+export function checkMetadataCaps(m: Metadata): void {
+  checkMetadataEntryCount(m.size);
+  let bound = 0;
+  // forEach avoids allocating an entry array per metadata pair.
+  m.forEach((v, k) => {
+    const kb = k.length * MAX_UTF8_PER_UNIT;
+    const ks = kb <= MAX_METADATA_KEY_BYTES ? kb : checkMetadataKey(k);
+    const vb = metadataValueSizeBound(v);
+    let vs = vb;
+    if (vb > MAX_METADATA_VALUE_BYTES) {
+      vs = metadataValueSize(v);
+      checkMetadataValueSize(vs);
+    }
+    bound += ks + vs;
+  });
+  if (bound <= MAX_METADATA_TOTAL_BYTES) return;
+  // Every key and value passed its own cap: only the exact total is left to decide.
+  let total = 0;
+  m.forEach((v, k) => {
+    total += utf8Length(k) + metadataValueSize(v);
+  });
+  checkMetadataTotal(total);
 }

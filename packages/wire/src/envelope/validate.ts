@@ -4,13 +4,7 @@ import { isTerminalTaskState, TaskState } from '../dictionaries/task-state.js';
 import { utf8Length } from '../ids/utf8.js';
 import type { AgentEnvelope } from './agent-envelope.js';
 import { checkFieldShapes } from './field-shapes.js';
-import {
-  checkMetadataEntryCount,
-  checkMetadataKey,
-  checkMetadataTotal,
-  checkMetadataValueSize,
-  metadataValueSize,
-} from './metadata-caps.js';
+import { checkMetadataCaps } from './metadata-caps.js';
 import {
   decodeSessionEnd,
   decodeSessionStart,
@@ -240,19 +234,7 @@ export function validateDecodedEnvelope(e: AgentEnvelope): void {
   }
 
   // metadata caps
-  if (e.metadata !== undefined) {
-    const m = e.metadata;
-    checkMetadataEntryCount(m.size);
-    let total = 0;
-    // forEach avoids allocating an entry array per metadata pair.
-    m.forEach((v, k) => {
-      const ks = checkMetadataKey(k);
-      const vs = metadataValueSize(v);
-      checkMetadataValueSize(vs);
-      total += ks + vs;
-    });
-    checkMetadataTotal(total);
-  }
+  if (e.metadata !== undefined) checkMetadataCaps(e.metadata);
 
   // signature (scheme 1 only; other schemes are an open dictionary)
   const sig = e.signature;
