@@ -174,6 +174,11 @@ export class IggyGroupMember implements GroupMember {
     return (await this.assignment(options)).includes(partition);
   }
 
+  /** Requests written on the member's own connection, by command code (see {@link IggyTransport.requestsWritten}). */
+  get requestsWritten(): ReadonlyMap<number, number> {
+    return this.#connection.requestsWritten;
+  }
+
   /** The target this member belongs to. */
   get target(): GroupTarget {
     return this.#target;
