@@ -9,9 +9,9 @@
  * reports this process's CPU time (requester and agents) per request during the load phase and
  * with setup and teardown, the child server's own CPU time per request during the load phase
  * (Linux), the requests written to the server per answered request by command, and the load
- * average before and after. --connections (default 4, as the agent round-trip benchmark over the
- * dev server) sets each Iggy transport's shared connections. Writes results/load-<transport>.json
- * (the memory series included).
+ * average before and after. --connections (default 2; the transport's own default is 1) sets each
+ * Iggy transport's shared connections: VSR carries one request at a time per connection. Writes
+ * results/load-<transport>.json (the memory series included).
  */
 import { loadavg } from 'node:os';
 import { runLoad } from '../test/support/load-scenario.js';
@@ -33,8 +33,8 @@ const run = await runLoad({
   chunksPerAnswer: numberArg('chunks', 16),
   durationMs: numberArg('seconds', 60) * 1000,
   partitions: 8,
-  // As the agent round-trip benchmark over the dev server: reads and appends overlap.
-  connections: numberArg('connections', 4),
+  // Two: an agent's reads go out beside its answer appends instead of queueing behind them.
+  connections: numberArg('connections', 2),
   sampleEveryMs: 1_000,
   serverInChild: true,
   // The in-memory log grows by design; forced full collections of it would dominate the run.

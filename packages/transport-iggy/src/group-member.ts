@@ -174,7 +174,7 @@ export class IggyGroupMember implements GroupMember {
     return (await this.assignment(options)).includes(partition);
   }
 
-  /** Requests written on the member's own connection, by command code (see {@link IggyTransport.requestsWritten}). */
+  /** Requests written on the member's own connection, by command code (the transport's `requestsWritten` sums them). */
   get requestsWritten(): ReadonlyMap<number, number> {
     return this.#connection.requestsWritten;
   }
