@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryLog, type GroupMember, type JoinGroupRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
-import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, DRAINED_PAUSE_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
+import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
 import { overriding } from './support-runtime/overriding.js';
 
 const STREAM = 's';
@@ -166,7 +166,7 @@ describe('consumer loop on a polling log', () => {
     await running;
   });
 
-  it('a record landing on a partition in its longest pause is read within the idle wait; a drained partition is read again after DRAINED_PAUSE_MS', async () => {
+  it('a record landing on a partition in its longest pause is read within the idle wait; with records on one partition only, it is read again at once, HOT_READS times within HOT_WINDOW_MS', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const log = await topicWith(1, 0);
     const counted = pollingLog(log);
@@ -183,14 +183,43 @@ describe('consumer loop on a polling log', () => {
     await pass(101);
     expect(seen.length).toBe(1);
     expect((seen[0] as number) - appendedAt).toBeLessThanOrEqual(100);
-    // Found a record without filling the batch: the partition drained, so the next read waits
-    // (not at once: an immediate re-read would find nothing new).
-    expect(DRAINED_PAUSE_MS).toBeGreaterThan(0);
+    // One partition delivering (one request in flight, say): the next record may come any moment.
     const reads = counted.readTimes.get(0) ?? [];
     const found = reads.findIndex((t) => t >= (seen[0] as number) - 1);
-    expect((reads[found + 1] as number) - (reads[found] as number)).toBeCloseTo(DRAINED_PAUSE_MS, 0);
-    // ...and the pause after the next empty read is shorter than the idle wait again.
-    expect((reads[found + 2] as number) - (reads[found + 1] as number)).toBeLessThan(100);
+    const after = reads.slice(found + 1);
+    expect(after.slice(0, HOT_READS + 1)).toEqual(Array.from({ length: HOT_READS + 1 }, () => reads[found]));
+    expect(HOT_WINDOW_MS).toBeGreaterThan(0);
+    // Then the pauses grow again, never past the idle wait.
+    expect((after[HOT_READS + 1] as number) - (after[HOT_READS] as number)).toBeGreaterThan(0);
+    await consumer.stop();
+    await running;
+  });
+
+  it('with records on several partitions, a partition drained by a read is read again after DRAINED_PAUSE_MS, not at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(4, 0);
+    const counted = pollingLog(log);
+    let consumed = 0;
+    const consumer = loop(counted.transport, async () => {
+      consumed++;
+      return 'handled';
+    }, 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(20);
+    // A record on every partition each millisecond: the consumer is busy.
+    for (let ms = 0; ms < 60; ms++) {
+      for (let partition = 0; partition < 4; partition++) await log.append({ stream: STREAM, topic: TOPIC, routing: { partition }, records: [{ payload }] });
+      await pass(1);
+    }
+    await pass(10);
+    expect(consumed).toBe(240);
+    const reads = (counted.readTimes.get(0) ?? []).filter((t) => t >= 40 && t < 80);
+    // Every read of the busy stretch found records and drained the partition: reads are
+    // DRAINED_PAUSE_MS apart (before, each was followed by an immediate empty read).
+    expect(DRAINED_PAUSE_MS).toBeGreaterThan(0);
+    for (let i = 1; i < reads.length; i++) expect((reads[i] as number) - (reads[i - 1] as number)).toBeGreaterThanOrEqual(DRAINED_PAUSE_MS);
+    expect(reads.length).toBeGreaterThanOrEqual(40 / (DRAINED_PAUSE_MS + 1));
     await consumer.stop();
     await running;
   });

@@ -6,9 +6,10 @@
  * different partitions run in parallel up to the configured parallelism.
  *
  * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: each
- * partition is read on its own schedule (partition-pace.ts: at once after a full read, a moment
- * after a read that drained it, backing off while it reads empty, up to `idleWaitMs`, the agent's
- * `pollInterval`), and the group assignment is re-checked once per `idleWaitMs` (at least
+ * partition is read on its own schedule (partition-pace.ts: at once after a full read; while
+ * records come on several partitions, a moment after a read that drained one; while they come on
+ * one at most, at once after records and for a few reads after; backing off while a partition
+ * reads empty, up to `idleWaitMs`, the agent's `pollInterval`), and the group assignment is re-checked once per `idleWaitMs` (at least
  * {@link ASSIGNMENT_RECHECK_MS}) instead of before every read, since each read, check and commit
  * is a request of its own on a connection that carries one at a time.
  *
@@ -19,7 +20,7 @@
  */
 import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import { afterRead, freshPace, type PartitionPace } from './partition-pace.js';
+import { afterRead, freshPace, isBusy, type PartitionPace } from './partition-pace.js';
 import { AgdxError } from '@agdx/wire';
 import type { HandlerTurn } from './handler-turn.js';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
@@ -145,7 +146,7 @@ export const COMMIT_LINGER_MS = 100;
 export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
 /** The per-partition read pauses on a polling log (see partition-pace.ts). */
-export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS } from './partition-pace.js';
+export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
 /**
  * Shortest time between two assignment checks on a polling log (each is a request): an agent
  * with a short `pollInterval` still asks at most ten times a second. A commit refused for a lost
@@ -257,6 +258,8 @@ export class ConsumerLoop {
       const polling = this.#polling;
       // On a polling log only the partitions whose read is due are read in this round.
       const now = polling ? performance.now() : 0;
+      // Records on several partitions: pace for fewer reads; on one at most: for latency.
+      const busy = polling && isBusy(this.#lanes.values(), now);
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
@@ -271,7 +274,7 @@ export class ConsumerLoop {
           lane.retryAt = Date.now() + o.retryDelayMs;
           continue;
         }
-        if (polling) afterRead(lane.pace, records.length, records.length === READ_BATCH, performance.now(), o.idleWaitMs);
+        if (polling) afterRead(lane.pace, records.length, records.length === READ_BATCH, performance.now(), o.idleWaitMs, busy);
         if (records.length === 0) continue;
         if (lane.generation !== generation) continue;
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
