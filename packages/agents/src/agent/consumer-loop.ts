@@ -9,9 +9,10 @@
  * partition is read on its own schedule (partition-pace.ts: at once after a full read; while
  * records come on several partitions, a moment after a read that drained one; while they come on
  * one at most, at once after records and for a few reads after; backing off while a partition
- * reads empty, up to `idleWaitMs`, the agent's `pollInterval`), and the group assignment is re-checked once per `idleWaitMs` (at least
- * {@link ASSIGNMENT_RECHECK_MS}) instead of before every read, since each read, check and commit
- * is a request of its own on a connection that carries one at a time.
+ * reads empty, up to `idleWaitMs`, the agent's `pollInterval`), and the group assignment is
+ * re-checked once per `idleWaitMs` (at least {@link ASSIGNMENT_RECHECK_MS}) instead of before
+ * every read, since each read, check and commit is a request of its own on a connection that
+ * carries one at a time.
  *
  * On a log whose writer wakes the waits (MemoryLog), a loop whose last read found more than one
  * record waits for the end of the current burst (a macrotask hop, see {@link burstEnd}) after it
