@@ -195,6 +195,29 @@ describe('consumer loop on a polling log', () => {
     await running;
   });
 
+  it('with records on one partition only, the partition is read at once when its records were handled (their answers are out)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(1, 0);
+    const counted = pollingLog(log);
+    let settledAt = -1;
+    const consumer = loop(counted.transport, async () => {
+      // A slow answer: the hot reads after the record are long spent when it settles.
+      await new Promise((resolve) => setTimeout(resolve, 37));
+      settledAt = performance.now();
+      return 'handled';
+    }, 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(300);
+    await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }] });
+    await pass(150);
+    expect(settledAt).toBeGreaterThan(0);
+    const reads = counted.readTimes.get(0) ?? [];
+    expect(reads.some((t) => t === settledAt)).toBe(true);
+    await consumer.stop();
+    await running;
+  });
+
   it('with records on several partitions, a partition drained by a read is read again after DRAINED_PAUSE_MS, not at once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const log = await topicWith(4, 0);

@@ -21,7 +21,7 @@
  */
 import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import { afterRead, freshPace, isBusy, type PartitionPace } from './partition-pace.js';
+import { afterRead, answered, freshPace, isBusy, type PartitionPace } from './partition-pace.js';
 import { AgdxError } from '@agdx/wire';
 import type { HandlerTurn } from './handler-turn.js';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
@@ -203,6 +203,8 @@ export class ConsumerLoop {
   readonly #idle = new Set<() => void>();
   /** Set when the transport's waits poll: the loop paces its own reads, per partition. */
   readonly #polling: boolean;
+  /** Polling log: the last round found records on several partitions (see partition-pace.ts). */
+  #busy = false;
   #assignment: readonly number[] = [];
   #assignmentAt = -Infinity;
   /** The last read that found records found more than one: work comes in bursts. */
@@ -261,6 +263,7 @@ export class ConsumerLoop {
       const now = polling ? performance.now() : 0;
       // Records on several partitions: pace for fewer reads; on one at most: for latency.
       const busy = polling && isBusy(this.#lanes.values(), now);
+      this.#busy = busy;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
@@ -547,6 +550,9 @@ export class ConsumerLoop {
       // Records queued while the lane was committing (or left by a yield) found it running and
       // were not scheduled; queue it again, behind the lanes that were waiting.
       if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
+      // Quiet polling log: this partition's answers are out, so the next request may follow
+      // any moment; read it again at once (the wake below starts the round).
+      if (this.#polling && !this.#busy) answered(lane.pace, performance.now());
       this.#wake?.();
     }
   }

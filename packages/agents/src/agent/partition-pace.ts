@@ -14,7 +14,9 @@
  * - Quiet (records on one partition at most, say one request in flight): a read that found
  *   records is followed at once, and up to {@link HOT_READS} empty reads within
  *   {@link HOT_WINDOW_MS} too, since the next request's record can come any moment; then the
- *   pause doubles from {@link HOT_MIN_PAUSE_MS}. Few partitions deliver, so this costs few reads.
+ *   pause doubles from {@link HOT_MIN_PAUSE_MS}. The same holds again once the partition's
+ *   records are handled and their answers out ({@link answered}). Few partitions deliver, so
+ *   this costs few reads.
  *
  * In both, a read that filled its batch is followed at once (more records may be waiting), and a
  * record waits at most one pause (at most the idle wait) before it is read.
@@ -94,4 +96,16 @@ export function afterRead(pace: PartitionPace, count: number, full: boolean, now
   const pause = Math.max(floor, Math.min(pace.emptyPause, maxPauseMs));
   pace.dueAt = now + pause;
   pace.emptyPause = Math.min(maxPauseMs, pause * 2);
+}
+
+/**
+ * Quiet mode: the consumer finished the partition's records (their answers are out), so the next
+ * request's record can land any moment. The partition is read at once and stays hot as after a
+ * read that found records.
+ */
+export function answered(pace: PartitionPace, now: number): void {
+  pace.dueAt = 0;
+  pace.hotLeft = HOT_READS;
+  pace.hotUntil = now + HOT_WINDOW_MS;
+  pace.emptyPause = Math.min(pace.emptyPause, HOT_MIN_PAUSE_MS);
 }
