@@ -11,8 +11,9 @@
  *   the partition's pause from {@link EMPTY_PARTITION_PAUSE_MS} up to the consumer's idle wait
  *   (the agent's `pollInterval`); a read that finds records halves it again, so a partition whose
  *   records come every few milliseconds settles near that interval.
- * - Quiet (records on one partition at most, say one request in flight): a read that found
- *   records is followed at once, and up to {@link HOT_READS} empty reads within
+ * - Quiet (records on one partition at most, say one request in flight): a read that found one
+ *   record is followed at once (one that found several waits {@link DRAINED_PAUSE_MS}, so the
+ *   next read takes a batch), and up to {@link HOT_READS} empty reads within
  *   {@link HOT_WINDOW_MS} too, since the next request's record can come any moment; then the
  *   pause doubles from {@link HOT_MIN_PAUSE_MS}. The same holds again once the partition's
  *   records are handled and their answers out ({@link answered}). Few partitions deliver, so
@@ -85,7 +86,10 @@ export function afterRead(pace: PartitionPace, count: number, full: boolean, now
     pace.emptyPause = busy ? Math.max(floor, pace.emptyPause / 2) : floor;
     pace.hotLeft = HOT_READS;
     pace.hotUntil = now + HOT_WINDOW_MS;
-    pace.dueAt = full || !busy ? 0 : now + Math.min(DRAINED_PAUSE_MS, maxPauseMs);
+    // Several records at once mean requests are queueing up: a moment's pause lets the next
+    // read take (and the agent answer in one append) a batch, not one record at a time.
+    const pause = busy || count > 1;
+    pace.dueAt = full || !pause ? 0 : now + Math.min(DRAINED_PAUSE_MS, maxPauseMs);
     return;
   }
   if (!busy && pace.hotLeft > 0 && now < pace.hotUntil) {
