@@ -1,13 +1,14 @@
 /**
  * The consumer loop on a log whose waits poll (Iggy), where every read and commit is a request
  * on a connection that carries one at a time: commits that cover only skipped records linger
- * longer than commits of work, and while records flow a partition that just read empty is not
- * read again in every round. Held on a MemoryLog that declares `waitsByPolling`, with faked
+ * longer than commits of work, and each partition is read on its own schedule (partition-pace.ts):
+ * backing off while it reads empty, a moment after a read that drained it, at once after a full
+ * read. Held on a MemoryLog that declares `waitsByPolling`, with faked
  * timers so the pauses are exact.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryLog, type GroupMember, type JoinGroupRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
-import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, EMPTY_PARTITION_PAUSE_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
+import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
 import { overriding } from './support-runtime/overriding.js';
 
 const STREAM = 's';
@@ -18,6 +19,8 @@ interface Counted {
   readonly transport: LogTransport;
   readonly commits: { partition: number; offset: bigint }[];
   readonly reads: Map<number, number>;
+  /** When each partition was read (performance.now() ms). */
+  readonly readTimes: Map<number, number[]>;
   readonly assignments: number[];
 }
 
@@ -25,6 +28,7 @@ interface Counted {
 function pollingLog(log: MemoryLog): Counted {
   const commits: { partition: number; offset: bigint }[] = [];
   const reads = new Map<number, number>();
+  const readTimes = new Map<number, number[]>();
   const assignments: number[] = [];
   const joinGroup = async (request: JoinGroupRequest): Promise<GroupMember> => {
     const member = await log.joinGroup(request);
@@ -41,9 +45,12 @@ function pollingLog(log: MemoryLog): Counted {
   };
   const read = (request: ReadRequest) => {
     reads.set(request.partition, (reads.get(request.partition) ?? 0) + 1);
+    const times = readTimes.get(request.partition) ?? [];
+    times.push(performance.now());
+    readTimes.set(request.partition, times);
     return log.read(request);
   };
-  return { transport: overriding(log, { waitsByPolling: true, joinGroup, read }), commits, reads, assignments };
+  return { transport: overriding(log, { waitsByPolling: true, joinGroup, read }), commits, reads, readTimes, assignments };
 }
 
 async function topicWith(partitions: number, records: number): Promise<MemoryLog> {
@@ -141,35 +148,123 @@ describe('consumer loop on a polling log', () => {
     expect(await log.getOffset({ stream: STREAM, topic: TOPIC, partition: 0, consumer: { kind: 'group', name: 'g' } })).toBe(1n);
   });
 
-  it('while one partition delivers records, the empty ones are read again only after EMPTY_PARTITION_PAUSE_MS', async () => {
+  it('a partition that keeps reading empty is read after pauses doubling from EMPTY_PARTITION_PAUSE_MS up to the idle wait', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const log = await topicWith(8, 1);
+    const log = await topicWith(2, 0);
     const counted = pollingLog(log);
-    const flow = 40;
+    const consumer = loop(counted.transport, async () => 'handled', 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(1_000);
+    const at = counted.readTimes.get(1) ?? [];
+    const gaps = at.slice(1).map((t, i) => t - (at[i] as number));
+    // 4, 8, 16, 32, 64, then the idle wait: about 14 reads in a second, not one per round.
+    expect(gaps.slice(0, 5)).toEqual([4, 8, 16, 32, 64].map((ms) => expect.closeTo(ms, 0)));
+    for (const gap of gaps.slice(5)) expect(gap).toBeCloseTo(100, 0);
+    expect(at.length).toBeLessThanOrEqual(16);
+    await consumer.stop();
+    await running;
+  });
+
+  it('a record landing on a partition in its longest pause is read within the idle wait; with records on one partition only, it is read again at once, HOT_READS times within HOT_WINDOW_MS', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(1, 0);
+    const counted = pollingLog(log);
+    const seen: number[] = [];
+    const consumer = loop(counted.transport, async () => {
+      seen.push(performance.now());
+      return 'handled';
+    }, 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(500);
+    const appendedAt = performance.now();
+    await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }] });
+    await pass(101);
+    expect(seen.length).toBe(1);
+    expect((seen[0] as number) - appendedAt).toBeLessThanOrEqual(100);
+    // One partition delivering (one request in flight, say): the next record may come any moment.
+    const reads = counted.readTimes.get(0) ?? [];
+    const found = reads.findIndex((t) => t >= (seen[0] as number) - 1);
+    const after = reads.slice(found + 1);
+    expect(after.slice(0, HOT_READS + 1)).toEqual(Array.from({ length: HOT_READS + 1 }, () => reads[found]));
+    expect(HOT_WINDOW_MS).toBeGreaterThan(0);
+    // Then the pauses grow again, never past the idle wait.
+    expect((after[HOT_READS + 1] as number) - (after[HOT_READS] as number)).toBeGreaterThan(0);
+    await consumer.stop();
+    await running;
+  });
+
+  it('with records on one partition only, the partition is read at once when its records were handled (their answers are out)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(1, 0);
+    const counted = pollingLog(log);
+    let settledAt = -1;
+    const consumer = loop(counted.transport, async () => {
+      // A slow answer: the hot reads after the record are long spent when it settles.
+      await new Promise((resolve) => setTimeout(resolve, 37));
+      settledAt = performance.now();
+      return 'handled';
+    }, 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(300);
+    await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }] });
+    await pass(150);
+    expect(settledAt).toBeGreaterThan(0);
+    const reads = counted.readTimes.get(0) ?? [];
+    expect(reads.some((t) => t === settledAt)).toBe(true);
+    await consumer.stop();
+    await running;
+  });
+
+  it('with records on several partitions, a partition drained by a read is read again after DRAINED_PAUSE_MS, not at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(4, 0);
+    const counted = pollingLog(log);
     let consumed = 0;
-    // Each record of partition 0 appends the next one: records keep flowing there while the
-    // other seven partitions stay empty, with no fake time passing.
     const consumer = loop(counted.transport, async () => {
       consumed++;
-      if (consumed < flow) await log.append({ stream: STREAM, topic: TOPIC, routing: { partition: 0 }, records: [{ payload }] });
+      return 'handled';
+    }, 100);
+    await consumer.start();
+    const running = consumer.run();
+    await pass(20);
+    // A record on every partition each millisecond: the consumer is busy.
+    for (let ms = 0; ms < 60; ms++) {
+      for (let partition = 0; partition < 4; partition++) await log.append({ stream: STREAM, topic: TOPIC, routing: { partition }, records: [{ payload }] });
+      await pass(1);
+    }
+    await pass(10);
+    expect(consumed).toBe(240);
+    const reads = (counted.readTimes.get(0) ?? []).filter((t) => t >= 40 && t < 80);
+    // Every read of the busy stretch found records and drained the partition: reads are
+    // DRAINED_PAUSE_MS apart (before, each was followed by an immediate empty read).
+    expect(DRAINED_PAUSE_MS).toBeGreaterThan(0);
+    for (let i = 1; i < reads.length; i++) expect((reads[i] as number) - (reads[i - 1] as number)).toBeGreaterThanOrEqual(DRAINED_PAUSE_MS);
+    expect(reads.length).toBeGreaterThanOrEqual(40 / (DRAINED_PAUSE_MS + 1));
+    await consumer.stop();
+    await running;
+  });
+
+  it('a read that fills its batch is followed at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const log = await topicWith(1, 600);
+    const counted = pollingLog(log);
+    let consumed = 0;
+    const consumer = loop(counted.transport, async () => {
+      consumed++;
       return 'handled';
     });
     await consumer.start();
     const running = consumer.run();
-    for (let i = 0; i < 1_000 && consumed < flow; i++) {
+    for (let i = 0; i < 1_000 && consumed < 600; i++) {
       await vi.advanceTimersByTimeAsync(0);
       await realImmediate();
     }
-    expect(consumed).toBe(flow);
-    const partition0 = counted.reads.get(0) ?? 0;
-    expect(partition0).toBeGreaterThanOrEqual(flow / 2);
-    // The empty partitions were read only in the rounds that delivered nothing (partition 0's
-    // next record not appended yet), not in every round as partition 0 was.
-    const during = [1, 2, 3, 4, 5, 6, 7].map((p) => counted.reads.get(p) ?? 0);
-    for (const reads of during) expect(reads).toBeLessThanOrEqual(partition0 / 4);
-    // Once the flow stopped, they are read again.
-    await pass(EMPTY_PARTITION_PAUSE_MS + 2);
-    for (let p = 1; p < 8; p++) expect(counted.reads.get(p) ?? 0).toBeGreaterThan(during[p - 1] as number);
+    // 600 records in reads of 256: three reads without any time passing.
+    expect(consumed).toBe(600);
+    expect(performance.now()).toBe(0);
     await consumer.stop();
     await running;
   });

@@ -151,6 +151,8 @@ export class IggyConnection {
   #lastError: TransportError | undefined;
   #fatal: TransportError | undefined;
   #reconnects = 0;
+  /** Requests written, by command code (diagnostics: what a workload costs on the wire). */
+  readonly #written = new Map<number, number>();
   #closedWaiters: Array<() => void> = [];
 
   private constructor(options: ResolvedIggyOptions, directory: ClusterDirectory) {
@@ -209,6 +211,11 @@ export class IggyConnection {
   /** The VSR client id (the member identity the server keys group polls on); 0 for classic. */
   get vsrClientId(): bigint {
     return this.#session instanceof VsrClientSession ? this.#session.clientId : 0n;
+  }
+
+  /** Requests written on this connection since it opened, by command code (resends not counted). */
+  get requestsWritten(): ReadonlyMap<number, number> {
+    return this.#written;
   }
 
   /** Registers a hook run after each re-login (for example re-joining consumer groups). */
@@ -323,6 +330,7 @@ export class IggyConnection {
         continue;
       }
       call.written = true;
+      this.#written.set(call.code, (this.#written.get(call.code) ?? 0) + 1);
       this.#inFlight.push(call);
       // VSR writes one frame per pump: it goes out at once, without the cork's extra tick.
       if (vsr) {

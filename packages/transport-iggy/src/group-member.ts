@@ -174,6 +174,11 @@ export class IggyGroupMember implements GroupMember {
     return (await this.assignment(options)).includes(partition);
   }
 
+  /** Requests written on the member's own connection, by command code (the transport's `requestsWritten` sums them). */
+  get requestsWritten(): ReadonlyMap<number, number> {
+    return this.#connection.requestsWritten;
+  }
+
   /** The target this member belongs to. */
   get target(): GroupTarget {
     return this.#target;

@@ -49,6 +49,9 @@ import { sleepUnlessStopped } from './sleep.js';
 import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
 import { checkPartitionId } from './validation.js';
 
+/** Command names by code, for {@link IggyTransport.requestsWritten}. */
+const COMMAND_NAMES: ReadonlyMap<number, string> = new Map(Object.entries(CommandCode).map(([name, code]) => [code, name]));
+
 /** A consumer id no offset is ever stored for: plain reads poll as this consumer, without commits. */
 const READER: Consumer = { kind: 'consumer', id: 0 };
 
@@ -149,6 +152,25 @@ export class IggyTransport implements LogTransport {
   /** How many times the main connection was re-established after a loss. */
   get reconnects(): number {
     return this.#connections.reduce((n, c) => n + c.reconnects, 0);
+  }
+
+  /**
+   * Requests this transport has written to the server so far, by command name (for example
+   * `PollMessages`, `SendMessages`, `StoreConsumerOffset`), over its shared connections and the
+   * connections of its current group members; a member that left takes its counts along.
+   * Diagnostics: what a workload costs on the wire. Each call builds a new object.
+   */
+  get requestsWritten(): Readonly<Record<string, number>> {
+    const totals: Record<string, number> = {};
+    const add = (counts: ReadonlyMap<number, number>): void => {
+      for (const [code, n] of counts) {
+        const name = COMMAND_NAMES.get(code) ?? `command ${code}`;
+        totals[name] = (totals[name] ?? 0) + n;
+      }
+    };
+    for (const c of this.#connections) add(c.requestsWritten);
+    for (const m of this.#members) add(m.requestsWritten);
+    return totals;
   }
 
   /**

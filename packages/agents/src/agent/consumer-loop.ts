@@ -5,12 +5,14 @@
  * offset only after its records were consumed. Order inside a partition is always kept; lanes of
  * different partitions run in parallel up to the configured parallelism.
  *
- * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: it
- * reads again at once while records flow and backs off while idle (a {@link PollPacer}), it
- * re-checks the group assignment once per `idleWaitMs` (the agent's `pollInterval`, at least
- * {@link ASSIGNMENT_RECHECK_MS}) instead of before every read, and while records flow it leaves
- * partitions that just read empty alone for a moment, since each read, check and commit is a
- * request of its own on a connection that carries one at a time.
+ * On a log whose waits poll (Iggy, `waitsByPolling`) the loop does not sleep in `waitFor`: each
+ * partition is read on its own schedule (partition-pace.ts: at once after a full read; while
+ * records come on several partitions, a moment after a read that drained one; while they come on
+ * one at most, at once after records and for a few reads after; backing off while a partition
+ * reads empty, up to `idleWaitMs`, the agent's `pollInterval`), and the group assignment is
+ * re-checked once per `idleWaitMs` (at least {@link ASSIGNMENT_RECHECK_MS}) instead of before
+ * every read, since each read, check and commit is a request of its own on a connection that
+ * carries one at a time.
  *
  * On a log whose writer wakes the waits (MemoryLog), a loop whose last read found more than one
  * record waits for the end of the current burst (a macrotask hop, see {@link burstEnd}) after it
@@ -19,7 +21,7 @@
  */
 import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
-import { consumerPollPacing, PollPacer } from '../clock/poll-pacer.js';
+import { afterRead, answered, freshPace, isBusy, type PartitionPace } from './partition-pace.js';
 import { AgdxError } from '@agdx/wire';
 import type { HandlerTurn } from './handler-turn.js';
 import type { GroupMember, LogRecord, LogTransport } from '@agdx/transport';
@@ -84,8 +86,8 @@ interface Lane {
   pending: bigint | undefined;
   /** No reads before this time (ms, performance-free Date.now) after a failure. */
   retryAt: number;
-  /** When the last read of this partition came back empty (performance.now() ms), else -Infinity. */
-  emptyAt: number;
+  /** On a polling log: when this partition is read next (see partition-pace.ts). */
+  readonly pace: PartitionPace;
   waiting: boolean;
   /** The pending wait for a record at `arrivalAt`, kept across idle periods. */
   arrival: Promise<unknown> | undefined;
@@ -144,14 +146,8 @@ export const COMMIT_LINGER_MS = 100;
  */
 export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
-/**
- * On a polling log, while other partitions deliver records, a partition whose last read came back
- * empty is read again only after this pause: with records flowing every round re-read every
- * owned partition, and on a topic whose records are spread over eight partitions most of those
- * reads were empty (each a request on a connection that carries one at a time). Once a round
- * delivers nothing, every partition is read again and the {@link PollPacer} paces the rounds.
- */
-export const EMPTY_PARTITION_PAUSE_MS = 4;
+/** The per-partition read pauses on a polling log (see partition-pace.ts). */
+export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
 /**
  * Shortest time between two assignment checks on a polling log (each is a request): an agent
  * with a short `pollInterval` still asks at most ten times a second. A commit refused for a lost
@@ -205,8 +201,10 @@ export class ConsumerLoop {
   readonly #lowWater: number;
   readonly #stop = new AbortController();
   readonly #idle = new Set<() => void>();
-  /** Set when the transport's waits poll: the loop paces its own reads. */
-  readonly #pacer: PollPacer | undefined;
+  /** Set when the transport's waits poll: the loop paces its own reads, per partition. */
+  readonly #polling: boolean;
+  /** Polling log: the last round found records on several partitions (see partition-pace.ts). */
+  #busy = false;
   #assignment: readonly number[] = [];
   #assignmentAt = -Infinity;
   /** The last read that found records found more than one: work comes in bursts. */
@@ -216,7 +214,7 @@ export class ConsumerLoop {
   constructor(options: ConsumerLoopOptions) {
     this.#o = options;
     this.#lowWater = Math.floor(options.maxQueuedRecords / 2);
-    this.#pacer = options.transport.waitsByPolling === true ? new PollPacer(consumerPollPacing(options.idleWaitMs)) : undefined;
+    this.#polling = options.transport.waitsByPolling === true;
   }
 
   /** Joins the consumer group. */
@@ -235,8 +233,6 @@ export class ConsumerLoop {
     if (member === undefined) throw new Error('ConsumerLoop.run() before start()');
     const o = this.#o;
     const turn = new CooperativeYield();
-    // Whether the previous round delivered records (only then are empty partitions paused).
-    let flowing = false;
     while (!this.#stopping) {
       const pause = turn.maybeYield();
       if (pause !== undefined) await pause;
@@ -260,18 +256,20 @@ export class ConsumerLoop {
         continue;
       }
       let progressed = false;
-      let reads = 0;
       let largest = 0;
       let full = false;
-      // Partitions that read empty after this time are left out of this round (none when idle).
-      const pauseFrom = flowing && this.#pacer !== undefined ? performance.now() - Math.min(EMPTY_PARTITION_PAUSE_MS, o.idleWaitMs) : Infinity;
+      const polling = this.#polling;
+      // On a polling log only the partitions whose read is due are read in this round.
+      const now = polling ? performance.now() : 0;
+      // Records on several partitions: pace for fewer reads; on one at most: for latency.
+      const busy = polling && isBusy(this.#lanes.values(), now);
+      this.#busy = busy;
       for (const partition of owned) {
         if (this.#stopping) break;
         const lane = this.#lanes.get(partition);
-        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now() || lane.emptyAt > pauseFrom) continue;
+        if (lane === undefined || lane.queue.length >= o.maxQueuedRecords || lane.retryAt > Date.now() || (polling && lane.pace.dueAt > now)) continue;
         const generation = lane.generation;
         let records: readonly LogRecord[];
-        reads++;
         try {
           records = await o.transport.read({ stream: o.stream, topic: o.topic, partition, offset: lane.cursor, maxCount: READ_BATCH });
         } catch (error) {
@@ -280,11 +278,8 @@ export class ConsumerLoop {
           lane.retryAt = Date.now() + o.retryDelayMs;
           continue;
         }
-        if (records.length === 0) {
-          lane.emptyAt = performance.now();
-          continue;
-        }
-        lane.emptyAt = -Infinity;
+        if (polling) afterRead(lane.pace, records.length, records.length === READ_BATCH, performance.now(), o.idleWaitMs, busy);
+        if (records.length === 0) continue;
         if (lane.generation !== generation) continue;
         lane.cursor = (records[records.length - 1] as LogRecord).offset + 1n;
         for (const record of records) lane.queue.push(record);
@@ -293,15 +288,13 @@ export class ConsumerLoop {
         if (records.length === READ_BATCH) full = true;
         this.#schedule(lane);
       }
-      flowing = progressed;
       if (progressed) {
         this.#bursty = largest > 1;
-        this.#pacer?.active();
-        // A full read may have left records behind; on a polling log the pacer times the reads.
-        if (full || this.#pacer !== undefined) continue;
+        // A full read may have left records behind.
+        if (full) continue;
       }
       if (this.#stopping) break;
-      if (this.#pacer !== undefined) await this.#pace(this.#pacer, reads > 0);
+      if (polling) await this.#untilDue(owned);
       else {
         // Nothing new, or every read was short (the partitions drained): wait rather than read
         // again, since an empty read is a loop turn of its own; the wait returns at once when
@@ -339,7 +332,7 @@ export class ConsumerLoop {
    * {@link ASSIGNMENT_RECHECK_MS}) is reused.
    */
   async #assigned(member: GroupMember): Promise<readonly number[]> {
-    if (this.#pacer === undefined) return member.assignment();
+    if (!this.#polling) return member.assignment();
     const now = performance.now();
     // A lost commit clears #owned: ask again at once rather than keep reading a lost partition.
     if (this.#owned !== '' && now - this.#assignmentAt < Math.max(this.#o.idleWaitMs, ASSIGNMENT_RECHECK_MS)) return this.#assignment;
@@ -350,20 +343,32 @@ export class ConsumerLoop {
   }
 
   /**
-   * Nothing was read: the next read is due when the pacer says so, or when a lane frees up. When
-   * no partition could even be read (all full or retrying), the hot window must not spin: wait
-   * for a lane, or a millisecond.
+   * Polling log: waits until the first owned partition's read is due (at most `idleWaitMs`), or
+   * until a lane frees up or the loop stops. A partition that cannot be read now (its queue full,
+   * or retrying after a failure) counts from when it can: at the earliest in a millisecond, so
+   * the loop never spins.
    */
-  async #pace(pacer: PollPacer, polled: boolean): Promise<void> {
+  async #untilDue(owned: readonly number[]): Promise<void> {
+    const now = performance.now();
+    const wall = Date.now();
+    let due = now + this.#o.idleWaitMs;
+    for (const partition of owned) {
+      const lane = this.#lanes.get(partition);
+      if (lane === undefined) continue;
+      let at = lane.pace.dueAt;
+      if (lane.retryAt > wall) at = Math.max(at, now + (lane.retryAt - wall));
+      if (lane.queue.length >= this.#o.maxQueuedRecords) at = Math.max(at, now + 1);
+      if (at < due) due = at;
+    }
+    if (due <= now || this.#stopping) return;
     const settled = new Promise<void>((resolve) => {
       this.#wake = resolve;
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const due = polled ? pacer.idle(this.#stop.signal) : new Promise<void>((resolve) => (timer = setTimeout(resolve, 1)));
     try {
-      await Promise.race([settled, due]);
+      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1, Math.ceil(due - now)))))]);
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(timer);
       this.#wake = undefined;
     }
   }
@@ -441,7 +446,7 @@ export class ConsumerLoop {
         generation: 0,
         pending: undefined,
         retryAt: 0,
-        emptyAt: -Infinity,
+        pace: freshPace(),
         waiting: false,
         arrival: undefined,
         arrivalAt: -1n,
@@ -545,6 +550,9 @@ export class ConsumerLoop {
       // Records queued while the lane was committing (or left by a yield) found it running and
       // were not scheduled; queue it again, behind the lanes that were waiting.
       if (!this.#stopping && lane.generation === generation && this.#lanes.get(lane.partition) === lane) this.#schedule(lane);
+      // Quiet polling log: this partition's answers are out, so the next request may follow
+      // any moment; read it again at once (the wake below starts the round).
+      if (this.#polling && !this.#busy) answered(lane.pace, performance.now());
       this.#wake?.();
     }
   }
@@ -617,7 +625,7 @@ export class ConsumerLoop {
    * the meantime share it; every 32nd record and stop() commit at once.
    */
   #commitSoon(lane: Lane, generation: number, idle = false): void {
-    if (idle && this.#pacer !== undefined && !this.#stopping) {
+    if (idle && this.#polling && !this.#stopping) {
       const ms = lane.pendingWork ? COMMIT_LINGER_MS : LAZY_COMMIT_MS;
       const due = performance.now() + ms;
       // Work joining a lazy commit brings it forward; a later idle point never puts it off.

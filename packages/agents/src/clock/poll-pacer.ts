@@ -31,16 +31,6 @@ export interface PollPacing {
  */
 export const DEFAULT_POLL_PACING: PollPacing = { hotMs: 5, hotReads: 4, minMs: 1, maxMs: 50 };
 
-/**
- * Pacing of an agent's consumer, which polls for as long as the agent runs: its largest pause is
- * the agent's `pollInterval` (default 100 ms, so an idle agent reads each partition about ten
- * times a second, and new work after a quiet spell waits at most that long).
- */
-export function consumerPollPacing(pollIntervalMs: number): PollPacing {
-  const maxMs = Math.max(1, pollIntervalMs);
-  return { hotMs: DEFAULT_POLL_PACING.hotMs, hotReads: DEFAULT_POLL_PACING.hotReads, minMs: Math.min(DEFAULT_POLL_PACING.minMs, maxMs), maxMs };
-}
-
 /** The pause schedule of one polling reader. */
 export class PollPacer {
   readonly #pacing: PollPacing;

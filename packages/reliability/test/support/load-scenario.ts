@@ -30,6 +30,13 @@ export interface LoadRunOptions {
   readonly forceGc?: boolean | undefined;
   /** The agents' pipelined answers (default true, the runtime's default); false awaits every answer. */
   readonly pipelining?: boolean | undefined;
+  /**
+   * `iggy` only: shared connections of each transport (the requester's and every agent's; group
+   * members always have their own). Default 1, the transport's default. VSR carries one request
+   * at a time per connection, so with more an agent's reads no longer queue behind its answer
+   * appends, nor the requester's reply reads behind its command appends.
+   */
+  readonly connections?: number | undefined;
 }
 
 /** Figures of a run. */
@@ -54,14 +61,58 @@ export interface LoadRunReport {
    * the requests answered, in µs; undefined without a child or where `/proc` is missing.
    */
   readonly serverCpuMicrosPerRequest?: number | undefined;
+  /**
+   * CPU time (user + system) of this process (the requester and the agents) during the load
+   * phase divided by the requests answered, in µs: without startup, compilation and teardown.
+   */
+  readonly clientCpuMicrosPerRequest?: number | undefined;
+  /**
+   * Iggy only: requests the clients and agents wrote to the server during the load phase, by
+   * command, divided by the requests answered (what one answered request costs on the wire),
+   * and their total per answered request.
+   */
+  readonly wireRequestsPerRequest?: { readonly total: number; readonly byCommand: Readonly<Record<string, number>> } | undefined;
+}
+
+/** What the Iggy transport counts; the memory log has no wire. */
+interface CountsRequests {
+  readonly requestsWritten: Readonly<Record<string, number>>;
+}
+
+function countsRequests(t: LogTransport): t is LogTransport & CountsRequests {
+  return 'requestsWritten' in t;
+}
+
+/** The requests every transport has written so far, by command, summed. */
+function wireCounts(transports: readonly LogTransport[]): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const t of transports) {
+    if (!countsRequests(t)) continue;
+    for (const [name, n] of Object.entries(t.requestsWritten)) totals[name] = (totals[name] ?? 0) + n;
+  }
+  return totals;
+}
+
+/** `after - before` per command, divided by `answered`, rounded to hundredths. */
+function perRequest(before: Record<string, number>, after: Record<string, number>, answered: number): { total: number; byCommand: Record<string, number> } | undefined {
+  if (answered === 0 || Object.keys(after).length === 0) return undefined;
+  const byCommand: Record<string, number> = {};
+  let total = 0;
+  for (const [name, n] of Object.entries(after)) {
+    const sent = n - (before[name] ?? 0);
+    if (sent === 0) continue;
+    total += sent;
+    byCommand[name] = Math.round((sent / answered) * 100) / 100;
+  }
+  return { total: Math.round((total / answered) * 100) / 100, byCommand };
 }
 
 const STREAM = 'load';
 const enc = new TextEncoder();
 
-async function openTransport(kind: LoadRunOptions['transport'], url: string | undefined, shared: MemoryLog): Promise<LogTransport> {
+async function openTransport(kind: LoadRunOptions['transport'], url: string | undefined, shared: MemoryLog, connections: number): Promise<LogTransport> {
   if (kind === 'memory' || url === undefined) return shared.connect();
-  return IggyTransport.connect(url, { requestTimeoutMs: 10_000 });
+  return IggyTransport.connect(url, { requestTimeoutMs: 10_000, connections });
 }
 
 /** Runs the scenario; everything it started is stopped at the end. */
@@ -75,12 +126,12 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
   const transports: LogTransport[] = [];
   const handles: AgentHandle[] = [];
   try {
-    const requesterTransport = await openTransport(options.transport, url, memory);
+    const requesterTransport = await openTransport(options.transport, url, memory, options.connections ?? 1);
     transports.push(requesterTransport);
     const requester = AgdxClient.from(requesterTransport, { stream: STREAM });
     await requester.bootstrap(options.partitions);
     for (let a = 0; a < options.agents; a++) {
-      const t = await openTransport(options.transport, url, memory);
+      const t = await openTransport(options.transport, url, memory, options.connections ?? 1);
       transports.push(t);
       const handle = Agent.builder()
         .id(`agent-${a}`)
@@ -117,6 +168,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     let errors = 0;
     const loadStart = performance.now();
     const serverCpuBefore = processCpuMicros(child?.process.pid);
+    const wireBefore = wireCounts(transports);
+    const clientCpuBefore = process.cpuUsage();
     const session = async (agent: number, s: number): Promise<void> => {
       const conversation = ConversationId.derive(`load-${agent}-${s}`);
       const target = AgentId.new(`agent-${agent}`);
@@ -138,6 +191,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     await Promise.all(lanes);
     const loadMs = performance.now() - loadStart;
     const serverCpuAfter = processCpuMicros(child?.process.pid);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const wireAfter = wireCounts(transports);
     clearInterval(ticker);
     maxLagMs = Math.max(maxLagMs, performance.now() - lastTick - 100);
     const memoryReport = sampler.stop();
@@ -156,6 +211,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
       elapsedMs: performance.now() - started,
       serverCpuMicrosPerRequest:
         serverCpuBefore === undefined || serverCpuAfter === undefined || latencies.length === 0 ? undefined : Math.round((serverCpuAfter - serverCpuBefore) / latencies.length),
+      wireRequestsPerRequest: perRequest(wireBefore, wireAfter, latencies.length),
+      clientCpuMicrosPerRequest: latencies.length === 0 ? undefined : Math.round((clientCpu.user + clientCpu.system) / latencies.length),
     };
   } finally {
     await Promise.all(handles.map((h) => h.abort().catch(() => undefined)));
