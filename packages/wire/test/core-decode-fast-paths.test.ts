@@ -143,6 +143,32 @@ describe('one-byte-head fast paths fall back without consuming anything', () => 
     expect(decoded.toFields()).toEqual(decodeEnvelope(chunk.encode()).toFields());
   });
 
+  it('operations decode to their text whether interned or not (shared first letters, near misses)', () => {
+    const status = AgentEnvelope.status(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('a'), 'card');
+    const ops = ['task', 'session', 'card', 'chat', 'progress', 'quarantine', 'unquarantine', 'reasoning', 'tool_args', 'cart', 'chap', 'chat2', 'c', 'summarize', 'x'.repeat(23), 'x'.repeat(24), 'çhat'];
+    for (const op of ops) {
+      const value = envelopeToCborValue(status) as Map<string, unknown>;
+      value.set('operation', op);
+      const decoded = decodeEnvelope(cborEncode(value, { avoidInts: true }));
+      expect(decoded.operation).toBe(op);
+    }
+  });
+
+  it('a known key spelled one byte off is an unknown key, not the known one', () => {
+    for (const near of ['channes', 'chunnel', 'sequencf', 'kinds', 'bodz', 'conversatiom']) {
+      const decoded = decodeEnvelope(bytesWith((m) => m.set(near, 1)));
+      expect(decoded.toFields()).toEqual(decodeEnvelope(chunk.encode()).toFields());
+    }
+  });
+
+  it('the agent name cache never matches a non-ASCII cached name against its UTF-8 bytes', () => {
+    // 'é' is U+00E9; its UTF-8 bytes are C3 A9. A cached 'Ã©' (U+00C3 U+00A9) has the same char
+    // codes as those bytes, so a byte-to-char comparison without the ASCII rule would hit.
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'Ã©'))).source.value).toBe('Ã©');
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'é'))).source.value).toBe('é');
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'é'))).source.value).toBe('é');
+  });
+
   it('a short agent name that is not printable ASCII meets the full rule', () => {
     expect(failure(bytesWith((m) => m.set('source', 'a\u0001b'))).name).toBe('InvalidError');
     expect(decodeEnvelope(bytesWith((m) => m.set('source', 'café'))).source.value).toBe('café');

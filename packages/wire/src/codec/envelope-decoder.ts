@@ -20,6 +20,7 @@ import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.j
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+import { CHUNK_PURPOSES, STATUS_OPERATIONS } from '../envelope/validate.js';
 import {
   expectBool,
   expectBytes,
@@ -35,9 +36,10 @@ import {
   shape,
   SURFACE,
 } from './field-readers.js';
+import { asciiText } from './ascii-text.js';
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
-import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
+import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, smallBigInt } from './reader.js';
 import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
 /** Keys the decoder recognises at the top level, in canonical order (the `switch` below uses these positions). */
@@ -52,6 +54,10 @@ const USAGE_KEY_TABLE = new KeyTable([
 ]);
 const KINDS: readonly AgentKind[] = ['command', 'response', 'event', 'chunk', 'status', 'error'];
 const KIND_TABLE = new KeyTable(KINDS);
+
+/** The operations the validator knows (status operations, chunk purposes), decoded as interned strings. */
+const OPERATIONS: readonly string[] = [...STATUS_OPERATIONS, ...CHUNK_PURPOSES];
+const OPERATION_TABLE = new KeyTable(OPERATIONS);
 
 const conversationCache = new LastIdCache<ConversationId>();
 const correlationCache = new LastIdCache<CorrelationId>();
@@ -112,15 +118,23 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place.
-    const hit = cache.get(r.buf, r.pos, short);
+    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place, with the
+    // cache comparison and the printable check in one pass.
+    const buf = r.buf;
+    const start = r.pos;
+    const hit = cache.scan(buf, start, short);
     if (hit !== undefined) {
-      r.pos += short;
+      r.pos = start + short;
       return hit;
     }
-    r.arg = short;
-    const ascii = r.printableAsciiPayload();
-    const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+    let id: AgentId;
+    if (cache.printable) {
+      r.pos = start + short;
+      id = adoptCheckedAgentId(asciiText(buf, start, short));
+    } else {
+      r.arg = short;
+      id = AgentId.parse(r.textPayload());
+    }
     cache.set(id);
     return id;
   }
@@ -139,25 +153,34 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   return id;
 }
 
-function expectKind(r: CborReader): AgentKind {
+/**
+ * The index in `table` of a known name of 1..23 bytes behind a one-byte text head, consumed; else
+ * -1 with nothing consumed, so the caller's general path reads (and checks) the item itself.
+ */
+function shortKnownText(r: CborReader, table: KeyTable): number {
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    const index = KIND_TABLE.indexFrom(r.buf, r.pos, short, 0);
+    const index = table.indexOf(r.buf, r.pos, short);
     if (index >= 0) {
       r.pos += short;
-      return KINDS[index] as AgentKind;
+      return index;
     }
-    // Not a known kind: give the head back and let the general path below report it.
+    // Not a known name: give the head back.
     r.pos = p;
     r.itemsLeft++;
   }
+  return -1;
+}
+
+function expectKind(r: CborReader): AgentKind {
+  const known = shortKnownText(r, KIND_TABLE);
+  if (known >= 0) return KINDS[known] as AgentKind;
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
   r.need(n);
-  // Six short names: a length and first-byte scan in list order finds one sooner than a hash.
-  const index = KIND_TABLE.indexFrom(r.buf, r.pos, n, 0);
+  const index = KIND_TABLE.indexOf(r.buf, r.pos, n);
   if (index >= 0) {
     r.pos += n;
     return KINDS[index] as AgentKind;
@@ -169,6 +192,15 @@ function expectKind(r: CborReader): AgentKind {
   });
 }
 
+/**
+ * The `operation` field: a known operation behind a one-byte head comes back as the interned
+ * string (no string built); anything else, with nothing consumed, goes through the general path.
+ */
+function expectOperation(r: CborReader): string {
+  const known = shortKnownText(r, OPERATION_TABLE);
+  return known >= 0 ? (OPERATIONS[known] as string) : expectText(r, 'operation');
+}
+
 /** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
 function expectSmallU64(r: CborReader, field: string): bigint {
   const p = r.pos;
@@ -177,7 +209,7 @@ function expectSmallU64(r: CborReader, field: string): bigint {
     if (b < 24) {
       r.itemsLeft--;
       r.pos = p + 1;
-      return BigInt(b);
+      return smallBigInt(b);
     }
   }
   return expectU64(r, field);
@@ -364,12 +396,8 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   let signature: Signature | undefined;
   let bits = 0;
   let unknown: Set<string> | undefined;
-  // Canonical bytes list the keys in table order: look for each key after the previous one.
-  let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    const index = r.keyIndexAt(0, ENVELOPE_KEY_TABLE, expected);
-    expected = index + 1;
-    switch (index) {
+    switch (r.keyIndexAt(0, ENVELOPE_KEY_TABLE)) {
       case 0: // kind
         bits = mark(bits, 1 << 0, 'kind');
         kind = expectKind(r);
@@ -440,7 +468,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 17: // operation
         bits = mark(bits, 1 << 17, 'operation');
-        operation = expectText(r, 'operation');
+        operation = expectOperation(r);
         break;
       case 18: // tool
         bits = mark(bits, 1 << 18, 'tool');

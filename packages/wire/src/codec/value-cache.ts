@@ -44,6 +44,33 @@ export class LastAgentIdCache {
     return value;
   }
 
+  /** After {@link LastAgentIdCache.scan} missed: whether every byte it scanned was printable ASCII. */
+  printable = false;
+
+  /**
+   * {@link LastAgentIdCache.get} and the printable-ASCII check (0x20..0x7e) in one pass over the
+   * `len` bytes at `start`: the cached id when they spell its text; else `undefined`, with
+   * {@link LastAgentIdCache.printable} telling whether the bytes may be adopted as text unchecked.
+   */
+  scan(buf: Uint8Array, start: number, len: number): AgentId | undefined {
+    const value = this.#value;
+    const text = value?.value;
+    let same = text !== undefined && text.length === len;
+    let printable = true;
+    for (let i = 0; i < len; i++) {
+      const b = buf[start + i] as number;
+      if (b < 0x20 || b > 0x7e) {
+        // Not printable ASCII, so never equal to a cached char either (see `get`).
+        printable = false;
+        same = false;
+      } else if (same && (text as string).charCodeAt(i) !== b) {
+        same = false;
+      }
+    }
+    this.printable = printable;
+    return same ? value : undefined;
+  }
+
   /** Remembers `value`. */
   set(value: AgentId): void {
     this.#value = value;
