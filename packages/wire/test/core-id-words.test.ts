@@ -48,4 +48,13 @@ describe('machine id words', () => {
       { numRuns: 200 },
     );
   });
+
+  it('the words constructor takes only four int32 words', () => {
+    const Words = RecordId as unknown as new (...words: unknown[]) => RecordId;
+    expect(new Words(-1, 0, 0, 1).toBigInt()).toBe((0xffffffffn << 96n) | 1n);
+    expect(new Words(-1, 0, 0, 1).equals(RecordId.fromBigInt((0xffffffffn << 96n) | 1n))).toBe(true);
+    for (const bad of [[1.5, 0, 0, 0], [2 ** 32, 0, 0, 0], [0, 0, 0], [0, 0, 0, '1'], [0, Number.NaN, 0, 0]]) {
+      expect(() => new Words(...bad)).toThrow(/id words must be four 32-bit integers/);
+    }
+  });
 });

@@ -5,14 +5,15 @@ import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
 import {
   ChannelId,
-  channelIdAt,
+  channelIdOf,
   ConversationId,
-  conversationIdAt,
+  conversationIdOf,
   CorrelationId,
-  correlationIdAt,
+  correlationIdOf,
   RecordId,
-  recordIdAt,
-  type IdReader,
+  recordIdOf,
+  word,
+  type IdMaker,
   type MachineId,
   type MachineIdClass,
 } from '../ids/machine-id.js';
@@ -31,7 +32,6 @@ import {
   expectU64,
   mark,
   more,
-  readId,
   rememberUnknown,
   shape,
   SURFACE,
@@ -71,46 +71,34 @@ export const SMALL_BODY_COPY = 64;
 /** A one-byte head of a 16-byte byte string: how every id is written. */
 const ID_HEAD = 0x50;
 
-/** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
-function expectCachedId<T extends MachineId>(
+/**
+ * An id field: its 16 bytes are read once as four words, compared with the previous id of the
+ * field (consecutive records of a stream repeat it, so the immutable object is handed back) and,
+ * on a miss, made into a new id. `cache` is undefined for fields that are new on every record
+ * (record, parent, root, cause). Any layout but the usual one-byte head goes through the general
+ * path, which reports the errors.
+ */
+function expectIdField<T extends MachineId>(
   r: CborReader,
   cls: MachineIdClass<T>,
-  make: IdReader<T>,
+  make: IdMaker<T>,
   field: string,
-  cache: LastIdCache<T>,
+  cache: LastIdCache<T> | undefined,
 ): T {
-  if (r.takeShortHead(ID_HEAD, 16)) {
-    // The usual layout, read in place: the general path below would do the same after its checks.
-    const at = r.pos;
-    r.pos = at + 16;
-    const hit = cache.get(r.buf, at, 16);
-    if (hit !== undefined) return hit;
-    const id = make(r.buf, at);
-    cache.set(id);
-    return id;
-  }
-  r.head();
-  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
-  const n = r.arg;
-  r.need(n);
-  const hit = cache.get(r.buf, r.pos, n);
-  if (hit !== undefined) {
-    r.pos += n;
-    return hit;
-  }
-  const id = readId(r, cls, field);
+  if (!r.takeShortHead(ID_HEAD, 16)) return expectId(r, cls, field);
+  const buf = r.buf;
+  const at = r.pos;
+  r.pos = at + 16;
+  const w0 = word(buf, at);
+  const w1 = word(buf, at + 4);
+  const w2 = word(buf, at + 8);
+  const w3 = word(buf, at + 12);
+  if (cache === undefined) return make(w0, w1, w2, w3);
+  const hit = cache.get(w0, w1, w2, w3);
+  if (hit !== undefined) return hit;
+  const id = make(w0, w1, w2, w3);
   cache.set(id);
   return id;
-}
-
-/** An id field without a cache (record, parent, root, cause: new on every record). */
-function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, make: IdReader<T>, field: string): T {
-  if (r.takeShortHead(ID_HEAD, 16)) {
-    const at = r.pos;
-    r.pos = at + 16;
-    return make(r.buf, at);
-  }
-  return expectId(r, cls, field);
 }
 
 /** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
@@ -404,19 +392,19 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 1: // record
         bits = mark(bits, 1 << 1, 'record');
-        record = expectFreshId(r, RecordId, recordIdAt, 'record');
+        record = expectIdField(r, RecordId, recordIdOf, 'record', undefined);
         break;
       case 2: // conversation
         bits = mark(bits, 1 << 2, 'conversation');
-        conversation = expectCachedId(r, ConversationId, conversationIdAt, 'conversation', conversationCache);
+        conversation = expectIdField(r, ConversationId, conversationIdOf, 'conversation', conversationCache);
         break;
       case 3: // parent
         bits = mark(bits, 1 << 3, 'parent');
-        parent = expectFreshId(r, ConversationId, conversationIdAt, 'parent');
+        parent = expectIdField(r, ConversationId, conversationIdOf, 'parent', undefined);
         break;
       case 4: // root
         bits = mark(bits, 1 << 4, 'root');
-        root = expectFreshId(r, ConversationId, conversationIdAt, 'root');
+        root = expectIdField(r, ConversationId, conversationIdOf, 'root', undefined);
         break;
       case 5: // source
         bits = mark(bits, 1 << 5, 'source');
@@ -428,7 +416,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 7: // cause
         bits = mark(bits, 1 << 7, 'cause');
-        cause = expectFreshId(r, RecordId, recordIdAt, 'cause');
+        cause = expectIdField(r, RecordId, recordIdOf, 'cause', undefined);
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
@@ -436,11 +424,11 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 9: // correlation
         bits = mark(bits, 1 << 9, 'correlation');
-        correlation = expectCachedId(r, CorrelationId, correlationIdAt, 'correlation', correlationCache);
+        correlation = expectIdField(r, CorrelationId, correlationIdOf, 'correlation', correlationCache);
         break;
       case 10: // channel
         bits = mark(bits, 1 << 10, 'channel');
-        channel = expectCachedId(r, ChannelId, channelIdAt, 'channel', channelCache);
+        channel = expectIdField(r, ChannelId, channelIdOf, 'channel', channelCache);
         break;
       case 11: // idempotency_key
         bits = mark(bits, 1 << 11, 'idempotency_key');

@@ -1,22 +1,21 @@
-import { idEqualsBytes, type MachineId } from '../ids/machine-id.js';
+import { idHasWords, type MachineId } from '../ids/machine-id.js';
 import type { AgentId } from '../ids/agent-id.js';
 
 /**
  * One-entry caches from encoded bytes to an immutable decoded value. Consecutive records of one
  * stream repeat the same conversation, correlation, channel and source, so the decoder can hand back
  * the previous (immutable) object instead of allocating a new one. Neither cache copies the input:
- * the comparison runs against what the cached value already holds (an id's words) or its text,
- * so a miss costs nothing beyond the decode it replaces.
+ * the comparison runs against what the cached value already holds (an id's words, which the
+ * decoder reads once and builds a new id from on a miss) or its text.
  * @internal
  */
 export class LastIdCache<T extends MachineId> {
   #value: T | undefined = undefined;
 
-  /** The cached id when the `len` bytes at `start` equal its bytes. */
-  get(buf: Uint8Array, start: number, len: number): T | undefined {
+  /** The cached id when its value is the four big-endian words given. */
+  get(w0: number, w1: number, w2: number, w3: number): T | undefined {
     const value = this.#value;
-    if (value === undefined || len !== 16) return undefined;
-    return idEqualsBytes(value, buf, start) ? value : undefined;
+    return value !== undefined && idHasWords(value, w0, w1, w2, w3) ? value : undefined;
   }
 
   /** Remembers `value` (an id never changes its bytes, so nothing is copied). */
