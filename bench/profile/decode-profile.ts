@@ -3,11 +3,11 @@
 // shows where decode time goes. Prints the op rate per CPU second (one JSON line).
 //
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/profile/decode-profile.ts chunk16
-//   node bench/profile/summarise-profile.mjs /tmp/prof/*.cpuprofile
+//   node scripts/cpuprofile-summary.mjs /tmp/prof/<the main thread's file>.cpuprofile
 //
 // Without `--conditions=@agdx/source` it imports the built dist (`pnpm run build` first), which is
 // what the reference comparison measures. AGDX_WIRE_DIR points it at another build's dist (see
-// decode-ab.mjs); AGDX_PROFILE_OPS sets the op count (default 3,000,000, after 300,000 warm-up ops),
+// decode-ab.mjs and decode-ab-same-process.ts); AGDX_PROFILE_OPS sets the op count (default 3,000,000, after 300,000 warm-up ops),
 // AGDX_PROFILE_BATCHES how many timed batches they are split into (default 1).
 import { pathToFileURL } from 'node:url';
 import * as current from '@agdx/wire';
