@@ -70,7 +70,7 @@ describe('machine id words', () => {
 
   it('every way of making an id gives an instance of its class with the same value', () => {
     const bytes = RecordId.fromBigInt(7n).toBytes();
-    const made = [new RecordId(bytes), RecordId.fromBytes(bytes), RecordId.parse(RecordId.fromBigInt(7n).toString()), AgentEnvelope.decode(AgentEnvelope.command(new RecordId(bytes), ConversationId.fromBigInt(1n), AgentId.new('a'), CorrelationId.fromBigInt(2n), new Uint8Array([1])).encode()).record];
+    const made = [new RecordId(bytes), RecordId.fromBytes(bytes), RecordId.parse(RecordId.fromBigInt(7n).toString()), AgentEnvelope.decode(AgentEnvelope.command(new RecordId(bytes), ConversationId.fromBigInt(1n), AgentId.new('a'), CorrelationId.fromBigInt(2n), new Uint8Array([1])).encode()).record as RecordId];
     for (const id of made) {
       expect(id).toBeInstanceOf(RecordId);
       expect(id.constructor).toBe(RecordId);
