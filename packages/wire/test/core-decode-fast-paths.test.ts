@@ -104,10 +104,26 @@ describe('one-byte-head fast paths fall back without consuming anything', () => 
   }
 
   it('sequence numbers on both sides of the one-byte boundary decode to the same value', () => {
-    for (const n of [0n, 1n, 23n, 24n, 255n, 256n, 65_535n, 2n ** 32n, 2n ** 64n - 1n]) {
+    for (const n of [0n, 1n, 23n, 24n, 200n, 255n, 256n, 1023n, 1024n, 65_535n, 65_536n, 2n ** 32n, 2n ** 64n - 1n]) {
       const e = chunk.with({ sequence: n, operation: n === 0n ? 'chat' : undefined });
       expect(AgentEnvelope.decode(e.encode()).sequence).toBe(n);
     }
+  });
+
+  it('a sequence written with a longer head than it needs is refused, as the general path refuses it', () => {
+    const bytes = chunk.with({ sequence: 5n }).encode();
+    const key = [0x68, ...new TextEncoder().encode('sequence')];
+    const at = bytes.findIndex((_, i) => key.every((b, j) => bytes[i + j] === b)) + key.length;
+    expect(bytes[at]).toBe(5);
+    const splice = (head: number[]): Uint8Array => new Uint8Array([...bytes.slice(0, at), ...head, ...bytes.slice(at + 1)]);
+    for (const head of [[0x18, 5], [0x19, 0, 5], [0x18, 23], [0x19, 0, 255], [0x1a, 0, 0, 0, 5]]) {
+      expect(failure(splice(head)).name).toBe('CodecError');
+    }
+    // The shortest heads of the same neighbourhood decode.
+    expect(AgentEnvelope.decode(splice([0x18, 24])).sequence).toBe(24n);
+    expect(AgentEnvelope.decode(splice([0x19, 1, 0])).sequence).toBe(256n);
+    expect(AgentEnvelope.decode(splice([0x19, 3, 0xff])).sequence).toBe(1023n);
+    expect(AgentEnvelope.decode(splice([0x19, 4, 0])).sequence).toBe(1024n);
   });
 
   it('an id field of 15 or 17 bytes is refused as before (InvalidError naming the length)', () => {

@@ -68,6 +68,9 @@ const targetCache = new LastAgentIdCache();
 /** Bodies up to this many bytes are decoded as copies, larger ones as views into the input. */
 export const SMALL_BODY_COPY = 64;
 
+/** Values below this are shared bigints (see smallBigInt). */
+const SMALL_U64_TABLE = 1024;
+
 /** A one-byte head of a 16-byte byte string: how every id is written. */
 const ID_HEAD = 0x50;
 
@@ -189,15 +192,35 @@ function expectOperation(r: CborReader): string {
   return known >= 0 ? (OPERATIONS[known] as string) : expectText(r, 'operation');
 }
 
-/** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
+/**
+ * A u64 field; values below 1,024 in their shortest head (a chunk sequence: one byte below 24,
+ * then a one-byte argument up to 255, then a two-byte one) are read in place. Anything else,
+ * including a longer head than needed, goes through the general path, which reports the errors.
+ */
 function expectSmallU64(r: CborReader, field: string): bigint {
+  const buf = r.buf;
   const p = r.pos;
-  if (p < r.buf.length && r.itemsLeft > 0) {
-    const b = r.buf[p] as number;
+  if (p < buf.length && r.itemsLeft > 0) {
+    const b = buf[p] as number;
     if (b < 24) {
       r.itemsLeft--;
       r.pos = p + 1;
       return smallBigInt(b);
+    }
+    if (b === 24 && p + 1 < buf.length) {
+      const v = buf[p + 1] as number;
+      if (v >= 24) {
+        r.itemsLeft--;
+        r.pos = p + 2;
+        return smallBigInt(v);
+      }
+    } else if (b === 25 && p + 2 < buf.length) {
+      const v = ((buf[p + 1] as number) << 8) | (buf[p + 2] as number);
+      if (v >= 256 && v < SMALL_U64_TABLE) {
+        r.itemsLeft--;
+        r.pos = p + 3;
+        return smallBigInt(v);
+      }
     }
   }
   return expectU64(r, field);
