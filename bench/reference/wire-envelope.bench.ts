@@ -11,13 +11,19 @@
 //                                                       vs the same reference call (it has no such path)
 //   decode + validate: our AgentEnvelope.decode(bytes) vs the reference's decodeOne + decode + validate
 // Each op takes the next ring entry, so no cache sees the same input twice in a row.
+//
+// Knobs (env): AGDX_BENCH_RUNS rounds (default 15); AGDX_BENCH_SCENARIOS, a comma list of
+// scenarios; AGDX_BENCH_MEASURES, a comma list of validateEncode, validateEncodeInto, decodeValidate.
 import { AgentEnvelope } from '@agdx/wire';
 import { compareAlternating, sinkBit } from '../support/alternating.js';
-import { envelopeRing, RING_SIZE, SCENARIOS } from '../support/envelope-ring.js';
+import { envelopeRing, RING_SIZE, SCENARIOS, type Scenario } from '../support/envelope-ring.js';
 import { machine } from '../support/machine.js';
 import { loadReference } from '../support/reference.js';
 
-const ROUNDS = 15;
+const ROUNDS = Number(process.env.AGDX_BENCH_RUNS ?? 15);
+const scenarios = (process.env.AGDX_BENCH_SCENARIOS?.split(',') ?? SCENARIOS) as Scenario[];
+const measures = new Set(process.env.AGDX_BENCH_MEASURES?.split(',') ?? ['validateEncode', 'validateEncodeInto', 'decodeValidate']);
+for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
 /** Short batches, many rounds: both sides of a round then see nearly the same machine load. */
 const BATCH_CPU_MS = 50;
 const before = machine();
@@ -26,7 +32,7 @@ const reference = await loadReference();
 /** The send path's reused output buffer (a publisher's pooled buffer stands in for it). */
 const sendBuffer = new Uint8Array(64 * 1024);
 const results: Record<string, unknown> = {};
-for (const scenario of SCENARIOS) {
+for (const scenario of scenarios) {
   const ours = envelopeRing(scenario);
   const encoded = ours.map((e) => e.encode());
   const theirs = encoded.map((bytes) => reference.decodeValidate(bytes));
@@ -40,20 +46,22 @@ for (const scenario of SCENARIOS) {
     if (n !== a.length || a.some((x, j) => x !== sendBuffer[j])) throw new Error(`${scenario}[${i}]: encodeInto wrote different bytes from encode`);
   }
   const mask = RING_SIZE - 1;
-  const encode = await compareAlternating(
-    { run: (i) => (ours[i & mask] as AgentEnvelope).encode() },
-    { run: (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>) },
-    { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
+  const measure = async (name: string, ourRun: (i: number) => unknown, theirRun: (i: number) => unknown) =>
+    measures.has(name) ? await compareAlternating({ run: ourRun }, { run: theirRun }, { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS }) : undefined;
+  const encode = await measure(
+    'validateEncode',
+    (i) => (ours[i & mask] as AgentEnvelope).encode(),
+    (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>),
   );
-  const encodeInto = await compareAlternating(
-    { run: (i) => (ours[i & mask] as AgentEnvelope).encodeInto(sendBuffer, 0) },
-    { run: (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>) },
-    { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
+  const encodeInto = await measure(
+    'validateEncodeInto',
+    (i) => (ours[i & mask] as AgentEnvelope).encodeInto(sendBuffer, 0),
+    (i) => reference.validateEncode(theirs[i & mask] as Record<string, unknown>),
   );
-  const decode = await compareAlternating(
-    { run: (i) => AgentEnvelope.decode(encoded[i & mask] as Uint8Array) },
-    { run: (i) => reference.decodeValidate(encoded[i & mask] as Uint8Array) },
-    { rounds: ROUNDS, batchCpuMs: BATCH_CPU_MS },
+  const decode = await measure(
+    'decodeValidate',
+    (i) => AgentEnvelope.decode(encoded[i & mask] as Uint8Array),
+    (i) => reference.decodeValidate(encoded[i & mask] as Uint8Array),
   );
   const sizes = encoded.map((e) => e.length);
   results[scenario] = { encodedBytes: { min: Math.min(...sizes), max: Math.max(...sizes) }, validateEncode: encode, validateEncodeInto: encodeInto, decodeValidate: decode };

@@ -104,10 +104,26 @@ describe('one-byte-head fast paths fall back without consuming anything', () => 
   }
 
   it('sequence numbers on both sides of the one-byte boundary decode to the same value', () => {
-    for (const n of [0n, 1n, 23n, 24n, 255n, 256n, 65_535n, 2n ** 32n, 2n ** 64n - 1n]) {
+    for (const n of [0n, 1n, 23n, 24n, 200n, 255n, 256n, 1023n, 1024n, 65_535n, 65_536n, 2n ** 32n, 2n ** 64n - 1n]) {
       const e = chunk.with({ sequence: n, operation: n === 0n ? 'chat' : undefined });
       expect(AgentEnvelope.decode(e.encode()).sequence).toBe(n);
     }
+  });
+
+  it('a sequence written with a longer head than it needs is refused, as the general path refuses it', () => {
+    const bytes = chunk.with({ sequence: 5n }).encode();
+    const key = [0x68, ...new TextEncoder().encode('sequence')];
+    const at = bytes.findIndex((_, i) => key.every((b, j) => bytes[i + j] === b)) + key.length;
+    expect(bytes[at]).toBe(5);
+    const splice = (head: number[]): Uint8Array => new Uint8Array([...bytes.slice(0, at), ...head, ...bytes.slice(at + 1)]);
+    for (const head of [[0x18, 5], [0x19, 0, 5], [0x18, 23], [0x19, 0, 255], [0x1a, 0, 0, 0, 5]]) {
+      expect(failure(splice(head)).name).toBe('CodecError');
+    }
+    // The shortest heads of the same neighbourhood decode.
+    expect(AgentEnvelope.decode(splice([0x18, 24])).sequence).toBe(24n);
+    expect(AgentEnvelope.decode(splice([0x19, 1, 0])).sequence).toBe(256n);
+    expect(AgentEnvelope.decode(splice([0x19, 3, 0xff])).sequence).toBe(1023n);
+    expect(AgentEnvelope.decode(splice([0x19, 4, 0])).sequence).toBe(1024n);
   });
 
   it('an id field of 15 or 17 bytes is refused as before (InvalidError naming the length)', () => {
@@ -141,6 +157,32 @@ describe('one-byte-head fast paths fall back without consuming anything', () => 
     const reversed = new Map([...value].reverse());
     const decoded = decodeEnvelope(cborEncode(reversed, { avoidInts: true }));
     expect(decoded.toFields()).toEqual(decodeEnvelope(chunk.encode()).toFields());
+  });
+
+  it('operations decode to their text whether interned or not (shared first letters, near misses)', () => {
+    const status = AgentEnvelope.status(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('a'), 'card');
+    const ops = ['task', 'session', 'card', 'chat', 'progress', 'quarantine', 'unquarantine', 'reasoning', 'tool_args', 'cart', 'chap', 'chat2', 'c', 'summarize', 'x'.repeat(23), 'x'.repeat(24), 'çhat'];
+    for (const op of ops) {
+      const value = envelopeToCborValue(status) as Map<string, unknown>;
+      value.set('operation', op);
+      const decoded = decodeEnvelope(cborEncode(value, { avoidInts: true }));
+      expect(decoded.operation).toBe(op);
+    }
+  });
+
+  it('a known key spelled one byte off is an unknown key, not the known one', () => {
+    for (const near of ['channes', 'chunnel', 'sequencf', 'kinds', 'bodz', 'conversatiom']) {
+      const decoded = decodeEnvelope(bytesWith((m) => m.set(near, 1)));
+      expect(decoded.toFields()).toEqual(decodeEnvelope(chunk.encode()).toFields());
+    }
+  });
+
+  it('the agent name cache never matches a non-ASCII cached name against its UTF-8 bytes', () => {
+    // 'é' is U+00E9; its UTF-8 bytes are C3 A9. A cached 'Ã©' (U+00C3 U+00A9) has the same char
+    // codes as those bytes, so a byte-to-char comparison without the ASCII rule would hit.
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'Ã©'))).source.value).toBe('Ã©');
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'é'))).source.value).toBe('é');
+    expect(decodeEnvelope(bytesWith((m) => m.set('source', 'é'))).source.value).toBe('é');
   });
 
   it('a short agent name that is not printable ASCII meets the full rule', () => {

@@ -48,4 +48,43 @@ describe('machine id words', () => {
       { numRuns: 200 },
     );
   });
+
+  it('the words constructor takes only four int32 words', () => {
+    const Words = RecordId as unknown as new (...words: unknown[]) => RecordId;
+    expect(new Words(-1, 0, 0, 1).toBigInt()).toBe((0xffffffffn << 96n) | 1n);
+    expect(new Words(-1, 0, 0, 1).equals(RecordId.fromBigInt((0xffffffffn << 96n) | 1n))).toBe(true);
+    for (const bad of [[1.5, 0, 0, 0], [2 ** 32, 0, 0, 0], [0, 0, 0], [0, 0, 0, '1'], [0, Number.NaN, 0, 0]]) {
+      expect(() => new Words(...bad)).toThrow(/id words must be four 32-bit integers/);
+    }
+  });
+
+  it('ids compare by value structurally, and showing one as text never makes equal ids differ', () => {
+    const a = ConversationId.fromBigInt(42n);
+    const b = ConversationId.fromBigInt(42n);
+    a.toString();
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(ConversationId.fromBigInt(43n));
+    expect(Object.keys(a)).toEqual([]);
+    expect(JSON.stringify({ a })).toBe(`{"a":"${b.toString()}"}`);
+  });
+
+  it('every way of making an id gives an instance of its class with the same value', () => {
+    const bytes = RecordId.fromBigInt(7n).toBytes();
+    const made = [new RecordId(bytes), RecordId.fromBytes(bytes), RecordId.parse(RecordId.fromBigInt(7n).toString()), AgentEnvelope.decode(AgentEnvelope.command(new RecordId(bytes), ConversationId.fromBigInt(1n), AgentId.new('a'), CorrelationId.fromBigInt(2n), new Uint8Array([1])).encode()).record as RecordId];
+    for (const id of made) {
+      expect(id).toBeInstanceOf(RecordId);
+      expect(id.constructor).toBe(RecordId);
+      expect(id.toBigInt()).toBe(7n);
+      expect(id.equals(made[0])).toBe(true);
+    }
+    class Sub extends ChannelId {}
+    expect(new Sub(ChannelId.fromBigInt(3n).toBytes())).toBeInstanceOf(Sub);
+  });
+
+  it('the Crockford text of many ids sharing a text-cache slot stays right', () => {
+    const ids = Array.from({ length: 300 }, (_, i) => CorrelationId.fromBigInt(BigInt(i) << 70n));
+    const texts = ids.map((id) => id.toString());
+    ids.reverse().forEach((id, i) => expect(id.toString()).toBe(texts[299 - i]));
+    expect(CorrelationId.parse(texts[5] as string).equals(CorrelationId.fromBigInt(5n << 70n))).toBe(true);
+  });
 });

@@ -5,14 +5,15 @@ import { IdempotencyKey } from '../ids/idempotency-key.js';
 import { LogPosition } from '../ids/log-position.js';
 import {
   ChannelId,
-  channelIdAt,
+  channelIdOf,
   ConversationId,
-  conversationIdAt,
+  conversationIdOf,
   CorrelationId,
-  correlationIdAt,
+  correlationIdOf,
   RecordId,
-  recordIdAt,
-  type IdReader,
+  recordIdOf,
+  word,
+  type IdMaker,
   type MachineId,
   type MachineIdClass,
 } from '../ids/machine-id.js';
@@ -20,6 +21,7 @@ import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.j
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+import { CHUNK_PURPOSES, STATUS_OPERATIONS } from '../envelope/validate.js';
 import {
   expectBool,
   expectBytes,
@@ -30,14 +32,14 @@ import {
   expectU64,
   mark,
   more,
-  readId,
   rememberUnknown,
   shape,
   SURFACE,
 } from './field-readers.js';
+import { asciiText } from './ascii-text.js';
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
-import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT } from './reader.js';
+import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, smallBigInt } from './reader.js';
 import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
 /** Keys the decoder recognises at the top level, in canonical order (the `switch` below uses these positions). */
@@ -53,6 +55,10 @@ const USAGE_KEY_TABLE = new KeyTable([
 const KINDS: readonly AgentKind[] = ['command', 'response', 'event', 'chunk', 'status', 'error'];
 const KIND_TABLE = new KeyTable(KINDS);
 
+/** The operations the validator knows (status operations, chunk purposes), decoded as interned strings. */
+const OPERATIONS: readonly string[] = [...STATUS_OPERATIONS, ...CHUNK_PURPOSES];
+const OPERATION_TABLE = new KeyTable(OPERATIONS);
+
 const conversationCache = new LastIdCache<ConversationId>();
 const correlationCache = new LastIdCache<CorrelationId>();
 const channelCache = new LastIdCache<ChannelId>();
@@ -62,49 +68,40 @@ const targetCache = new LastAgentIdCache();
 /** Bodies up to this many bytes are decoded as copies, larger ones as views into the input. */
 export const SMALL_BODY_COPY = 64;
 
+/** Values below this are shared bigints (see smallBigInt). */
+const SMALL_U64_TABLE = 1024;
+
 /** A one-byte head of a 16-byte byte string: how every id is written. */
 const ID_HEAD = 0x50;
 
-/** An id field, reusing the previous immutable id object when the bytes repeat (stream hot path). */
-function expectCachedId<T extends MachineId>(
+/**
+ * An id field: its 16 bytes are read once as four words, compared with the previous id of the
+ * field (consecutive records of a stream repeat it, so the immutable object is handed back) and,
+ * on a miss, made into a new id. `cache` is undefined for fields that are new on every record
+ * (record, parent, root, cause). Any layout but the usual one-byte head goes through the general
+ * path, which reports the errors.
+ */
+function expectIdField<T extends MachineId>(
   r: CborReader,
   cls: MachineIdClass<T>,
-  make: IdReader<T>,
+  make: IdMaker<T>,
   field: string,
-  cache: LastIdCache<T>,
+  cache: LastIdCache<T> | undefined,
 ): T {
-  if (r.takeShortHead(ID_HEAD, 16)) {
-    // The usual layout, read in place: the general path below would do the same after its checks.
-    const at = r.pos;
-    r.pos = at + 16;
-    const hit = cache.get(r.buf, at, 16);
-    if (hit !== undefined) return hit;
-    const id = make(r.buf, at);
-    cache.set(id);
-    return id;
-  }
-  r.head();
-  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
-  const n = r.arg;
-  r.need(n);
-  const hit = cache.get(r.buf, r.pos, n);
-  if (hit !== undefined) {
-    r.pos += n;
-    return hit;
-  }
-  const id = readId(r, cls, field);
+  if (!r.takeShortHead(ID_HEAD, 16)) return expectId(r, cls, field);
+  const buf = r.buf;
+  const at = r.pos;
+  r.pos = at + 16;
+  const w0 = word(buf, at);
+  const w1 = word(buf, at + 4);
+  const w2 = word(buf, at + 8);
+  const w3 = word(buf, at + 12);
+  if (cache === undefined) return make(w0, w1, w2, w3);
+  const hit = cache.get(w0, w1, w2, w3);
+  if (hit !== undefined) return hit;
+  const id = make(w0, w1, w2, w3);
   cache.set(id);
   return id;
-}
-
-/** An id field without a cache (record, parent, root, cause: new on every record). */
-function expectFreshId<T extends MachineId>(r: CborReader, cls: MachineIdClass<T>, make: IdReader<T>, field: string): T {
-  if (r.takeShortHead(ID_HEAD, 16)) {
-    const at = r.pos;
-    r.pos = at + 16;
-    return make(r.buf, at);
-  }
-  return expectId(r, cls, field);
 }
 
 /** An agent id field (wire rule), reusing the previous AgentId object when the bytes repeat. */
@@ -112,15 +109,23 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place.
-    const hit = cache.get(r.buf, r.pos, short);
+    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place, with the
+    // cache comparison and the printable check in one pass.
+    const buf = r.buf;
+    const start = r.pos;
+    const hit = cache.scan(buf, start, short);
     if (hit !== undefined) {
-      r.pos += short;
+      r.pos = start + short;
       return hit;
     }
-    r.arg = short;
-    const ascii = r.printableAsciiPayload();
-    const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+    let id: AgentId;
+    if (cache.printable) {
+      r.pos = start + short;
+      id = adoptCheckedAgentId(asciiText(buf, start, short));
+    } else {
+      r.arg = short;
+      id = AgentId.parse(r.textPayload());
+    }
     cache.set(id);
     return id;
   }
@@ -139,25 +144,34 @@ function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): A
   return id;
 }
 
-function expectKind(r: CborReader): AgentKind {
+/**
+ * The index in `table` of a known name of 1..23 bytes behind a one-byte text head, consumed; else
+ * -1 with nothing consumed, so the caller's general path reads (and checks) the item itself.
+ */
+function shortKnownText(r: CborReader, table: KeyTable): number {
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
   if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    const index = KIND_TABLE.indexFrom(r.buf, r.pos, short, 0);
+    const index = table.indexOf(r.buf, r.pos, short);
     if (index >= 0) {
       r.pos += short;
-      return KINDS[index] as AgentKind;
+      return index;
     }
-    // Not a known kind: give the head back and let the general path below report it.
+    // Not a known name: give the head back.
     r.pos = p;
     r.itemsLeft++;
   }
+  return -1;
+}
+
+function expectKind(r: CborReader): AgentKind {
+  const known = shortKnownText(r, KIND_TABLE);
+  if (known >= 0) return KINDS[known] as AgentKind;
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`kind\` in ${SURFACE} must be a string`, SURFACE, 'kind');
   const n = r.arg;
   r.need(n);
-  // Six short names: a length and first-byte scan in list order finds one sooner than a hash.
-  const index = KIND_TABLE.indexFrom(r.buf, r.pos, n, 0);
+  const index = KIND_TABLE.indexOf(r.buf, r.pos, n);
   if (index >= 0) {
     r.pos += n;
     return KINDS[index] as AgentKind;
@@ -169,15 +183,44 @@ function expectKind(r: CborReader): AgentKind {
   });
 }
 
-/** A u64 field; values below 24 (a one-byte head, the usual chunk sequence) are read in place. */
+/**
+ * The `operation` field: a known operation behind a one-byte head comes back as the interned
+ * string (no string built); anything else, with nothing consumed, goes through the general path.
+ */
+function expectOperation(r: CborReader): string {
+  const known = shortKnownText(r, OPERATION_TABLE);
+  return known >= 0 ? (OPERATIONS[known] as string) : expectText(r, 'operation');
+}
+
+/**
+ * A u64 field; values below 1,024 in their shortest head (a chunk sequence: one byte below 24,
+ * then a one-byte argument up to 255, then a two-byte one) are read in place. Anything else,
+ * including a longer head than needed, goes through the general path, which reports the errors.
+ */
 function expectSmallU64(r: CborReader, field: string): bigint {
+  const buf = r.buf;
   const p = r.pos;
-  if (p < r.buf.length && r.itemsLeft > 0) {
-    const b = r.buf[p] as number;
+  if (p < buf.length && r.itemsLeft > 0) {
+    const b = buf[p] as number;
     if (b < 24) {
       r.itemsLeft--;
       r.pos = p + 1;
-      return BigInt(b);
+      return smallBigInt(b);
+    }
+    if (b === 24 && p + 1 < buf.length) {
+      const v = buf[p + 1] as number;
+      if (v >= 24) {
+        r.itemsLeft--;
+        r.pos = p + 2;
+        return smallBigInt(v);
+      }
+    } else if (b === 25 && p + 2 < buf.length) {
+      const v = ((buf[p + 1] as number) << 8) | (buf[p + 2] as number);
+      if (v >= 256 && v < SMALL_U64_TABLE) {
+        r.itemsLeft--;
+        r.pos = p + 3;
+        return smallBigInt(v);
+      }
     }
   }
   return expectU64(r, field);
@@ -364,31 +407,27 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   let signature: Signature | undefined;
   let bits = 0;
   let unknown: Set<string> | undefined;
-  // Canonical bytes list the keys in table order: look for each key after the previous one.
-  let expected = 0;
   for (let i = 0; more(r, count, i); i++) {
-    const index = r.keyIndexAt(0, ENVELOPE_KEY_TABLE, expected);
-    expected = index + 1;
-    switch (index) {
+    switch (r.keyIndexAt(0, ENVELOPE_KEY_TABLE)) {
       case 0: // kind
         bits = mark(bits, 1 << 0, 'kind');
         kind = expectKind(r);
         break;
       case 1: // record
         bits = mark(bits, 1 << 1, 'record');
-        record = expectFreshId(r, RecordId, recordIdAt, 'record');
+        record = expectIdField(r, RecordId, recordIdOf, 'record', undefined);
         break;
       case 2: // conversation
         bits = mark(bits, 1 << 2, 'conversation');
-        conversation = expectCachedId(r, ConversationId, conversationIdAt, 'conversation', conversationCache);
+        conversation = expectIdField(r, ConversationId, conversationIdOf, 'conversation', conversationCache);
         break;
       case 3: // parent
         bits = mark(bits, 1 << 3, 'parent');
-        parent = expectFreshId(r, ConversationId, conversationIdAt, 'parent');
+        parent = expectIdField(r, ConversationId, conversationIdOf, 'parent', undefined);
         break;
       case 4: // root
         bits = mark(bits, 1 << 4, 'root');
-        root = expectFreshId(r, ConversationId, conversationIdAt, 'root');
+        root = expectIdField(r, ConversationId, conversationIdOf, 'root', undefined);
         break;
       case 5: // source
         bits = mark(bits, 1 << 5, 'source');
@@ -400,7 +439,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 7: // cause
         bits = mark(bits, 1 << 7, 'cause');
-        cause = expectFreshId(r, RecordId, recordIdAt, 'cause');
+        cause = expectIdField(r, RecordId, recordIdOf, 'cause', undefined);
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
@@ -408,11 +447,11 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 9: // correlation
         bits = mark(bits, 1 << 9, 'correlation');
-        correlation = expectCachedId(r, CorrelationId, correlationIdAt, 'correlation', correlationCache);
+        correlation = expectIdField(r, CorrelationId, correlationIdOf, 'correlation', correlationCache);
         break;
       case 10: // channel
         bits = mark(bits, 1 << 10, 'channel');
-        channel = expectCachedId(r, ChannelId, channelIdAt, 'channel', channelCache);
+        channel = expectIdField(r, ChannelId, channelIdOf, 'channel', channelCache);
         break;
       case 11: // idempotency_key
         bits = mark(bits, 1 << 11, 'idempotency_key');
@@ -440,7 +479,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 17: // operation
         bits = mark(bits, 1 << 17, 'operation');
-        operation = expectText(r, 'operation');
+        operation = expectOperation(r);
         break;
       case 18: // tool
         bits = mark(bits, 1 << 18, 'tool');

@@ -21,6 +21,18 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_ITEMS = 65_536;
 
+/** How many small bigints {@link smallBigInt} hands out from its table (chunk sequences, counts). */
+const SMALL_BIGINTS = 1024;
+const smallBigInts: readonly bigint[] = Array.from({ length: SMALL_BIGINTS }, (_, i) => BigInt(i));
+
+/**
+ * `BigInt(n)` for an integer 0 <= n < 1024 without allocating one: a bigint is an immutable heap
+ * value, so a decoder can hand out the same one for every chunk sequence number it reads. @internal
+ */
+export function smallBigInt(n: number): bigint {
+  return smallBigInts[n] as bigint;
+}
+
 /** Major types. @internal */
 export const MAJOR_UINT: number = 0;
 /** @internal */
@@ -210,9 +222,10 @@ export class CborReader {
     }
   }
 
-  /** The last head's argument as a bigint. */
+  /** The last head's argument as a bigint (small values shared from {@link smallBigInt}'s table). */
   argBig(): bigint {
-    return this.bigArg ?? BigInt(this.arg);
+    const arg = this.arg;
+    return this.bigArg ?? (arg >= 0 && arg < SMALL_BIGINTS ? (smallBigInts[arg] as bigint) : BigInt(arg));
   }
 
   /** After a major-7 head: the float value, or the simple value code (20..23) for non-floats. */
@@ -301,16 +314,15 @@ export class CborReader {
    * Reads one map key against a table of known keys: returns the key's index in `known` (see
    * {@link KeyTable.indexOf}); for any other key returns -1 with the key in
    * {@link CborReader.otherKey} (a text key's string, or `undefined` for a non-text key, whose
-   * exact bytes are then in {@link CborReader.rawKey}). `expected` is where in `known` the key is
-   * likely to be (see {@link KeyTable.indexFrom}); it never changes the answer.
+   * exact bytes are then in {@link CborReader.rawKey}).
    */
-  mapKeyIndex(depth: number, known: KeyTable, expected = 0): number {
+  mapKeyIndex(depth: number, known: KeyTable): number {
     const start = this.pos;
     this.head();
     if (this.major === MAJOR_TEXT) {
       const n = this.arg;
       this.need(n);
-      const index = known.indexFrom(this.buf, this.pos, n, expected);
+      const index = known.indexOf(this.buf, this.pos, n);
       if (index >= 0) {
         this.pos += n;
         return index;
@@ -333,13 +345,13 @@ export class CborReader {
    * and the rest. Anything else, including a short key the table does not know, goes through
    * {@link CborReader.mapKeyIndex} from the same position, so the answer and the errors are the same.
    */
-  keyIndexAt(depth: number, known: KeyTable, expected: number): number {
+  keyIndexAt(depth: number, known: KeyTable): number {
     const buf = this.buf;
     const p = this.pos;
     if (p < buf.length && this.itemsLeft > 0) {
       const n = (buf[p] as number) - 0x60;
       if (n > 0 && n < 24 && n < buf.length - p) {
-        const index = known.indexFrom(buf, p + 1, n, expected);
+        const index = known.indexOf(buf, p + 1, n);
         if (index >= 0) {
           this.itemsLeft--;
           this.pos = p + 1 + n;
@@ -347,7 +359,7 @@ export class CborReader {
         }
       }
     }
-    return this.mapKeyIndex(depth, known, expected);
+    return this.mapKeyIndex(depth, known);
   }
 
   /**

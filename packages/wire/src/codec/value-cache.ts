@@ -1,22 +1,21 @@
-import { idEqualsBytes, type MachineId } from '../ids/machine-id.js';
+import { idHasWords, type MachineId } from '../ids/machine-id.js';
 import type { AgentId } from '../ids/agent-id.js';
 
 /**
  * One-entry caches from encoded bytes to an immutable decoded value. Consecutive records of one
  * stream repeat the same conversation, correlation, channel and source, so the decoder can hand back
  * the previous (immutable) object instead of allocating a new one. Neither cache copies the input:
- * the comparison runs against what the cached value already holds (an id's words) or its text,
- * so a miss costs nothing beyond the decode it replaces.
+ * the comparison runs against what the cached value already holds (an id's words, which the
+ * decoder reads once and builds a new id from on a miss) or its text.
  * @internal
  */
 export class LastIdCache<T extends MachineId> {
   #value: T | undefined = undefined;
 
-  /** The cached id when the `len` bytes at `start` equal its bytes. */
-  get(buf: Uint8Array, start: number, len: number): T | undefined {
+  /** The cached id when its value is the four big-endian words given. */
+  get(w0: number, w1: number, w2: number, w3: number): T | undefined {
     const value = this.#value;
-    if (value === undefined || len !== 16) return undefined;
-    return idEqualsBytes(value, buf, start) ? value : undefined;
+    return value !== undefined && idHasWords(value, w0, w1, w2, w3) ? value : undefined;
   }
 
   /** Remembers `value` (an id never changes its bytes, so nothing is copied). */
@@ -42,6 +41,33 @@ export class LastAgentIdCache {
       if (c >= 0x80 || c !== buf[start + i]) return undefined;
     }
     return value;
+  }
+
+  /** After {@link LastAgentIdCache.scan} missed: whether every byte it scanned was printable ASCII. */
+  printable = false;
+
+  /**
+   * {@link LastAgentIdCache.get} and the printable-ASCII check (0x20..0x7e) in one pass over the
+   * `len` bytes at `start`: the cached id when they spell its text; else `undefined`, with
+   * {@link LastAgentIdCache.printable} telling whether the bytes may be adopted as text unchecked.
+   */
+  scan(buf: Uint8Array, start: number, len: number): AgentId | undefined {
+    const value = this.#value;
+    const text = value?.value;
+    let same = text !== undefined && text.length === len;
+    let printable = true;
+    for (let i = 0; i < len; i++) {
+      const b = buf[start + i] as number;
+      if (b < 0x20 || b > 0x7e) {
+        // Not printable ASCII, so never equal to a cached char either (see `get`).
+        printable = false;
+        same = false;
+      } else if (same && (text as string).charCodeAt(i) !== b) {
+        same = false;
+      }
+    }
+    this.printable = printable;
+    return same ? value : undefined;
   }
 
   /** Remembers `value`. */

@@ -4,30 +4,81 @@ import { nextUlidBytes } from './ulid.js';
 
 const U128_MAX = (1n << 128n) - 1n;
 
-/**
- * Set for exactly one constructor call by {@link idAt}: the constructor then reads its 16 bytes from
- * this offset of the array it is given (the decoder's input) instead of checking a 16-byte array.
- */
-let readAt = -1;
-
 /** Where {@link MachineId.toString} lays out the bytes it encodes. */
 const textScratch = new Uint8Array(16);
+
+// The value lives in four int32 words under module-private symbols, assigned in one order by
+// makeId, so every id of a class has one hidden class from birth to death and nothing is ever
+// added to it later. Not `#private` fields: on Node 20 any private field (one is enough) made an id
+// cost about five times as much to build (30-35 ns against 5-6 ns, measured in one process), and a
+// decoder makes up to five ids per record. Symbol keys stay out of `Object.keys`, JSON and
+// `for … in`; structural equality (a test's `toEqual`) compares them, so two ids compare by value.
+//
+// Every id, whichever path makes it, is made by makeId (`Object.create` of the class's prototype,
+// then the four slots), never by the allocation `new` does for a subclass: a transform that
+// redefines a class's `name` in a static block (esbuild's keep-names helper, which tsx applies,
+// so `pnpm bench` and `pnpm test` run that code) turns `new` of a derived class that then adds
+// ordinary properties into a runtime call of about 0.5 µs on Node 20 (13 ns without it, measured
+// in one process), which made an agent round trip from source cost three times its CPU.
+const W0: unique symbol = Symbol('w0');
+const W1: unique symbol = Symbol('w1');
+const W2: unique symbol = Symbol('w2');
+const W3: unique symbol = Symbol('w3');
+
+/** An id's own properties, typed here only: declaring them on the class would publish the symbols. */
+interface IdSlots {
+  [W0]: number;
+  [W1]: number;
+  [W2]: number;
+  [W3]: number;
+}
+
+/** The id's slots (a cast: every MachineId has them from makeId). */
+function slots(id: MachineId): IdSlots {
+  return id as unknown as IdSlots;
+}
+
+/** An id of the class whose prototype is `proto`, holding the four words (see the note on W0). */
+function makeId<T extends MachineId>(proto: object, w0: number, w1: number, w2: number, w3: number): T {
+  const id = Object.create(proto) as IdSlots;
+  id[W0] = w0;
+  id[W1] = w1;
+  id[W2] = w2;
+  id[W3] = w3;
+  return id as unknown as T;
+}
+
+// The Crockford text is cached outside the id, in a small direct-mapped table keyed by the id's
+// lowest word: a text slot on the id would either make two equal ids differ structurally once one
+// has been shown as text, or (defined non-enumerable on first use) change the id's hidden class,
+// which cost an agent round trip twice its CPU when ids were shaped that way. The table holds at
+// most TEXT_CACHE ids alive; a miss only recomputes the text.
+const TEXT_CACHE = 64;
+const textIds: (MachineId | undefined)[] = new Array<MachineId | undefined>(TEXT_CACHE).fill(undefined);
+const texts: string[] = new Array<string>(TEXT_CACHE).fill('');
+
+/** How util.inspect (Node, Deno) asks an object to describe itself; a plain registered symbol. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 /** A concrete 128-bit identifier class (RecordId, ConversationId, CorrelationId, ChannelId). */
 export interface MachineIdClass<T extends MachineId> {
   new (bytes: Uint8Array): T;
+  /** @internal The decoder's path: the value as four int32 words (see {@link word}). */
+  new (w0: number, w1: number, w2: number, w3: number): T;
   /** Class name, used in messages. */
   readonly name: string;
+  /** What every id of the class inherits from (ids are made from it; see makeId). */
+  readonly prototype: T;
 }
 
-let words: (id: MachineId) => readonly [number, number, number, number];
-let bytesOf: (id: MachineId) => Uint8Array;
-let sameWords: (a: MachineId, b: MachineId) => boolean;
-let writeWords: (id: MachineId, out: Uint8Array, at: number) => void;
-let wordsEqualBytes: (id: MachineId, buf: Uint8Array, at: number) => boolean;
-
-function word(b: Uint8Array, at: number): number {
+/** The big-endian 32-bit word at `at` of `b`, as a signed int32 (how ids hold their value). @internal */
+export function word(b: Uint8Array, at: number): number {
   return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) | 0;
+}
+
+/** True for an int32 number only: `| 0` turns anything else (fractions, NaN, strings, undefined) into a different value. */
+function isWord(w: unknown): w is number {
+  return ((w as number) | 0) === w;
 }
 
 function putWord(out: Uint8Array, at: number, w: number): void {
@@ -44,55 +95,36 @@ function putWord(out: Uint8Array, at: number, w: number): void {
 export abstract class MachineId {
   // The value as four big-endian 32-bit words rather than a 16-byte array: a decoder makes several
   // ids per record, and a typed array per id cost about four times as much as the id object itself.
-  readonly #w0: number;
-  readonly #w1: number;
-  readonly #w2: number;
-  readonly #w3: number;
-  #bytes: Uint8Array | undefined;
-  #text: string | undefined;
-
-  static {
-    words = (id) => [id.#w0, id.#w1, id.#w2, id.#w3];
-    bytesOf = (id) => {
-      if (id.#bytes === undefined) {
-        const out = new Uint8Array(16);
-        writeWords(id, out, 0);
-        id.#bytes = out;
-      }
-      return id.#bytes;
-    };
-    sameWords = (a, b) => a.#w0 === b.#w0 && a.#w1 === b.#w1 && a.#w2 === b.#w2 && a.#w3 === b.#w3;
-    writeWords = (id, out, at) => {
-      putWord(out, at, id.#w0);
-      putWord(out, at + 4, id.#w1);
-      putWord(out, at + 8, id.#w2);
-      putWord(out, at + 12, id.#w3);
-    };
-    wordsEqualBytes = (id, buf, at) =>
-      id.#w0 === word(buf, at) && id.#w1 === word(buf, at + 4) && id.#w2 === word(buf, at + 8) && id.#w3 === word(buf, at + 12);
-  }
+  // (The words are symbol-keyed slots; see W0 above.)
 
   /**
    * Wraps 16 big-endian bytes (read, never kept: later changes to `bytes` do not affect the id).
    * @throws InvalidError when `bytes` is not exactly 16 bytes long.
    */
-  constructor(bytes: Uint8Array) {
-    let at = readAt;
-    if (at >= 0) {
-      readAt = -1;
-    } else {
-      if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
-        const got = bytes instanceof Uint8Array ? bytes.length : 0;
-        throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
+  constructor(bytes: Uint8Array);
+  /**
+   * The value as four big-endian 32-bit words, each an int32 (the decoder's path: it reads the words
+   * once, compares them with its cached id and builds a new id from them on a miss; see {@link word}).
+   * @throws InvalidError when a word is not an int32.
+   * @internal
+   */
+  constructor(w0: number, w1: number, w2: number, w3: number);
+  // Returns an object made by makeId (a constructor may return one): every id of a class, from
+  // `new`, a static factory or the decoder, has the same hidden class, so the code that uses ids
+  // (maps, comparisons, the encoder) sees at most four shapes. `new.target` keeps subclasses right.
+  constructor(bytes: Uint8Array | number, w1?: number, w2?: number, w3?: number) {
+    const proto = new.target.prototype as object;
+    if (typeof bytes === 'number') {
+      if (!isWord(bytes) || !isWord(w1) || !isWord(w2) || !isWord(w3)) {
+        throw new InvalidError('id words must be four 32-bit integers', { context: { got: 'words' } });
       }
-      at = 0;
+      return makeId(proto, bytes, w1, w2, w3);
     }
-    this.#w0 = word(bytes, at);
-    this.#w1 = word(bytes, at + 4);
-    this.#w2 = word(bytes, at + 8);
-    this.#w3 = word(bytes, at + 12);
-    this.#bytes = undefined;
-    this.#text = undefined;
+    if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
+      const got = bytes instanceof Uint8Array ? bytes.length : 0;
+      throw new InvalidError(`id bytes must be 16 bytes, got ${got}`, { context: { got } });
+    }
+    return makeId(proto, word(bytes, 0), word(bytes, 4), word(bytes, 8), word(bytes, 12));
   }
 
   /**
@@ -140,25 +172,28 @@ export abstract class MachineId {
   /** The 16 big-endian bytes (a fresh copy each call). */
   toBytes(): Uint8Array {
     const out = new Uint8Array(16);
-    writeWords(this, out, 0);
+    writeIdBytes(this, out, 0);
     return out;
   }
 
   /** The numeric value. */
   toBigInt(): bigint {
     let v = 0n;
-    for (const w of words(this)) v = (v << 32n) | BigInt(w >>> 0);
+    const id = slots(this);
+    for (const w of [id[W0], id[W1], id[W2], id[W3]]) v = (v << 32n) | BigInt(w >>> 0);
     return v;
   }
 
   /** Canonical 26-character uppercase Crockford text. */
   toString(): string {
-    if (this.#text === undefined) {
-      // Through a scratch array: an id shown as text need not keep a byte copy of itself.
-      writeWords(this, textScratch, 0);
-      this.#text = encodeCrockfordAt(textScratch, 0);
-    }
-    return this.#text;
+    const slot = slots(this)[W3] & (TEXT_CACHE - 1);
+    if (textIds[slot] === this) return texts[slot] as string;
+    // Through a scratch array: an id shown as text need not keep a byte copy of itself.
+    writeIdBytes(this, textScratch, 0);
+    const text = encodeCrockfordAt(textScratch, 0);
+    textIds[slot] = this;
+    texts[slot] = text;
+    return text;
   }
 
   /** JSON form: the canonical Crockford text. */
@@ -169,9 +204,18 @@ export abstract class MachineId {
   /** True when both ids carry the same 128-bit value (ids compare by value, not by class). */
   equals(other: MachineId | undefined | null): boolean {
     if (other === undefined || other === null) return false;
-    return sameWords(this, other);
+    const a = slots(this);
+    const b = slots(other);
+    return a[W0] === b[W0] && a[W1] === b[W1] && a[W2] === b[W2] && a[W3] === b[W3];
   }
 }
+
+// What util.inspect (Node, Deno) shows for an id: its class and Crockford text, not the symbol slots.
+Object.defineProperty(MachineId.prototype, INSPECT, {
+  value(this: MachineId): string {
+    return `${this.constructor.name}(${this.toString()})`;
+  },
+});
 
 /**
  * Wraps a 16-byte array as an id (the array is read, not kept). Not part of the public API.
@@ -181,7 +225,7 @@ export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes1
   if (bytes16.length !== 16) {
     throw new InvalidError(`id bytes must be 16 bytes, got ${bytes16.length}`, { context: { got: bytes16.length } });
   }
-  return new cls(bytes16);
+  return makeId(cls.prototype, word(bytes16, 0), word(bytes16, 4), word(bytes16, 8), word(bytes16, 12));
 }
 
 /**
@@ -190,28 +234,31 @@ export function adoptIdBytes<T extends MachineId>(cls: MachineIdClass<T>, bytes1
  * @internal
  */
 export function idAt<T extends MachineId>(cls: MachineIdClass<T>, buf: Uint8Array, at: number): T {
-  // No try/finally: the constructor clears `readAt` before anything that could throw.
-  readAt = at;
-  return new cls(buf);
+  return makeId(cls.prototype, word(buf, at), word(buf, at + 4), word(buf, at + 8), word(buf, at + 12));
 }
 
 /**
- * The id's 16 bytes, made once per id and shared, for code that only reads them. Not part of the
- * public API.
+ * The id's 16 bytes for code that only reads them (a fresh array: an id keeps no byte copy of
+ * itself). Not part of the public API.
  * @internal
  */
 export function idBytesView(id: MachineId): Uint8Array {
-  return bytesOf(id);
+  return id.toBytes();
 }
 
 /** Writes the id's 16 bytes into `out` at `at` (the encoder's hot path; no array made). @internal */
 export function writeIdBytes(id: MachineId, out: Uint8Array, at: number): void {
-  writeWords(id, out, at);
+  const s = slots(id);
+  putWord(out, at, s[W0]);
+  putWord(out, at + 4, s[W1]);
+  putWord(out, at + 8, s[W2]);
+  putWord(out, at + 12, s[W3]);
 }
 
-/** True when the 16 bytes at `at` of `buf` are this id's bytes. @internal */
-export function idEqualsBytes(id: MachineId, buf: Uint8Array, at: number): boolean {
-  return wordsEqualBytes(id, buf, at);
+/** True when the id's value is the four big-endian words given (see {@link word}). @internal */
+export function idHasWords(id: MachineId, w0: number, w1: number, w2: number, w3: number): boolean {
+  const s = slots(id);
+  return s[W0] === w0 && s[W1] === w1 && s[W2] === w2 && s[W3] === w3;
 }
 
 /** Producer-assigned identity of one record (a ULID); required on every kind except chunk. */
@@ -274,29 +321,20 @@ function writeU64(out: Uint8Array, at: number, v: bigint): void {
 }
 
 
-/** Reads an id of one class from 16 bytes of a buffer (see {@link idAt}). @internal */
-export type IdReader<T extends MachineId> = (buf: Uint8Array, at: number) => T;
+/**
+ * Makes an id of one class from its four big-endian words (see {@link word}): the decoder reads the
+ * words once, compares them with its cached id and, on a miss, builds the id from them. @internal
+ */
+export type IdMaker<T extends MachineId> = (w0: number, w1: number, w2: number, w3: number) => T;
 
-// One function per class rather than `idAt(cls, …)`: each has its own `new` site with a fixed
-// class, which the JIT allocates inline; a site shared by the four classes measured about 10 ns
+// One function per class rather than one shared maker: each has its own allocation site with a fixed
+// prototype, which the JIT allocates inline; a site shared by the four classes measured about 10 ns
 // slower per id (Node 20).
-/** {@link idAt} for RecordId. @internal */
-export const recordIdAt: IdReader<RecordId> = (buf, at) => {
-  readAt = at;
-  return new RecordId(buf);
-};
-/** {@link idAt} for ConversationId. @internal */
-export const conversationIdAt: IdReader<ConversationId> = (buf, at) => {
-  readAt = at;
-  return new ConversationId(buf);
-};
-/** {@link idAt} for CorrelationId. @internal */
-export const correlationIdAt: IdReader<CorrelationId> = (buf, at) => {
-  readAt = at;
-  return new CorrelationId(buf);
-};
-/** {@link idAt} for ChannelId. @internal */
-export const channelIdAt: IdReader<ChannelId> = (buf, at) => {
-  readAt = at;
-  return new ChannelId(buf);
-};
+/** {@link IdMaker} for RecordId. @internal */
+export const recordIdOf: IdMaker<RecordId> = (w0, w1, w2, w3) => makeId(RecordId.prototype, w0, w1, w2, w3);
+/** {@link IdMaker} for ConversationId. @internal */
+export const conversationIdOf: IdMaker<ConversationId> = (w0, w1, w2, w3) => makeId(ConversationId.prototype, w0, w1, w2, w3);
+/** {@link IdMaker} for CorrelationId. @internal */
+export const correlationIdOf: IdMaker<CorrelationId> = (w0, w1, w2, w3) => makeId(CorrelationId.prototype, w0, w1, w2, w3);
+/** {@link IdMaker} for ChannelId. @internal */
+export const channelIdOf: IdMaker<ChannelId> = (w0, w1, w2, w3) => makeId(ChannelId.prototype, w0, w1, w2, w3);
