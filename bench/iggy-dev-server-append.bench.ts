@@ -23,11 +23,8 @@
 // store keeps every batch, so each request needs fresh pages). The issue's target is 1,000,000
 // messages per second.
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import {
   CommandCode,
-  VsrClientSession,
-  VsrFrameSplitter,
   encodeSendMessagesRequest,
   initChecksums,
   partitioning,
@@ -35,6 +32,7 @@ import {
 import type { OutgoingMessage, VsrPendingRequest } from '@agdx/iggy-protocol';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { startDevServer } from './support/dev-server.js';
+import { connectVsrPipelined, type VsrPipelinedClient } from './support/vsr-pipelined-client.js';
 import { machine } from './support/machine.js';
 import { median } from './support/stats.js';
 
@@ -58,42 +56,6 @@ function processUsage(pid: number): { user: number; system: number; minorFaults:
   } catch {
     return undefined;
   }
-}
-
-/** A registered VSR session on its own socket, writing prepared frames and counting replies. */
-async function connect(port: number): Promise<{ session: VsrClientSession; sendAll: (frames: readonly VsrPendingRequest[]) => Promise<void>; close: () => void }> {
-  const socket = net.connect({ host: '127.0.0.1', port });
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('error', reject);
-  });
-  const session = new VsrClientSession({ sdkName: 'agdx-bench', sdkVersion: '0' });
-  const splitter = new VsrFrameSplitter();
-  let onReply: (ok: boolean, detail: string) => void = () => undefined;
-  socket.on('data', (chunk: Buffer) => {
-    for (const frame of splitter.push(chunk)) {
-      const outcome = session.handleFrame(frame);
-      onReply(outcome.ok, outcome.ok ? '' : `${outcome.error.code} ${outcome.error.codeName}`);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    onReply = (ok, detail) => (ok ? resolve() : reject(new Error(`register refused: ${detail}`)));
-    socket.write(session.register({ username: 'iggy', password: 'iggy' }).frame);
-  });
-  const sendAll = (frames: readonly VsrPendingRequest[]): Promise<void> =>
-    new Promise((resolve, reject) => {
-      let written = 0;
-      let answered = 0;
-      onReply = (ok, detail) => {
-        if (!ok) return reject(new Error(`SendMessages refused: ${detail}`));
-        answered += 1;
-        if (answered === frames.length) return resolve();
-        if (written < frames.length) socket.write((frames[written++] as VsrPendingRequest).frame);
-      };
-      while (written < Math.min(PIPELINE, frames.length)) socket.write((frames[written++] as VsrPendingRequest).frame);
-    });
-  return { session, sendAll, close: () => socket.destroy() };
 }
 
 /**
@@ -137,7 +99,7 @@ const OURS_ENV: Record<string, string> | undefined = process.env.AGDX_BENCH_OURS
 interface Side {
   readonly mode: Mode;
   readonly server: Awaited<ReturnType<typeof startDevServer>>;
-  readonly client: Awaited<ReturnType<typeof connect>>;
+  readonly client: VsrPipelinedClient;
   readonly wall: number[];
   readonly perServerCpu: number[];
   readonly cpuMicrosPerMessage: number[];
@@ -151,7 +113,7 @@ async function side(mode: Mode): Promise<Side> {
   await setup.ensureStream(STREAM);
   await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 1 });
   await setup.close();
-  const client = await connect(server.port);
+  const client = await connectVsrPipelined(server.port, PIPELINE);
   return { mode, server, client, wall: [], perServerCpu: [], cpuMicrosPerMessage: [], systemShare: [], faultsPerBatch: [] };
 }
 

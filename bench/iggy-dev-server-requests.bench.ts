@@ -16,11 +16,8 @@
 // baseline is that checkout's server, so earlier code is measured in the same run. The ratio is
 // taken per round (baseline µs ÷ ours: above 1 means ours is cheaper). AGDX_BENCH_RUNS sets the
 // rounds (default 9). Prints one JSON object.
-import net from 'node:net';
 import {
   CommandCode,
-  VsrClientSession,
-  VsrFrameSplitter,
   encodePollMessagesRequest,
   encodeSendMessagesRequest,
   encodeStoreConsumerOffsetRequest,
@@ -30,6 +27,7 @@ import {
 import type { VsrPendingRequest } from '@agdx/iggy-protocol';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { startDevServer } from './support/dev-server.js';
+import { connectVsrPipelined, type VsrPipelinedClient } from './support/vsr-pipelined-client.js';
 import { machine } from './support/machine.js';
 import { median } from './support/stats.js';
 
@@ -45,47 +43,11 @@ const KINDS = ['poll-empty', 'poll-one', 'store-offset', 'send-one'] as const;
 type Kind = (typeof KINDS)[number];
 const BASELINE_DIR = process.env.AGDX_BENCH_BASELINE_DIR || undefined;
 
-/** A registered VSR session on its own socket, writing prepared frames and counting replies. */
-async function connect(port: number): Promise<{ session: VsrClientSession; sendAll: (frames: readonly VsrPendingRequest[]) => Promise<void>; close: () => void }> {
-  const socket = net.connect({ host: '127.0.0.1', port });
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('error', reject);
-  });
-  const session = new VsrClientSession({ sdkName: 'agdx-bench', sdkVersion: '0' });
-  const splitter = new VsrFrameSplitter();
-  let onReply: (ok: boolean, detail: string) => void = () => undefined;
-  socket.on('data', (chunk: Buffer) => {
-    for (const frame of splitter.push(chunk)) {
-      const outcome = session.handleFrame(frame);
-      onReply(outcome.ok, outcome.ok ? '' : `${outcome.error.code} ${outcome.error.codeName}`);
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    onReply = (ok, detail) => (ok ? resolve() : reject(new Error(`register refused: ${detail}`)));
-    socket.write(session.register({ username: 'iggy', password: 'iggy' }).frame);
-  });
-  const sendAll = (frames: readonly VsrPendingRequest[]): Promise<void> =>
-    new Promise((resolve, reject) => {
-      let written = 0;
-      let answered = 0;
-      onReply = (ok, detail) => {
-        if (!ok) return reject(new Error(`request refused: ${detail}`));
-        answered += 1;
-        if (answered === frames.length) return resolve();
-        if (written < frames.length) socket.write((frames[written++] as VsrPendingRequest).frame);
-      };
-      while (written < Math.min(PIPELINE, frames.length)) socket.write((frames[written++] as VsrPendingRequest).frame);
-    });
-  return { session, sendAll, close: () => socket.destroy() };
-}
-
 /** One server under test: its process, a connected client, and the CPU µs per request of each kind per round. */
 interface Side {
   readonly name: 'ours' | 'baseline';
   readonly server: Awaited<ReturnType<typeof startDevServer>>;
-  readonly client: Awaited<ReturnType<typeof connect>>;
+  readonly client: VsrPipelinedClient;
   readonly micros: Record<Kind, number[]>;
 }
 
@@ -102,7 +64,7 @@ async function side(name: Side['name']): Promise<Side> {
   await setup.ensureStream(STREAM);
   await setup.ensureTopic({ stream: STREAM, topic: TOPIC }, { partitions: 2 });
   await setup.close();
-  const client = await connect(server.port);
+  const client = await connectVsrPipelined(server.port, PIPELINE);
   const preload = Array.from({ length: PRELOADED / 100 }, (_, b) =>
     client.session.command(
       CommandCode.SendMessages,

@@ -60,38 +60,30 @@ export function checkMetadataTotal(total: number): void {
  * −2^63 … 2^64 − 1, float, boolean, null or list).
  */
 export function metadataValueSize(v: MetadataValue, depth = 0): number {
-  switch (typeof v) {
-    case 'string':
-      return utf8Length(v);
-    case 'bigint':
-      if (v < I64_MIN || v > U64_MAX) throw invalid('metadata value', 'integers must fit i64 or u64');
-      return METADATA_SCALAR_SIZE;
-    case 'number':
-    case 'boolean':
-      return METADATA_SCALAR_SIZE;
-    default:
-      if (v === null) return METADATA_SCALAR_SIZE;
-      if (Array.isArray(v) && depth < MAX_METADATA_DEPTH) {
-        const list = v as readonly MetadataValue[];
-        let n = 0;
-        for (let i = 0; i < list.length; i++) n += 1 + metadataValueSize(list[i] as MetadataValue, depth + 1);
-        return n;
-      }
-      throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
-  }
+  return valueSize(v, depth, utf8Length);
 }
 
 /** Most UTF-8 bytes one UTF-16 unit can stand for (a surrogate pair's 4 bytes are 2 per unit). */
 const MAX_UTF8_PER_UNIT = 3;
 
+/** A string's UTF-8 size bounded from above without scanning it. */
+function utf8LengthBound(s: string): number {
+  return s.length * MAX_UTF8_PER_UNIT;
+}
+
 /**
  * {@link metadataValueSize} with each string counted at its most UTF-8 bytes (3 per UTF-16 unit)
  * instead of scanned: the same refusals, thrown in the same order, at no cost per character.
  */
-function metadataValueSizeBound(v: MetadataValue, depth = 0): number {
+function metadataValueSizeBound(v: MetadataValue): number {
+  return valueSize(v, 0, utf8LengthBound);
+}
+
+/** The cap-rule size of `v`, strings measured by `stringSize`; one walk for the exact size and the bound. */
+function valueSize(v: MetadataValue, depth: number, stringSize: (s: string) => number): number {
   switch (typeof v) {
     case 'string':
-      return v.length * MAX_UTF8_PER_UNIT;
+      return stringSize(v);
     case 'bigint':
       if (v < I64_MIN || v > U64_MAX) throw invalid('metadata value', 'integers must fit i64 or u64');
       return METADATA_SCALAR_SIZE;
@@ -103,7 +95,7 @@ function metadataValueSizeBound(v: MetadataValue, depth = 0): number {
       if (Array.isArray(v) && depth < MAX_METADATA_DEPTH) {
         const list = v as readonly MetadataValue[];
         let n = 0;
-        for (let i = 0; i < list.length; i++) n += 1 + metadataValueSizeBound(list[i] as MetadataValue, depth + 1);
+        for (let i = 0; i < list.length; i++) n += 1 + valueSize(list[i] as MetadataValue, depth + 1, stringSize);
         return n;
       }
       throw invalid('metadata value', 'must be a string, integer, float, boolean, null or list');
@@ -126,7 +118,7 @@ export function checkMetadataCaps(m: Metadata): void {
   let bound = 0;
   // forEach avoids allocating an entry array per metadata pair.
   m.forEach((v, k) => {
-    const kb = k.length * MAX_UTF8_PER_UNIT;
+    const kb = utf8LengthBound(k);
     const ks = kb <= MAX_METADATA_KEY_BYTES ? kb : checkMetadataKey(k);
     const vb = metadataValueSizeBound(v);
     let vs = vb;
