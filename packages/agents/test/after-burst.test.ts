@@ -5,22 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { afterBurst, burstEnd } from '../src/clock/after-burst.js';
-
-/** `MessageChannel` with every post counted (the real delivery underneath). */
-function countingChannel(): { channel: typeof MessageChannel; posts: () => number } {
-  let posts = 0;
-  class Counting extends MessageChannel {
-    constructor() {
-      super();
-      const post = this.port2.postMessage.bind(this.port2);
-      this.port2.postMessage = (message: unknown) => {
-        posts++;
-        post(message);
-      };
-    }
-  }
-  return { channel: Counting, posts: () => posts };
-}
+import { countingChannel } from './support/counting-channel.js';
 
 /** Resolves after `n` chained microtasks, recording when it is done. */
 async function microtaskChain(n: number, order: string[]): Promise<void> {

@@ -3,6 +3,7 @@ import { MemoryLog, type AppendRequest, type LogTransport, type ReadRequest } fr
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { spawnEchoAgent } from './support/echo-agent.js';
+import { countingChannel } from './support/counting-channel.js';
 
 const STREAM = 'burst';
 
@@ -39,22 +40,6 @@ function request(client: AgdxClient, conversation: ConversationId, n: number): P
   const body = new TextEncoder().encode(`request ${n}`);
   const built = client.agdx(AgentTopic.Commands, AgentId.new('planner'), conversation).command(MintUlid.mint(CorrelationId), body).withTarget('echo');
   return client.request(built, { replyTopic: AgentTopic.Responses, timeoutMs: 30_000 }).then((reply) => reply.envelope?.body);
-}
-
-/** `MessageChannel` with every post counted (the real delivery underneath). */
-function countingChannel(): { channel: typeof MessageChannel; posts: () => number } {
-  let posts = 0;
-  class Counting extends MessageChannel {
-    constructor() {
-      super();
-      const post = this.port2.postMessage.bind(this.port2);
-      this.port2.postMessage = (message: unknown) => {
-        posts++;
-        post(message);
-      };
-    }
-  }
-  return { channel: Counting, posts: () => posts };
 }
 
 /** The real `setImmediate`, kept before any test hides it: the tests' own "one turn later". */
