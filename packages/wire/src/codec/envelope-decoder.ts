@@ -36,10 +36,10 @@ import {
   shape,
   SURFACE,
 } from './field-readers.js';
-import { asciiText } from './ascii-text.js';
+import { asciiText, MAX_ASCII_TEXT } from './ascii-text.js';
 import { KeyTable } from './key-table.js';
 import { readMetadata } from './metadata-codec.js';
-import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, smallBigInt } from './reader.js';
+import { CborFormatError, CborReader, formatFailure, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, SMALL_BIGINTS, smallBigInt } from './reader.js';
 import { LastAgentIdCache, LastIdCache } from './value-cache.js';
 
 /** Keys the decoder recognises at the top level, in canonical order (the `switch` below uses these positions). */
@@ -67,9 +67,6 @@ const targetCache = new LastAgentIdCache();
 
 /** Bodies up to this many bytes are decoded as copies, larger ones as views into the input. */
 export const SMALL_BODY_COPY = 64;
-
-/** Values below this are shared bigints (see smallBigInt). */
-const SMALL_U64_TABLE = 1024;
 
 /** A one-byte head of a 16-byte byte string: how every id is written. */
 const ID_HEAD = 0x50;
@@ -108,38 +105,36 @@ function expectIdField<T extends MachineId>(
 function expectAgentId(r: CborReader, field: string, cache: LastAgentIdCache): AgentId {
   const p = r.pos;
   const short = p < r.buf.length ? (r.buf[p] as number) - 0x60 : 0;
-  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) {
-    // A name of 1..23 bytes behind a one-byte text head: the common case, read in place, with the
-    // cache comparison and the printable check in one pass.
-    const buf = r.buf;
-    const start = r.pos;
-    const hit = cache.scan(buf, start, short);
-    if (hit !== undefined) {
-      r.pos = start + short;
-      return hit;
-    }
-    let id: AgentId;
-    if (cache.printable) {
-      r.pos = start + short;
-      id = adoptCheckedAgentId(asciiText(buf, start, short));
-    } else {
-      r.arg = short;
-      id = AgentId.parse(r.textPayload());
-    }
-    cache.set(id);
-    return id;
-  }
+  // A name of 1..23 bytes behind a one-byte text head (the common case) skips the general head read.
+  if (short > 0 && short < 24 && r.takeShortHead(0x60 + short, short)) return agentIdText(r, short, cache);
   r.head();
   if (r.major !== MAJOR_TEXT) throw shape(`field \`${field}\` in ${SURFACE} must be a string`, SURFACE, field);
   const n = r.arg;
   r.need(n);
-  const hit = cache.get(r.buf, r.pos, n);
+  return agentIdText(r, n, cache);
+}
+
+/**
+ * The agent id whose text is the `n` bytes at the reader's position (checked to be within the
+ * input), consumed: the cache comparison and the printable-ASCII check in one pass; printable text
+ * of at most MAX_ASCII_TEXT bytes is adopted as it is, anything else goes through the full rule.
+ */
+function agentIdText(r: CborReader, n: number, cache: LastAgentIdCache): AgentId {
+  const buf = r.buf;
+  const start = r.pos;
+  const hit = cache.scan(buf, start, n);
   if (hit !== undefined) {
-    r.pos += n;
+    r.pos = start + n;
     return hit;
   }
-  const ascii = r.printableAsciiPayload();
-  const id = ascii !== undefined ? adoptCheckedAgentId(ascii) : AgentId.parse(r.textPayload());
+  let id: AgentId;
+  if (cache.printable && n > 0 && n <= MAX_ASCII_TEXT) {
+    r.pos = start + n;
+    id = adoptCheckedAgentId(asciiText(buf, start, n));
+  } else {
+    r.arg = n;
+    id = AgentId.parse(r.textPayload());
+  }
   cache.set(id);
   return id;
 }
@@ -216,7 +211,7 @@ function expectSmallU64(r: CborReader, field: string): bigint {
       }
     } else if (b === 25 && p + 2 < buf.length) {
       const v = ((buf[p + 1] as number) << 8) | (buf[p + 2] as number);
-      if (v >= 256 && v < SMALL_U64_TABLE) {
+      if (v >= 256 && v < SMALL_BIGINTS) {
         r.itemsLeft--;
         r.pos = p + 3;
         return smallBigInt(v);

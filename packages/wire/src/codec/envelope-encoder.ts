@@ -101,7 +101,7 @@ function writeId(w: ByteWriter, key: Uint8Array, id: MachineId): void {
 }
 
 function writeUsage(w: ByteWriter, u: TokenUsage): void {
-  // At most six entries: a one-byte map head, patched once the optional ones are counted.
+  // A one-byte map head (at most six entries), patched once the optional ones are counted.
   const head = w.pos - w.start;
   w.byte(MAP_HEAD_SMALL);
   let n = 2;
@@ -129,7 +129,7 @@ function writeUsage(w: ByteWriter, u: TokenUsage): void {
     uintChecked(w, u.costMicros, 'cost_micros');
     n++;
   }
-  w.buf[w.start + head] = MAP_HEAD_SMALL | n;
+  patchMapHead(w, head, n);
 }
 
 function writeSignatureContext(w: ByteWriter, ctx: SignatureContext): void {
@@ -286,8 +286,8 @@ export function writeEnvelope(w: ByteWriter, e: AgentEnvelope, withSignature = t
   patchMapHead(w, head, n);
 }
 
-// Sets the placeholder map head written at `head` (an offset from `w.start`) to `n` entries; `n`
-// is at most 24 (three required keys and 21 optional ones).
+// Sets the one-byte placeholder map head written at `head` (an offset from `w.start`) to `n`
+// entries; `n` is at most 24 (an envelope's three required keys and 21 optional ones).
 function patchMapHead(w: ByteWriter, head: number, n: number): void {
   if (n < 24) {
     w.buf[w.start + head] = MAP_HEAD_SMALL | n;

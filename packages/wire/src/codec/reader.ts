@@ -21,8 +21,8 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_ITEMS = 65_536;
 
-/** How many small bigints {@link smallBigInt} hands out from its table (chunk sequences, counts). */
-const SMALL_BIGINTS = 1024;
+/** How many small bigints {@link smallBigInt} hands out from its table (chunk sequences, counts). @internal */
+export const SMALL_BIGINTS = 1024;
 const smallBigInts: readonly bigint[] = Array.from({ length: SMALL_BIGINTS }, (_, i) => BigInt(i));
 
 /**
@@ -377,25 +377,6 @@ export class CborReader {
       return true;
     }
     return false;
-  }
-
-  /**
-   * Text payload of the last head when it is 1..48 bytes of printable ASCII (0x20..0x7e): the
-   * common agent id, checked while it is read. Anything else returns `undefined` and consumes
-   * nothing, so the caller falls back to {@link CborReader.textPayload} and the full rule.
-   */
-  printableAsciiPayload(): string | undefined {
-    const n = this.arg;
-    if (n === 0 || n > SHORT_TEXT) return undefined;
-    this.need(n);
-    const buf = this.buf;
-    const start = this.pos;
-    for (let i = 0; i < n; i++) {
-      const b = buf[start + i] as number;
-      if (b < 0x20 || b > 0x7e) return undefined;
-    }
-    this.pos = start + n;
-    return asciiText(buf, start, n);
   }
 
   /** Text payload of the last head, refusing invalid UTF-8. */

@@ -28,27 +28,12 @@ export class LastIdCache<T extends MachineId> {
 export class LastAgentIdCache {
   #value: AgentId | undefined = undefined;
 
-  /** The cached id when the `len` bytes at `start` spell its text (ASCII text only; else a miss). */
-  get(buf: Uint8Array, start: number, len: number): AgentId | undefined {
-    const value = this.#value;
-    if (value === undefined) return undefined;
-    const text = value.value;
-    if (text.length !== len) return undefined;
-    // A byte >= 0x80 never equals a char code of ASCII text, and for non-ASCII text the lengths in
-    // bytes and UTF-16 units can agree by accident, so any char >= 0x80 counts as a miss.
-    for (let i = 0; i < len; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 0x80 || c !== buf[start + i]) return undefined;
-    }
-    return value;
-  }
-
   /** After {@link LastAgentIdCache.scan} missed: whether every byte it scanned was printable ASCII. */
   printable = false;
 
   /**
-   * {@link LastAgentIdCache.get} and the printable-ASCII check (0x20..0x7e) in one pass over the
-   * `len` bytes at `start`: the cached id when they spell its text; else `undefined`, with
+   * The cache comparison and the printable-ASCII check (0x20..0x7e) in one pass over the `len`
+   * bytes at `start`: the cached id when they spell its text; else `undefined`, with
    * {@link LastAgentIdCache.printable} telling whether the bytes may be adopted as text unchecked.
    */
   scan(buf: Uint8Array, start: number, len: number): AgentId | undefined {
@@ -59,7 +44,9 @@ export class LastAgentIdCache {
     for (let i = 0; i < len; i++) {
       const b = buf[start + i] as number;
       if (b < 0x20 || b > 0x7e) {
-        // Not printable ASCII, so never equal to a cached char either (see `get`).
+        // Not printable ASCII, so never equal to a char of the cached text: a byte >= 0x80 never
+        // equals a char code, and non-ASCII text whose byte and UTF-16 lengths agree by accident
+        // must not match either.
         printable = false;
         same = false;
       } else if (same && (text as string).charCodeAt(i) !== b) {
