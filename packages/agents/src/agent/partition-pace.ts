@@ -23,6 +23,8 @@
  * record waits at most one pause (at most the idle wait) before it is read.
  */
 
+import { DEFAULT_POLL_PACING } from '../clock/poll-pacer.js';
+
 /**
  * How long a partition whose last read found records but did not fill the batch waits, while the
  * consumer is busy. In the TCP load run (32 sessions over 8 partitions, each record read by 4
@@ -39,14 +41,17 @@ export const QUIET_PARTITIONS = 2;
 /** How recently a partition must have found records to count towards a busy consumer, ms. */
 export const BUSY_WINDOW_MS = 10;
 
+// Quiet mode's hot window is the reply readers' (clock/poll-pacer.ts): one definition, so an agent
+// waiting for the next request and a requester waiting for its reply follow the same schedule.
+
 /** While quiet: empty reads after records that still go out at once, within {@link HOT_WINDOW_MS}. */
-export const HOT_READS = 4;
+export const HOT_READS: number = DEFAULT_POLL_PACING.hotReads;
 
 /** While quiet: how long after records empty reads still go out at once, ms. */
-export const HOT_WINDOW_MS = 5;
+export const HOT_WINDOW_MS: number = DEFAULT_POLL_PACING.hotMs;
 
 /** While quiet: the first pause once the hot reads are spent, ms (it doubles from there). */
-export const HOT_MIN_PAUSE_MS = 1;
+export const HOT_MIN_PAUSE_MS: number = DEFAULT_POLL_PACING.minMs;
 
 /** The read schedule of one partition, kept on its lane. */
 export interface PartitionPace {
