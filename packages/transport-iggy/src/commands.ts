@@ -133,8 +133,7 @@ export async function sendMessages(
   messages: readonly OutgoingMessage[],
   o: RequestOptions,
 ): Promise<SendConfirmation[]> {
-  const sent = requestSend(c, stream, topic, partitioning, messages, o);
-  const payload = await sent;
+  const payload = await requestSend(c, stream, topic, partitioning, messages, o);
   if (c.protocol === 'vsr') return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
   // Classic answers SendMessages with an empty payload; anything else answered another call.
   if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);

@@ -152,13 +152,13 @@ export function recordSliceLength(batch: StoredBatch, from: number, to: number):
  * which must have {@link recordSliceLength} bytes there. A whole batch is copied as stored; a
  * part gets a rewritten header (length, count, checksum) and keeps its frames and their original
  * offset deltas, like Iggy's sliced poll records. Written straight into the reply, a part costs
- * no buffer of its own.
+ * no buffer of its own. Returns the bytes written.
  */
-export function writeRecordSlice(batch: StoredBatch, from: number, to: number, out: Uint8Array, pos: number): void {
+export function writeRecordSlice(batch: StoredBatch, from: number, to: number, out: Uint8Array, pos: number): number {
   const bytes = bytesOf(batch);
   if (from === 0 && to === batch.count) {
     out.set(bytes, pos);
-    return;
+    return bytes.length;
   }
   const starts = frameStarts(batch);
   const start = starts[from] as number;
@@ -171,6 +171,7 @@ export function writeRecordSlice(batch: StoredBatch, from: number, to: number, o
   view.setBigUint64(32, BigInt(length), true);
   view.setUint32(48, to - from, true);
   view.setBigUint64(40, computeBatchChecksum(record, to - from), true);
+  return length;
 }
 
 /** Payload plus header bytes of the messages `from..to-1` (what Iggy counts as size). */

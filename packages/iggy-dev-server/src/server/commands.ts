@@ -181,8 +181,7 @@ function vsrPollReply(outcome: PollOutcome): Uint8Array {
   view.setUint32(12, count, true);
   let pos = 16;
   for (const s of slices) {
-    writeRecordSlice(s.batch, s.from, s.to, out, pos);
-    pos += recordSliceLength(s.batch, s.from, s.to);
+    pos += writeRecordSlice(s.batch, s.from, s.to, out, pos);
   }
   return out;
 }
