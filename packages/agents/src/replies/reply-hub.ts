@@ -209,6 +209,16 @@ export class ReplyHub {
    * client's layout; a transport error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
+    return this.register(options);
+  }
+
+  /**
+   * @internal {@link ReplyHub.expect} without a promise of its own when none is needed: with
+   * the readers running, a held layout check and no pacers (the common case under load on an
+   * in-process log) the wait is registered synchronously and returned, else a promise of it.
+   * @throws as `expect` rejects (synchronously for invalid options).
+   */
+  register(options: ReplyWaitOptions): PendingReply | Promise<PendingReply> {
     checkObject(options, 'options');
     checkTimeoutMs(options.timeoutMs);
     checkInstance(options.correlation, CorrelationId, 'correlation');
@@ -223,19 +233,18 @@ export class ReplyHub {
     // request) where the writers never put them: fail now rather than at the timeout. Checked
     // before the wait registers, nothing per record; see #layoutChecked for how often.
     const check = this.#checkLayout();
+    const run = this.#run;
+    if (check === undefined && run !== undefined && run.pacers === undefined) return this.#arm(this.#enrol(options, allowed, verifier, cancelMessage), options, cancelMessage);
+    return this.#registerLater(options, check, allowed, verifier, cancelMessage);
+  }
+
+  /** The rest of {@link ReplyHub.register} when it has something to await. */
+  async #registerLater(options: ReplyWaitOptions, check: Promise<void> | undefined, allowed: SignerCheck | undefined, verifier: Verifier | undefined, cancelMessage: string): Promise<PendingReply> {
     if (check !== undefined) {
       await check;
       if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     }
-    const criteria: ReplyCriteria = {
-      correlation: options.correlation,
-      conversation: options.conversation,
-      requester: options.requester === undefined ? undefined : toAgentId(options.requester),
-      request: options.request,
-    };
-    const key = options.correlation.toString();
-    const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
-    this.#add(key, waiter);
+    const waiter = this.#enrol(options, allowed, verifier, cancelMessage);
     // Running readers (the common case under load) need no await: one async hop less per request.
     if (this.#run === undefined) {
       try {
@@ -249,7 +258,27 @@ export class ReplyHub {
     // and stays hot for it.
     const pacers = this.#run?.pacers;
     waiter.pacers = pacers;
-    waiter.pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, criteria);
+    waiter.pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, waiter.criteria);
+    return this.#arm(waiter, options, cancelMessage);
+  }
+
+  /** A new wait for `options`, registered (the readers' dispatch sees it from now on). */
+  #enrol(options: ReplyWaitOptions, allowed: SignerCheck | undefined, verifier: Verifier | undefined, cancelMessage: string): Waiter {
+    const criteria: ReplyCriteria = {
+      correlation: options.correlation,
+      conversation: options.conversation,
+      requester: options.requester === undefined ? undefined : toAgentId(options.requester),
+      request: options.request,
+    };
+    const key = options.correlation.toString();
+    const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
+    this.#add(key, waiter);
+    return waiter;
+  }
+
+  /** Watches the caller's signal and arms the timeout of a registered wait. */
+  #arm(waiter: Waiter, options: ReplyWaitOptions, cancelMessage: string): Waiter {
+    const signal = options.signal;
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     if (signal !== undefined) waiter.unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal.reason })));
