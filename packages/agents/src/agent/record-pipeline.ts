@@ -34,6 +34,11 @@ export type RecordOutcome =
   | 'parked'
   | 'dead-lettered';
 
+/** A handler attempt's pipelined answers: `settled()` resolves once all are acknowledged, rejects with the first failure. */
+export interface PipelinedAnswers {
+  settled(): Promise<void>;
+}
+
 /** Everything the pipeline needs from its agent. */
 export interface RecordPipelineOptions {
   /** This agent. */
@@ -65,10 +70,10 @@ export interface RecordPipelineOptions {
   /** Told about failures the pipeline survives (a failed pick-up acknowledgment). */
   readonly onError: (error: unknown) => void;
   /**
-   * Runs the handler once. Resolves when the handler returned, with the wait for its pipelined
-   * answers' acknowledgments when there are any; the attempt succeeded once that resolves.
+   * Runs the handler once. Resolves when the handler returned, with its pipelined answers when
+   * there are any; the attempt succeeded once their `settled()` resolves.
    */
-  readonly invoke: (message: AgentMessage, attempt: number) => Promise<(() => Promise<void>) | undefined>;
+  readonly invoke: (message: AgentMessage, attempt: number) => Promise<PipelinedAnswers | undefined>;
   /** Aborts backoff sleeps on a hard stop. */
   readonly signal: AbortSignal;
   /** Told about every outcome. */
@@ -76,6 +81,9 @@ export interface RecordPipelineOptions {
   /** The client's telemetry hook, when installed. */
   readonly telemetry?: AgdxTelemetry | undefined;
 }
+
+/** The outcome of every record that is not this agent's work. */
+const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
 
 /** One agent's per-record consume step. */
 export class RecordPipeline {
@@ -106,22 +114,36 @@ export class RecordPipeline {
     });
   }
 
-  async #consume(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+  // The checks every record passes run synchronously: only a record that needs to wait (a
+  // verifier, the pause check, an idempotency key, a dead letter) enters an async frame, so a
+  // plain record costs no frame here, and no promise resolved with another promise.
+  #consume(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
     const o = this.#o;
     let message: AgentMessage;
     try {
       message = readAgentMessage(record, address, { understoodFeatures: o.understoodFeatures });
     } catch (error) {
-      await this.#deadLetter(undefined, record, address, DeadLetterReason.DecodeFailed, 0, describeError(error));
-      return 'dead-lettered';
+      return this.#deadLettered(undefined, record, address, DeadLetterReason.DecodeFailed, 0, describeError(error));
     }
-    const envelope = message.envelope;
-    const dispatch =
-      envelope !== undefined
-        ? classifyEnvelope(envelope, o.topic, this.#me, o.handled)
-        : classifyGeneric({ target: message.provenance.target?.value ?? headerTarget(message), cause: message.provenance.cause, correlation: message.provenance.correlation }, o.topic, this.#me);
-    if (dispatch !== DispatchClass.Work) return 'skipped';
+    try {
+      const envelope = message.envelope;
+      const dispatch =
+        envelope !== undefined
+          ? classifyEnvelope(envelope, o.topic, this.#me, o.handled)
+          : classifyGeneric({ target: message.provenance.target?.value ?? headerTarget(message), cause: message.provenance.cause, correlation: message.provenance.correlation }, o.topic, this.#me);
+      if (dispatch !== DispatchClass.Work) return SKIPPED;
+      if (o.verifier !== undefined || (!held && o.pause !== undefined && o.pause.active)) return this.#checked(message, record, address, held, turn);
+      return this.#deduplicated(message, record, address, turn);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 
+  /** The signature and pause checks, then {@link RecordPipeline.#deduplicated}. */
+  async #checked(checkedMessage: AgentMessage, record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+    const o = this.#o;
+    let message = checkedMessage;
+    const envelope = message.envelope;
     if (o.verifier !== undefined) {
       try {
         if (envelope === undefined) throw new Error('an unsigned plain record');
@@ -146,10 +168,18 @@ export class RecordPipeline {
       if (admission === 'parked') return 'parked';
       if (admission === 'skip') return 'skipped';
     }
+    return await this.#deduplicated(message, record, address, turn);
+  }
 
+  /** Idempotency-key dedup (when the record has a key), then the handler. */
+  #deduplicated(message: AgentMessage, record: LogRecord, address: RecordAddress, turn: HandlerTurn): Promise<RecordOutcome> {
     const idempotencyKey = message.provenance.idempotencyKey;
     if (idempotencyKey === undefined) return this.#traced(message, record, address, undefined, turn, false);
-    const key = processedKey(this.#me, idempotencyKey);
+    return this.#keyed(message, record, address, processedKey(this.#me, idempotencyKey), turn);
+  }
+
+  async #keyed(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string, turn: HandlerTurn): Promise<RecordOutcome> {
+    const o = this.#o;
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
     // Waiting here must not hold the lane's handler turn: the first record may need a turn again
@@ -169,6 +199,12 @@ export class RecordPipeline {
       this.#inflight.delete(key);
       finish();
     }
+  }
+
+  /** Writes a dead letter, then says the record was dead-lettered. */
+  async #deadLettered(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, attempts: number, detail: string): Promise<RecordOutcome> {
+    await this.#deadLetter(message, record, address, reason, attempts, detail);
+    return 'dead-lettered';
   }
 
   /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed (and returns one). */
@@ -224,16 +260,16 @@ export class RecordPipeline {
       // A retry after the lane moved on waits for a handler turn of its own.
       const again = released ? await turn.again() : undefined;
       try {
-        let settle: (() => Promise<void>) | undefined;
+        let answers: PipelinedAnswers | undefined;
         try {
-          settle = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
+          answers = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
         } finally {
           if (again === undefined) turn.release();
           else again();
           released = true;
         }
         // A failed answer fails the attempt, as a throwing handler does.
-        if (settle !== undefined) await settle();
+        if (answers !== undefined) await answers.settled();
         break;
       } catch (thrown) {
         if (failure !== undefined) failure.error = thrown;
