@@ -6,13 +6,13 @@ import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
 import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
-import { startTimer } from '../clock/clock.js';
 import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
+import { DeadlineQueue, type Timed } from './deadline-queue.js';
 
 /** What to wait for, and for how long. */
 export interface ReplyWaitOptions {
@@ -66,14 +66,20 @@ export interface PendingReply {
  * One registered wait, and the {@link PendingReply} handed to its caller: a class rather than a
  * set of closures, since a busy requester registers one per request.
  */
-class Waiter implements PendingReply {
+class Waiter implements PendingReply, Timed {
   readonly reply: Promise<AgentMessage>;
   readonly criteria: ReplyCriteria;
   readonly allowed: SignerCheck | undefined;
   readonly verifier: Verifier | undefined;
   settled = false;
-  /** Cancels the timeout, once armed. */
-  cancelTimer: (() => void) | undefined = undefined;
+  /** The hub's timeouts, once this wait's is armed there. */
+  deadlines: DeadlineQueue<Waiter> | undefined = undefined;
+  /** See {@link Timed}: kept by the deadline queue. */
+  deadline = 0;
+  slot = -1;
+  /** What the TimeoutError says, and the timeout it reports. */
+  timeoutMessage = 'reply';
+  timeoutMs = 0;
   /** Stops watching the caller's signal, once watched. */
   unwatch: (() => void) | undefined = undefined;
   /** The readers' pacers when waits poll, and the one of the reply's partition when it is known. */
@@ -114,6 +120,10 @@ class Waiter implements PendingReply {
     if (!this.settled) this.reject(new CancelledError(this.#cancelMessage));
   }
 
+  expire(): void {
+    if (!this.settled) this.reject(new TimeoutError(this.timeoutMessage, { context: { timeoutMs: this.timeoutMs } }));
+  }
+
   sent(): void {
     if (this.settled) return;
     if (this.pacer !== undefined) this.pacer.active();
@@ -123,7 +133,7 @@ class Waiter implements PendingReply {
   #finish(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    this.cancelTimer?.();
+    this.deadlines?.remove(this);
     this.unwatch?.();
     this.#done(this.#key, this);
     return true;
@@ -174,6 +184,8 @@ export class ReplyHub {
   /** Reply topic. */
   readonly topic: string;
   readonly #core: ClientCore;
+  /** The timeouts of the pending waits, on the client clock. */
+  readonly #deadlines: DeadlineQueue<Waiter>;
   /** Pending waits by correlation: one waiter (nearly always), or several sharing a correlation. */
   readonly #waiters = new Map<string, Waiter | Waiter[]>();
   #count = 0;
@@ -192,6 +204,7 @@ export class ReplyHub {
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
     this.#core = core;
+    this.#deadlines = new DeadlineQueue<Waiter>(core.clock);
     this.stream = stream;
     this.topic = topic;
   }
@@ -283,9 +296,11 @@ export class ReplyHub {
     // was starting still cancels the wait.
     if (signal !== undefined) waiter.unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal.reason })));
     if (!waiter.settled) {
-      waiter.cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
-        waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
-      );
+      waiter.timeoutMessage = options.timeoutMessage ?? 'reply';
+      waiter.timeoutMs = options.timeoutMs;
+      // Every wait of the hub times out through one clock timer (see DeadlineQueue).
+      this.#deadlines.add(waiter, options.timeoutMs);
+      waiter.deadlines = this.#deadlines;
     }
     return waiter;
   }
