@@ -318,19 +318,19 @@ export class AgentHandle {
       onPickup,
       onError: this.#onError,
       invoke: (message: AgentMessage, attempt: number): Promise<PipelinedAnswers | undefined> => {
-        const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
-        const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
-        const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
-        if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
-        // No lease to release: the handler's own promise is all there is to wait for (no async
-        // frame here); a handler that throws synchronously rejects, as it would from `await`.
-        let handled: Promise<void> | void;
+        // Not an async function (no frame per record), so everything is caught here: a throw
+        // anywhere in the attempt rejects, as it would from `await`.
         try {
-          handled = handler.handle(message, ctx);
+          const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
+          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
+          const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
+          if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
+          // No lease to release: the handler's own promise is all there is to wait for.
+          const handled = handler.handle(message, ctx);
+          return handled === undefined ? Promise.resolve(effects) : Promise.resolve(handled).then(() => effects);
         } catch (error) {
           return Promise.reject(error);
         }
-        return handled === undefined ? Promise.resolve(effects) : Promise.resolve(handled).then(() => effects);
       },
       signal: this.#stop.signal,
       onOutcome: (outcome) => {

@@ -228,7 +228,7 @@ export class RecordPipeline {
     return outcome;
   }
 
-  async #handle(
+  #handle(
     message: AgentMessage,
     record: LogRecord,
     address: RecordAddress,
@@ -239,14 +239,65 @@ export class RecordPipeline {
     failure?: { error?: unknown },
   ): Promise<RecordOutcome> {
     const o = this.#o;
-
     const deadline = message.provenance.deadlineMicros;
     if (deadline !== undefined && o.clock.nowMicros() > deadline) {
-      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
-      return 'dead-lettered';
+      return this.#deadLettered(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
     }
+    if (o.onPickup !== undefined || span !== undefined || turnReleased) return this.#attempts(message, record, address, key, turn, turnReleased, span, failure, undefined);
+    // The first attempt of a plain record (no pick-up acknowledgment, no span, the lane's turn
+    // held) chains on the handler's promise and its answers' instead of an async frame with two
+    // awaits; a failure goes on through #attempts, as if its first attempt had failed there.
+    let invoked: Promise<PipelinedAnswers | undefined>;
+    try {
+      invoked = o.invoke(message, 0);
+    } catch (thrown) {
+      turn.release();
+      return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+    }
+    return invoked.then(
+      (answers) => {
+        turn.release();
+        if (answers === undefined) return this.#handled(key);
+        return answers.settled().then(
+          () => this.#handled(key),
+          (thrown: unknown) => this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown }),
+        );
+      },
+      (thrown: unknown) => {
+        turn.release();
+        return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+      },
+    );
+  }
 
-    if (o.onPickup !== undefined) {
+  /** A record whose handler attempt succeeded: its key (when it has one) is remembered as processed. */
+  #handled(key: string | undefined): RecordOutcome | Promise<RecordOutcome> {
+    return key === undefined ? 'handled' : this.#remember(key);
+  }
+
+  async #remember(key: string): Promise<RecordOutcome> {
+    await this.#o.processedKeys.add(key);
+    return 'handled';
+  }
+
+  /**
+   * The pick-up acknowledgment, then handler attempts with backoff until one succeeds, the error
+   * is not retryable or the attempts run out. `firstFailed`: attempt 0 already ran and failed
+   * with `thrown` (the first attempt of a plain record runs in #handle), so no pick-up again.
+   */
+  async #attempts(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    key: string | undefined,
+    turn: HandlerTurn,
+    turnReleased: boolean,
+    span: HandleSpan | undefined,
+    failure: { error?: unknown } | undefined,
+    firstFailed: { readonly thrown: unknown } | undefined,
+  ): Promise<RecordOutcome> {
+    const o = this.#o;
+    if (o.onPickup !== undefined && firstFailed === undefined) {
       try {
         await o.onPickup(message);
       } catch (error) {
@@ -256,7 +307,13 @@ export class RecordPipeline {
     }
 
     let released = turnReleased;
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    if (firstFailed !== undefined) {
+      const ended = await this.#failedAttempt(message, record, address, 0, firstFailed.thrown, failure);
+      if (ended !== undefined) return ended;
+      attempt = 1;
+    }
+    for (; ; attempt++) {
       // A retry after the lane moved on waits for a handler turn of its own.
       const again = released ? await turn.again() : undefined;
       try {
@@ -272,21 +329,31 @@ export class RecordPipeline {
         if (answers !== undefined) await answers.settled();
         break;
       } catch (thrown) {
-        if (failure !== undefined) failure.error = thrown;
-        const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
-        if (!isRetryable(error)) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
-          return 'dead-lettered';
-        }
-        if (attempt + 1 >= o.retry.maxAttempts) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
-          return 'dead-lettered';
-        }
-        await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+        const ended = await this.#failedAttempt(message, record, address, attempt, thrown, failure);
+        if (ended !== undefined) return ended;
       }
     }
-    if (key !== undefined) await o.processedKeys.add(key);
-    return 'handled';
+    return await this.#handled(key);
+  }
+
+  /**
+   * After attempt `attempt` failed with `thrown`: dead-letters the record when the error is not
+   * retryable or the attempts are used up (and says so), else sleeps the backoff before the next.
+   */
+  async #failedAttempt(message: AgentMessage, record: LogRecord, address: RecordAddress, attempt: number, thrown: unknown, failure: { error?: unknown } | undefined): Promise<'dead-lettered' | undefined> {
+    const o = this.#o;
+    if (failure !== undefined) failure.error = thrown;
+    const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
+    if (!isRetryable(error)) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
+      return 'dead-lettered';
+    }
+    if (attempt + 1 >= o.retry.maxAttempts) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
+      return 'dead-lettered';
+    }
+    await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+    return undefined;
   }
 
   async #deadLetter(
