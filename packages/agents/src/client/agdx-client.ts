@@ -395,7 +395,7 @@ export class AgdxClient {
   async close(): Promise<void> {
     const shared = this.#core.shared;
     shared.closed = true;
-    for (const hub of shared.hubs.values()) hub.close();
+    for (const topics of shared.hubs.values()) for (const hub of topics.values()) hub.close();
     shared.hubs.clear();
   }
 }

@@ -26,8 +26,11 @@ import type { HeaderBlockMemo } from './header-block-memo.js';
 
 /** State every client derived from one `AgdxClient.from` shares (hubs, created topics). */
 export interface SharedClientState {
-  /** Reply hubs by `stream\u0000topic`. */
-  readonly hubs: Map<string, ReplyHub>;
+  /**
+   * Reply hubs by stream, then topic: looked up per request with the names the caller holds,
+   * where one joined key was a fresh string to build and hash on every request.
+   */
+  readonly hubs: Map<string, Map<string, ReplyHub>>;
   /** On-first-use topics already ensured, by `stream\u0000topic`. */
   readonly ensured: Set<string>;
   /** Partition count of the last bootstrap (used for on-first-use topics). */
@@ -106,9 +109,10 @@ export class ClientCore {
 
   /** The shared reply hub of (stream, topic), created on first use. */
   hub(stream: string, topic: string): ReplyHub {
-    const key = `${stream}\u0000${topic}`;
-    let hub = this.shared.hubs.get(key);
-    if (hub === undefined) this.shared.hubs.set(key, (hub = new ReplyHub(this, stream, topic)));
+    let topics = this.shared.hubs.get(stream);
+    if (topics === undefined) this.shared.hubs.set(stream, (topics = new Map()));
+    let hub = topics.get(topic);
+    if (hub === undefined) topics.set(topic, (hub = new ReplyHub(this, stream, topic)));
     return hub;
   }
 
