@@ -29,7 +29,7 @@ function manualAppender(): { appender: OrderedAppender; settle: (i: number, erro
 function append(acks: string[], name: string): PreparedAppend {
   return {
     records: [{ payload: new Uint8Array(10) }],
-    acknowledged: (at, error) => acks.push(error === undefined ? `${name}@${at?.offset}` : `${name}!`),
+    acknowledged: (at: BatchPosition | undefined, error?: unknown) => acks.push(error === undefined ? `${name}@${at?.offset}` : `${name}!`),
   } as unknown as PreparedAppend;
 }
 
