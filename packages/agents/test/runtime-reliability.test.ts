@@ -91,6 +91,50 @@ describe('reliable consumer', () => {
     expect(attempts).toBe(1);
   });
 
+  it('retries a handler that throws synchronously, or whose answer fails, and then handles the record once', async () => {
+    // A plain record's first attempt runs outside the retry loop (record-pipeline.ts): its
+    // failures, thrown or rejected, must still be retried there and counted as attempts.
+    const h = await harness();
+    const attempts: number[] = [];
+    await using agent = Agent.builder()
+      .id('flaky-handler')
+      .listenOn(AgentTopic.Sessions)
+      .retry({ maxAttempts: 4, baseDelayMs: 1 })
+      .handler((_m, ctx) => {
+        attempts.push(ctx.attempt);
+        if (ctx.attempt === 0) throw new Error('not yet');
+        if (ctx.attempt === 1) return Promise.reject(new Error('still not'));
+        return undefined;
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('flaky'), ContentType.raw);
+    await eventually(() => agent.stats.handled === 1, 5_000, 'handled after two failures');
+    expect(attempts).toEqual([0, 1, 2]);
+    expect(await deadLetters(h.log)).toHaveLength(0);
+  });
+
+  it('dead-letters RetryExhausted after the configured attempts when every first attempt throws synchronously', async () => {
+    const h = await harness();
+    let attempts = 0;
+    await using agent = Agent.builder()
+      .id('always-throws')
+      .listenOn(AgentTopic.Sessions)
+      .retry({ maxAttempts: 3, baseDelayMs: 1 })
+      .handler(() => {
+        attempts++;
+        throw new Error('never');
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('doomed'), ContentType.raw);
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a RetryExhausted letter');
+    const [letter] = await deadLetters(h.log);
+    expect(letter?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(letter?.attempts).toBe(3);
+    expect(attempts).toBe(3);
+  });
+
   it('keeps per-partition order in both concurrency modes', async () => {
     for (const concurrency of [{ kind: 'serial' } as const, { kind: 'serial-per-partition', maxPartitions: 3 } as const]) {
       const h = await harness(3);

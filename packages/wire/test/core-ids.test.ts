@@ -1,5 +1,6 @@
 import {
   AgdxError,
+  AgentEnvelope,
   AgentId,
   ChannelId,
   ContentType,
@@ -210,6 +211,22 @@ describe('oracle ids.json', () => {
       const pos = new LogPosition(p.stream_id, p.topic_id, p.partition_id, BigInt(p.offset));
       expect(toHex(pos.toBytes()), c.id).toBe(c.bytes_hex);
       expect(LogPosition.fromBytes(fromHex(c.bytes_hex)).equals(pos), c.id).toBe(true);
+    }
+  });
+
+  it('log positions read and write byte by byte as a DataView would, at any offset of a buffer', () => {
+    const offsets = [0n, 1n, 0xffn, 0xffffffffn, 0x100000000n, 0x0123456789abcdefn, (1n << 64n) - 1n];
+    for (const offset of offsets) {
+      const pos = new LogPosition(0xfedcba98, 1, 0xffffffff, offset);
+      const out = new Uint8Array(27).fill(0xaa);
+      pos.writeTo(out, 3);
+      const view = new DataView(out.buffer, 3, 20);
+      expect([view.getUint32(0), view.getUint32(4), view.getUint32(8), view.getBigUint64(12)]).toEqual([0xfedcba98, 1, 0xffffffff, offset]);
+      expect([...out.subarray(0, 3), ...out.subarray(23)]).toEqual([0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa]);
+      const read = LogPosition.fromBytes(out.subarray(3, 23));
+      expect(read.equals(pos)).toBe(true);
+      const envelope = AgentEnvelope.response(MintUlid.mint(RecordId), ConversationId.new(), AgentId.new('a'), MintUlid.mint(CorrelationId), new Uint8Array([1])).withCause(MintUlid.mint(RecordId), pos);
+      expect(AgentEnvelope.decode(envelope.encode()).causeAt?.equals(pos)).toBe(true);
     }
   });
 

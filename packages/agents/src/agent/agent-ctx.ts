@@ -123,9 +123,15 @@ export class AgentCtx {
    * Answers with a response on `respondOn`.
    * @throws HandlerConfigError without `respondOn` or without a correlation to answer.
    */
-  async respond(body: Uint8Array): Promise<void> {
-    const topic = this.#respondTopic('respond()');
-    await this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)));
+  respond(body: Uint8Array): Promise<void> {
+    // Not an async function: the answer's own send is the only promise (one frame less per
+    // answer); a configuration or refinement error still arrives as a rejection.
+    try {
+      const topic = this.#respondTopic('respond()');
+      return this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -221,10 +227,9 @@ export class AgentCtx {
 
   // Pipelined (the runtime's default), an answer is issued and its acknowledgment tracked by the
   // runtime, which commits the handled record only once every answer is acknowledged.
-  async #send(builder: AgdxSendBuilder): Promise<void> {
+  #send(builder: AgdxSendBuilder): Promise<void> {
     const issuer = this.#init.issuer;
-    if (issuer === undefined) await builder.send();
-    else await builder.sendVia(issuer);
+    return issuer === undefined ? builder.send().then(nothing) : builder.issueVia(issuer);
   }
 
   #answer(builder: AgdxSendBuilder): AgdxSendBuilder {
@@ -263,3 +268,6 @@ export class AgentCtx {
     return correlation;
   }
 }
+
+/** Drops a send's record id: a context's answers resolve with nothing. */
+function nothing(): void {}

@@ -15,12 +15,12 @@ import { SlidingWindowKeyStore } from '../dedup/sliding-window.js';
 import { AGENT_CONTROL_TOPIC, classifyEnvelope, DispatchClass } from '../dispatch/classify.js';
 import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { LayoutMismatchError, NoStreamError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
-import { HeartbeatRegistry } from '../lifecycle/heartbeats.js';
+import { HeartbeatRegistry, type SessionLease } from '../lifecycle/heartbeats.js';
 import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { VerifiedPrincipal } from '../replies/verifier.js';
-import type { AgentConfig } from './agent-config.js';
+import type { AgentConfig, AgentHandler } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
 import { AnswerEffects, AppendWindow } from './answer-pipeline.js';
 import type { HandlerTurn } from './handler-turn.js';
@@ -28,7 +28,7 @@ import { OrderedAppender } from '../send/ordered-appender.js';
 import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
-import { RecordPipeline, type RecordOutcome } from './record-pipeline.js';
+import { RecordPipeline, type PipelinedAnswers, type RecordOutcome } from './record-pipeline.js';
 
 const MAX_KEPT_ERRORS = 100;
 /** Records per partition handled ahead of their answers' acknowledgments. */
@@ -317,16 +317,20 @@ export class AgentHandle {
       pause,
       onPickup,
       onError: this.#onError,
-      invoke: async (message: AgentMessage, attempt: number): Promise<(() => Promise<void>) | undefined> => {
-        const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
-        const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
-        const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
+      invoke: (message: AgentMessage, attempt: number): Promise<PipelinedAnswers | undefined> => {
+        // Not an async function (no frame per record), so everything is caught here: a throw
+        // anywhere in the attempt rejects, as it would from `await`.
         try {
-          await handler.handle(message, ctx);
-        } finally {
-          lease?.release();
+          const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
+          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
+          const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
+          if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
+          // No lease to release: the handler's own promise is all there is to wait for.
+          const handled = handler.handle(message, ctx);
+          return handled === undefined ? Promise.resolve(effects) : Promise.resolve(handled).then(() => effects);
+        } catch (error) {
+          return Promise.reject(error);
         }
-        return effects === undefined ? undefined : () => effects.settled();
       },
       signal: this.#stop.signal,
       onOutcome: (outcome) => {
@@ -450,4 +454,14 @@ async function checkOwnTopic(client: AgdxClient, stream: string, topic: string, 
       context: { stream, topic, agent },
     });
   }
+}
+
+/** Runs the handler holding a session lease, released however the handler ends. */
+async function handleLeased(handler: AgentHandler, message: AgentMessage, ctx: AgentCtx, lease: SessionLease, effects: AnswerEffects | undefined): Promise<PipelinedAnswers | undefined> {
+  try {
+    await handler.handle(message, ctx);
+  } finally {
+    lease.release();
+  }
+  return effects;
 }

@@ -86,8 +86,13 @@ export class AppendWindow {
 export class AnswerEffects implements AppendIssuer {
   readonly #window: AppendWindow;
   readonly #appender: OrderedAppender;
-  readonly #acks: Promise<void>[] = [];
+  /** Answers issued and not yet acknowledged (or failed), counted from the moment of issue. */
+  #pending = 0;
   #failure: { readonly error: unknown } | undefined;
+  /** The promise {@link settled} handed out while answers were pending, and how to settle it. */
+  #settled: Promise<void> | undefined;
+  #resolve: (() => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
 
   /** Effects issued through `window` and `appender`. */
   constructor(window: AppendWindow, appender: OrderedAppender) {
@@ -99,6 +104,8 @@ export class AnswerEffects implements AppendIssuer {
   issue(append: PreparedAppend): Promise<void> | undefined {
     let bytes = 0;
     for (const record of append.records) bytes += record.payload.length;
+    // Counted now, not once the window admits it: a settled() meanwhile waits for it too.
+    this.#pending++;
     const room = this.#window.admit(bytes);
     if (room === undefined) {
       this.#send(append, bytes);
@@ -107,30 +114,48 @@ export class AnswerEffects implements AppendIssuer {
     return room.then(() => this.#send(append, bytes));
   }
 
-  /** Resolves when every issued append was acknowledged; rejects with the first failure. */
-  async settled(): Promise<void> {
-    // Appends issued while waiting (a handler that did not await its calls) are waited for too.
-    // One answer (the usual case) is awaited alone: no copy of the list, no Promise.all.
-    for (let seen = 0; seen < this.#acks.length; seen = this.#acks.length) {
-      await (this.#acks.length === seen + 1 ? this.#acks[seen] : Promise.all(this.#acks.slice(seen)));
-    }
-    if (this.#failure !== undefined) throw this.#failure.error;
+  /**
+   * Resolves when every issued append was acknowledged; rejects with the first failure. Appends
+   * issued while waiting (a handler that did not await its calls) are waited for too. A count,
+   * not a list of acknowledgment promises: nothing is awaited when all are in, and one promise
+   * serves the wait otherwise (an async frame and an await per record before).
+   */
+  settled(): Promise<void> {
+    if (this.#pending === 0) return this.#failure === undefined ? SETTLED : Promise.reject(this.#failure.error);
+    return (this.#settled ??= new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    }));
   }
 
   #send(append: PreparedAppend, bytes: number): void {
     const window = this.#window;
-    this.#acks.push(
-      this.#appender.append(append).then(
-        (at) => {
-          window.release(bytes);
-          append.acknowledged?.(at);
-        },
-        (error: unknown) => {
-          window.release(bytes);
-          append.acknowledged?.(undefined, error);
-          this.#failure ??= { error };
-        },
-      ),
+    this.#appender.append(append).then(
+      (at) => {
+        window.release(bytes);
+        append.acknowledged?.(at);
+        this.#acknowledged();
+      },
+      (error: unknown) => {
+        window.release(bytes);
+        append.acknowledged?.(undefined, error);
+        this.#failure ??= { error };
+        this.#acknowledged();
+      },
     );
   }
+
+  /** One answer is in (either way): the last one settles the wait. */
+  #acknowledged(): void {
+    if (--this.#pending > 0 || this.#settled === undefined) return;
+    const failure = this.#failure;
+    if (failure === undefined) this.#resolve?.();
+    else this.#reject?.(failure.error);
+    this.#settled = undefined;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+  }
 }
+
+/** What settled() returns when every answer was already acknowledged. */
+const SETTLED: Promise<void> = Promise.resolve();

@@ -34,6 +34,11 @@ export type RecordOutcome =
   | 'parked'
   | 'dead-lettered';
 
+/** A handler attempt's pipelined answers: `settled()` resolves once all are acknowledged, rejects with the first failure. */
+export interface PipelinedAnswers {
+  settled(): Promise<void>;
+}
+
 /** Everything the pipeline needs from its agent. */
 export interface RecordPipelineOptions {
   /** This agent. */
@@ -65,10 +70,10 @@ export interface RecordPipelineOptions {
   /** Told about failures the pipeline survives (a failed pick-up acknowledgment). */
   readonly onError: (error: unknown) => void;
   /**
-   * Runs the handler once. Resolves when the handler returned, with the wait for its pipelined
-   * answers' acknowledgments when there are any; the attempt succeeded once that resolves.
+   * Runs the handler once. Resolves when the handler returned, with its pipelined answers when
+   * there are any; the attempt succeeded once their `settled()` resolves.
    */
-  readonly invoke: (message: AgentMessage, attempt: number) => Promise<(() => Promise<void>) | undefined>;
+  readonly invoke: (message: AgentMessage, attempt: number) => Promise<PipelinedAnswers | undefined>;
   /** Aborts backoff sleeps on a hard stop. */
   readonly signal: AbortSignal;
   /** Told about every outcome. */
@@ -76,6 +81,9 @@ export interface RecordPipelineOptions {
   /** The client's telemetry hook, when installed. */
   readonly telemetry?: AgdxTelemetry | undefined;
 }
+
+/** The outcome of every record that is not this agent's work. */
+const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
 
 /** One agent's per-record consume step. */
 export class RecordPipeline {
@@ -106,22 +114,36 @@ export class RecordPipeline {
     });
   }
 
-  async #consume(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+  // The checks every record passes run synchronously: only a record that needs to wait (a
+  // verifier, the pause check, an idempotency key, a dead letter) enters an async frame, so a
+  // plain record costs no frame here, and no promise resolved with another promise.
+  #consume(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
     const o = this.#o;
     let message: AgentMessage;
     try {
       message = readAgentMessage(record, address, { understoodFeatures: o.understoodFeatures });
     } catch (error) {
-      await this.#deadLetter(undefined, record, address, DeadLetterReason.DecodeFailed, 0, describeError(error));
-      return 'dead-lettered';
+      return this.#deadLettered(undefined, record, address, DeadLetterReason.DecodeFailed, 0, describeError(error));
     }
-    const envelope = message.envelope;
-    const dispatch =
-      envelope !== undefined
-        ? classifyEnvelope(envelope, o.topic, this.#me, o.handled)
-        : classifyGeneric({ target: message.provenance.target?.value ?? headerTarget(message), cause: message.provenance.cause, correlation: message.provenance.correlation }, o.topic, this.#me);
-    if (dispatch !== DispatchClass.Work) return 'skipped';
+    try {
+      const envelope = message.envelope;
+      const dispatch =
+        envelope !== undefined
+          ? classifyEnvelope(envelope, o.topic, this.#me, o.handled)
+          : classifyGeneric({ target: message.provenance.target?.value ?? headerTarget(message), cause: message.provenance.cause, correlation: message.provenance.correlation }, o.topic, this.#me);
+      if (dispatch !== DispatchClass.Work) return SKIPPED;
+      if (o.verifier !== undefined || (!held && o.pause !== undefined && o.pause.active)) return this.#checked(message, record, address, held, turn);
+      return this.#deduplicated(message, record, address, turn);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 
+  /** The signature and pause checks, then {@link RecordPipeline.#deduplicated}. */
+  async #checked(checkedMessage: AgentMessage, record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+    const o = this.#o;
+    let message = checkedMessage;
+    const envelope = message.envelope;
     if (o.verifier !== undefined) {
       try {
         if (envelope === undefined) throw new Error('an unsigned plain record');
@@ -146,10 +168,18 @@ export class RecordPipeline {
       if (admission === 'parked') return 'parked';
       if (admission === 'skip') return 'skipped';
     }
+    return await this.#deduplicated(message, record, address, turn);
+  }
 
+  /** Idempotency-key dedup (when the record has a key), then the handler. */
+  #deduplicated(message: AgentMessage, record: LogRecord, address: RecordAddress, turn: HandlerTurn): Promise<RecordOutcome> {
     const idempotencyKey = message.provenance.idempotencyKey;
     if (idempotencyKey === undefined) return this.#traced(message, record, address, undefined, turn, false);
-    const key = processedKey(this.#me, idempotencyKey);
+    return this.#keyed(message, record, address, processedKey(this.#me, idempotencyKey), turn);
+  }
+
+  async #keyed(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string, turn: HandlerTurn): Promise<RecordOutcome> {
+    const o = this.#o;
     // Two records with one key on different partitions may run at once: the second waits for the
     // first to finish, then sees its key.
     // Waiting here must not hold the lane's handler turn: the first record may need a turn again
@@ -169,6 +199,12 @@ export class RecordPipeline {
       this.#inflight.delete(key);
       finish();
     }
+  }
+
+  /** Writes a dead letter, then says the record was dead-lettered. */
+  async #deadLettered(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, attempts: number, detail: string): Promise<RecordOutcome> {
+    await this.#deadLetter(message, record, address, reason, attempts, detail);
+    return 'dead-lettered';
   }
 
   /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed (and returns one). */
@@ -192,7 +228,7 @@ export class RecordPipeline {
     return outcome;
   }
 
-  async #handle(
+  #handle(
     message: AgentMessage,
     record: LogRecord,
     address: RecordAddress,
@@ -203,14 +239,65 @@ export class RecordPipeline {
     failure?: { error?: unknown },
   ): Promise<RecordOutcome> {
     const o = this.#o;
-
     const deadline = message.provenance.deadlineMicros;
     if (deadline !== undefined && o.clock.nowMicros() > deadline) {
-      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
-      return 'dead-lettered';
+      return this.#deadLettered(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
     }
+    if (o.onPickup !== undefined || span !== undefined || turnReleased) return this.#attempts(message, record, address, key, turn, turnReleased, span, failure, undefined);
+    // The first attempt of a plain record (no pick-up acknowledgment, no span, the lane's turn
+    // held) chains on the handler's promise and its answers' instead of an async frame with two
+    // awaits; a failure goes on through #attempts, as if its first attempt had failed there.
+    let invoked: Promise<PipelinedAnswers | undefined>;
+    try {
+      invoked = o.invoke(message, 0);
+    } catch (thrown) {
+      turn.release();
+      return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+    }
+    return invoked.then(
+      (answers) => {
+        turn.release();
+        if (answers === undefined) return this.#handled(key);
+        return answers.settled().then(
+          () => this.#handled(key),
+          (thrown: unknown) => this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown }),
+        );
+      },
+      (thrown: unknown) => {
+        turn.release();
+        return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+      },
+    );
+  }
 
-    if (o.onPickup !== undefined) {
+  /** A record whose handler attempt succeeded: its key (when it has one) is remembered as processed. */
+  #handled(key: string | undefined): RecordOutcome | Promise<RecordOutcome> {
+    return key === undefined ? 'handled' : this.#remember(key);
+  }
+
+  async #remember(key: string): Promise<RecordOutcome> {
+    await this.#o.processedKeys.add(key);
+    return 'handled';
+  }
+
+  /**
+   * The pick-up acknowledgment, then handler attempts with backoff until one succeeds, the error
+   * is not retryable or the attempts run out. `firstFailed`: attempt 0 already ran and failed
+   * with `thrown` (the first attempt of a plain record runs in #handle), so no pick-up again.
+   */
+  async #attempts(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    key: string | undefined,
+    turn: HandlerTurn,
+    turnReleased: boolean,
+    span: HandleSpan | undefined,
+    failure: { error?: unknown } | undefined,
+    firstFailed: { readonly thrown: unknown } | undefined,
+  ): Promise<RecordOutcome> {
+    const o = this.#o;
+    if (o.onPickup !== undefined && firstFailed === undefined) {
       try {
         await o.onPickup(message);
       } catch (error) {
@@ -220,37 +307,53 @@ export class RecordPipeline {
     }
 
     let released = turnReleased;
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    if (firstFailed !== undefined) {
+      const ended = await this.#failedAttempt(message, record, address, 0, firstFailed.thrown, failure);
+      if (ended !== undefined) return ended;
+      attempt = 1;
+    }
+    for (; ; attempt++) {
       // A retry after the lane moved on waits for a handler turn of its own.
       const again = released ? await turn.again() : undefined;
       try {
-        let settle: (() => Promise<void>) | undefined;
+        let answers: PipelinedAnswers | undefined;
         try {
-          settle = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
+          answers = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
         } finally {
           if (again === undefined) turn.release();
           else again();
           released = true;
         }
         // A failed answer fails the attempt, as a throwing handler does.
-        if (settle !== undefined) await settle();
+        if (answers !== undefined) await answers.settled();
         break;
       } catch (thrown) {
-        if (failure !== undefined) failure.error = thrown;
-        const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
-        if (!isRetryable(error)) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
-          return 'dead-lettered';
-        }
-        if (attempt + 1 >= o.retry.maxAttempts) {
-          await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
-          return 'dead-lettered';
-        }
-        await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+        const ended = await this.#failedAttempt(message, record, address, attempt, thrown, failure);
+        if (ended !== undefined) return ended;
       }
     }
-    if (key !== undefined) await o.processedKeys.add(key);
-    return 'handled';
+    return await this.#handled(key);
+  }
+
+  /**
+   * After attempt `attempt` failed with `thrown`: dead-letters the record when the error is not
+   * retryable or the attempts are used up (and says so), else sleeps the backoff before the next.
+   */
+  async #failedAttempt(message: AgentMessage, record: LogRecord, address: RecordAddress, attempt: number, thrown: unknown, failure: { error?: unknown } | undefined): Promise<'dead-lettered' | undefined> {
+    const o = this.#o;
+    if (failure !== undefined) failure.error = thrown;
+    const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
+    if (!isRetryable(error)) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
+      return 'dead-lettered';
+    }
+    if (attempt + 1 >= o.retry.maxAttempts) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
+      return 'dead-lettered';
+    }
+    await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+    return undefined;
   }
 
   async #deadLetter(

@@ -344,7 +344,8 @@ export class AgdxClient {
     const correlation = request.correlation;
     if (correlation === undefined) throw new InvalidError('a request needs a correlation', { context: { field: 'correlation' } });
     const hub = this.replies(options.replyTopic, { requester: request.source });
-    const pending = await hub.expect({
+    // Registered synchronously while the hub's readers run: no promise and hop of its own.
+    const registering = hub.register({
       correlation,
       conversation: request.conversation,
       requester: request.source,
@@ -354,13 +355,27 @@ export class AgdxClient {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
+    const pending = registering instanceof Promise ? await registering : registering;
     const signal = options.signal;
-    return sendAndWait(
-      this.#core.shared.telemetry,
-      (): WaitEvent => ({ kind: 'request', requester: request.source, target: request.target, conversation: request.conversation, correlation }),
-      () => request.send(signal === undefined ? undefined : { signal }),
-      pending,
-    );
+    const telemetry = this.#core.shared.telemetry;
+    if (telemetry !== undefined) {
+      return sendAndWait(
+        telemetry,
+        (): WaitEvent => ({ kind: 'request', requester: request.source, target: request.target, conversation: request.conversation, correlation }),
+        () => request.send(signal === undefined ? undefined : { signal }),
+        pending,
+      );
+    }
+    // Without a telemetry hook the send and the wait run in this frame: no closures and two
+    // async frames less per request than through sendAndWait.
+    try {
+      await request.send(signal === undefined ? undefined : { signal });
+    } catch (error) {
+      pending.cancel();
+      throw error;
+    }
+    pending.sent();
+    return await pending.reply;
   }
 
   /**
@@ -380,7 +395,7 @@ export class AgdxClient {
   async close(): Promise<void> {
     const shared = this.#core.shared;
     shared.closed = true;
-    for (const hub of shared.hubs.values()) hub.close();
+    for (const topics of shared.hubs.values()) for (const hub of topics.values()) hub.close();
     shared.hubs.clear();
   }
 }

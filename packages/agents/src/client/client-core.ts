@@ -26,8 +26,11 @@ import type { HeaderBlockMemo } from './header-block-memo.js';
 
 /** State every client derived from one `AgdxClient.from` shares (hubs, created topics). */
 export interface SharedClientState {
-  /** Reply hubs by `stream\u0000topic`. */
-  readonly hubs: Map<string, ReplyHub>;
+  /**
+   * Reply hubs by stream, then topic: looked up per request with the names the caller holds,
+   * where one joined key was a fresh string to build and hash on every request.
+   */
+  readonly hubs: Map<string, Map<string, ReplyHub>>;
   /** On-first-use topics already ensured, by `stream\u0000topic`. */
   readonly ensured: Set<string>;
   /** Partition count of the last bootstrap (used for on-first-use topics). */
@@ -106,9 +109,10 @@ export class ClientCore {
 
   /** The shared reply hub of (stream, topic), created on first use. */
   hub(stream: string, topic: string): ReplyHub {
-    const key = `${stream}\u0000${topic}`;
-    let hub = this.shared.hubs.get(key);
-    if (hub === undefined) this.shared.hubs.set(key, (hub = new ReplyHub(this, stream, topic)));
+    let topics = this.shared.hubs.get(stream);
+    if (topics === undefined) this.shared.hubs.set(stream, (topics = new Map()));
+    let hub = topics.get(topic);
+    if (hub === undefined) topics.set(topic, (hub = new ReplyHub(this, stream, topic)));
     return hub;
   }
 
@@ -180,7 +184,7 @@ export class ClientCore {
    * as immutable, so an embedded log keeps them without a copy.
    * @throws PublishFailedError wrapping the transport's error.
    */
-  async append(
+  append(
     stream: string,
     topic: string,
     kind: AgentEnvelope['kind'] | 'plain',
@@ -189,18 +193,45 @@ export class ClientCore {
     records: readonly AppendRecord[],
     signal?: AbortSignal,
   ): Promise<BatchPosition> {
-    const route = routeRecord(this.layout, topic, kind, target?.value, conversationKey);
-    let result: AppendResult;
+    // Not an async function: every send passes here, and the transport's promise with one
+    // continuation costs less than a frame and an await. Every failure is a rejection.
+    let route: ReturnType<typeof routeRecord>;
     try {
-      result = await this.transport.append({ stream, topic: route.topic, records, routing: route.routing, signal, payloadsImmutable: true });
+      route = routeRecord(this.layout, topic, kind, target?.value, conversationKey);
     } catch (error) {
-      if (AgdxError.is(error, 'not-found') && ON_FIRST_USE_TOPICS.includes(route.topic) && !this.shared.ensured.has(`${stream}\u0000${route.topic}`)) {
-        await this.ensureOnFirstUse(stream, route.topic, signal);
-        return this.append(stream, topic, kind, target, conversationKey, records, signal);
-      }
-      throw wrapPublishError(error, stream, route.topic);
+      return Promise.reject(error);
     }
-    return { stream, topic: route.topic, partition: result.partition, offset: result.baseOffset, count: result.count };
+    const routed = route.topic;
+    let appended: Promise<AppendResult>;
+    try {
+      appended = this.transport.append({ stream, topic: routed, records, routing: route.routing, signal, payloadsImmutable: true });
+    } catch (error) {
+      // A transport that throws instead of rejecting is handled as if it had rejected.
+      appended = Promise.reject(error);
+    }
+    return appended.then(
+      (result) => ({ stream, topic: routed, partition: result.partition, offset: result.baseOffset, count: result.count }),
+      (error: unknown) => this.#appendFailed(error, stream, topic, kind, target, conversationKey, records, signal, routed),
+    );
+  }
+
+  /** An append the transport refused: an on-first-use topic is created and the append tried again, anything else is wrapped. */
+  async #appendFailed(
+    error: unknown,
+    stream: string,
+    topic: string,
+    kind: AgentEnvelope['kind'] | 'plain',
+    target: AgentId | undefined,
+    conversationKey: string,
+    records: readonly AppendRecord[],
+    signal: AbortSignal | undefined,
+    routed: string,
+  ): Promise<BatchPosition> {
+    if (AgdxError.is(error, 'not-found') && ON_FIRST_USE_TOPICS.includes(routed) && !this.shared.ensured.has(`${stream}\u0000${routed}`)) {
+      await this.ensureOnFirstUse(stream, routed, signal);
+      return this.append(stream, topic, kind, target, conversationKey, records, signal);
+    }
+    throw wrapPublishError(error, stream, routed);
   }
 
   /** Creates an on-first-use topic with the bootstrap's partition count (1 before any bootstrap). */

@@ -6,13 +6,13 @@ import { partitionForKey, watchAbort, type LogRecord } from '@agdx/transport';
 import { checkLayoutDeclaration } from '../layouts/layout-declaration-check.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
-import { startTimer } from '../clock/clock.js';
 import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
+import { DeadlineQueue, type Timed } from './deadline-queue.js';
 
 /** What to wait for, and for how long. */
 export interface ReplyWaitOptions {
@@ -66,14 +66,20 @@ export interface PendingReply {
  * One registered wait, and the {@link PendingReply} handed to its caller: a class rather than a
  * set of closures, since a busy requester registers one per request.
  */
-class Waiter implements PendingReply {
+class Waiter implements PendingReply, Timed {
   readonly reply: Promise<AgentMessage>;
   readonly criteria: ReplyCriteria;
   readonly allowed: SignerCheck | undefined;
   readonly verifier: Verifier | undefined;
   settled = false;
-  /** Cancels the timeout, once armed. */
-  cancelTimer: (() => void) | undefined = undefined;
+  /** The hub's timeouts, once this wait's is armed there. */
+  deadlines: DeadlineQueue<Waiter> | undefined = undefined;
+  /** See {@link Timed}: kept by the deadline queue. */
+  deadline = 0;
+  slot = -1;
+  /** What the TimeoutError says, and the timeout it reports. */
+  timeoutMessage = 'reply';
+  timeoutMs = 0;
   /** Stops watching the caller's signal, once watched. */
   unwatch: (() => void) | undefined = undefined;
   /** The readers' pacers when waits poll, and the one of the reply's partition when it is known. */
@@ -114,6 +120,10 @@ class Waiter implements PendingReply {
     if (!this.settled) this.reject(new CancelledError(this.#cancelMessage));
   }
 
+  expire(): void {
+    if (!this.settled) this.reject(new TimeoutError(this.timeoutMessage, { context: { timeoutMs: this.timeoutMs } }));
+  }
+
   sent(): void {
     if (this.settled) return;
     if (this.pacer !== undefined) this.pacer.active();
@@ -123,7 +133,7 @@ class Waiter implements PendingReply {
   #finish(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    this.cancelTimer?.();
+    this.deadlines?.remove(this);
     this.unwatch?.();
     this.#done(this.#key, this);
     return true;
@@ -174,6 +184,8 @@ export class ReplyHub {
   /** Reply topic. */
   readonly topic: string;
   readonly #core: ClientCore;
+  /** The timeouts of the pending waits, on the client clock. */
+  readonly #deadlines: DeadlineQueue<Waiter>;
   /** Pending waits by correlation: one waiter (nearly always), or several sharing a correlation. */
   readonly #waiters = new Map<string, Waiter | Waiter[]>();
   #count = 0;
@@ -192,6 +204,7 @@ export class ReplyHub {
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
     this.#core = core;
+    this.#deadlines = new DeadlineQueue<Waiter>(core.clock);
     this.stream = stream;
     this.topic = topic;
   }
@@ -209,6 +222,16 @@ export class ReplyHub {
    * client's layout; a transport error when the topic cannot be described.
    */
   async expect(options: ReplyWaitOptions): Promise<PendingReply> {
+    return this.register(options);
+  }
+
+  /**
+   * @internal {@link ReplyHub.expect} without a promise of its own when none is needed: with
+   * the readers running, a held layout check and no pacers (the common case under load on an
+   * in-process log) the wait is registered synchronously and returned, else a promise of it.
+   * @throws as `expect` rejects (synchronously for invalid options).
+   */
+  register(options: ReplyWaitOptions): PendingReply | Promise<PendingReply> {
     checkObject(options, 'options');
     checkTimeoutMs(options.timeoutMs);
     checkInstance(options.correlation, CorrelationId, 'correlation');
@@ -223,19 +246,18 @@ export class ReplyHub {
     // request) where the writers never put them: fail now rather than at the timeout. Checked
     // before the wait registers, nothing per record; see #layoutChecked for how often.
     const check = this.#checkLayout();
+    const run = this.#run;
+    if (check === undefined && run !== undefined && run.pacers === undefined) return this.#arm(this.#enrol(options, allowed, verifier, cancelMessage), options, cancelMessage);
+    return this.#registerLater(options, check, allowed, verifier, cancelMessage);
+  }
+
+  /** The rest of {@link ReplyHub.register} when it has something to await. */
+  async #registerLater(options: ReplyWaitOptions, check: Promise<void> | undefined, allowed: SignerCheck | undefined, verifier: Verifier | undefined, cancelMessage: string): Promise<PendingReply> {
     if (check !== undefined) {
       await check;
       if (this.#core.shared.closed) throw new CancelledError('the client is closed');
     }
-    const criteria: ReplyCriteria = {
-      correlation: options.correlation,
-      conversation: options.conversation,
-      requester: options.requester === undefined ? undefined : toAgentId(options.requester),
-      request: options.request,
-    };
-    const key = options.correlation.toString();
-    const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
-    this.#add(key, waiter);
+    const waiter = this.#enrol(options, allowed, verifier, cancelMessage);
     // Running readers (the common case under load) need no await: one async hop less per request.
     if (this.#run === undefined) {
       try {
@@ -249,14 +271,36 @@ export class ReplyHub {
     // and stays hot for it.
     const pacers = this.#run?.pacers;
     waiter.pacers = pacers;
-    waiter.pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, criteria);
+    waiter.pacer = pacers === undefined ? undefined : await this.#expectOn(pacers, waiter.criteria);
+    return this.#arm(waiter, options, cancelMessage);
+  }
+
+  /** A new wait for `options`, registered (the readers' dispatch sees it from now on). */
+  #enrol(options: ReplyWaitOptions, allowed: SignerCheck | undefined, verifier: Verifier | undefined, cancelMessage: string): Waiter {
+    const criteria: ReplyCriteria = {
+      correlation: options.correlation,
+      conversation: options.conversation,
+      requester: options.requester === undefined ? undefined : toAgentId(options.requester),
+      request: options.request,
+    };
+    const key = options.correlation.toString();
+    const waiter = new Waiter(key, criteria, allowed, verifier, cancelMessage, this.#settled);
+    this.#add(key, waiter);
+    return waiter;
+  }
+
+  /** Watches the caller's signal and arms the timeout of a registered wait. */
+  #arm(waiter: Waiter, options: ReplyWaitOptions, cancelMessage: string): Waiter {
+    const signal = options.signal;
     // One listener per signal however many waits share it; a signal that fired while the hub
     // was starting still cancels the wait.
     if (signal !== undefined) waiter.unwatch = watchAbort(signal, () => waiter.reject(new CancelledError(cancelMessage, { cause: signal.reason })));
     if (!waiter.settled) {
-      waiter.cancelTimer = startTimer(this.#core.clock, options.timeoutMs, () =>
-        waiter.reject(new TimeoutError(options.timeoutMessage ?? 'reply', { context: { timeoutMs: options.timeoutMs } })),
-      );
+      waiter.timeoutMessage = options.timeoutMessage ?? 'reply';
+      waiter.timeoutMs = options.timeoutMs;
+      // Every wait of the hub times out through one clock timer (see DeadlineQueue).
+      this.#deadlines.add(waiter, options.timeoutMs);
+      waiter.deadlines = this.#deadlines;
     }
     return waiter;
   }

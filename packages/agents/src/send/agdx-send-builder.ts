@@ -82,6 +82,16 @@ interface ClaimCheck {
 
 const SEND_ONCE = 'an AGDX send can only be performed once';
 
+/** An append ready to go, with the envelope and content type it carries. */
+interface Prepared {
+  readonly append: PreparedAppend;
+  readonly envelope: AgentEnvelope;
+  readonly contentType: number;
+}
+
+/** Shared by every issue that needed no wait. */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 /**
  * One envelope being refined before it is published. Every refinement returns the builder;
  * `send()` checks the kind rules, runs the governor, applies the claim check, signs, and appends
@@ -331,8 +341,13 @@ export class AgdxSendBuilder {
    * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
    */
   async send(options?: SendOptions): Promise<RecordId> {
-    // No receipt is built for a caller that wants only the id.
-    await this.#publish(await this.#prepare(), options?.signal);
+    // No receipt is built for a caller that wants only the id. Without a governor, claim check
+    // or signer the append is prepared synchronously, and without a span to end the appender's
+    // promise is awaited directly: two async frames less per send.
+    const pending = this.#prepare();
+    const prepared = pending instanceof Promise ? await pending : pending;
+    if (prepared.append.acknowledged === undefined) await this.#to.core.shared.appender.append(prepared.append, options?.signal);
+    else await this.#publish(prepared, options?.signal);
     return this.#record;
   }
 
@@ -363,44 +378,72 @@ export class AgdxSendBuilder {
    * acknowledgment; resolves once it is issued.
    * @throws InvalidError, PolicyBlockedError as `send()` does (nothing is issued).
    */
-  async sendVia(issuer: AppendIssuer): Promise<RecordId> {
-    const { append } = await this.#prepare();
-    await issuer.issue(append);
-    return this.#record;
+  sendVia(issuer: AppendIssuer): Promise<RecordId> {
+    return this.issueVia(issuer).then(() => this.#record);
   }
 
-  /** Validates, governs, claim-checks, signs and encodes: the append, ready to go. */
-  async #prepare(): Promise<{ readonly append: PreparedAppend; readonly envelope: AgentEnvelope; readonly contentType: number }> {
+  /**
+   * @internal {@link AgdxSendBuilder.sendVia} resolving with nothing, for the handler context:
+   * without a governor, claim check or signer no async frame of its own, and only the issuer's
+   * own wait (a full append window) is awaited. Every failure is a rejection, as from `send()`.
+   */
+  issueVia(issuer: AppendIssuer): Promise<void> {
+    try {
+      const pending = this.#prepare();
+      if (pending instanceof Promise) return pending.then((prepared) => issuer.issue(prepared.append));
+      return issuer.issue(pending.append) ?? RESOLVED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Validates, governs, claim-checks, signs and encodes: the append, ready to go. Synchronous
+   * (throwing) when there is no governor, claim check or signer to await, else a promise.
+   */
+  #prepare(): Prepared | Promise<Prepared> {
     if (this.#sent) throw new InvalidError(SEND_ONCE);
     this.#sent = true;
-    const to = this.#to;
-    const core = to.core;
-    let contentType = this.#contentType;
+    const contentType = this.#contentType;
     if (this.#kind === 'error' && contentType !== ContentType.cbor) {
       throw new InvalidError('an error envelope carries a CBOR AgentErrorBody and cannot be relabelled with another content type', {
         context: { field: 'content_type', contentType },
       });
     }
-    let envelope = this.envelope();
+    const envelope = this.envelope();
+    if (this.#to.core.governor !== undefined || this.#signer !== undefined || this.#claimCheck !== undefined) return this.#transformed(envelope, contentType);
+    return this.#encoded(envelope, contentType);
+  }
+
+  /** Governs, claim-checks and signs `envelope`, then encodes it. */
+  async #transformed(refined: AgentEnvelope, refinedContentType: number): Promise<Prepared> {
+    const to = this.#to;
+    const core = to.core;
     const signer = this.#signer;
     const claim = this.#claimCheck;
-    if (core.governor !== undefined || signer !== undefined || claim !== undefined) {
-      // Check the rules before the governor, the blob store or the signer see anything.
-      validateEnvelope(envelope);
-      if (core.governor !== undefined) {
-        const body = await core.govern(core.actionOf(envelope, to.stream, to.topic, signer !== undefined));
-        if (body !== envelope.body) envelope = envelope.withBody(body);
-      }
-      if (claim !== undefined) {
-        const checked = await checkIn(claim.store, claim.threshold, envelope.body);
-        if (checked.stored) {
-          envelope = envelope.withBody(checked.payload);
-          contentType = checked.contentType ?? contentType;
-        }
-      }
-      if (signer !== undefined) envelope = await signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
+    let envelope = refined;
+    let contentType = refinedContentType;
+    // Check the rules before the governor, the blob store or the signer see anything.
+    validateEnvelope(envelope);
+    if (core.governor !== undefined) {
+      const body = await core.govern(core.actionOf(envelope, to.stream, to.topic, signer !== undefined));
+      if (body !== envelope.body) envelope = envelope.withBody(body);
     }
-    // The published form is always validated, once more after any change above.
+    if (claim !== undefined) {
+      const checked = await checkIn(claim.store, claim.threshold, envelope.body);
+      if (checked.stored) {
+        envelope = envelope.withBody(checked.payload);
+        contentType = checked.contentType ?? contentType;
+      }
+    }
+    if (signer !== undefined) envelope = await signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
+    return this.#encoded(envelope, contentType);
+  }
+
+  /** Validates the published form (once more after any change) and encodes it into the append. */
+  #encoded(envelope: AgentEnvelope, contentType: number): Prepared {
+    const to = this.#to;
+    const core = to.core;
     validateEnvelope(envelope);
     const payload = encodeEnvelope(envelope);
     const headers = core.headersFor(envelope, contentType, to.topic);

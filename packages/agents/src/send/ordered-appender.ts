@@ -24,7 +24,13 @@ interface Place {
   busy: boolean;
   /** Replaced, not emptied, when a drain takes all of it (the taken array becomes the group). */
   queue: Queued[];
+  /** The map of its topic holding it, and its key there: an idle place leaves it. */
+  readonly home: Map<PlaceKey, Place>;
+  readonly at: PlaceKey;
 }
+
+/** A place within its stream and topic: a partition number, or a routing key (a string). */
+type PlaceKey = number | string;
 
 /**
  * Keeps appends to one place (stream, routed topic, routing) in the order they were issued, with
@@ -50,7 +56,12 @@ interface Place {
  * one read's records sends their answers as one append.
  */
 export class OrderedAppender {
-  readonly #places = new Map<string, Place>();
+  /**
+   * Places by stream, then topic, then partition number or routing key: looked up with strings
+   * the caller already holds (a conversation's text is cached by its id), where one joined key
+   * per append was a fresh string to build and hash on every send.
+   */
+  readonly #places = new Map<string, Map<string, Map<PlaceKey, Place>>>();
   readonly #holdWhile: (() => boolean) | undefined;
   readonly #burst: boolean;
 
@@ -76,45 +87,54 @@ export class OrderedAppender {
     if (signal?.aborted === true) return Promise.reject(aborted(signal));
     const route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
     const routing = route.routing;
-    const where = 'partition' in routing ? `p${routing.partition}` : 'key' in routing && typeof routing.key === 'string' ? `k${routing.key}` : undefined;
+    const at: PlaceKey | undefined = 'partition' in routing ? routing.partition : 'key' in routing && typeof routing.key === 'string' ? routing.key : undefined;
     // Byte keys and balanced routing are not merged (nothing the runtime sends uses them).
-    if (where === undefined) return send(append, append.records, signal);
-    const key = `${append.stream}\u0000${route.topic}\u0000${where}`;
-    let place = this.#places.get(key);
-    if (place === undefined) this.#places.set(key, (place = { busy: false, queue: [] }));
+    if (at === undefined) return send(append, append.records, signal);
+    const place = this.#place(append.stream, route.topic, at);
     if (!place.busy && (this.#burst || this.#holdWhile?.() === true)) {
       // Queued on an idle place: the drain at the end of the burst sends it with what follows.
       place.busy = true;
-      const p = place;
-      (this.#burst ? afterMacrotask : afterBurst)(() => this.#drain(key, p));
+      (this.#burst ? afterMacrotask : afterBurst)(() => this.#drain(place));
     } else if (!place.busy) {
       place.busy = true;
       const sent = send(append, append.records, signal);
-      const p = place;
-      void sent.then(
-        () => this.#drain(key, p),
-        () => this.#drain(key, p),
-      );
+      const drain = (): void => this.#drain(place);
+      void sent.then(drain, drain);
       return sent;
     }
     const p = place;
     return new Promise<BatchPosition>((resolve, reject) => {
       const queued: Queued = { append, bytes: bytesOf(append), settled: false, unwatch: undefined, resolve, reject };
-      queued.unwatch = watchAbort(signal, () => {
-        const at = p.queue.indexOf(queued);
-        if (at !== -1) p.queue.splice(at, 1);
-        settle(queued, { error: aborted(signal) });
-      });
+      if (signal !== undefined) {
+        queued.unwatch = watchAbort(signal, () => {
+          const at = p.queue.indexOf(queued);
+          if (at !== -1) p.queue.splice(at, 1);
+          settle(queued, { error: aborted(signal) });
+        });
+      }
       if (!queued.settled) p.queue.push(queued);
     });
   }
 
+  /** The place of `at` on `topic` of `stream`, made idle when there is none. */
+  #place(stream: string, topic: string, at: PlaceKey): Place {
+    let topics = this.#places.get(stream);
+    if (topics === undefined) this.#places.set(stream, (topics = new Map()));
+    let home = topics.get(topic);
+    if (home === undefined) topics.set(topic, (home = new Map()));
+    let place = home.get(at);
+    if (place === undefined) home.set(at, (place = { busy: false, queue: [], home, at }));
+    return place;
+  }
+
   /** The append in flight was acknowledged: the queued ones leave as one. */
-  #drain(key: string, place: Place): void {
+  #drain(place: Place): void {
     const queue = place.queue;
     if (queue.length === 0) {
       place.busy = false;
-      this.#places.delete(key);
+      // An idle place leaves its map (a conversation's place lives only while it sends); the
+      // stream and topic maps stay, one per topic this client appends to.
+      place.home.delete(place.at);
       return;
     }
     // Count what fits first, then take it in one step: a shift per entry and a flatMap over the
@@ -134,7 +154,7 @@ export class OrderedAppender {
       group = queue;
       place.queue = [];
     } else group = queue.splice(0, take);
-    void sendGroup(group, count).then(() => this.#drain(key, place));
+    void sendGroup(group, count).then(() => this.#drain(place));
   }
 }
 

@@ -2,7 +2,7 @@ import { isAgentKind, type AgentKind } from '../dictionaries/agent-kind.js';
 import { AgdxError, CodecError } from '../errors.js';
 import { adoptCheckedAgentId, AgentId } from '../ids/agent-id.js';
 import { IdempotencyKey } from '../ids/idempotency-key.js';
-import { LogPosition } from '../ids/log-position.js';
+import type { LogPosition } from '../ids/log-position.js';
 import {
   ChannelId,
   channelIdOf,
@@ -25,6 +25,7 @@ import { CHUNK_PURPOSES, STATUS_OPERATIONS } from '../envelope/validate.js';
 import {
   expectBool,
   expectBytes,
+  expectLogPosition,
   expectId,
   expectMap,
   expectSmallUint,
@@ -438,7 +439,7 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
         break;
       case 8: // cause_at
         bits = mark(bits, 1 << 8, 'cause_at');
-        causeAt = LogPosition.fromBytes(expectBytes(r, 'cause_at'));
+        causeAt = expectLogPosition(r, 'cause_at');
         break;
       case 9: // correlation
         bits = mark(bits, 1 << 9, 'correlation');

@@ -1,4 +1,5 @@
 import { CodecError, InvalidError } from '../errors.js';
+import { logPositionAt, type LogPosition } from '../ids/log-position.js';
 import { idAt, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
 import { CborFormatError, CborReader, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TEXT, MAJOR_UINT, MAX_DEPTH } from './reader.js';
 
@@ -15,6 +16,21 @@ export function expectBytes(r: CborReader, field: string, surface: string = SURF
   r.head();
   if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${surface} must be bytes`, surface, field);
   return r.bytesPayload();
+}
+
+/**
+ * Reads a 20-byte log position field straight from the input (no copy, no view).
+ * @throws InvalidError unless the payload is 20 bytes, as `LogPosition.fromBytes` would. @internal
+ */
+export function expectLogPosition(r: CborReader, field: string): LogPosition {
+  r.head();
+  if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
+  const n = r.arg;
+  r.need(n);
+  if (n !== 20) throw new InvalidError(`log position must be 20 bytes, got ${n}`, { context: { got: n } });
+  const position = logPositionAt(r.buf, r.pos);
+  r.pos += 20;
+  return position;
 }
 
 /** Reads a 16-byte id field. @internal */

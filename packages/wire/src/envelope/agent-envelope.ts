@@ -346,7 +346,10 @@ export class AgentEnvelope {
 
   /** The must-understand bits not in `understood`; non-zero means reject or dead-letter. */
   unmetRequirements(understood: bigint): bigint {
-    return this.mustUnderstand & ~understood;
+    // Nearly every envelope requires nothing: no bigint arithmetic (two allocations) for it.
+    const required = this.mustUnderstand;
+    if (required === 0n) return 0n;
+    return required & ~understood;
   }
 
   /**

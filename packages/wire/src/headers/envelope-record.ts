@@ -3,7 +3,7 @@ import { CodecError } from '../errors.js';
 import { MAX_SDK_AGENT_ID_BYTES, type AgentId } from '../ids/agent-id.js';
 import { utf8Length } from '../ids/utf8.js';
 import { encodeHeaderBlock, type HeaderBlockOptions } from './header-block.js';
-import { readUint8Header, type RecordHeaders } from './header-value.js';
+import { invalidHeader, type RecordHeaders } from './header-value.js';
 import { AGENT_OP_VERSION, HeaderName } from './names.js';
 import { decodeProvenanceHeaders, type Provenance } from './provenance.js';
 
@@ -81,7 +81,10 @@ function contentTypeOf(headers: RecordHeaders): number | undefined {
   const ct = headers.get(HeaderName.ContentType);
   if (ct === undefined) return undefined;
   if (ct.kind !== 'uint8' || ct.value.length !== 1) throw new CodecError('invalid content-type header', { context: { surface: 'headers', operation: HeaderName.ContentType } });
-  return readUint8Header(ct, HeaderName.ContentType);
+  // Kind and length are checked: the code is the byte (readUint8Header would go through bigints).
+  const code = ct.value;
+  if (!(code instanceof Uint8Array)) throw invalidHeader(HeaderName.ContentType);
+  return code[0] as number;
 }
 
 function classify(headers: RecordHeaders, payload: Uint8Array, understoodFeatures: bigint): ReceivedRecord {
@@ -90,7 +93,9 @@ function classify(headers: RecordHeaders, payload: Uint8Array, understoodFeature
     const contentType = contentTypeOf(headers);
     return { kind: 'plain', payload, contentType, provenance: decodeProvenanceHeaders(headers) };
   }
-  const version = av.kind === 'uint32' && av.value.length === 4 ? new DataView(av.value.buffer, av.value.byteOffset, 4).getUint32(0, true) : undefined;
+  // Little-endian by hand: a DataView per record cost more than the rest of this check.
+  const v = av.value;
+  const version = av.kind === 'uint32' && v instanceof Uint8Array && v.length === 4 ? ((v[0] as number) | ((v[1] as number) << 8) | ((v[2] as number) << 16) | ((v[3] as number) << 24)) >>> 0 : undefined;
   if (version !== AGENT_OP_VERSION) {
     throw new CodecError('unsupported agent envelope version', { context: { surface: 'headers', operation: HeaderName.Version } });
   }

@@ -1,0 +1,120 @@
+/**
+ * Reply-wait timeouts share one clock timer per hub (src/replies/deadline-queue.ts): each wait
+ * still times out after its own timeout, in deadline order, a settled wait leaves no timer
+ * behind, and a clock that moves backwards does not strand a wait.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryLog } from '@agdx/transport';
+import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { AgdxClient, AgentTopic, TestClock, TimeoutError } from '@agdx/agents';
+import { DeadlineQueue, type Timed } from '../src/replies/deadline-queue.js';
+
+function entry(name: string, expired: string[]): Timed {
+  return { deadline: 0, slot: -1, expire: () => expired.push(name) };
+}
+
+describe('DeadlineQueue', () => {
+  it('expires entries in deadline order on one timer, whatever order they were added in', () => {
+    const clock = new TestClock(1_000n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const entries = [30, 10, 50, 20, 40, 10].map((ms, i) => [ms, entry(`${ms}:${i}`, expired)] as const);
+    for (const [ms, e] of entries) queue.add(e, ms);
+    // One timer armed at a time: re-armed for an earlier deadline, the previous one cancelled.
+    expect(clock.pendingSleeps).toBe(1);
+    clock.advanceMs(9);
+    expect(expired).toEqual([]);
+    clock.advanceMs(1);
+    expect(expired).toEqual(['10:1', '10:5']);
+    expect(clock.pendingSleeps).toBe(1);
+    clock.advanceMs(25);
+    expect(expired).toEqual(['10:1', '10:5', '20:3', '30:0']);
+    clock.advanceMs(15);
+    expect(expired).toEqual(['10:1', '10:5', '20:3', '30:0', '40:4', '50:2']);
+    expect(queue.size).toBe(0);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
+  it('removes entries from anywhere, and cancels its timer when the last one leaves', () => {
+    const clock = new TestClock(0n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const all = Array.from({ length: 50 }, (_, i) => entry(String(i), expired));
+    all.forEach((e, i) => queue.add(e, 100 + ((i * 37) % 50)));
+    // Every other entry leaves (the root among them), then the rest expire in deadline order.
+    for (let i = 0; i < all.length; i += 2) queue.remove(all[i] as Timed);
+    queue.remove(all[0] as Timed); // twice is harmless
+    expect(queue.size).toBe(25);
+    clock.advanceMs(200);
+    const order = expired.map(Number);
+    expect(order).toHaveLength(25);
+    expect(order.every((i) => i % 2 === 1)).toBe(true);
+    const due = order.map((i) => 100 + ((i * 37) % 50));
+    expect(due).toEqual([...due].sort((a, b) => a - b));
+    const last = entry('last', expired);
+    queue.add(last, 1_000);
+    queue.remove(last);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
+  it('keeps each entry its remaining time when the clock is set back', () => {
+    const clock = new TestClock(1_000_000n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    queue.add(entry('a', expired), 10);
+    clock.advanceMs(4);
+    queue.add(entry('b', expired), 10);
+    clock.set(0n); // back by a second: 'a' has 6 ms left, 'b' 10
+    clock.advanceMs(6);
+    expect(expired).toEqual(['a']);
+    clock.advanceMs(4);
+    expect(expired).toEqual(['a', 'b']);
+  });
+
+  it('keeps a timeout too large to add to the clock finite', () => {
+    const clock = new TestClock(0n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    queue.add(entry('never', expired), Number.MAX_VALUE);
+    queue.add(entry('soon', expired), 5);
+    clock.advanceMs(5);
+    expect(expired).toEqual(['soon']);
+    expect(queue.size).toBe(1);
+  });
+});
+
+describe('reply waits on one hub timer', () => {
+  it('times each wait out after its own timeout, and a settled wait leaves no timer armed', async () => {
+    const clock = new TestClock(10n);
+    const log = new MemoryLog();
+    const laser = AgdxClient.from(log, { stream: 'demo', clock });
+    await laser.bootstrap(1);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const conversation = ConversationId.new();
+    const outcomes: string[] = [];
+    const wait = async (name: string, timeoutMs: number) => {
+      const pending = await hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs, timeoutMessage: name });
+      pending.reply.then(
+        () => outcomes.push(`${name}:answered`),
+        (error: unknown) => outcomes.push(error instanceof TimeoutError ? `${name}:${error.message}` : `${name}:other`),
+      );
+      return pending;
+    };
+    const slow = await wait('slow', 300);
+    await wait('fast', 100);
+    const cancelled = await wait('cancelled', 50);
+    await wait('middle', 200);
+    cancelled.cancel();
+    clock.advanceMs(100);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(outcomes).toEqual(['cancelled:other', 'fast:fast']);
+    clock.advanceMs(100);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(outcomes).toEqual(['cancelled:other', 'fast:fast', 'middle:middle']);
+    slow.cancel();
+    await new Promise((r) => setTimeout(r, 1));
+    expect(hub.pending).toBe(0);
+    expect(clock.pendingSleeps).toBe(0);
+    await laser.close();
+  });
+});
