@@ -116,6 +116,21 @@ describe('decodeUserHeaders', () => {
     expect(new DataView(av.value.buffer, av.value.byteOffset, 4).getUint32(0, true)).toBe(1);
   });
 
+  it('copies values and keys out of a Node Buffer too (whose slice() is a view), small block or large', () => {
+    const big = encodeUserHeaders(new Map(Array.from({ length: 40 }, (_, i) => [`buffer-big-${i}`, headerValue.string(`v${i}`.repeat(60))] as const)));
+    for (const bytes of [sample(), big]) {
+      // A pooled Buffer: a view at an offset into shared memory, as a socket read hands over.
+      const pooled = Buffer.concat([Buffer.from([9, 9, 9]), Buffer.from(bytes)]).subarray(3);
+      const want = outcome(reference, Uint8Array.from(bytes));
+      expect(outcome(decodeUserHeaders, pooled)).toEqual(want);
+      const decoded = decodeUserHeaders(pooled);
+      pooled.fill(0x7a);
+      expect([...decoded].map(([k, v]) => [k, v.kind, [...v.value]])).toEqual(want);
+      // The remembered keys were copied too: the same block decodes the same after the overwrite.
+      expect(outcome(decodeUserHeaders, Uint8Array.from(bytes))).toEqual(want);
+    }
+  });
+
   it('decodes ever new keys, keys made to share a cache bucket, and a leading BOM as the entry path does', () => {
     // Same length, first and last byte: one bucket of the key cache, more keys than it holds.
     const colliding = Array.from({ length: 12 }, (_, i) => `a${String.fromCharCode(98 + i)}z`);

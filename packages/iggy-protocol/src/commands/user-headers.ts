@@ -167,7 +167,8 @@ let slabUsed = 0;
  */
 function copyOf(block: Uint8Array): { bytes: Uint8Array; start: number } {
   const n = block.length;
-  if (n > SLAB_BYTES / 4) return { bytes: block.slice(), start: 0 };
+  // Copied by hand, not with `slice()`: on a Node Buffer (what a socket hands over) that is a view.
+  if (n > SLAB_BYTES / 4) return { bytes: ownCopy(block, 0, n), start: 0 };
   if (slabUsed + n > SLAB_BYTES) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
@@ -218,9 +219,16 @@ function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
     const problem = valueProblem(kind, e.value);
     if (problem !== undefined) throw new IggyCodecError(`header ${JSON.stringify(key)}: ${problem}`, { context: { key } });
     if (map.has(key)) throw new IggyCodecError(`duplicate header key ${JSON.stringify(key)}`, { context: { key } });
-    map.set(key, { kind, value: e.value.slice() });
+    map.set(key, { kind, value: ownCopy(e.value, 0, e.value.length) });
   }
   return map;
+}
+
+/** A copy of `length` bytes of `bytes` from `start`, in memory of its own (whatever subclass `bytes` is). */
+function ownCopy(bytes: Uint8Array, start: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  out.set(bytes.subarray(start, start + length));
+  return out;
 }
 
 /** A header key decoded before: its UTF-8 bytes and its text. */
@@ -254,7 +262,7 @@ function knownKey(block: Uint8Array, start: number, length: number): string | un
   if (bucket !== undefined) {
     for (const known of bucket) if (sameBytes(known.bytes, block, start, length)) return known.text;
   }
-  const bytes = block.slice(start, start + length);
+  const bytes = ownCopy(block, start, length);
   let text: string;
   try {
     text = STRICT_UTF8.decode(bytes);
