@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryLog, type GroupMember, type JoinGroupRequest, type LogTransport, type ReadRequest } from '@agdx/transport';
-import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS, LAZY_COMMIT_MS } from '../src/agent/consumer-loop.js';
+import { ASSIGNMENT_RECHECK_MS, COMMIT_LINGER_MS, ConsumerLoop, DRAINED_PAUSE_MS, DRAINED_TARGET_RECORDS, HOT_READS, HOT_WINDOW_MS, LAZY_COMMIT_MS, MAX_DRAINED_PAUSE_MS } from '../src/agent/consumer-loop.js';
 import { overriding } from './support-runtime/overriding.js';
 
 const STREAM = 's';
@@ -218,9 +218,10 @@ describe('consumer loop on a polling log', () => {
     await running;
   });
 
-  it('with records on several partitions, a partition drained by a read is read again after DRAINED_PAUSE_MS, not at once', async () => {
+  /** A busy stretch: a record on each of `partitions` partitions every `everyMs`, for `ms`; the read times of partition 0 in its second half. */
+  async function busyStretch(partitions: number, everyMs: number, ms: number): Promise<{ reads: number[]; consumed: number }> {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const log = await topicWith(4, 0);
+    const log = await topicWith(partitions, 0);
     const counted = pollingLog(log);
     let consumed = 0;
     const consumer = loop(counted.transport, async () => {
@@ -230,21 +231,46 @@ describe('consumer loop on a polling log', () => {
     await consumer.start();
     const running = consumer.run();
     await pass(20);
-    // A record on every partition each millisecond: the consumer is busy.
-    for (let ms = 0; ms < 60; ms++) {
-      for (let partition = 0; partition < 4; partition++) await log.append({ stream: STREAM, topic: TOPIC, routing: { partition }, records: [{ payload }] });
+    for (let t = 0; t < ms; t++) {
+      if (t % everyMs === 0) {
+        for (let partition = 0; partition < partitions; partition++) await log.append({ stream: STREAM, topic: TOPIC, routing: { partition }, records: [{ payload }] });
+      }
       await pass(1);
     }
-    await pass(10);
-    expect(consumed).toBe(240);
-    const reads = (counted.readTimes.get(0) ?? []).filter((t) => t >= 40 && t < 80);
-    // Every read of the busy stretch found records and drained the partition: reads are
+    await pass(20);
+    const reads = (counted.readTimes.get(0) ?? []).filter((t) => t >= 20 + ms / 2 && t < 20 + ms);
+    await consumer.stop();
+    await running;
+    return { reads, consumed };
+  }
+
+  it('with records on several partitions, a partition drained by a read is read again after DRAINED_PAUSE_MS or more, not at once', async () => {
+    // A record on every partition each millisecond: the consumer is busy, and a partition whose
+    // records come that fast keeps (about) the shortest pause.
+    const { reads, consumed } = await busyStretch(4, 1, 80);
+    expect(consumed).toBe(320);
+    // Every read of the busy stretch found records and drained the partition: reads are at least
     // DRAINED_PAUSE_MS apart (before, each was followed by an immediate empty read).
     expect(DRAINED_PAUSE_MS).toBeGreaterThan(0);
     for (let i = 1; i < reads.length; i++) expect((reads[i] as number) - (reads[i - 1] as number)).toBeGreaterThanOrEqual(DRAINED_PAUSE_MS);
-    expect(reads.length).toBeGreaterThanOrEqual(40 / (DRAINED_PAUSE_MS + 1));
-    await consumer.stop();
-    await running;
+    // ...and, at this rate, not much more: about DRAINED_TARGET_RECORDS records' worth.
+    expect(reads.length).toBeGreaterThanOrEqual(40 / (DRAINED_TARGET_RECORDS + 2));
+  });
+
+  it('with records on several partitions coming slowly, a drained partition waits for about DRAINED_TARGET_RECORDS of them, at most MAX_DRAINED_PAUSE_MS', async () => {
+    // A record on every partition each 3 ms: at the shortest pause most reads would find one
+    // record or none; by the partition's rate the next read waits for about two.
+    const { reads, consumed } = await busyStretch(4, 3, 120);
+    expect(consumed).toBe(160);
+    expect(MAX_DRAINED_PAUSE_MS).toBeGreaterThan(DRAINED_PAUSE_MS);
+    const gaps = reads.slice(1).map((t, i) => t - (reads[i] as number));
+    expect(gaps.length).toBeGreaterThan(4);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThan(DRAINED_PAUSE_MS);
+      expect(gap).toBeLessThanOrEqual(MAX_DRAINED_PAUSE_MS + 1);
+    }
+    // 60 ms of records at one per 3 ms: 20 records, in far fewer reads than records.
+    expect(reads.length).toBeLessThanOrEqual(60 / 3 / 1.5);
   });
 
   it('a read that fills its batch is followed at once', async () => {

@@ -9,7 +9,8 @@
  * reports this process's CPU time (requester and agents) per request during the load phase and
  * with setup and teardown, the child server's own CPU time per request during the load phase
  * (Linux), the requests written to the server per answered request by command, and the load
- * average before and after. --connections (default 2; the transport's own default is 1) sets each
+ * average before and after; over Iggy also those requests split between the requester and the agents.
+ * --connections (default 2; the transport's own default is 1) sets each
  * Iggy transport's shared connections: VSR carries one request at a time per connection. Writes
  * results/load-<transport>.json (the memory series included).
  */
@@ -49,7 +50,10 @@ const report = {
 };
 const { latencyMs: l, memory: m } = report;
 const wire = report.wireRequestsPerRequest;
-const wireLine = wire === undefined ? '' : `, ${wire.total} requests on the wire per request (${Object.entries(wire.byCommand).map(([name, n]) => `${name} ${n}`).join(', ')})`;
+const commands = (w: { readonly byCommand: Readonly<Record<string, number>> }): string => Object.entries(w.byCommand).map(([name, n]) => `${name} ${n}`).join(', ');
+const sides = report.wireRequestsPerRequestBySide;
+const sideLine = sides?.requester === undefined || sides.agents === undefined ? '' : `; requester ${sides.requester.total} (${commands(sides.requester)}), agents ${sides.agents.total} (${commands(sides.agents)})`;
+const wireLine = wire === undefined ? '' : `, ${wire.total} requests on the wire per request (${commands(wire)}${sideLine})`;
 process.stdout.write(
   `${transport}${pipelining ? '' : ' (not pipelined)'}: ${report.requests} requests (${report.requestsPerSecond}/s, ${report.chunksPerSecond} chunks/s), p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, errors ${report.errors}, peak RSS ${m.peakRssMb} MB, ${m.gcForced ? 'live heap after forced GC' : 'heap as sampled, no forced GC'} ${m.heapSecondQuarterMb} → ${m.heapLastQuarterMb} MB (${m.heapSlopeMbPerMin} MB/min over the second half), 100 ms timer fired ${report.timer.ticks}/${report.timer.expectedTicks} (max lag ${report.timer.maxLagMs} ms), ${report.clientCpuMicrosPerRequest ?? '?'} µs client CPU per request in the load phase (${report.cpuMicrosPerRequest} µs with setup and teardown; server ${report.serverCpuMicrosPerRequest ?? '?'} µs)${wireLine}, load ${report.loadAverage.before[0]} → ${report.loadAverage.after[0]}\n`,
 );

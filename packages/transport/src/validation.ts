@@ -22,8 +22,16 @@ export const MAX_WAIT_MS = 2_147_483_647;
 const MAX_EXPIRY_MICROS = (1n << 64n) - 2n;
 const MAX_OFFSET = (1n << 64n) - 1n;
 
+// Every read, append and commit checks its stream and topic names, and a client uses a handful:
+// names that passed are remembered (the check is a pure function of the text), so the hot path
+// does not encode them to UTF-8 each time. Bounded: a caller cycling through ever new names
+// empties it rather than growing it.
+const GOOD_NAMES = new Set<string>();
+const GOOD_NAMES_LIMIT = 256;
+
 /** Checks an Iggy name (stream, topic, group, consumer): 1..255 UTF-8 bytes. */
 export function checkName(name: string, what: string): string {
+  if (GOOD_NAMES.has(name)) return name;
   if (typeof name !== 'string') throw new InvalidArgumentError(`${what} name must be a string`);
   const length = name.length > MAX_NAME_BYTES ? MAX_NAME_BYTES + 1 : utf8(name, `${what} name`).length;
   if (length < 1 || length > MAX_NAME_BYTES) {
@@ -31,6 +39,8 @@ export function checkName(name: string, what: string): string {
       context: { [what]: name.slice(0, 64) },
     });
   }
+  if (GOOD_NAMES.size >= GOOD_NAMES_LIMIT) GOOD_NAMES.clear();
+  GOOD_NAMES.add(name);
   return name;
 }
 

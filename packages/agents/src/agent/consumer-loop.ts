@@ -147,7 +147,7 @@ export const COMMIT_LINGER_MS = 100;
 export const LAZY_COMMIT_MS = 250;
 const LANE_QUANTUM = 64;
 /** The per-partition read pauses on a polling log (see partition-pace.ts). */
-export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
+export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, MAX_DRAINED_PAUSE_MS, DRAINED_TARGET_RECORDS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
 /**
  * Shortest time between two assignment checks on a polling log (each is a request): an agent
  * with a short `pollInterval` still asks at most ten times a second. A commit refused for a lost

@@ -6,8 +6,13 @@
  * re-read all of them. Here each partition keeps its own schedule, in one of two modes:
  *
  * - Busy (records are arriving on several partitions, {@link QUIET_PARTITIONS} or more): a read
- *   that found records but drained the partition waits {@link DRAINED_PAUSE_MS}, since records
- *   have to be appended before another read can find any, and each empty read in a row doubles
+ *   that found records but drained the partition waits, since records have to be appended before
+ *   another read can find any: until {@link DRAINED_TARGET_RECORDS} records are expected by the
+ *   partition's recent rate, at least {@link DRAINED_PAUSE_MS} and at most
+ *   {@link MAX_DRAINED_PAUSE_MS}, so a fast partition is read as before and a slow one yields
+ *   batches rather than single records. An empty read waits at least as long (a busy partition
+ *   that has had records never pauses less after finding none than after finding some); each
+ *   empty read in a row doubles
  *   the partition's pause from {@link EMPTY_PARTITION_PAUSE_MS} up to the consumer's idle wait
  *   (the agent's `pollInterval`); a read that finds records halves it again, so a partition whose
  *   records come every few milliseconds settles near that interval.
@@ -26,11 +31,26 @@
 import { DEFAULT_POLL_PACING } from '../clock/poll-pacer.js';
 
 /**
- * How long a partition whose last read found records but did not fill the batch waits, while the
- * consumer is busy. In the TCP load run (32 sessions over 8 partitions, each record read by 4
- * agents) an immediate re-read came back empty nearly every time.
+ * The shortest wait of a partition whose last read found records but did not fill the batch,
+ * while the consumer is busy. In the TCP load run (32 sessions over 8 partitions, each record read
+ * by 4 agents) an immediate re-read came back empty nearly every time.
  */
 export const DRAINED_PAUSE_MS = 2;
+
+/**
+ * The longest such wait: a busy partition whose records come slowly waits until about
+ * {@link DRAINED_TARGET_RECORDS} are expected, but never longer than this. In the TCP load run
+ * (about 150 records a second per partition) reads 2 ms apart mostly found one record or none,
+ * and every read is a request (a socket write, a server turn) per agent.
+ */
+export const MAX_DRAINED_PAUSE_MS = 6;
+
+/**
+ * While busy, a drained partition is read again once this many records are expected on it (by
+ * its recent rate), within {@link DRAINED_PAUSE_MS}..{@link MAX_DRAINED_PAUSE_MS}: a fast
+ * partition keeps the short pause, a slow one takes a batch per read instead of single records.
+ */
+export const DRAINED_TARGET_RECORDS = 2;
 
 /** The shortest pause after an empty read while the consumer is busy (see the module comment). */
 export const EMPTY_PARTITION_PAUSE_MS = 4;
@@ -64,11 +84,15 @@ export interface PartitionPace {
   /** Quiet mode: empty reads left that go out at once, until `hotUntil`. */
   hotLeft: number;
   hotUntil: number;
+  /** When the partition was last read (performance.now() ms). */
+  readAt: number;
+  /** Records per ms the recent reads found, smoothed; 0 before the first. */
+  rate: number;
 }
 
 /** A fresh schedule: the partition is read at once. */
 export function freshPace(): PartitionPace {
-  return { dueAt: 0, emptyPause: EMPTY_PARTITION_PAUSE_MS, foundAt: -Infinity, hotLeft: 0, hotUntil: -Infinity };
+  return { dueAt: 0, emptyPause: EMPTY_PARTITION_PAUSE_MS, foundAt: -Infinity, hotLeft: 0, hotUntil: -Infinity, readAt: -Infinity, rate: 0 };
 }
 
 /** True when at least {@link QUIET_PARTITIONS} of `lanes` found records within {@link BUSY_WINDOW_MS} of `now`. */
@@ -85,6 +109,11 @@ export function isBusy(lanes: Iterable<{ readonly pace: PartitionPace }>, now: n
  */
 export function afterRead(pace: PartitionPace, count: number, full: boolean, now: number, maxPauseMs: number, busy: boolean): void {
   const floor = Math.min(busy ? EMPTY_PARTITION_PAUSE_MS : HOT_MIN_PAUSE_MS, maxPauseMs);
+  // The records this read found arrived since the last read: half of the smoothed rate is this
+  // interval's, so a change of pace shows within a few reads. (A first read says nothing.)
+  const interval = now - pace.readAt;
+  if (interval > 0 && Number.isFinite(interval)) pace.rate = pace.rate / 2 + count / interval / 2;
+  pace.readAt = now;
   if (count > 0) {
     pace.foundAt = now;
     // Busy: the pause a partition settled at is kept in part; quiet: back-off starts over.
@@ -94,7 +123,7 @@ export function afterRead(pace: PartitionPace, count: number, full: boolean, now
     // Several records at once mean requests are queueing up: a moment's pause lets the next
     // read take (and the agent answer in one append) a batch, not one record at a time.
     const pause = busy || count > 1;
-    pace.dueAt = full || !pause ? 0 : now + Math.min(DRAINED_PAUSE_MS, maxPauseMs);
+    pace.dueAt = full || !pause ? 0 : now + Math.min(busy ? drainedPause(pace.rate) : DRAINED_PAUSE_MS, maxPauseMs);
     return;
   }
   if (!busy && pace.hotLeft > 0 && now < pace.hotUntil) {
@@ -102,9 +131,17 @@ export function afterRead(pace: PartitionPace, count: number, full: boolean, now
     pace.dueAt = 0;
     return;
   }
-  const pause = Math.max(floor, Math.min(pace.emptyPause, maxPauseMs));
+  // Busy, with records seen before: an empty read says they come slower than the last pause, so
+  // the next waits at least as long as a drained read's would (about DRAINED_TARGET_RECORDS' worth).
+  const expected = busy && pace.rate > 0 ? drainedPause(pace.rate) : 0;
+  const pause = Math.max(floor, Math.min(Math.max(pace.emptyPause, expected), maxPauseMs));
   pace.dueAt = now + pause;
   pace.emptyPause = Math.min(maxPauseMs, pause * 2);
+}
+
+/** Busy: the wait until {@link DRAINED_TARGET_RECORDS} records are expected at `rate` (per ms), bounded. */
+function drainedPause(rate: number): number {
+  return Math.min(MAX_DRAINED_PAUSE_MS, Math.max(DRAINED_PAUSE_MS, DRAINED_TARGET_RECORDS / rate));
 }
 
 /**

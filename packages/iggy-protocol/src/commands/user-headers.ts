@@ -141,9 +141,75 @@ export function decodeUserHeaderEntries(block: Uint8Array): UserHeaderEntry[] {
 
 /**
  * Decodes user headers into the typed model. Stricter than the server: keys must be strings
- * (kind 2), value kinds known and sized for their kind, keys unique. Values are copied.
+ * (kind 2), value kinds known and sized for their kind, keys unique, the TLV structure whole (as
+ * {@link decodeUserHeaderEntries} checks it). Values are copied: they never share memory with
+ * `block`. They are views of a copy of the block in a shared area (read them with their
+ * `byteOffset`, as every typed reader does), so decoding a record's headers allocates no buffer.
  */
 export function decodeUserHeaders(block: Uint8Array): Map<string, HeaderValue> {
+  // Every record read goes through here, so the common case (a sound block) takes one pass with
+  // no reader object, no entry list and no per-value copy. Anything it does not accept is decoded
+  // again by the entry-by-entry path, which throws the error it always threw.
+  const map = block.length <= MAX_USER_HEADERS_SIZE ? soundHeaders(block) : undefined;
+  return map ?? checkedHeaders(block);
+}
+
+/** Bytes of the shared copy area; a header block larger than a quarter of it gets its own copy. */
+const SLAB_BYTES = 16_384;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
+/**
+ * A copy of `block` at `bytes[start, start + block.length)`. Header blocks are small and every
+ * record read has one: a fresh buffer each (memory outside the heap, tracked by the collector) cost
+ * more than the decode, so blocks are copied one after another into a shared area instead; a
+ * record's values keep at most that area alive, as its payload keeps the reply it came in.
+ */
+function copyOf(block: Uint8Array): { bytes: Uint8Array; start: number } {
+  const n = block.length;
+  // Copied by hand, not with `slice()`: on a Node Buffer (what a socket hands over) that is a view.
+  if (n > SLAB_BYTES / 4) return { bytes: ownCopy(block, 0, n), start: 0 };
+  if (slabUsed + n > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const start = slabUsed;
+  slab.set(block, start);
+  slabUsed += n;
+  return { bytes: slab, start };
+}
+
+/** The headers of a block that breaks no rule, or `undefined` when it breaks any. */
+function soundHeaders(block: Uint8Array): Map<string, HeaderValue> | undefined {
+  const map = new Map<string, HeaderValue>();
+  const n = block.length;
+  if (n === 0) return map;
+  const { bytes: copy, start } = copyOf(block);
+  const end = start + n;
+  let pos = start;
+  while (pos < end) {
+    // [key kind u8][key len u32][key][value kind u8][value len u32][value]; lengths fit one byte.
+    if (pos + 5 > end || copy[pos] !== 2 || copy[pos + 2] !== 0 || copy[pos + 3] !== 0 || copy[pos + 4] !== 0) return undefined;
+    const keyLen = copy[pos + 1] as number;
+    const keyStart = pos + 5;
+    const valueAt = keyStart + keyLen;
+    if (keyLen === 0 || valueAt + 5 > end || copy[valueAt + 2] !== 0 || copy[valueAt + 3] !== 0 || copy[valueAt + 4] !== 0) return undefined;
+    const kind = headerKindFromCode(copy[valueAt] as number);
+    const valueLen = copy[valueAt + 1] as number;
+    const valueStart = valueAt + 5;
+    pos = valueStart + valueLen;
+    if (kind === undefined || valueLen === 0 || pos > end) return undefined;
+    const fixedSize = FIXED_SIZE[kind];
+    if ((fixedSize !== undefined && valueLen !== fixedSize) || (kind === 'bool' && (copy[valueStart] as number) > 1)) return undefined;
+    const key = knownKey(copy, keyStart, keyLen);
+    if (key === undefined || map.has(key)) return undefined;
+    map.set(key, { kind, value: new Uint8Array(copy.buffer, valueStart, valueLen) });
+  }
+  return map;
+}
+
+/** Decodes entry by entry, each rule checked and reported by name (the errors callers see). */
+function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
   const map = new Map<string, HeaderValue>();
   for (const e of decodeUserHeaderEntries(block)) {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`, { context: { keyKind: e.keyKind } });
@@ -153,9 +219,66 @@ export function decodeUserHeaders(block: Uint8Array): Map<string, HeaderValue> {
     const problem = valueProblem(kind, e.value);
     if (problem !== undefined) throw new IggyCodecError(`header ${JSON.stringify(key)}: ${problem}`, { context: { key } });
     if (map.has(key)) throw new IggyCodecError(`duplicate header key ${JSON.stringify(key)}`, { context: { key } });
-    map.set(key, { kind, value: e.value.slice() });
+    map.set(key, { kind, value: ownCopy(e.value, 0, e.value.length) });
   }
   return map;
+}
+
+/** A copy of `length` bytes of `bytes` from `start`, in memory of its own (whatever subclass `bytes` is). */
+function ownCopy(bytes: Uint8Array, start: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  out.set(bytes.subarray(start, start + length));
+  return out;
+}
+
+/** A header key decoded before: its UTF-8 bytes and its text. */
+interface KnownKey {
+  readonly bytes: Uint8Array;
+  readonly text: string;
+}
+
+// Records of one topic repeat a handful of header keys (`agdx.av`, `gen_ai.conversation.id`, ...):
+// a key whose bytes were decoded before is matched byte for byte and its string reused, instead
+// of a strict TextDecoder call per header of every record read. Bounded: a reader fed ever new
+// keys empties it rather than letting it grow.
+const KNOWN_KEYS = new Map<number, KnownKey[]>();
+const KNOWN_KEYS_LIMIT = 256;
+/** Keys per bucket: keys made to collide cost a few comparisons each, never a long scan. */
+const BUCKET_LIMIT = 4;
+let knownKeyCount = 0;
+// The entry-by-entry path's decoder settings (a leading BOM is dropped there too): equal bytes, equal key.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function sameBytes(a: Uint8Array, block: Uint8Array, start: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[i] !== block[start + i]) return false;
+  return true;
+}
+
+/** The key at `block[start, start + length)` as text; `undefined` when it is not UTF-8. */
+function knownKey(block: Uint8Array, start: number, length: number): string | undefined {
+  // Length, first and last byte pick the bucket; the bytes themselves decide.
+  const slot = length | ((block[start] as number) << 8) | ((block[start + length - 1] as number) << 16);
+  const bucket = KNOWN_KEYS.get(slot);
+  if (bucket !== undefined) {
+    for (const known of bucket) if (sameBytes(known.bytes, block, start, length)) return known.text;
+  }
+  const bytes = ownCopy(block, start, length);
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  if (knownKeyCount >= KNOWN_KEYS_LIMIT) {
+    KNOWN_KEYS.clear();
+    knownKeyCount = 0;
+  }
+  const current = KNOWN_KEYS.get(slot);
+  if (current === undefined) KNOWN_KEYS.set(slot, [{ bytes, text }]);
+  else if (current.length < BUCKET_LIMIT) current.push({ bytes, text });
+  else return text;
+  knownKeyCount++;
+  return text;
 }
 
 function fixed(kind: HeaderKind, size: number, write: (v: DataView) => void): HeaderValue {

@@ -72,6 +72,14 @@ export interface LoadRunReport {
    * and their total per answered request.
    */
   readonly wireRequestsPerRequest?: { readonly total: number; readonly byCommand: Readonly<Record<string, number>> } | undefined;
+  /**
+   * Iggy only: the same split by who wrote them: the requester's transport, and the agents'
+   * transports (their reads of the commands, answer appends, commits and group syncs) together.
+   */
+  readonly wireRequestsPerRequestBySide?: {
+    readonly requester: { readonly total: number; readonly byCommand: Readonly<Record<string, number>> } | undefined;
+    readonly agents: { readonly total: number; readonly byCommand: Readonly<Record<string, number>> } | undefined;
+  } | undefined;
 }
 
 /** What the Iggy transport counts; the memory log has no wire. */
@@ -169,6 +177,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     const loadStart = performance.now();
     const serverCpuBefore = processCpuMicros(child?.process.pid);
     const wireBefore = wireCounts(transports);
+    // transports[0] is the requester's; the rest are the agents'.
+    const requesterWireBefore = wireCounts(transports.slice(0, 1));
+    const agentsWireBefore = wireCounts(transports.slice(1));
     const clientCpuBefore = process.cpuUsage();
     const session = async (agent: number, s: number): Promise<void> => {
       const conversation = ConversationId.derive(`load-${agent}-${s}`);
@@ -193,6 +204,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
     const serverCpuAfter = processCpuMicros(child?.process.pid);
     const clientCpu = process.cpuUsage(clientCpuBefore);
     const wireAfter = wireCounts(transports);
+    const requesterWireAfter = wireCounts(transports.slice(0, 1));
+    const agentsWireAfter = wireCounts(transports.slice(1));
     clearInterval(ticker);
     maxLagMs = Math.max(maxLagMs, performance.now() - lastTick - 100);
     const memoryReport = sampler.stop();
@@ -212,6 +225,9 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunReport> {
       serverCpuMicrosPerRequest:
         serverCpuBefore === undefined || serverCpuAfter === undefined || latencies.length === 0 ? undefined : Math.round((serverCpuAfter - serverCpuBefore) / latencies.length),
       wireRequestsPerRequest: perRequest(wireBefore, wireAfter, latencies.length),
+      wireRequestsPerRequestBySide: iggy
+        ? { requester: perRequest(requesterWireBefore, requesterWireAfter, latencies.length), agents: perRequest(agentsWireBefore, agentsWireAfter, latencies.length) }
+        : undefined,
       clientCpuMicrosPerRequest: latencies.length === 0 ? undefined : Math.round((clientCpu.user + clientCpu.system) / latencies.length),
     };
   } finally {
