@@ -35,6 +35,17 @@ const MESSAGES = 200_000;
 const ROUNDS = Number(process.env.AGDX_BENCH_RUNS ?? 7);
 /** Callers in the rows with more than one append outstanding. */
 const FAN_OUT = 4;
+/** Distinct batches the warm-input rows take in turn (about 0.8 MB of payload). */
+const WARM_POOL = 8;
+
+/**
+ * Where a row's records come from. `distinct`: every batch of a run built beforehand (200
+ * batches, 200,000 records, each payload its own 100-byte array: 20 MB the client reads cold from
+ * memory, as the issue's rows always did). `warm`: {@link WARM_POOL} distinct batches taken in
+ * turn, so consecutive appends still carry different records but those are in the CPU's caches,
+ * as records a producer has just built would be (the raw socket pushes one reused buffer).
+ */
+type Inputs = 'distinct' | 'warm';
 
 async function startSink(): Promise<{ ports: SinkPorts; stop: () => void }> {
   const script = fileURLToPath(new URL('./support/iggy-sink.ts', import.meta.url));
@@ -45,6 +56,15 @@ async function startSink(): Promise<{ ports: SinkPorts; stop: () => void }> {
     child.once('exit', (code) => reject(new Error(`sink process exited with ${String(code)}`)));
   });
   return { ports, stop: () => child.stdin.end() };
+}
+
+/**
+ * A full collection before every timed section, of all three contenders alike (benches run with
+ * --expose-gc), so that none pays for garbage another left (or for promoting the inputs built
+ * just before the first round) inside its own timing.
+ */
+function settleHeap(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 const spreadOf = (values: readonly number[], digits = 0) => {
@@ -59,12 +79,14 @@ const spreadOf = (values: readonly number[], digits = 0) => {
  * never overlap on the wire (the transport merges those queued behind the one in flight), so the
  * requests on the wire are min(callers, partitions).
  */
-async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: number, partitions: number) {
+async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: number, partitions: number, inputs: Inputs = 'distinct') {
   const connections = protocol === 'vsr' ? callers : 1;
   const t = await IggyTransport.connect({ port: protocol === 'vsr' ? ports.vsr : ports.classic, protocol, connections, heartbeatIntervalMs: 0, cluster: { discover: false } });
-  const batches = batchesOf(BATCH, MESSAGES, RECORD_BYTES);
+  const built = batchesOf(BATCH, inputs === 'warm' ? WARM_POOL * BATCH : MESSAGES, RECORD_BYTES);
+  const batches = Array.from({ length: MESSAGES / BATCH }, (_, b) => built[b % built.length] as { payload: Uint8Array }[]);
   const total = MESSAGES * RECORD_BYTES;
   const send = async (): Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }> => {
+    settleHeap();
     const c0 = process.cpuUsage();
     const start = performance.now();
     let next = 0;
@@ -82,6 +104,7 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   };
   // The raw pushes with this process's CPU time around them, per batch-sized write.
   const timed = async (push: () => Promise<number>): Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }> => {
+    settleHeap();
     const c0 = process.cpuUsage();
     const bytesPerSecond = await push();
     const cpu = process.cpuUsage(c0);
@@ -127,6 +150,7 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
     await t.close();
   }
   return {
+    inputs,
     callers,
     partitions,
     requestsOnTheWire: Math.min(callers, partitions),
@@ -154,6 +178,8 @@ try {
   const vsrOnePartitionMerged = await measure(ports, 'vsr', FAN_OUT, 1);
   const vsrFanOut = await measure(ports, 'vsr', FAN_OUT, FAN_OUT);
   const classicPipelined = await measure(ports, 'classic', FAN_OUT, FAN_OUT);
+  const vsrFanOutWarmInputs = await measure(ports, 'vsr', FAN_OUT, FAN_OUT, 'warm');
+  const classicPipelinedWarmInputs = await measure(ports, 'classic', FAN_OUT, FAN_OUT, 'warm');
   console.log(
     JSON.stringify(
       {
@@ -166,7 +192,8 @@ try {
         ackedBaseline: 'the same raw socket and bytes, one batch per write, each write waiting for a one-byte answer before the next (the request/acknowledge pattern of one append in flight, without the Iggy protocol)',
         method: `${ROUNDS} rounds after one warm-up of each; ratioToRawSocket = client payload bytes per wall second / raw bytes per wall second within a round; cpuRatioToRawSocket = raw CPU per batch / client CPU per batch (this process) within a round; ratioToAckedSocket and cpuRatioToAckedSocket the same against the acknowledged raw socket; the three take turns going first; medians over rounds`,
         target: 'ratioToRawSocket.median >= 0.5 (issue 17 item 3)',
-        results: { vsr, classic, vsrOnePartitionMerged, vsrFanOut, classicPipelined },
+        inputs: `distinct (every row but the *WarmInputs ones): all ${MESSAGES / BATCH} batches of a run built beforehand, each payload its own ${RECORD_BYTES}-byte array (${(MESSAGES * RECORD_BYTES) / 1e6} MB read cold); warm (the *WarmInputs rows, otherwise as vsrFanOut and classicPipelined): ${WARM_POOL} distinct batches taken in turn, in the CPU caches as freshly built records would be. The raw sockets push one reused buffer in every row`,
+        results: { vsr, classic, vsrOnePartitionMerged, vsrFanOut, classicPipelined, vsrFanOutWarmInputs, classicPipelinedWarmInputs },
       },
       null,
       2,

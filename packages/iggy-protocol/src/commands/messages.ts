@@ -129,25 +129,29 @@ const idPool = new Uint8Array(ID_POOL_IDS * 16);
 const idPoolView = new DataView(idPool.buffer);
 let idPoolPos = ID_POOL_IDS;
 
-/** Advances the id pool and returns the position of 16 fresh UUID v4 bytes (big-endian order). */
-function nextPooledId(): number {
+/**
+ * Refills the id pool. The pool holds each id as its 16 little-endian wire bytes, so wire byte
+ * 15 - k is UUID byte k: the version (4, UUID byte 6) goes into byte 9 and the variant (10xx,
+ * UUID byte 8) into byte 7 here, once per refill, and the send path copies an id without
+ * touching single bytes.
+ */
+function refillIdPool(): void {
   // One getRandomValues call per 4,096 ids (see ID_POOL_IDS): the call, not the bits, dominates
   // the cost of small fills.
-  if (idPoolPos >= ID_POOL_IDS) {
-    globalThis.crypto.getRandomValues(idPool);
-    idPoolPos = 0;
+  globalThis.crypto.getRandomValues(idPool);
+  for (let at = 0; at < idPool.length; at += 16) {
+    idPool[at + 9] = ((idPool[at + 9] as number) & 0x0f) | 0x40;
+    idPool[at + 7] = ((idPool[at + 7] as number) & 0x3f) | 0x80;
   }
-  const at = idPoolPos * 16;
-  idPoolPos += 1;
-  idPool[at + 6] = ((idPool[at + 6] as number) & 0x0f) | 0x40;
-  idPool[at + 8] = ((idPool[at + 8] as number) & 0x3f) | 0x80;
-  return at;
+  idPoolPos = 0;
 }
 
 /** A random UUID v4 as a u128 (its numeric value, which travels little-endian). */
 export function randomMessageId(): bigint {
-  const at = nextPooledId();
-  return (idPoolView.getBigUint64(at, false) << 64n) | idPoolView.getBigUint64(at + 8, false);
+  if (idPoolPos >= ID_POOL_IDS) refillIdPool();
+  const at = idPoolPos * 16;
+  idPoolPos += 1;
+  return (idPoolView.getBigUint64(at + 8, true) << 64n) | idPoolView.getBigUint64(at, true);
 }
 
 const U64 = 0xffff_ffff_ffff_ffffn;
@@ -165,22 +169,16 @@ export function writeMessageId(view: DataView, at: number, id: bigint): void {
 
 /**
  * Writes a fresh random UUID v4 id as its 16 little-endian wire bytes at `at` of `view` (a view
- * of the whole output), without building a bigint: the send path mints one per message. The
- * pool's bytes are random, so they are copied as they are, four bytes at a time, and only the
- * version and variant bits are set where the little-endian layout puts the UUID's bytes 6 and 8.
+ * of the whole output), without building a bigint: the send path mints one per message. The pool
+ * keeps ids in wire order with version and variant already set (see `refillIdPool`), so this
+ * is four 32-bit moves.
  */
 export function writeRandomMessageId(view: DataView, at: number): void {
-  if (idPoolPos >= ID_POOL_IDS) {
-    globalThis.crypto.getRandomValues(idPool);
-    idPoolPos = 0;
-  }
+  if (idPoolPos >= ID_POOL_IDS) refillIdPool();
   const from = idPoolPos * 16;
   idPoolPos += 1;
   view.setUint32(at, idPoolView.getUint32(from, true), true);
   view.setUint32(at + 4, idPoolView.getUint32(from + 4, true), true);
   view.setUint32(at + 8, idPoolView.getUint32(from + 8, true), true);
   view.setUint32(at + 12, idPoolView.getUint32(from + 12, true), true);
-  // Wire byte 15 - k holds UUID byte k: version 4 in byte 6, variant 10xx in byte 8.
-  view.setUint8(at + 9, (view.getUint8(at + 9) & 0x0f) | 0x40);
-  view.setUint8(at + 7, (view.getUint8(at + 7) & 0x3f) | 0x80);
 }
