@@ -215,3 +215,23 @@ describe('ordered, coalesced sends', () => {
     await laser.close();
   });
 });
+
+describe('ordered sends over many topics', () => {
+  it('keeps call order on a topic after sending to more topics than the appender keeps idle maps for', async () => {
+    const log = new MemoryLog();
+    const laser = await client(log);
+    const planner = AgentId.new('planner');
+    const topics = Array.from({ length: 300 }, (_, i) => `topic-${i}`);
+    for (const topic of topics) await log.ensureTopic({ stream: STREAM, topic }, { partitions: 1 });
+    // One send per topic, each settled before the next: every place goes idle, and the maps the
+    // appender keeps per topic are swept on the way.
+    for (const topic of topics) await laser.agdx(topic, planner, ConversationId.new()).command(MintUlid.mint(CorrelationId), enc.encode(topic)).send();
+    const conversation = ConversationId.new();
+    const sends = Array.from({ length: 32 }, (_, i) => laser.agdx('topic-0', planner, conversation).command(MintUlid.mint(CorrelationId), enc.encode(`job ${i}`)).sendReceipt());
+    const receipts = await Promise.all(sends);
+    expect(receipts.map((r) => r.position.offset)).toEqual(Array.from({ length: 32 }, (_, i) => BigInt(i + 1)));
+    const records = await readAll(log, STREAM, 'topic-0');
+    expect(records.map((r) => dec(readAgentMessage(r, { stream: STREAM, topic: 'topic-0' }).envelope?.body ?? new Uint8Array()))).toEqual(['topic-0', ...Array.from({ length: 32 }, (_, i) => `job ${i}`)]);
+    await laser.close();
+  });
+});

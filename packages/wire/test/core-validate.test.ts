@@ -185,6 +185,10 @@ describe('seed fields and extra rules', () => {
     expect(env.unmetRequirements(0n)).toBe(5n);
     expect(env.unmetRequirements(1n)).toBe(4n);
     expect(env.unmetRequirements(5n)).toBe(0n);
+    // An envelope that requires nothing still refuses an argument that is not a bigint.
+    const plain = AgentEnvelope.event(rec, conv, src, body);
+    expect(plain.unmetRequirements(7n)).toBe(0n);
+    expect(() => plain.unmetRequirements(7 as unknown as bigint)).toThrow(TypeError);
   });
 });
 

@@ -29,6 +29,9 @@ interface Place {
   readonly at: PlaceKey;
 }
 
+/** New topic maps between two sweeps of the empty ones: bounds what ever new topics leave. */
+const TOPIC_MAP_SWEEP = 256;
+
 /** A place within its stream and topic: a partition number, or a routing key (a string). */
 type PlaceKey = number | string;
 
@@ -62,6 +65,8 @@ export class OrderedAppender {
    * per append was a fresh string to build and hash on every send.
    */
   readonly #places = new Map<string, Map<string, Map<PlaceKey, Place>>>();
+  /** Topic maps made since the last sweep of empty ones (see {@link OrderedAppender.#place}). */
+  #topicMapsMade = 0;
   readonly #holdWhile: (() => boolean) | undefined;
   readonly #burst: boolean;
 
@@ -121,10 +126,27 @@ export class OrderedAppender {
     let topics = this.#places.get(stream);
     if (topics === undefined) this.#places.set(stream, (topics = new Map()));
     let home = topics.get(topic);
-    if (home === undefined) topics.set(topic, (home = new Map()));
+    if (home === undefined) {
+      // Idle places leave their topic's map but the map stays, so a client sending to a few topics
+      // allocates none per send. One sending to ever new topics would keep an empty map for each:
+      // every so many new maps, the empty ones go.
+      if (++this.#topicMapsMade > TOPIC_MAP_SWEEP) this.#sweepEmptyTopics();
+      topics.set(topic, (home = new Map()));
+    }
     let place = home.get(at);
     if (place === undefined) home.set(at, (place = { busy: false, queue: [], home, at }));
     return place;
+  }
+
+  /**
+   * Drops the topic maps no place is left in. Stream maps stay (a client uses few streams), so the
+   * stream map the caller holds stays the one in `#places`.
+   */
+  #sweepEmptyTopics(): void {
+    this.#topicMapsMade = 0;
+    for (const topics of this.#places.values()) {
+      for (const [topic, home] of topics) if (home.size === 0) topics.delete(topic);
+    }
   }
 
   /** The append in flight was acknowledged: the queued ones leave as one. */
@@ -133,7 +155,7 @@ export class OrderedAppender {
     if (queue.length === 0) {
       place.busy = false;
       // An idle place leaves its map (a conversation's place lives only while it sends); the
-      // stream and topic maps stay, one per topic this client appends to.
+      // stream and topic maps stay until a sweep finds them empty.
       place.home.delete(place.at);
       return;
     }

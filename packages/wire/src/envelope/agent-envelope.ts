@@ -348,7 +348,8 @@ export class AgentEnvelope {
   unmetRequirements(understood: bigint): bigint {
     // Nearly every envelope requires nothing: no bigint arithmetic (two allocations) for it.
     const required = this.mustUnderstand;
-    if (required === 0n) return 0n;
+    // Only for a bigint argument: anything else fails below, as it always has.
+    if (required === 0n && typeof understood === 'bigint') return 0n;
     return required & ~understood;
   }
 
