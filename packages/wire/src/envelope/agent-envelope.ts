@@ -93,7 +93,7 @@ type EnvelopeParameters = [
   mustUnderstand: bigint | undefined,
   body: Uint8Array | undefined,
   signature: Signature | undefined,
-]
+];
 
 let assemble: (...fields: EnvelopeParameters) => AgentEnvelope;
 
