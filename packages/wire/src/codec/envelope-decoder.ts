@@ -17,7 +17,7 @@ import {
   type MachineId,
   type MachineIdClass,
 } from '../ids/machine-id.js';
-import { AgentEnvelope, type EnvelopeFields } from '../envelope/agent-envelope.js';
+import { assembleEnvelope, type AgentEnvelope } from '../envelope/agent-envelope.js';
 import type { MetadataValue } from '../envelope/metadata.js';
 import type { Signature, SignatureContext } from '../envelope/signature.js';
 import type { TokenUsage } from '../usage/token-usage.js';
@@ -337,34 +337,6 @@ function readSignature(r: CborReader, depth: number): Signature {
   return context === undefined ? { scheme, keyId, bytes } : { scheme, keyId, bytes, context };
 }
 
-/** What {@link readEnvelopeMap} hands to the envelope constructor (reused: see there). */
-const decodedFields: { -readonly [K in keyof EnvelopeFields]: EnvelopeFields[K] } = {
-  kind: 'event',
-  record: undefined,
-  conversation: undefined as unknown as ConversationId,
-  parent: undefined,
-  root: undefined,
-  source: undefined as unknown as AgentId,
-  target: undefined,
-  cause: undefined,
-  causeAt: undefined,
-  correlation: undefined,
-  channel: undefined,
-  idempotencyKey: undefined,
-  deadlineMicros: undefined,
-  sequence: undefined,
-  last: undefined,
-  finishReason: undefined,
-  taskState: undefined,
-  operation: undefined,
-  tool: undefined,
-  usage: undefined,
-  metadata: undefined,
-  mustUnderstand: undefined,
-  body: undefined,
-  signature: undefined,
-};
-
 function readEnvelopeMap(r: CborReader): AgentEnvelope {
   const start = r.pos;
   r.head();
@@ -514,39 +486,12 @@ function readEnvelopeMap(r: CborReader): AgentEnvelope {
   if (kind === undefined) throw shape(`missing required field \`kind\` in ${SURFACE}`, SURFACE, 'kind');
   if (conversation === undefined) throw shape(`missing required field \`conversation\` in ${SURFACE}`, SURFACE, 'conversation');
   if (source === undefined) throw shape(`missing required field \`source\` in ${SURFACE}`, SURFACE, 'source');
-  // The envelope constructor copies every field out, so one module-level fields object is refilled
-  // (all fields, always in the same order: one shape) instead of a 24-field literal per record.
-  const f = decodedFields;
-  f.kind = kind;
-  f.record = record;
-  f.conversation = conversation;
-  f.parent = parent;
-  f.root = root;
-  f.source = source;
-  f.target = target;
-  f.cause = cause;
-  f.causeAt = causeAt;
-  f.correlation = correlation;
-  f.channel = channel;
-  f.idempotencyKey = idempotencyKey;
-  f.deadlineMicros = deadlineMicros;
-  f.sequence = sequence;
-  f.last = last;
-  f.finishReason = finishReason;
-  f.taskState = taskState;
-  f.operation = operation;
-  f.tool = tool;
-  f.usage = usage;
-  f.metadata = metadata;
-  f.mustUnderstand = mustUnderstand;
-  f.body = body;
-  f.signature = signature;
-  const envelope = AgentEnvelope.fromFields(f);
-  // Let go of what may be large: the body is a view that would keep the whole input alive.
-  f.body = undefined;
-  f.metadata = undefined;
-  f.signature = undefined;
-  return envelope;
+  // Straight from the locals: no fields object is filled only to be read back.
+  return assembleEnvelope(
+    kind, record, conversation, parent, root, source, target, cause, causeAt, correlation, channel,
+    idempotencyKey, deadlineMicros, sequence, last, finishReason, taskState, operation, tool, usage,
+    metadata, mustUnderstand, body, signature,
+  );
 }
 
 const NO_INPUT = new Uint8Array(0);

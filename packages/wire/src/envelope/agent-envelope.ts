@@ -67,6 +67,52 @@ export interface EnvelopeFields {
   readonly signature?: Signature | undefined;
 }
 
+/** The envelope constructor's parameters, in its order (see the constructor). */
+type EnvelopeParameters = [
+  kind: AgentKind,
+  record: RecordId | undefined,
+  conversation: ConversationId,
+  parent: ConversationId | undefined,
+  root: ConversationId | undefined,
+  source: AgentId,
+  target: AgentId | undefined,
+  cause: RecordId | undefined,
+  causeAt: LogPosition | undefined,
+  correlation: CorrelationId | undefined,
+  channel: ChannelId | undefined,
+  idempotencyKey: IdempotencyKey | undefined,
+  deadlineMicros: bigint | undefined,
+  sequence: bigint | undefined,
+  last: boolean | undefined,
+  finishReason: string | undefined,
+  taskState: number | undefined,
+  operation: string | undefined,
+  tool: string | undefined,
+  usage: TokenUsage | undefined,
+  metadata: Metadata | undefined,
+  mustUnderstand: bigint | undefined,
+  body: Uint8Array | undefined,
+  signature: Signature | undefined,
+];
+
+let assemble: (...fields: EnvelopeParameters) => AgentEnvelope;
+
+/**
+ * Builds an envelope from its fields given one by one, in the order of {@link EnvelopeFields},
+ * without validation: the decoder's path, which holds every field in a local and would otherwise
+ * fill a fields object only for the constructor to read it back. Not part of the public API.
+ * @internal
+ */
+export const assembleEnvelope: (...fields: EnvelopeParameters) => AgentEnvelope = (
+  kind, record, conversation, parent, root, source, target, cause, causeAt, correlation, channel,
+  idempotencyKey, deadlineMicros, sequence, last, finishReason, taskState, operation, tool, usage, metadata,
+  mustUnderstand, body, signature,
+) => assemble(
+  kind, record, conversation, parent, root, source, target, cause, causeAt, correlation, channel,
+  idempotencyKey, deadlineMicros, sequence, last, finishReason, taskState, operation, tool, usage, metadata,
+  mustUnderstand, body, signature,
+);
+
 /**
  * The AGDX envelope: one CBOR named-field record per agent message.
  *
@@ -123,36 +169,84 @@ export class AgentEnvelope {
   /** Detached signature. */
   readonly signature: Signature | undefined;
 
-  private constructor(f: EnvelopeFields) {
-    this.kind = f.kind;
-    this.record = f.record;
-    this.conversation = f.conversation;
-    this.parent = f.parent;
-    this.root = f.root;
-    this.source = f.source;
-    this.target = f.target;
-    this.cause = f.cause;
-    this.causeAt = f.causeAt;
-    this.correlation = f.correlation;
-    this.channel = f.channel;
-    this.idempotencyKey = f.idempotencyKey;
-    this.deadlineMicros = f.deadlineMicros;
-    this.sequence = f.sequence;
-    this.last = f.last ?? false;
-    this.finishReason = f.finishReason;
-    this.taskState = f.taskState;
-    this.operation = f.operation;
-    this.tool = f.tool;
-    this.usage = f.usage;
-    this.metadata = f.metadata;
-    this.mustUnderstand = f.mustUnderstand ?? 0n;
-    this.body = f.body ?? EMPTY;
-    this.signature = f.signature;
+  // Positional rather than a fields object: the decoder builds one envelope per record from its
+  // locals, and reading 24 properties back out of an object cost it a store and a load per field,
+  // the loads through property-access feedback that every other caller (the factories below, each
+  // with its own object shape) had made polymorphic. Every path stores the fields in this one order,
+  // so every envelope has one hidden class.
+  private constructor(
+    kind: AgentKind,
+    record: RecordId | undefined,
+    conversation: ConversationId,
+    parent: ConversationId | undefined,
+    root: ConversationId | undefined,
+    source: AgentId,
+    target: AgentId | undefined,
+    cause: RecordId | undefined,
+    causeAt: LogPosition | undefined,
+    correlation: CorrelationId | undefined,
+    channel: ChannelId | undefined,
+    idempotencyKey: IdempotencyKey | undefined,
+    deadlineMicros: bigint | undefined,
+    sequence: bigint | undefined,
+    last: boolean | undefined,
+    finishReason: string | undefined,
+    taskState: number | undefined,
+    operation: string | undefined,
+    tool: string | undefined,
+    usage: TokenUsage | undefined,
+    metadata: Metadata | undefined,
+    mustUnderstand: bigint | undefined,
+    body: Uint8Array | undefined,
+    signature: Signature | undefined,
+  ) {
+    this.kind = kind;
+    this.record = record;
+    this.conversation = conversation;
+    this.parent = parent;
+    this.root = root;
+    this.source = source;
+    this.target = target;
+    this.cause = cause;
+    this.causeAt = causeAt;
+    this.correlation = correlation;
+    this.channel = channel;
+    this.idempotencyKey = idempotencyKey;
+    this.deadlineMicros = deadlineMicros;
+    this.sequence = sequence;
+    this.last = last ?? false;
+    this.finishReason = finishReason;
+    this.taskState = taskState;
+    this.operation = operation;
+    this.tool = tool;
+    this.usage = usage;
+    this.metadata = metadata;
+    this.mustUnderstand = mustUnderstand ?? 0n;
+    this.body = body ?? EMPTY;
+    this.signature = signature;
+  }
+
+  static {
+    assemble = (
+      kind, record, conversation, parent, root, source, target, cause, causeAt, correlation, channel,
+      idempotencyKey, deadlineMicros, sequence, last, finishReason, taskState, operation, tool, usage,
+      metadata, mustUnderstand, body, signature
+    ) =>
+      new AgentEnvelope(
+        kind, record, conversation, parent, root, source, target, cause, causeAt, correlation, channel,
+        idempotencyKey, deadlineMicros, sequence, last, finishReason, taskState, operation, tool, usage,
+        metadata, mustUnderstand, body, signature,
+      );
   }
 
   /** Builds an envelope from plain fields, without validation (the decoder and converters use this). */
   static fromFields(fields: EnvelopeFields): AgentEnvelope {
-    return new AgentEnvelope(fields);
+    const f = fields;
+    return new AgentEnvelope(
+      f.kind, f.record, f.conversation, f.parent, f.root, f.source, f.target, f.cause, f.causeAt, f.correlation, f.channel,
+      f.idempotencyKey, f.deadlineMicros, f.sequence, f.last, f.finishReason, f.taskState, f.operation, f.tool, f.usage,
+      f.metadata, f.mustUnderstand, f.body, f.signature,
+    );
   }
 
   /** A command: expects a reply or effect, so `correlation` is required. */
@@ -163,7 +257,7 @@ export class AgentEnvelope {
     correlation: CorrelationId,
     body: Uint8Array,
   ): AgentEnvelope {
-    return new AgentEnvelope({ kind: 'command', record, conversation, source, correlation, body });
+    return AgentEnvelope.fromFields({ kind: 'command', record, conversation, source, correlation, body });
   }
 
   /** A response: the paired answer to a command (same correlation). */
@@ -174,12 +268,12 @@ export class AgentEnvelope {
     correlation: CorrelationId,
     body: Uint8Array,
   ): AgentEnvelope {
-    return new AgentEnvelope({ kind: 'response', record, conversation, source, correlation, body });
+    return AgentEnvelope.fromFields({ kind: 'response', record, conversation, source, correlation, body });
   }
 
   /** An event: expects nothing. */
   static event(record: RecordId, conversation: ConversationId, source: AgentId, body: Uint8Array): AgentEnvelope {
-    return new AgentEnvelope({ kind: 'event', record, conversation, source, body });
+    return AgentEnvelope.fromFields({ kind: 'event', record, conversation, source, body });
   }
 
   /** One chunk of a stream, ordered by `sequence` within `channel`. Mark the final one with {@link AgentEnvelope.terminal}. */
@@ -191,7 +285,7 @@ export class AgentEnvelope {
     sequence: bigint | number,
     body: Uint8Array,
   ): AgentEnvelope {
-    return new AgentEnvelope({
+    return AgentEnvelope.fromFields({
       kind: 'chunk',
       conversation,
       source,
@@ -207,7 +301,7 @@ export class AgentEnvelope {
    * `unquarantine`). Task and session updates also need a task state (and `task` a correlation).
    */
   static status(record: RecordId, conversation: ConversationId, source: AgentId, operation: string): AgentEnvelope {
-    return new AgentEnvelope({ kind: 'status', record, conversation, source, operation });
+    return AgentEnvelope.fromFields({ kind: 'status', record, conversation, source, operation });
   }
 
   /** An error terminal for `correlation`; `body` is an encoded AgentErrorBody. */
@@ -218,7 +312,7 @@ export class AgentEnvelope {
     correlation: CorrelationId,
     body: Uint8Array,
   ): AgentEnvelope {
-    return new AgentEnvelope({ kind: 'error', record, conversation, source, correlation, body });
+    return AgentEnvelope.fromFields({ kind: 'error', record, conversation, source, correlation, body });
   }
 
   /** All fields as plain data. */
@@ -253,7 +347,7 @@ export class AgentEnvelope {
 
   /** A copy with some fields replaced. */
   with(patch: Partial<EnvelopeFields>): AgentEnvelope {
-    return new AgentEnvelope({ ...this.toFields(), ...patch });
+    return AgentEnvelope.fromFields({ ...this.toFields(), ...patch });
   }
 
   /** Narrows delivery to one agent within a shared topic. */
