@@ -342,12 +342,9 @@ export class AgdxSendBuilder {
    */
   async send(options?: SendOptions): Promise<RecordId> {
     // No receipt is built for a caller that wants only the id. Without a governor, claim check
-    // or signer the append is prepared synchronously, and without a span to end the appender's
-    // promise is awaited directly: two async frames less per send.
+    // or signer the append is prepared synchronously (no promise to await).
     const pending = this.#prepare();
-    const prepared = pending instanceof Promise ? await pending : pending;
-    if (prepared.append.acknowledged === undefined) await this.#to.core.shared.appender.append(prepared.append, options?.signal);
-    else await this.#publish(prepared, options?.signal);
+    await this.#publish(pending instanceof Promise ? await pending : pending, options?.signal);
     return this.#record;
   }
 
@@ -359,17 +356,28 @@ export class AgdxSendBuilder {
   }
 
   /** Appends a prepared envelope and reports the acknowledgment (or failure) to its span. */
-  async #publish(prepared: { readonly append: PreparedAppend; readonly envelope: AgentEnvelope }, signal: AbortSignal | undefined): Promise<MessagePosition> {
+  #publish(prepared: Prepared, signal: AbortSignal | undefined): Promise<MessagePosition> {
     const { append } = prepared;
-    let at: MessagePosition;
+    const acknowledged = append.acknowledged;
+    let appended: Promise<MessagePosition>;
     try {
-      at = await this.#to.core.shared.appender.append(prepared.append, signal);
+      appended = this.#to.core.shared.appender.append(append, signal);
     } catch (error) {
-      append.acknowledged?.(undefined, error);
-      throw error;
+      appended = Promise.reject(error);
     }
-    append.acknowledged?.(at);
-    return at;
+    // Without a span to end (no telemetry hook) the appender's promise is the send's: no async
+    // frame of its own on every send.
+    if (acknowledged === undefined) return appended;
+    return appended.then(
+      (at) => {
+        acknowledged(at);
+        return at;
+      },
+      (error: unknown) => {
+        acknowledged(undefined, error);
+        throw error;
+      },
+    );
   }
 
   /**
