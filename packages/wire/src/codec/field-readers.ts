@@ -1,5 +1,5 @@
 import { CodecError, InvalidError } from '../errors.js';
-import { logPositionAt, type LogPosition } from '../ids/log-position.js';
+import { logPositionAt, logPositionLengthError, type LogPosition } from '../ids/log-position.js';
 import { idAt, type MachineId, type MachineIdClass } from '../ids/machine-id.js';
 import { CborFormatError, CborReader, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TEXT, MAJOR_UINT, MAX_DEPTH } from './reader.js';
 
@@ -27,7 +27,7 @@ export function expectLogPosition(r: CborReader, field: string): LogPosition {
   if (r.major !== MAJOR_BYTES) throw shape(`field \`${field}\` in ${SURFACE} must be bytes`, SURFACE, field);
   const n = r.arg;
   r.need(n);
-  if (n !== 20) throw new InvalidError(`log position must be 20 bytes, got ${n}`, { context: { got: n } });
+  if (n !== 20) throw logPositionLengthError(n);
   const position = logPositionAt(r.buf, r.pos);
   r.pos += 20;
   return position;

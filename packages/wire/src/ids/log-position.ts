@@ -28,6 +28,11 @@ export function logPositionAt(bytes: Uint8Array, at: number): LogPosition {
   return new LogPosition(readU32(bytes, at), readU32(bytes, at + 4), readU32(bytes, at + 8), offset);
 }
 
+/** The error for a log position that is not 20 bytes long (`got` bytes). @internal */
+export function logPositionLengthError(got: number): InvalidError {
+  return new InvalidError(`log position must be 20 bytes, got ${got}`, { context: { got } });
+}
+
 function checkU32(name: string, v: number): void {
   if (!Number.isInteger(v) || v < 0 || v > U32_MAX) {
     throw new InvalidError(`log position \`${name}\` must be an unsigned 32-bit integer`, { context: { field: name } });
@@ -71,8 +76,7 @@ export class LogPosition {
    */
   static fromBytes(bytes: Uint8Array): LogPosition {
     if (!(bytes instanceof Uint8Array) || bytes.length !== 20) {
-      const got = bytes instanceof Uint8Array ? bytes.length : 0;
-      throw new InvalidError(`log position must be 20 bytes, got ${got}`, { context: { got } });
+      throw logPositionLengthError(bytes instanceof Uint8Array ? bytes.length : 0);
     }
     return logPositionAt(bytes, 0);
   }
