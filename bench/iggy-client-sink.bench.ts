@@ -18,9 +18,20 @@
 // socket acknowledged (each batch-sized write waits for a one-byte answer, the pattern of one
 // append in flight without the Iggy protocol). The issue's target is a ratio to the streaming
 // socket of at least 0.5.
+//
+// Beside them, per row and round, what the protocol's own work costs (protocolWork): the same
+// batches encoded exactly as the client encodes them (WebAssembly checksums, its buffer headroom,
+// as many rotating frame buffers as requests on the wire) with nothing sent, and acknowledged raw
+// sockets carrying frame-sized writes (each batch's whole request frame, with as many requests on
+// the wire as the row). Encoding alone, divided into the streaming socket's rate of the same round,
+// bounds any producer that encodes these frames on one thread (encodeOnlyRatioToRawSocket);
+// encoding then writing each frame, one after the other, or the acknowledged socket pattern,
+// whichever is slower, estimates a producer that does nothing else (protocolOnlyRatioToRawSocket).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CLASSIC_REQUEST_HEADER_SIZE, encodeSendMessagesRequest, partitioning, VSR_HEADER_SIZE } from '@agdx/iggy-protocol';
+import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { machine } from './support/machine.js';
 import { rawPush, rawPushAcked } from './support/raw-push.js';
@@ -67,6 +78,12 @@ function settleHeap(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/** One contender's run: payload bytes per wall second and this process's CPU per batch. */
+interface Measured {
+  readonly bytesPerSecond: number;
+  readonly cpuMicrosPerBatch: number;
+}
+
 const spreadOf = (values: readonly number[], digits = 0) => {
   const f = (v: number): number => Number(v.toFixed(digits));
   return { min: f(Math.min(...values)), median: f(median(values)), max: f(Math.max(...values)) };
@@ -85,7 +102,7 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   const built = batchesOf(BATCH, inputs === 'warm' ? WARM_POOL * BATCH : MESSAGES, RECORD_BYTES);
   const batches = Array.from({ length: MESSAGES / BATCH }, (_, b) => built[b % built.length] as { payload: Uint8Array }[]);
   const total = MESSAGES * RECORD_BYTES;
-  const send = async (): Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }> => {
+  const send = async (): Promise<Measured> => {
     settleHeap();
     const c0 = process.cpuUsage();
     const start = performance.now();
@@ -103,7 +120,7 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
     return { bytesPerSecond: total / (ms / 1000), cpuMicrosPerBatch: (cpu.user + cpu.system) / batches.length };
   };
   // The raw pushes with this process's CPU time around them, per batch-sized write.
-  const timed = async (push: () => Promise<number>): Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }> => {
+  const timed = async (push: () => Promise<number>): Promise<Measured> => {
     settleHeap();
     const c0 = process.cpuUsage();
     const bytesPerSecond = await push();
@@ -112,6 +129,35 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   };
   const raw = () => timed(() => rawPush(ports.raw, total, BATCH * RECORD_BYTES));
   const acked = () => timed(() => rawPushAcked(ports.raw, total, BATCH * RECORD_BYTES));
+  // The protocol's own work. The frame buffers rotate as the transport's pool does with this many
+  // requests on the wire (each comes back once its request is answered).
+  const onTheWire = Math.min(callers, partitions);
+  const headroom = protocol === 'vsr' ? VSR_HEADER_SIZE : CLASSIC_REQUEST_HEADER_SIZE;
+  const encodeOne = (messages: readonly OutgoingMessage[], allocate: (bytes: number) => Uint8Array): number =>
+    headroom + encodeSendMessagesRequest({ stream: 'sink', topic: 'sink', partitioning: partitioning.partitionId(0), messages }, protocol, { classicIds: 'random', headroom, allocate }).length;
+  const frameBytes = encodeOne(batches[0] as OutgoingMessage[], (bytes) => new Uint8Array(bytes));
+  const frameBuffers = Array.from({ length: onTheWire }, () => new Uint8Array(Math.ceil((frameBytes * 5) / 4 / 4096) * 4096));
+  const encodeOnly = async (): Promise<Measured> => {
+    settleHeap();
+    const c0 = process.cpuUsage();
+    const start = performance.now();
+    for (let b = 0; b < batches.length; b++) {
+      const buffer = frameBuffers[b % onTheWire] as Uint8Array;
+      encodeOne(batches[b] as OutgoingMessage[], () => buffer);
+    }
+    const ms = performance.now() - start;
+    const cpu = process.cpuUsage(c0);
+    return { bytesPerSecond: total / (ms / 1000), cpuMicrosPerBatch: (cpu.user + cpu.system) / batches.length };
+  };
+  // Whole request frames, acknowledged one by one, on `onTheWire` sockets at once; the rate is in
+  // payload bytes (the frames carry the same payload as the client's).
+  const ackedFrames = () =>
+    timed(async () => {
+      const start = performance.now();
+      const each = Math.ceil(batches.length / onTheWire);
+      await Promise.all(Array.from({ length: onTheWire }, (_, k) => rawPushAcked(ports.raw, frameBytes * Math.min(each, batches.length - k * each), frameBytes)));
+      return total / ((performance.now() - start) / 1000);
+    });
   const client: number[] = [];
   const rawRates: number[] = [];
   const ackedRates: number[] = [];
@@ -122,19 +168,39 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   const ackedCpu: number[] = [];
   const cpuRatios: number[] = [];
   const ackedCpuRatios: number[] = [];
+  const encodeCpu: number[] = [];
+  const framesRates: number[] = [];
+  const framesCpu: number[] = [];
+  const encodeOnlyRatios: number[] = [];
+  const protocolOnlyRatios: number[] = [];
+  const shareOfProtocolOnly: number[] = [];
   try {
     await send(); // warm-up: JIT, socket buffers
     await raw();
     await acked();
+    await encodeOnly();
+    await ackedFrames();
     for (let round = 0; round < ROUNDS; round++) {
-      // The three take turns going first, so none always runs on the warmest or coldest machine.
-      const order = [send, raw, acked];
-      for (let k = 0; k < round % 3; k++) order.push(order.shift() as () => Promise<{ bytesPerSecond: number; cpuMicrosPerBatch: number }>);
-      const got = new Map<unknown, { bytesPerSecond: number; cpuMicrosPerBatch: number }>();
+      // They take turns going first, so none always runs on the warmest or coldest machine.
+      const order = [send, raw, acked, encodeOnly, ackedFrames];
+      for (let k = 0; k < round % order.length; k++) order.push(order.shift() as () => Promise<Measured>);
+      const got = new Map<unknown, Measured>();
       for (const run of order) got.set(run, await run());
-      const c = got.get(send) as { bytesPerSecond: number; cpuMicrosPerBatch: number };
-      const r = got.get(raw) as { bytesPerSecond: number; cpuMicrosPerBatch: number };
-      const a = got.get(acked) as { bytesPerSecond: number; cpuMicrosPerBatch: number };
+      const c = got.get(send) as Measured;
+      const r = got.get(raw) as Measured;
+      const a = got.get(acked) as Measured;
+      const e = got.get(encodeOnly) as Measured;
+      const f = got.get(ackedFrames) as Measured;
+      encodeCpu.push(e.cpuMicrosPerBatch);
+      framesRates.push(f.bytesPerSecond);
+      framesCpu.push(f.cpuMicrosPerBatch);
+      // Payload bytes per second of one thread that only encodes; then of one that encodes and
+      // makes each acknowledged write in turn, or the socket pattern alone, whichever is slower.
+      const encodeOnlyRate = (BATCH * RECORD_BYTES) / (e.cpuMicrosPerBatch / 1e6);
+      const protocolOnly = Math.min(f.bytesPerSecond, (BATCH * RECORD_BYTES) / ((e.cpuMicrosPerBatch + f.cpuMicrosPerBatch) / 1e6));
+      encodeOnlyRatios.push(encodeOnlyRate / r.bytesPerSecond);
+      protocolOnlyRatios.push(protocolOnly / r.bytesPerSecond);
+      shareOfProtocolOnly.push(c.bytesPerSecond / protocolOnly);
       client.push(c.bytesPerSecond);
       cpu.push(c.cpuMicrosPerBatch);
       rawRates.push(r.bytesPerSecond);
@@ -167,6 +233,15 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
     ackedSocketCpuMicrosPerBatch: spreadOf(ackedCpu),
     ratioToAckedSocket: spreadOf(ackedRatios, 3),
     cpuRatioToAckedSocket: spreadOf(ackedCpuRatios, 3),
+    protocolWork: {
+      frameBytes,
+      encodeOnlyCpuMicrosPerBatch: spreadOf(encodeCpu),
+      encodeOnlyRatioToRawSocket: spreadOf(encodeOnlyRatios, 3),
+      ackedFramesPayloadBytesPerSecond: spreadOf(framesRates),
+      ackedFramesCpuMicrosPerBatch: spreadOf(framesCpu),
+      protocolOnlyRatioToRawSocket: spreadOf(protocolOnlyRatios, 3),
+      clientShareOfProtocolOnly: spreadOf(shareOfProtocolOnly, 3),
+    },
   };
 }
 
@@ -191,6 +266,7 @@ try {
         baseline: 'a raw node:net socket from this process to the same child process, pushing the same payload bytes in writes of one batch each, waiting only for one final acknowledgement',
         ackedBaseline: 'the same raw socket and bytes, one batch per write, each write waiting for a one-byte answer before the next (the request/acknowledge pattern of one append in flight, without the Iggy protocol)',
         method: `${ROUNDS} rounds after one warm-up of each; ratioToRawSocket = client payload bytes per wall second / raw bytes per wall second within a round; cpuRatioToRawSocket = raw CPU per batch / client CPU per batch (this process) within a round; ratioToAckedSocket and cpuRatioToAckedSocket the same against the acknowledged raw socket; the three take turns going first; medians over rounds`,
+        protocolWork: 'per row and round: encodeOnly = the batches encoded as the client encodes them (encodeSendMessagesRequest with WebAssembly checksums, the transport\'s headroom, one rotating frame buffer per request on the wire), nothing sent, CPU per batch; ackedFrames = acknowledged raw sockets, as many as requests on the wire, each write one whole request frame (frameBytes) answered by one byte; encodeOnlyRatioToRawSocket = (batch payload / encodeOnly CPU per batch) / streaming raw rate, an upper bound for any producer encoding these frames on one thread; protocolOnlyRatioToRawSocket = min(ackedFrames rate, batch payload / (encodeOnly + ackedFrames CPU per batch)) / streaming raw rate, an estimate for a producer that does nothing but encode and write each frame in turn (not a strict bound: GC threads and merged batches let the client exceed it); clientShareOfProtocolOnly = client rate / that estimate (vsrOnePartitionMerged: one batch per frame, one on the wire)',
         target: 'ratioToRawSocket.median >= 0.5 (issue 17 item 3)',
         inputs: `distinct (every row but the *WarmInputs ones): all ${MESSAGES / BATCH} batches of a run built beforehand, each payload its own ${RECORD_BYTES}-byte array (${(MESSAGES * RECORD_BYTES) / 1e6} MB read cold); warm (the *WarmInputs rows, otherwise as vsrFanOut and classicPipelined): ${WARM_POOL} distinct batches taken in turn, in the CPU caches as freshly built records would be. The raw sockets push one reused buffer in every row`,
         results: { vsr, classic, vsrOnePartitionMerged, vsrFanOut, classicPipelined, vsrFanOutWarmInputs, classicPipelinedWarmInputs },
