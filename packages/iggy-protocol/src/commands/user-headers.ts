@@ -145,6 +145,8 @@ export function decodeUserHeaderEntries(block: Uint8Array): UserHeaderEntry[] {
  * {@link decodeUserHeaderEntries} checks it). Values are copied: they never share memory with
  * `block`. They are views of a copy of the block in a shared area (read them with their
  * `byteOffset`, as every typed reader does), so decoding a record's headers allocates no buffer.
+ * That area is shared with other records' values: copy a value before transferring its `buffer`
+ * (to a worker, with `ArrayBuffer.prototype.transfer`), or the other values in it are emptied.
  */
 export function decodeUserHeaders(block: Uint8Array): Map<string, HeaderValue> {
   // Every record read goes through here, so the common case (a sound block) takes one pass with
@@ -169,7 +171,9 @@ function copyOf(block: Uint8Array): { bytes: Uint8Array; start: number } {
   const n = block.length;
   // Copied by hand, not with `slice()`: on a Node Buffer (what a socket hands over) that is a view.
   if (n > SLAB_BYTES / 4) return { bytes: ownCopy(block, 0, n), start: 0 };
-  if (slabUsed + n > SLAB_BYTES) {
+  // Against the area's length, not SLAB_BYTES: a caller that transfers a value's buffer detaches
+  // the area (its length becomes 0), and the next block must start a new one instead of failing.
+  if (slabUsed + n > slab.length) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
   }
