@@ -231,4 +231,18 @@ describe('decodeUserHeaders', () => {
       expect(outcome(decodeUserHeaders, block)).toEqual(outcome(reference, block));
     }
   });
+  it('refuses huge declared lengths and oversized blocks with the entry-by-entry error, before reading further', () => {
+    const k = [2, 1, 0, 0, 0, 0x6b];
+    const cases = [
+      Uint8Array.from([2, 0xff, 0xff, 0xff, 0xff, 0x6b]), // key length 2^32 - 1
+      Uint8Array.from([...k, 2, 0xff, 0xff, 0xff, 0xff, 0x76]), // value length 2^32 - 1
+      Uint8Array.from([...k, 2, 0x00, 0x00, 0x00, 0x80, 0x76]), // value length 2^31
+      new Uint8Array(100_001).fill(2), // one byte above the block limit
+    ];
+    for (const block of cases) {
+      const want = outcome(reference, block);
+      expect(want).toHaveProperty('error');
+      expect(outcome(decodeUserHeaders, block)).toEqual(want);
+    }
+  });
 });
