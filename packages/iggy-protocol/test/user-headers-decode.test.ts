@@ -18,7 +18,7 @@ function reference(block: Uint8Array): Map<string, HeaderValue> {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`);
     let key: string;
     try {
-      key = new TextDecoder('utf-8', { fatal: true }).decode(e.key);
+      key = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(e.key);
     } catch {
       throw new IggyCodecError('header key is not valid UTF-8');
     }
@@ -131,7 +131,7 @@ describe('decodeUserHeaders', () => {
     }
   });
 
-  it('decodes ever new keys, keys made to share a cache bucket, and a leading BOM as the entry path does', () => {
+  it('decodes ever new keys, keys made to share a cache bucket, and a leading BOM as the entry-by-entry rules do', () => {
     // Same length, first and last byte: one bucket of the key cache, more keys than it holds.
     const colliding = Array.from({ length: 12 }, (_, i) => `a${String.fromCharCode(98 + i)}z`);
     for (let round = 0; round < 3; round++) {
@@ -244,5 +244,13 @@ describe('decodeUserHeaders', () => {
       expect(want).toHaveProperty('error');
       expect(outcome(decodeUserHeaders, block)).toEqual(want);
     }
+  });
+  it('keeps a leading U+FEFF in a key as it was sent (a key differing only by it is another key), on both paths', () => {
+    const sent = new Map<string, HeaderValue>([['\ufeffagdx.av', headerValue.uint32(1)], ['agdx.av', headerValue.uint32(2)], ['\ufeff', headerValue.bool(false)]]);
+    const block = encodeUserHeaders(sent);
+    expect([...decodeUserHeaders(block)].map(([k, v]) => [k, v.kind, [...v.value]])).toEqual([...sent].map(([k, v]) => [k, v.kind, [...v.value]]));
+    // The same key twice: the one-pass path hands the block to the entry-by-entry rules, which name it as sent.
+    const broken = Uint8Array.from([...encodeUserHeaders(new Map([['\ufeffk', headerValue.bool(true)]])), 2, 4, 0, 0, 0, 0xef, 0xbb, 0xbf, 0x6b, 3, 1, 0, 0, 0, 0]);
+    expect(outcome(decodeUserHeaders, broken)).toEqual({ error: `duplicate header key ${JSON.stringify('\ufeffk')}` });
   });
 });

@@ -212,12 +212,16 @@ function soundHeaders(block: Uint8Array): Map<string, HeaderValue> | undefined {
   return map;
 }
 
+// Header keys, on both paths: strict, and a leading U+FEFF kept. Dropping it (TextDecoder's
+// default) read `\ufeffagdx.av` as `agdx.av`, and two keys that differ by it as one duplicate.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** Decodes entry by entry, each rule checked and reported by name (the errors callers see). */
 function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
   const map = new Map<string, HeaderValue>();
   for (const e of decodeUserHeaderEntries(block)) {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`, { context: { keyKind: e.keyKind } });
-    const key = decodeUtf8(e.key, 'header key');
+    const key = decodeUtf8(e.key, 'header key', STRICT_UTF8);
     const kind = headerKindFromCode(e.valueKind);
     if (kind === undefined) throw new IggyCodecError(`header ${JSON.stringify(key)} has unknown kind ${e.valueKind}`, { context: { key, valueKind: e.valueKind } });
     const problem = valueProblem(kind, e.value);
@@ -250,8 +254,6 @@ const KNOWN_KEYS_LIMIT = 256;
 /** Keys per bucket: keys made to collide cost a few comparisons each, never a long scan. */
 const BUCKET_LIMIT = 4;
 let knownKeyCount = 0;
-// The entry-by-entry path's decoder settings (a leading BOM is dropped there too): equal bytes, equal key.
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function sameBytes(a: Uint8Array, block: Uint8Array, start: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (a[i] !== block[start + i]) return false;
