@@ -3,7 +3,7 @@
 // the bytes are read through the view, every u32 bit counts, and anything else is the one
 // typed error it always was.
 import { AgentEnvelope, AgentId, CodecError, ConversationId, HeaderName, readEnvelopeRecord, RecordId } from '@agdx/wire';
-import type { RecordHeaders } from '@agdx/wire';
+import type { HeaderValue, RecordHeaders } from '@agdx/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -38,9 +38,9 @@ describe('envelope record version and content-type codes', () => {
         fc.integer({ min: 0, max: 255 }),
         fc.boolean(),
         (av, ct, at, fill, pooled) => {
-          const place = (bytes: number[]): Uint8Array => (pooled ? Buffer.concat([Buffer.alloc(at, fill), Buffer.from(bytes)]).subarray(at) : viewAt(Uint8Array.from(bytes), at, fill));
-          const headers = new Map([[HeaderName.Version, { kind: 'uint32' as const, value: place(av) }]]);
-          if (ct !== undefined) headers.set(HeaderName.ContentType, { kind: 'uint8' as const, value: place([ct]) } as never);
+          const place = (bytes: readonly number[]): Uint8Array => (pooled ? Buffer.concat([Buffer.alloc(at, fill), Buffer.from(bytes)]).subarray(at) : viewAt(Uint8Array.from(bytes), at, fill));
+          const headers = new Map<string, HeaderValue>([[HeaderName.Version, { kind: 'uint32', value: place(av) }]]);
+          if (ct !== undefined) headers.set(HeaderName.ContentType, { kind: 'uint8', value: place([ct]) });
           const version = new DataView(Uint8Array.from(av).buffer).getUint32(0, true);
           const got = read(headers);
           if (version === 1) expect(got).toEqual({ kind: 'envelope', contentType: ct });
