@@ -80,6 +80,13 @@ describe('classic SendMessages encoder', () => {
     const wire = decodeSendMessagesRequest(body, 'classic').messages.map((m) => m.id);
     expect(wire.every(isUuidV4)).toBe(true);
     expect(new Set([...wire, ...ids]).size).toBe(wire.length + ids.length);
+    // VSR batches mint from the same pool, on their loop for bare payloads and on the general one.
+    const vsr = [
+      ...decodeSendMessagesRequest(encodeSendMessagesRequest({ stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages }, 'vsr'), 'vsr').messages,
+      ...decodeSendMessagesRequest(encodeSendMessagesRequest({ stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: messages.map((m, i) => (i % 2 === 0 ? { ...m, originTimestamp: 7n } : m)) }, 'vsr', { nowMicros: () => 9n }), 'vsr').messages,
+    ].map((m) => m.id);
+    expect(vsr.every(isUuidV4)).toBe(true);
+    expect(new Set([...vsr, ...wire, ...ids]).size).toBe(vsr.length + wire.length + ids.length);
   });
   it('splits clocks and origins at the 32- and 64-bit edges exactly, and reads the clock once per batch', () => {
     const edges = [0n, 1n, (1n << 31n) - 1n, 1n << 31n, (1n << 32n) - 1n, 1n << 32n, (1n << 32n) + 1n, (1n << 53n) + 1n, (1n << 63n) - 1n, 1n << 63n, (1n << 64n) - 2n, (1n << 64n) - 1n];
