@@ -80,5 +80,39 @@ describe('classic SendMessages encoder', () => {
     const wire = decodeSendMessagesRequest(body, 'classic').messages.map((m) => m.id);
     expect(wire.every(isUuidV4)).toBe(true);
     expect(new Set([...wire, ...ids]).size).toBe(wire.length + ids.length);
+    // VSR batches mint from the same pool, on their loop for bare payloads and on the general one.
+    const vsr = [
+      ...decodeSendMessagesRequest(encodeSendMessagesRequest({ stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages }, 'vsr'), 'vsr').messages,
+      ...decodeSendMessagesRequest(encodeSendMessagesRequest({ stream: 's', topic: 't', partitioning: partitioning.partitionId(0), messages: messages.map((m, i) => (i % 2 === 0 ? { ...m, originTimestamp: 7n } : m)) }, 'vsr', { nowMicros: () => 9n }), 'vsr').messages,
+    ].map((m) => m.id);
+    expect(vsr.every(isUuidV4)).toBe(true);
+    expect(new Set([...vsr, ...wire, ...ids]).size).toBe(vsr.length + wire.length + ids.length);
+  });
+  it('splits clocks and origins at the 32- and 64-bit edges exactly, and reads the clock once per batch', () => {
+    const edges = [0n, 1n, (1n << 31n) - 1n, 1n << 31n, (1n << 32n) - 1n, 1n << 32n, (1n << 32n) + 1n, (1n << 53n) + 1n, (1n << 63n) - 1n, 1n << 63n, (1n << 64n) - 2n, (1n << 64n) - 1n];
+    const edge = fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }));
+    const message: fc.Arbitrary<OutgoingMessage> = fc.record({ payload: fc.uint8Array({ maxLength: 8 }), originTimestamp: edge }, { requiredKeys: ['payload'] });
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), edge, (messages, start) => {
+        // A clock that moves on every call: a writer reading it per message, or not at all when
+        // every message has its own origin, differs from the plain one.
+        const clock = (): (() => bigint) => {
+          let t = start;
+          return () => {
+            const now = t;
+            t = t === (1n << 64n) - 1n ? 0n : t + 1n;
+            return now;
+          };
+        };
+        const req = { stream: 'stream-a', topic: 't', partitioning: partitioning.partitionId(1), messages };
+        const plain = plainClassicBody('stream-a', 't', 1, messages, clock());
+        const dirty = new Uint8Array(plain.length + CLASSIC_REQUEST_HEADER_SIZE).fill(0xff);
+        expect(encodeSendMessagesRequest(req, 'classic', { nowMicros: clock(), headroom: CLASSIC_REQUEST_HEADER_SIZE, allocate: () => dirty })).toEqual(plain);
+        const decoded = decodeSendMessagesRequest(plain, 'classic').messages;
+        const shared = messages.some((m) => m.originTimestamp === undefined) ? start : undefined;
+        expect(decoded.map((m) => m.originTimestamp)).toEqual(messages.map((m) => m.originTimestamp ?? shared));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -18,7 +18,7 @@ function reference(block: Uint8Array): Map<string, HeaderValue> {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`);
     let key: string;
     try {
-      key = new TextDecoder('utf-8', { fatal: true }).decode(e.key);
+      key = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(e.key);
     } catch {
       throw new IggyCodecError('header key is not valid UTF-8');
     }
@@ -131,7 +131,7 @@ describe('decodeUserHeaders', () => {
     }
   });
 
-  it('decodes ever new keys, keys made to share a cache bucket, and a leading BOM as the entry path does', () => {
+  it('decodes ever new keys, keys made to share a cache bucket, and a leading BOM as the entry-by-entry rules do', () => {
     // Same length, first and last byte: one bucket of the key cache, more keys than it holds.
     const colliding = Array.from({ length: 12 }, (_, i) => `a${String.fromCharCode(98 + i)}z`);
     for (let round = 0; round < 3; round++) {
@@ -149,5 +149,108 @@ describe('decodeUserHeaders', () => {
     // A header block larger than the shared area's share is copied on its own.
     const big = encodeUserHeaders(new Map(Array.from({ length: 40 }, (_, i) => [`big-${i}`, headerValue.string('v'.repeat(200))] as const)));
     expect(outcome(decodeUserHeaders, big)).toEqual(outcome(reference, big));
+  });
+  it('keeps decoding after a caller transfers a decoded value\'s buffer (the shared area is detached)', () => {
+    const block = sample();
+    const want = outcome(reference, block);
+    const value = (decodeUserHeaders(block).get('flag') as HeaderValue).value;
+    // What handing a value to a worker does to its memory: the area it is a view of is detached.
+    structuredClone(value.buffer, { transfer: [value.buffer] });
+    expect(value.length).toBe(0);
+    expect(outcome(decodeUserHeaders, block)).toEqual(want);
+    expect(outcome(decodeUserHeaders, block)).toEqual(want);
+  });
+
+  it('gives what the entry-by-entry rules give for blocks built entry by entry, with lengths off by one or by a high byte', () => {
+    const u32le = (n: number): number[] => [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
+    const entry = fc
+      .record({
+        keyKind: fc.oneof({ weight: 8, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }),
+        key: fc.oneof(
+          fc.constantFrom('a', 'ab', 'agdx.av', 'agdx.ct', '\u00e9t\u00e9', '\ufeffk').map((k) => [...new TextEncoder().encode(k)]),
+          fc.uint8Array({ maxLength: 6 }).map((a) => [...a]),
+        ),
+        keyLengthOff: fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1, 256, 1 << 16, 1 << 24) }),
+        valueKind: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 15 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }),
+        value: fc.oneof(fc.uint8Array({ maxLength: 20 }), fc.constantFrom(1, 2, 4, 8, 16).map((n) => new Uint8Array(n).fill(1))).map((a) => [...a]),
+        valueLengthOff: fc.oneof({ weight: 12, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1, 256, 1 << 16, 1 << 24) }),
+      })
+      .map((e) => [
+        e.keyKind, ...u32le(Math.max(0, e.key.length + e.keyLengthOff)), ...e.key,
+        e.valueKind, ...u32le(Math.max(0, e.value.length + e.valueLengthOff)), ...e.value,
+      ]);
+    const blocks = fc
+      .tuple(fc.array(entry, { maxLength: 6 }), fc.option(fc.nat(), { freq: 3 }))
+      .map(([entries, cut]) => {
+        const bytes = entries.flat();
+        return Uint8Array.from(cut === null ? bytes : bytes.slice(0, cut % (bytes.length + 1)));
+      });
+    fc.assert(
+      fc.property(blocks, (block) => {
+        const want = outcome(reference, block.slice());
+        expect(outcome(decodeUserHeaders, block.slice())).toEqual(want);
+        // A pooled Buffer and a plain view, both at a non-zero byteOffset.
+        expect(outcome(decodeUserHeaders, Buffer.concat([Buffer.from([1, 2, 3]), Buffer.from(block)]).subarray(3))).toEqual(want);
+        expect(outcome(decodeUserHeaders, Uint8Array.from([9, ...block, 9]).subarray(1, 1 + block.length))).toEqual(want);
+      }),
+      { seed: SEED, numRuns: RUNS * 5 },
+    );
+  });
+
+  it('never changes a decoded value afterwards, however many blocks of whatever size follow (around the shared area\'s size)', () => {
+    const raw = (tag: number, size: number): Uint8Array => {
+      // Entries with raw values, keys and bytes tagged by the block, filled up to about `size` bytes.
+      const entries: [string, HeaderValue][] = [];
+      let used = 0;
+      for (let i = 0; used + 10 + 12 < size; i++) {
+        const key = `k${tag}.${i}`;
+        const length = Math.max(1, Math.min(255, size - used - 10 - key.length));
+        entries.push([key, headerValue.raw(Uint8Array.from({ length }, (_, j) => (tag * 31 + j) & 255))]);
+        used += 10 + key.length + length;
+      }
+      return encodeUserHeaders(new Map(entries));
+    };
+    const kept: [Map<string, HeaderValue>, unknown][] = [];
+    let tag = 0;
+    for (let round = 0; round < 4; round++) {
+      for (const size of [40, 4_000, 4_096, 4_097, 8_000, 16_383, 16_384, 16_385, 99_990, 13, 4_096, 4_096, 4_096, 4_096]) {
+        const block = raw(tag++, size);
+        const decoded = decodeUserHeaders(round % 2 === 0 ? block : Buffer.from(block));
+        const snapshot = [...decoded].map(([k, v]) => [k, v.kind, [...v.value]]);
+        expect(snapshot).toEqual(outcome(reference, block));
+        kept.push([decoded, snapshot]);
+      }
+    }
+    for (const [decoded, snapshot] of kept) expect([...decoded].map(([k, v]) => [k, v.kind, [...v.value]])).toEqual(snapshot);
+  });
+
+  it('tells apart long keys that differ only in their middle bytes, beyond a full cache bucket', () => {
+    const keys = Array.from({ length: 10 }, (_, i) => `a${'m'.repeat(126)}${String.fromCharCode(0x61 + i)}${'m'.repeat(126)}z`);
+    for (let round = 0; round < 3; round++) {
+      const block = encodeUserHeaders(new Map(keys.map((k, i) => [k, headerValue.uint8(i)] as const)));
+      expect(outcome(decodeUserHeaders, block)).toEqual(outcome(reference, block));
+    }
+  });
+  it('refuses huge declared lengths and oversized blocks with the entry-by-entry error, before reading further', () => {
+    const k = [2, 1, 0, 0, 0, 0x6b];
+    const cases = [
+      Uint8Array.from([2, 0xff, 0xff, 0xff, 0xff, 0x6b]), // key length 2^32 - 1
+      Uint8Array.from([...k, 2, 0xff, 0xff, 0xff, 0xff, 0x76]), // value length 2^32 - 1
+      Uint8Array.from([...k, 2, 0x00, 0x00, 0x00, 0x80, 0x76]), // value length 2^31
+      new Uint8Array(100_001).fill(2), // one byte above the block limit
+    ];
+    for (const block of cases) {
+      const want = outcome(reference, block);
+      expect(want).toHaveProperty('error');
+      expect(outcome(decodeUserHeaders, block)).toEqual(want);
+    }
+  });
+  it('keeps a leading U+FEFF in a key as it was sent (a key differing only by it is another key), on both paths', () => {
+    const sent = new Map<string, HeaderValue>([['\ufeffagdx.av', headerValue.uint32(1)], ['agdx.av', headerValue.uint32(2)], ['\ufeff', headerValue.bool(false)]]);
+    const block = encodeUserHeaders(sent);
+    expect([...decodeUserHeaders(block)].map(([k, v]) => [k, v.kind, [...v.value]])).toEqual([...sent].map(([k, v]) => [k, v.kind, [...v.value]]));
+    // The same key twice: the one-pass path hands the block to the entry-by-entry rules, which name it as sent.
+    const broken = Uint8Array.from([...encodeUserHeaders(new Map([['\ufeffk', headerValue.bool(true)]])), 2, 4, 0, 0, 0, 0xef, 0xbb, 0xbf, 0x6b, 3, 1, 0, 0, 0, 0]);
+    expect(outcome(decodeUserHeaders, broken)).toEqual({ error: `duplicate header key ${JSON.stringify('\ufeffk')}` });
   });
 });

@@ -145,6 +145,8 @@ export function decodeUserHeaderEntries(block: Uint8Array): UserHeaderEntry[] {
  * {@link decodeUserHeaderEntries} checks it). Values are copied: they never share memory with
  * `block`. They are views of a copy of the block in a shared area (read them with their
  * `byteOffset`, as every typed reader does), so decoding a record's headers allocates no buffer.
+ * That area is shared with other records' values: copy a value before transferring its `buffer`
+ * (to a worker, with `ArrayBuffer.prototype.transfer`), or the other values in it are emptied.
  */
 export function decodeUserHeaders(block: Uint8Array): Map<string, HeaderValue> {
   // Every record read goes through here, so the common case (a sound block) takes one pass with
@@ -169,7 +171,9 @@ function copyOf(block: Uint8Array): { bytes: Uint8Array; start: number } {
   const n = block.length;
   // Copied by hand, not with `slice()`: on a Node Buffer (what a socket hands over) that is a view.
   if (n > SLAB_BYTES / 4) return { bytes: ownCopy(block, 0, n), start: 0 };
-  if (slabUsed + n > SLAB_BYTES) {
+  // Against the area's length, not SLAB_BYTES: a caller that transfers a value's buffer detaches
+  // the area (its length becomes 0), and the next block must start a new one instead of failing.
+  if (slabUsed + n > slab.length) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
   }
@@ -208,12 +212,16 @@ function soundHeaders(block: Uint8Array): Map<string, HeaderValue> | undefined {
   return map;
 }
 
+// Header keys, on both paths: strict, and a leading U+FEFF kept. Dropping it (TextDecoder's
+// default) read `\ufeffagdx.av` as `agdx.av`, and two keys that differ by it as one duplicate.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** Decodes entry by entry, each rule checked and reported by name (the errors callers see). */
 function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
   const map = new Map<string, HeaderValue>();
   for (const e of decodeUserHeaderEntries(block)) {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`, { context: { keyKind: e.keyKind } });
-    const key = decodeUtf8(e.key, 'header key');
+    const key = decodeUtf8(e.key, 'header key', STRICT_UTF8);
     const kind = headerKindFromCode(e.valueKind);
     if (kind === undefined) throw new IggyCodecError(`header ${JSON.stringify(key)} has unknown kind ${e.valueKind}`, { context: { key, valueKind: e.valueKind } });
     const problem = valueProblem(kind, e.value);
@@ -246,8 +254,6 @@ const KNOWN_KEYS_LIMIT = 256;
 /** Keys per bucket: keys made to collide cost a few comparisons each, never a long scan. */
 const BUCKET_LIMIT = 4;
 let knownKeyCount = 0;
-// The entry-by-entry path's decoder settings (a leading BOM is dropped there too): equal bytes, equal key.
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function sameBytes(a: Uint8Array, block: Uint8Array, start: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (a[i] !== block[start + i]) return false;

@@ -8,10 +8,13 @@ import { IggyCodecError } from '../errors.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Decodes UTF-8 strictly, mapping the decoder's TypeError to a codec error. */
-export function decodeUtf8(bytes: Uint8Array, field: string): string {
+/**
+ * Decodes UTF-8 strictly, mapping the decoder's TypeError to a codec error. `decoder` is a strict
+ * one (`fatal: true`); the default drops a leading byte order mark.
+ */
+export function decodeUtf8(bytes: Uint8Array, field: string, decoder: TextDecoder = UTF8): string {
   try {
-    return UTF8.decode(bytes);
+    return decoder.decode(bytes);
   } catch (cause) {
     throw new IggyCodecError(`${field} is not valid UTF-8`, { cause, context: { field } });
   }
