@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLog } from '@agdx/transport';
 import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
-import { AgdxClient, AgentTopic, TestClock, TimeoutError } from '@agdx/agents';
+import { AgdxClient, AgentTopic, TestClock, TimeoutError, type Clock } from '@agdx/agents';
 import { DeadlineQueue, type Timed } from '../src/replies/deadline-queue.js';
 
 function entry(name: string, expired: string[]): Timed {
@@ -69,6 +69,47 @@ describe('DeadlineQueue', () => {
     expect(expired).toEqual(['a']);
     clock.advanceMs(4);
     expect(expired).toEqual(['a', 'b']);
+  });
+
+  it('does not let a cancelled timer of 0 ms that still fires expire a later wait early', async () => {
+    // The test clock runs a 0 ms timer as a microtask its cancel cannot stop.
+    const clock = new TestClock(0n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const now = entry('now', expired);
+    queue.add(now, 0);
+    queue.remove(now);
+    queue.add(entry('later', expired), 10);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(expired).toEqual([]);
+    clock.advanceMs(9);
+    expect(expired).toEqual([]);
+    clock.advanceMs(1);
+    expect(expired).toEqual(['later']);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
+  it('ignores a fire its cancel came too late for on a clock that only sleeps', async () => {
+    // A clock without timer(): the queue's timer is a sleep, and once that sleep has resolved
+    // its fire is already queued; cancelling then cannot stop it.
+    const inner = new TestClock(0n);
+    const clock: Clock = { nowMicros: () => inner.nowMicros(), sleep: (ms, signal) => inner.sleep(ms, signal) };
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const first = entry('first', expired);
+    queue.add(first, 5);
+    inner.advanceMs(5); // the sleep resolves; its fire waits for a microtask
+    queue.remove(first); // e.g. the reply came in the same turn
+    queue.add(entry('second', expired), 100);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(expired).toEqual([]);
+    inner.advanceMs(99);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(expired).toEqual([]);
+    inner.advanceMs(1);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(expired).toEqual(['second']);
   });
 
   it('keeps a timeout too large to add to the clock finite', () => {
