@@ -10,7 +10,7 @@ import { AgdxClient, AgentTopic, TestClock, TimeoutError, type Clock } from '@ag
 import { DeadlineQueue, type Timed } from '../src/replies/deadline-queue.js';
 
 function entry(name: string, expired: string[]): Timed {
-  return { deadline: 0, slot: -1, expire: () => expired.push(name) };
+  return { deadline: 0, slot: -1, expire: () => expired.push(name), fail: (error) => expired.push(`${name}!${String((error as Error).message)}`) };
 }
 
 describe('DeadlineQueue', () => {
@@ -112,6 +112,30 @@ describe('DeadlineQueue', () => {
     expect(expired).toEqual(['second']);
   });
 
+  it('ends every entry left with the clock\'s error when its timer cannot be armed again', () => {
+    const inner = new TestClock(0n);
+    let arms = 0;
+    const clock: Clock = {
+      nowMicros: () => inner.nowMicros(),
+      sleep: (ms, signal) => inner.sleep(ms, signal),
+      timer: (ms, fire) => {
+        if (++arms > 1) throw new Error('timer broke');
+        return inner.timer(ms, fire);
+      },
+    };
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    queue.add(entry('a', expired), 10);
+    queue.add(entry('b', expired), 20);
+    queue.add(entry('c', expired), 30);
+    queue.add(entry('never', expired), Number.MAX_VALUE);
+    inner.advanceMs(10);
+    // 'a' timed out; nothing could time out 'b' and 'c' any more, so they end now; a deadline of
+    // Infinity never needed a timer.
+    expect(expired).toEqual(['a', 'b!timer broke', 'c!timer broke']);
+    expect(queue.size).toBe(1);
+  });
+
   it('keeps a timeout too large to add to the clock finite', () => {
     const clock = new TestClock(0n);
     const queue = new DeadlineQueue(clock);
@@ -156,6 +180,59 @@ describe('reply waits on one hub timer', () => {
     await new Promise((r) => setTimeout(r, 1));
     expect(hub.pending).toBe(0);
     expect(clock.pendingSleeps).toBe(0);
+    await laser.close();
+  });
+
+  it('leaves no wait registered when the clock\'s timer throws at registration', async () => {
+    const inner = new TestClock(10n);
+    let broken = false;
+    const clock: Clock = {
+      nowMicros: () => inner.nowMicros(),
+      sleep: (ms, signal) => inner.sleep(ms, signal),
+      timer: (ms, fire) => {
+        if (broken) throw new Error('timer broke');
+        return inner.timer(ms, fire);
+      },
+    };
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', clock });
+    await laser.bootstrap(1);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const conversation = ConversationId.new();
+    broken = true;
+    await expect(hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 100 })).rejects.toThrow('timer broke');
+    expect(hub.pending).toBe(0);
+    // Once the readers run, registration takes the synchronous path: the same holds there.
+    broken = false;
+    const first = await hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 100 });
+    broken = true;
+    await expect(hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 5 })).rejects.toThrow('timer broke');
+    expect(hub.pending).toBe(1);
+    first.cancel();
+    expect(hub.pending).toBe(0);
+    await laser.close();
+  });
+
+  it('ends a wait whose timeout cannot be armed again instead of leaving it pending for good', async () => {
+    const inner = new TestClock(10n);
+    let arms = 0;
+    const clock: Clock = {
+      nowMicros: () => inner.nowMicros(),
+      sleep: (ms, signal) => inner.sleep(ms, signal),
+      timer: (ms, fire) => {
+        if (++arms > 1) throw new Error('timer broke');
+        return inner.timer(ms, fire);
+      },
+    };
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', clock });
+    await laser.bootstrap(1);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const conversation = ConversationId.new();
+    const fast = await hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 10 });
+    const slow = await hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs: 20 });
+    inner.advanceMs(10);
+    await expect(fast.reply).rejects.toBeInstanceOf(TimeoutError);
+    await expect(slow.reply).rejects.toThrow('timer broke');
+    expect(hub.pending).toBe(0);
     await laser.close();
   });
 });

@@ -17,6 +17,11 @@ export interface Timed {
   slot: number;
   /** Called once when its deadline has passed; it has already left the queue. */
   expire(): void;
+  /**
+   * Called once instead of {@link Timed.expire} when the clock's timer threw as the queue armed
+   * it again for this entry: nothing would ever time it out, so it ends now with that error.
+   */
+  fail(error: unknown): void;
 }
 
 /** The timeouts of a set of {@link Timed} entries on one clock, with one timer armed at a time. */
@@ -146,12 +151,19 @@ export class DeadlineQueue<T extends Timed> {
     // A platform timer may fire a little before the clock reaches the deadline: arm again for
     // what is left, as for the next entry.
     const next = heap[0];
-    if (next === undefined || this.#cancel !== undefined) return;
+    // A deadline of Infinity (a timeout too large to add) never comes: nothing to arm for.
+    if (next === undefined || this.#cancel !== undefined || next.deadline === Infinity) return;
     try {
       this.#arm(next.deadline, (next.deadline - now) / 1000);
-    } catch {
-      // A clock whose timer throws here cannot be reported to anyone (this runs in its timer);
-      // nothing is armed, so the next add arms again.
+    } catch (error) {
+      // Nothing is armed and nothing may ever be added again (a requester waiting for its last
+      // reply): every entry left would wait forever. They end with the clock's error instead,
+      // as a wait whose timer cannot be armed fails at registration.
+      while (heap.length > 0 && (heap[0] as T).deadline !== Infinity) {
+        const stranded = heap[0] as T;
+        this.remove(stranded);
+        stranded.fail(error);
+      }
     }
   }
 
