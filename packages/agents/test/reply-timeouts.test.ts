@@ -136,6 +136,51 @@ describe('DeadlineQueue', () => {
     expect(queue.size).toBe(1);
   });
 
+  it('lets an expiring entry remove or add others, and expires many equal timeouts and timeouts of 0 together', async () => {
+    const clock = new TestClock(0n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const equal = Array.from({ length: 100 }, (_, i) => entry(`e${i}`, expired));
+    const sameTime = entry('same-time', expired);
+    const later = entry('later', expired);
+    const added = entry('added', expired);
+    const first: Timed = {
+      deadline: 0,
+      slot: -1,
+      expire: () => {
+        expired.push('first');
+        // Its owner reacts synchronously: one due now and one due later leave, one is added.
+        queue.remove(sameTime);
+        queue.remove(later);
+        queue.add(added, 5);
+      },
+      fail: () => expired.push('first!'),
+    };
+    queue.add(first, 10);
+    queue.add(sameTime, 10);
+    for (const e of equal) queue.add(e, 10);
+    queue.add(later, 12);
+    clock.advanceMs(10);
+    expect(expired[0]).toBe('first');
+    expect(expired.slice(1).sort()).toEqual(equal.map((_, i) => `e${i}`).sort());
+    expect(queue.size).toBe(1);
+    clock.advanceMs(4);
+    expect(expired).not.toContain('added');
+    clock.advanceMs(1);
+    expect(expired.at(-1)).toBe('added');
+    expect(expired).not.toContain('later');
+    expect(expired).not.toContain('same-time');
+    expect(clock.pendingSleeps).toBe(0);
+    // Timeouts of 0 expire on the next turn, together, and leave nothing armed.
+    queue.add(entry('z1', expired), 0);
+    queue.add(entry('z2', expired), 0);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(expired.slice(-2)).toEqual(['z1', 'z2']);
+    expect(queue.size).toBe(0);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
   it('keeps a timeout too large to add to the clock finite', () => {
     const clock = new TestClock(0n);
     const queue = new DeadlineQueue(clock);
