@@ -181,6 +181,22 @@ describe('DeadlineQueue', () => {
     expect(clock.pendingSleeps).toBe(0);
   });
 
+  it('still expires the next entry on time when an expiring entry adds a later one', () => {
+    const clock = new TestClock(0n);
+    const queue = new DeadlineQueue(clock);
+    const expired: string[] = [];
+    const added = entry('added', expired);
+    queue.add({ deadline: 0, slot: -1, expire: () => (expired.push('first'), queue.add(added, 40)), fail: () => undefined }, 10);
+    queue.add(entry('next', expired), 20);
+    clock.advanceMs(10);
+    expect(expired).toEqual(['first']);
+    clock.advanceMs(10);
+    expect(expired).toEqual(['first', 'next']);
+    clock.advanceMs(30);
+    expect(expired).toEqual(['first', 'next', 'added']);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
   it('keeps a timeout too large to add to the clock finite', () => {
     const clock = new TestClock(0n);
     const queue = new DeadlineQueue(clock);

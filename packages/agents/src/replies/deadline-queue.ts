@@ -151,8 +151,10 @@ export class DeadlineQueue<T extends Timed> {
     // A platform timer may fire a little before the clock reaches the deadline: arm again for
     // what is left, as for the next entry.
     const next = heap[0];
-    // A deadline of Infinity (a timeout too large to add) never comes: nothing to arm for.
-    if (next === undefined || this.#cancel !== undefined || next.deadline === Infinity) return;
+    // Armed already when an entry expiring added another (its owner reacting synchronously), but
+    // for that one's deadline, which may be later than the next's. A deadline of Infinity (a
+    // timeout too large to add) never comes: nothing to arm for.
+    if (next === undefined || next.deadline >= this.#armedFor || next.deadline === Infinity) return;
     try {
       this.#arm(next.deadline, (next.deadline - now) / 1000);
     } catch (error) {
