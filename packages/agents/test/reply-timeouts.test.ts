@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryLog } from '@agdx/transport';
-import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
+import { ConversationId, CorrelationId, InvalidError, MintUlid } from '@agdx/wire';
 import { AgdxClient, AgentTopic, TestClock, TimeoutError, type Clock } from '@agdx/agents';
 import { DeadlineQueue, type Timed } from '../src/replies/deadline-queue.js';
 
@@ -294,6 +294,35 @@ describe('reply waits on one hub timer', () => {
     await expect(fast.reply).rejects.toBeInstanceOf(TimeoutError);
     await expect(slow.reply).rejects.toThrow('timer broke');
     expect(hub.pending).toBe(0);
+    await laser.close();
+  });
+
+  it('refuses a timeout that is not a finite non-negative number before registering; 0 times out on the next turn; a huge one waits', async () => {
+    const clock = new TestClock(10n);
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', clock });
+    await laser.bootstrap(1);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const conversation = ConversationId.new();
+    const options = (timeoutMs: number) => ({ correlation: MintUlid.mint(CorrelationId), conversation, timeoutMs });
+    for (const bad of [Number.NaN, Infinity, -1, -Infinity]) {
+      let registering: Promise<unknown> | undefined;
+      expect(() => (registering = hub.expect(options(bad)))).not.toThrow();
+      await expect(registering).rejects.toBeInstanceOf(InvalidError);
+      const request = laser.agdx(AgentTopic.Sessions, 'me', conversation).command(MintUlid.mint(CorrelationId), new Uint8Array(1));
+      await expect(laser.request(request, { replyTopic: AgentTopic.Sessions, timeoutMs: bad })).rejects.toBeInstanceOf(InvalidError);
+      expect(hub.pending).toBe(0);
+    }
+    const huge = await hub.expect(options(1e300));
+    const largest = await hub.expect(options(Number.MAX_VALUE));
+    const zero = await hub.expect(options(0));
+    await expect(zero.reply).rejects.toBeInstanceOf(TimeoutError);
+    clock.advanceMs(1e12);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(hub.pending).toBe(2);
+    huge.cancel();
+    largest.cancel();
+    expect(hub.pending).toBe(0);
+    expect(clock.pendingSleeps).toBe(0);
     await laser.close();
   });
 });
