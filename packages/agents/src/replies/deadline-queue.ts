@@ -17,6 +17,11 @@ export interface Timed {
   slot: number;
   /** Called once when its deadline has passed; it has already left the queue. */
   expire(): void;
+  /**
+   * Called once instead of {@link Timed.expire} when the clock's timer threw as the queue armed
+   * it again for this entry: nothing would ever time it out, so it ends now with that error.
+   */
+  fail(error: unknown): void;
 }
 
 /** The timeouts of a set of {@link Timed} entries on one clock, with one timer armed at a time. */
@@ -27,6 +32,13 @@ export class DeadlineQueue<T extends Timed> {
   #cancel: (() => void) | undefined;
   /** The deadline the armed timer fires for (Infinity when none is armed). */
   #armedFor = Infinity;
+  /**
+   * Counts arms and disarms: a timer fires for the queue only while its count is current. A
+   * cancel may come too late to stop a fire already on its way (a timer of 0 ms on a test clock,
+   * a clock that only has `sleep` and whose sleep has already resolved), and such a stale fire
+   * must not pass for the timer armed since (it would expire that timer's waits early).
+   */
+  #generation = 0;
   /**
    * The queue's time line: microseconds since `#base` (a clock reading), as a number. Restarted
    * whenever the queue empties, so the numbers stay small and exact even on a clock near 2^64.
@@ -98,20 +110,28 @@ export class DeadlineQueue<T extends Timed> {
   #arm(deadline: number, ms: number): void {
     // A timeout too large to add to the clock's time still gets a finite (chained) timer. The new
     // timer is armed before the old one is cancelled: a clock that throws leaves the old armed.
-    const cancel = startTimer(this.#clock, Number.isFinite(ms) ? ms : Number.MAX_VALUE, this.#fire);
+    // A closure per arm (not per wait): arms are rare once waits flow, as a later wait's
+    // deadline is later than the armed one.
+    const generation = this.#generation + 1;
+    const cancel = startTimer(this.#clock, Number.isFinite(ms) ? ms : Number.MAX_VALUE, () => {
+      if (generation === this.#generation) this.#fire();
+    });
     this.#cancel?.();
+    this.#generation = generation;
     this.#cancel = cancel;
     this.#armedFor = deadline;
   }
 
   #disarm(): void {
     this.#cancel?.();
+    this.#generation++;
     this.#cancel = undefined;
     this.#armedFor = Infinity;
   }
 
-  // Bound once per queue: the only callback a timer ever holds.
-  readonly #fire = (): void => {
+  /** The armed timer fired (a stale one never gets here). */
+  #fire(): void {
+    this.#generation++;
     // Read first: a clock that moved backwards shifts the armed deadline with the others.
     const clockNow = this.#now();
     const armedFor = this.#armedFor;
@@ -131,14 +151,23 @@ export class DeadlineQueue<T extends Timed> {
     // A platform timer may fire a little before the clock reaches the deadline: arm again for
     // what is left, as for the next entry.
     const next = heap[0];
-    if (next === undefined || this.#cancel !== undefined) return;
+    // Armed already when an entry expiring added another (its owner reacting synchronously), but
+    // for that one's deadline, which may be later than the next's. A deadline of Infinity (a
+    // timeout too large to add) never comes: nothing to arm for.
+    if (next === undefined || next.deadline >= this.#armedFor || next.deadline === Infinity) return;
     try {
       this.#arm(next.deadline, (next.deadline - now) / 1000);
-    } catch {
-      // A clock whose timer throws here cannot be reported to anyone (this runs in its timer);
-      // nothing is armed, so the next add arms again.
+    } catch (error) {
+      // Nothing is armed and nothing may ever be added again (a requester waiting for its last
+      // reply): every entry left would wait forever. They end with the clock's error instead,
+      // as a wait whose timer cannot be armed fails at registration.
+      while (heap.length > 0 && (heap[0] as T).deadline !== Infinity) {
+        const stranded = heap[0] as T;
+        this.remove(stranded);
+        stranded.fail(error);
+      }
     }
-  };
+  }
 
   #up(start: number): void {
     const heap = this.#heap;

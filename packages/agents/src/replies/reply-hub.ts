@@ -124,6 +124,10 @@ class Waiter implements PendingReply, Timed {
     if (!this.settled) this.reject(new TimeoutError(this.timeoutMessage, { context: { timeoutMs: this.timeoutMs } }));
   }
 
+  fail(error: unknown): void {
+    if (!this.settled) this.reject(error);
+  }
+
   sent(): void {
     if (this.settled) return;
     if (this.pacer !== undefined) this.pacer.active();
@@ -299,7 +303,14 @@ export class ReplyHub {
       waiter.timeoutMessage = options.timeoutMessage ?? 'reply';
       waiter.timeoutMs = options.timeoutMs;
       // Every wait of the hub times out through one clock timer (see DeadlineQueue).
-      this.#deadlines.add(waiter, options.timeoutMs);
+      try {
+        this.#deadlines.add(waiter, options.timeoutMs);
+      } catch (error) {
+        // A clock whose timer throws: the wait is not left registered (pending for good, keeping
+        // the readers running) behind the caller's error.
+        waiter.reject(error);
+        throw error;
+      }
       waiter.deadlines = this.#deadlines;
     }
     return waiter;
