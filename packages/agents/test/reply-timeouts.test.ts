@@ -13,6 +13,19 @@ function entry(name: string, expired: string[]): Timed {
   return { deadline: 0, slot: -1, expire: () => expired.push(name), fail: (error) => expired.push(`${name}!${String((error as Error).message)}`) };
 }
 
+
+/** `inner`, except that every timer after the first throws (a clock that breaks mid-run). */
+function timerBreaksAfterFirstArm(inner: TestClock): Clock {
+  let arms = 0;
+  return {
+    nowMicros: () => inner.nowMicros(),
+    sleep: (ms, signal) => inner.sleep(ms, signal),
+    timer: (ms, fire) => {
+      if (++arms > 1) throw new Error('timer broke');
+      return inner.timer(ms, fire);
+    },
+  };
+}
 describe('DeadlineQueue', () => {
   it('expires entries in deadline order on one timer, whatever order they were added in', () => {
     const clock = new TestClock(1_000n);
@@ -114,15 +127,7 @@ describe('DeadlineQueue', () => {
 
   it('ends every entry left with the clock\'s error when its timer cannot be armed again', () => {
     const inner = new TestClock(0n);
-    let arms = 0;
-    const clock: Clock = {
-      nowMicros: () => inner.nowMicros(),
-      sleep: (ms, signal) => inner.sleep(ms, signal),
-      timer: (ms, fire) => {
-        if (++arms > 1) throw new Error('timer broke');
-        return inner.timer(ms, fire);
-      },
-    };
+    const clock = timerBreaksAfterFirstArm(inner);
     const queue = new DeadlineQueue(clock);
     const expired: string[] = [];
     queue.add(entry('a', expired), 10);
@@ -275,15 +280,7 @@ describe('reply waits on one hub timer', () => {
 
   it('ends a wait whose timeout cannot be armed again instead of leaving it pending for good', async () => {
     const inner = new TestClock(10n);
-    let arms = 0;
-    const clock: Clock = {
-      nowMicros: () => inner.nowMicros(),
-      sleep: (ms, signal) => inner.sleep(ms, signal),
-      timer: (ms, fire) => {
-        if (++arms > 1) throw new Error('timer broke');
-        return inner.timer(ms, fire);
-      },
-    };
+    const clock = timerBreaksAfterFirstArm(inner);
     const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo', clock });
     await laser.bootstrap(1);
     const hub = laser.replies(AgentTopic.Sessions);

@@ -49,6 +49,20 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** The typed errors of a failed decode, outermost first. */
+/** A command with every optional field a command may carry set, around `body`. */
+function commandWithEveryOptionalField(body: Uint8Array, requires: bigint): AgentEnvelope {
+  return AgentEnvelope.command(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('planner'), CorrelationId.fromBigInt(3n), body)
+    .withParent(ConversationId.fromBigInt(5n), ConversationId.fromBigInt(6n))
+    .withTarget(AgentId.new('worker'))
+    .withCause(RecordId.fromBigInt(7n), LogPosition.fromBytes(new Uint8Array(20).fill(3)))
+    .withIdempotencyKey(IdempotencyKey.new('key-1'))
+    .withDeadlineMicros(123n)
+    .withOperation('chat')
+    .withTool('search')
+    .withMetadata('role', 'user')
+    .requiring(requires);
+}
+
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e = error; e !== undefined && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
@@ -96,22 +110,7 @@ describe('decoded envelopes are assembled like every other envelope', () => {
   });
 
   it('every field set survives the positional path in its own slot', () => {
-    const full = AgentEnvelope.command(
-      RecordId.fromBigInt(1n),
-      ConversationId.fromBigInt(2n),
-      AgentId.new('planner'),
-      CorrelationId.fromBigInt(3n),
-      new Uint8Array([9, 8, 7]),
-    )
-      .withParent(ConversationId.fromBigInt(5n), ConversationId.fromBigInt(6n))
-      .withTarget(AgentId.new('worker'))
-      .withCause(RecordId.fromBigInt(7n), LogPosition.fromBytes(new Uint8Array(20).fill(3)))
-      .withIdempotencyKey(IdempotencyKey.new('key-1'))
-      .withDeadlineMicros(123n)
-      .withOperation('chat')
-      .withTool('search')
-      .withMetadata('role', 'user')
-      .requiring(0n);
+    const full = commandWithEveryOptionalField(new Uint8Array([9, 8, 7]), 0n);
     const decoded = AgentEnvelope.decode(full.encode().slice());
     expect(decoded.toFields()).toEqual(full.toFields());
     expect(Object.keys(decoded)).toEqual(Object.keys(full));
@@ -171,16 +170,7 @@ describe('decoded envelopes are assembled like every other envelope', () => {
     );
   });
   it('refuses every field given twice, even with the same value, wherever the two stand', () => {
-    const full = AgentEnvelope.command(RecordId.fromBigInt(1n), ConversationId.fromBigInt(2n), AgentId.new('planner'), CorrelationId.fromBigInt(3n), new Uint8Array([9]))
-      .withParent(ConversationId.fromBigInt(5n), ConversationId.fromBigInt(6n))
-      .withTarget(AgentId.new('worker'))
-      .withCause(RecordId.fromBigInt(7n), LogPosition.fromBytes(new Uint8Array(20).fill(3)))
-      .withIdempotencyKey(IdempotencyKey.new('key-1'))
-      .withDeadlineMicros(123n)
-      .withOperation('chat')
-      .withTool('search')
-      .withMetadata('role', 'user')
-      .requiring(1n);
+    const full = commandWithEveryOptionalField(new Uint8Array([9]), 1n);
     const entries = [...envelopeToCborValue(full)];
     for (let i = 0; i < entries.length; i++) {
       for (const seed of [1, 2, 3]) {
