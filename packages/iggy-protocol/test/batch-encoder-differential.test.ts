@@ -4,27 +4,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessageBatch, decodeSendMessagesRequest, encodeMessageBatch, encodeSendMessagesRequest, encodeUserHeaders, IggyInvalidError, initChecksums, partitioning } from '@agdx/iggy-protocol';
-import type { HeaderValue, OutgoingMessage } from '@agdx/iggy-protocol';
+import type { OutgoingMessage } from '@agdx/iggy-protocol';
+import { outgoingMessageArb } from './support/outgoing-message-arbitraries.js';
 import { plainMessageBatch } from './support/plain-message-batch.js';
 
 beforeAll(async () => {
   await initChecksums();
 });
 
-const headerArb = fc
-  .uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.uint8Array({ minLength: 1, maxLength: 40 })), { selector: ([k]) => k, maxLength: 3 })
-  .map((entries) => new Map<string, HeaderValue>(entries.map(([k, v]) => [k, { kind: 'raw', value: v }])));
-
-const messageArb: fc.Arbitrary<OutgoingMessage> = fc.record(
-  {
-    payload: fc.uint8Array({ maxLength: 300 }),
-    id: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n })),
-    headers: headerArb,
-    rawHeaders: headerArb.filter((h) => h.size > 0).map((h) => encodeUserHeaders(h)),
-    originTimestamp: fc.bigInt({ min: 1_700_000_000_000_000n, max: 1_700_000_000_000_000n + 0xffff_ffffn }),
-  },
-  { requiredKeys: ['payload'] },
-).filter((m) => !(m.headers !== undefined && m.rawHeaders !== undefined));
+const messageArb = outgoingMessageArb(fc.bigInt({ min: 1_700_000_000_000_000n, max: 1_700_000_000_000_000n + 0xffff_ffffn }));
 
 /** A deterministic id source, one per encoder, so both sides mint the same ids. */
 function counter(): () => bigint {

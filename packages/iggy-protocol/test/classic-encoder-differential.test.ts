@@ -4,24 +4,12 @@
 // sizes, ids, header maps, raw header blocks and origin timestamps, into fresh and dirty buffers.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLASSIC_REQUEST_HEADER_SIZE, decodeSendMessagesRequest, encodeSendMessagesRequest, encodeUserHeaders, partitioning, randomMessageId } from '@agdx/iggy-protocol';
-import type { HeaderValue, OutgoingMessage } from '@agdx/iggy-protocol';
+import { CLASSIC_REQUEST_HEADER_SIZE, decodeSendMessagesRequest, encodeSendMessagesRequest, partitioning, randomMessageId } from '@agdx/iggy-protocol';
+import type { OutgoingMessage } from '@agdx/iggy-protocol';
+import { outgoingMessageArb } from './support/outgoing-message-arbitraries.js';
 import { plainClassicBody } from './support/plain-classic-body.js';
 
-const headerArb = fc
-  .uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.uint8Array({ minLength: 1, maxLength: 40 })), { selector: ([k]) => k, maxLength: 3 })
-  .map((entries) => new Map<string, HeaderValue>(entries.map(([k, v]) => [k, { kind: 'raw', value: v }])));
-
-const messageArb: fc.Arbitrary<OutgoingMessage> = fc.record(
-  {
-    payload: fc.uint8Array({ maxLength: 300 }),
-    id: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n })),
-    headers: headerArb,
-    rawHeaders: headerArb.filter((h) => h.size > 0).map((h) => encodeUserHeaders(h)),
-    originTimestamp: fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
-  },
-  { requiredKeys: ['payload'] },
-).filter((m) => !(m.headers !== undefined && m.rawHeaders !== undefined));
+const messageArb = outgoingMessageArb(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }));
 
 const isUuidV4 = (id: bigint): boolean => ((id >> 76n) & 0xfn) === 4n && ((id >> 62n) & 0x3n) === 2n;
 
