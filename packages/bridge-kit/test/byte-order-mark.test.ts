@@ -17,7 +17,7 @@ describe('JSON with and without a leading byte order mark', () => {
   });
 
   it('readJsonBody parses a request body either way; strings keep their marks', async () => {
-    const request = (body: Uint8Array): Request => new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const request = (body: Uint8Array<ArrayBuffer>): Request => new Request('http://h/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     for (const body of [utf8.encode('{"q":"\ufeffx"}'), Uint8Array.of(...BOM, ...utf8.encode('{"q":"\ufeffx"}'))]) {
       expect(await readJsonBody(request(body), 1024)).toEqual({ ok: true, value: { q: '\ufeffx' } });
     }
