@@ -38,7 +38,8 @@ const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const MAX_STATE_ITEMS = 4_096;
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+// ignoreBOM: a header naming `\ufeffdemo` names another stream than `demo`.
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Where a replay stands on one place, as saved. */
 export interface SavedCursor {

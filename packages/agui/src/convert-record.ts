@@ -20,7 +20,8 @@ export const TASK_STATUS_OPERATION = 'task';
 export const TASK_FAILED_MESSAGE = 'task failed';
 
 // Bodies are shown as text; a frontend cannot do better with bytes that are not UTF-8.
-const lossyUtf8 = new TextDecoder('utf-8');
+// ignoreBOM: a body that starts with U+FEFF is shown with it, as the agent sent it.
+const lossyUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The body as display text (invalid UTF-8 becomes U+FFFD). */
 export function bodyText(body: Uint8Array): string {

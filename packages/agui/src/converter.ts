@@ -33,6 +33,15 @@ export interface ConverterImage {
   readonly state: { readonly document: JsonValue | undefined; readonly revision: string; readonly appliedOpIds: readonly string[] };
 }
 
+/**
+ * A streaming decoder for one channel (stateful: never shared). `ignoreBOM`: the default drops a
+ * U+FEFF that opens the stream, losing the first character an agent sent, and a decoder rebuilt
+ * from a saved image would drop one that opens the next delta, in the middle of the text.
+ */
+function channelDecoder(): TextDecoder {
+  return new TextDecoder('utf-8', { ignoreBOM: true });
+}
+
 const UTF8_NEED: readonly [number, number, number][] = [
   // [first lead byte, last lead byte, sequence length]
   [0xc2, 0xdf, 2],
@@ -228,7 +237,7 @@ export class AguiConverter {
   static fromImage(image: ConverterImage, options: { readonly onUnreadableState?: ((envelope: AgentEnvelope) => void) | undefined } = {}): AguiConverter {
     const converter = new AguiConverter(options);
     for (const c of image.channels) {
-      const decoder = c.open ? new TextDecoder('utf-8') : undefined;
+      const decoder = c.open ? channelDecoder() : undefined;
       // feeding the undecoded bytes back leaves the decoder as the saved one was
       if (decoder !== undefined && c.pending.length > 0) decoder.decode(Uint8Array.from(c.pending), { stream: true });
       converter.#channels.set(c.id, { id: c.id, purpose: c.purpose, open: c.open, decoder, recent: [...c.pending] });
@@ -250,7 +259,7 @@ export class AguiConverter {
     const events: AguiEvent[] = [];
     let channel = this.#channels.get(id);
     if (channel === undefined) {
-      channel = { id, purpose: purposeOf(envelope), open: true, decoder: new TextDecoder('utf-8'), recent: [] };
+      channel = { id, purpose: purposeOf(envelope), open: true, decoder: channelDecoder(), recent: [] };
       this.#channels.set(id, channel);
       const correlation = envelope.correlation?.toString();
       if (channel.purpose === 'tool_args' && correlation !== undefined && !this.#toolCalls.has(correlation)) {
@@ -260,7 +269,7 @@ export class AguiConverter {
     } else if (!channel.open) {
       return [];
     }
-    const decoder = channel.decoder ?? new TextDecoder('utf-8');
+    const decoder = channel.decoder ?? channelDecoder();
     if (envelope.body.length > 0) {
       channel.recent = [...channel.recent, ...envelope.body.subarray(Math.max(0, envelope.body.length - 3))].slice(-3);
       const delta = decoder.decode(envelope.body, { stream: true });

@@ -72,6 +72,9 @@ export type AguiRequestHandler = (request: Request) => Promise<Response>;
 const DEFAULT_KEEPALIVE_MS = 15_000;
 const LAYOUT_MISMATCH = LayoutMismatchError.KIND;
 const MAX_BODY_BYTES = 1024 * 1024;
+// The body is JSON: the default decoder drops one leading byte order mark, as Request.json()
+// does, so a client that writes one is not refused. Not streaming, so one decoder serves all.
+const requestText = new TextDecoder('utf-8');
 
 interface StreamRequest {
   readonly conversation: ConversationId;
@@ -135,7 +138,7 @@ async function readBoundedText(request: Request): Promise<string> {
     bytes.set(part, at);
     at += part.length;
   }
-  return new TextDecoder('utf-8').decode(bytes);
+  return requestText.decode(bytes);
 }
 
 async function readJsonBody(request: Request): Promise<unknown> {

@@ -12,6 +12,8 @@ export type StateBody =
   | { readonly form: 'legacy-snapshot'; readonly document: JsonValue }
   | { readonly form: 'legacy-delta'; readonly patch: readonly JsonPatchOperation[] };
 
+// The default decoder drops one leading byte order mark, which JSON lets a parser ignore, so a
+// legacy body written with one still renders; marks inside its strings are kept.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: false } {

@@ -159,6 +159,13 @@ describe('AG-UI fold snapshots', () => {
       ).toEqual(['corrupt']);
     });
 
+    it('none: a record whose headers name the stream, topic or conversation with a leading U+FEFF is not this conversation’s snapshot', async () => {
+      for (const header of [FOLD_STREAM_HEADER, FOLD_TOPIC_HEADER, FOLD_CONVERSATION_HEADER]) {
+        // were the mark dropped, the forged record would be taken and refused as corrupt
+        expect(await attempt((log, _l, c) => forge(log, c, utf8.encode('not a snapshot'), { [header]: `\ufeff${header === FOLD_STREAM_HEADER ? 'demo' : header === FOLD_TOPIC_HEADER ? AgentTopic.Sessions : c.toString()}` }))).toEqual([]);
+      }
+    });
+
     it('another conversation’s capsule under this conversation’s headers', async () => {
       expect(
         await attempt(async (log, laser, c) => {

@@ -30,7 +30,11 @@ export interface AgentToolOptions {
 }
 
 const encoder = new TextEncoder();
-const lossy = new TextDecoder('utf-8');
+// Text replies are given back as sent, a leading U+FEFF included (the default decoder drops it).
+const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
+// JSON replies: the default decoder drops one leading byte order mark, which JSON lets a parser
+// ignore, so a reply written with one is still parsed.
+const jsonReplyText = new TextDecoder('utf-8');
 
 // A plain JSON Schema has none of the markers an AI SDK schema carries (a Standard Schema's
 // `~standard`, a zod definition, the `validate` of jsonSchema(...)).
@@ -89,7 +93,7 @@ async function replyOutput(client: AgdxClient, reply: AgentMessage, agent: Agent
   const body = store === undefined ? agentMessageBody(reply) : await resolveAgentMessageBody(reply, store);
   if (reply.contentType !== ContentType.json) return lossy.decode(body);
   try {
-    return JSON.parse(lossy.decode(body)) as unknown;
+    return JSON.parse(jsonReplyText.decode(body)) as unknown;
   } catch (error) {
     throw new CodecError(`the reply of ${agent.asStr()} is not JSON`, { cause: error, context: { agent: agent.asStr() } });
   }

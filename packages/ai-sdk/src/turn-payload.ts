@@ -15,6 +15,7 @@ export interface TurnPayload {
 }
 
 const encoder = new TextEncoder();
+// Only payloads whose first byte is `{` reach it, so its byte-order-mark handling never applies.
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 

@@ -1,6 +1,6 @@
 import { Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
 import { agentTool } from '@agdx/ai-sdk';
-import { AgdxError, AgentErrorCode, AgentId, ContentType } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, AgentErrorCode, AgentId, ContentType, MintUlid, RecordId } from '@agdx/wire';
 import { jsonSchema, stepCountIs, streamText, type JSONSchema7, type Tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { decode, envelopes, memoryClient, text } from './support/log.js';
@@ -89,6 +89,43 @@ describe('agentTool: an AGDX agent as an AI SDK tool', () => {
     const waiting = execute(agentTool(laser, { agent: 'nobody', source: 'assistant', inputSchema: citySchema, timeoutMs: 60_000 }), { city: 'Oslo' }, controller.signal);
     controller.abort();
     expect(AgdxError.is(await waiting.then(() => undefined, (e: unknown) => e), 'cancelled')).toBe(true);
+  });
+
+  it('gives text replies back as sent, a leading U+FEFF included, and reads JSON replies with or without a byte order mark', async () => {
+    const { laser } = await memoryClient();
+    // The input names the reply: its body and content type, or an error whose body is plain text.
+    const echo = Agent.builder()
+      .id(AgentId.new('echo-agent'))
+      .listenOn(AgentTopic.Sessions)
+      .handler({
+        handle: async (message, ctx) => {
+          const envelope = message.envelope!;
+          const { body, json, error } = JSON.parse(decode(agentMessageBody(message))) as { body: string; json?: boolean; error?: boolean };
+          if (error === true) {
+            const failure = AgentEnvelope.error(MintUlid.mint(RecordId), ctx.conversation, ctx.agent, envelope.correlation!, text.encode(body)).with({ target: envelope.source });
+            await ctx.client.publish(AgentTopic.Sessions, failure, ContentType.raw);
+            return;
+          }
+          await ctx.client
+            .agdx(AgentTopic.Sessions, ctx.agent, ctx.conversation)
+            .respond(envelope.correlation!, text.encode(body))
+            .contentType(json === true ? ContentType.json : ContentType.raw)
+            .withTarget(envelope.source)
+            .send();
+        },
+      })
+      .build()
+      .spawn(laser);
+    await echo.ready();
+    const tool = agentTool(laser, { agent: 'echo-agent', source: 'assistant', inputSchema: { type: 'object' }, timeoutMs: 10_000 });
+    expect(await execute(tool, { body: '\ufeffOslo: 3 °C' })).toBe('\ufeffOslo: 3 °C');
+    expect(await execute(tool, { body: 'Os\ufefflo' })).toBe('Os\ufefflo');
+    expect(await execute(tool, { body: '{"city":"\ufeffOslo"}', json: true })).toEqual({ city: '\ufeffOslo' });
+    expect(await execute(tool, { body: '\ufeff{"celsius":3}', json: true })).toEqual({ celsius: 3 });
+    const error = await execute(tool, { body: '\ufeffbroken', error: true }).then(() => undefined, (e: unknown) => e);
+    expect(AgdxError.is(error, 'rejected')).toBe(true);
+    expect((error as AgdxError).message).toBe('\ufeffbroken');
+    await echo.shutdown();
   });
 
   it('refuses bad options at once', async () => {

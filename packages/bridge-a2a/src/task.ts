@@ -73,7 +73,8 @@ export function isTerminalA2aState(state: A2aTaskState): boolean {
   return state.kind === 'known' && (state.name === 'Completed' || state.name === 'Failed' || state.name === 'Canceled' || state.name === 'Rejected');
 }
 
-const lossy = new TextDecoder('utf-8');
+// ignoreBOM: the artifact is the reply as sent, a leading U+FEFF included (the default drops it).
+const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The task a reply describes: the envelope's task state when it has one, else Failed for an

@@ -1,6 +1,8 @@
 import { InvalidError } from '@agdx/wire';
 
 const encoder = new TextEncoder();
+// The default decoder drops one leading byte order mark, which JSON lets a parser ignore: bytes that
+// start with one are accepted as JSON (and ride on as they are).
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

@@ -1,6 +1,11 @@
 import { authorizeEdge, edgeDenialChallenge, type EdgeClaims } from '@agdx/agents';
 import { PublicErrorMessage, rpcError, type JsonRpcId } from './json-rpc.js';
 
+// One strict decoder for every request body (decoding is not streamed, so it holds no state). The
+// default drops one leading byte order mark, which JSON lets a parser ignore (Request.json() does
+// too), so a client that writes one is not refused.
+const jsonRequestText = new TextDecoder('utf-8', { fatal: true });
+
 /** Default cap on a request body (1 MiB); a larger body gets 413 before it is parsed. */
 export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
 
@@ -80,7 +85,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
   if (bytes === undefined) return { ok: false, response: rpcErrorResponse(413, null, PublicErrorMessage.InvalidRequest) };
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const text = jsonRequestText.decode(bytes);
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, response: rpcErrorResponse(400, null, PublicErrorMessage.InvalidRequest) };

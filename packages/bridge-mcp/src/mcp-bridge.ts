@@ -109,6 +109,8 @@ interface CallPlan {
   readonly ancestry?: { readonly parent: ConversationId; readonly root: ConversationId } | undefined;
 }
 
+// Arguments are JSON: the default decoder drops one leading byte order mark (which JSON lets a
+// parser ignore), as bridge-kit's jsonBody did when it accepted them.
 const utf8 = new TextDecoder('utf-8');
 
 function childEndError(error: unknown): { code: number; message: string } {

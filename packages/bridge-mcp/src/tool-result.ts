@@ -28,11 +28,13 @@ export interface McpToolResultJson {
   readonly isError?: true;
 }
 
-const lossy = new TextDecoder('utf-8');
+// ignoreBOM: the text item is the reply as sent, a leading U+FEFF included (the default drops it).
+const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function structured(text: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    // JSON lets a parser ignore one leading byte order mark; JSON.parse refuses it, so skip it here.
+    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

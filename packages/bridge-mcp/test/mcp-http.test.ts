@@ -88,6 +88,21 @@ describe('Streamable HTTP endpoint', () => {
     expect((await handler(rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' }))).status).toBe(400);
   });
 
+  it('reads a JSON-RPC body and programmatic argument bytes that start with a byte order mark, and forwards the arguments as sent', async () => {
+    const { bridge } = await echoBridge();
+    bridge.withTool('needs', 'needs a question', { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] });
+    const handler = createMcpHttpHandler(bridge);
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'needs', arguments: { question: '\ufeffhi' } } });
+    for (const body of [call, `\ufeff${call}`]) {
+      const response = await handler(rpc(body));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: 'echo: {"name":"needs","arguments":{"question":"\ufeffhi"}}' }] } });
+    }
+    const marked = text.encode('\ufeff{"question":"hi"}');
+    expect(await bridge.callTool('needs', marked)).toEqual({ content: [{ kind: 'text', text: 'echo: \ufeff{"question":"hi"}' }] });
+    await expect(bridge.callTool('needs', text.encode('\ufeff{}'))).rejects.toThrow(expect.objectContaining({ kind: 'invalid' }));
+  });
+
   it('rejects batches, non-JSON bodies and other media types with 4xx before the bridge runs', async () => {
     const { log, bridge } = await echoBridge();
     const handler = createMcpHttpHandler(bridge);

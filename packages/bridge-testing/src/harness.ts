@@ -26,8 +26,10 @@ export async function memoryClient(partitions = 2): Promise<{ log: MemoryLog; la
 
 /** UTF-8 helpers. */
 export const text: TextEncoder = new TextEncoder();
-/** UTF-8 decoding. */
-export const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+// ignoreBOM: a test worker sees a body as it was sent, a leading U+FEFF included.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+/** UTF-8 decoding (a leading U+FEFF is kept). */
+export const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 /** A worker agent on `listen` that answers every command through `answer` on `respond`. */
 export async function worker(

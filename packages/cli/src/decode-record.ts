@@ -32,7 +32,8 @@ export interface DecodedRecord {
   readonly error?: string | undefined;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a text body is shown as sent, a leading U+FEFF included (the default drops it).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function hex(bytes: Uint8Array, max: number = 32): string {
   const shown = Array.from(bytes.subarray(0, max), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -87,7 +88,8 @@ export function readableBody(bytes: Uint8Array, contentType: number | undefined)
   }
   if (contentType === ContentType.json) {
     try {
-      return JSON.parse(text) as unknown;
+      // JSON lets a parser ignore one leading byte order mark; JSON.parse refuses it, so skip it here.
+      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
     } catch {
       return text;
     }

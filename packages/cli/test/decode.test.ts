@@ -42,6 +42,13 @@ describe('decodeRecord', () => {
 
   it('renders bodies by content type and never throws on bytes that do not fit it', () => {
     expect(readableBody(new TextEncoder().encode('not json'), ContentType.json)).toBe('not json');
+    // a leading U+FEFF is shown as sent in text; JSON with a byte order mark is still parsed
+    expect(readableBody(new TextEncoder().encode('\ufeffhello'), ContentType.raw)).toBe('\ufeffhello');
+    expect(readableBody(new TextEncoder().encode('\ufeffhello'), undefined)).toBe('\ufeffhello');
+    expect(readableBody(new TextEncoder().encode('he\ufeffllo'), undefined)).toBe('he\ufeffllo');
+    expect(readableBody(new TextEncoder().encode('\ufeff{"a":"\ufeffb"}'), ContentType.json)).toEqual({ a: '\ufeffb' });
+    expect(readableBody(new TextEncoder().encode('{"a":1}'), ContentType.json)).toEqual({ a: 1 });
+    expect(readableBody(new TextEncoder().encode('\ufeffnot json'), ContentType.json)).toBe('\ufeffnot json');
     expect(readableBody(Uint8Array.of(0xa1, 0x61, 0x61, 0x01), ContentType.cbor)).toEqual({ a: 1 });
     expect(readableBody(Uint8Array.of(0xff, 0xfe), ContentType.cbor)).toMatch(/not CBOR/);
     expect(readableBody(Uint8Array.of(0xff, 0xfe), ContentType.raw)).toMatch(/2 bytes/);

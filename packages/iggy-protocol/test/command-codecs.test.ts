@@ -166,6 +166,14 @@ describe.each(PROTOCOLS)('streams and topics [%s]', (protocol) => {
     expect(decodeStreamDetails(encodeStreamDetails(undefined, protocol), protocol)).toBeUndefined();
     expect(decodeStreamList(encodeStreamList([stream, { ...stream, id: 2 }], protocol), protocol)).toHaveLength(2);
   });
+  it('names keep a leading U+FEFF (stream and topic details, a create-stream request)', () => {
+    const marked = { ...stream, name: '\ufeffagents' };
+    expect(decodeStreamInfo(encodeStreamInfo(marked, protocol), protocol)).toEqual(marked);
+    const markedTopic = { ...topic, name: '\ufefforders' };
+    expect(decodeTopicDetails(encodeTopicDetails(markedTopic, protocol), protocol)).toEqual(markedTopic);
+    expect(decodeCreateStreamRequest(encodeCreateStreamRequest({ name: '\ufeff', ...options }, protocol), protocol)).toEqual({ name: '\ufeff', ...(protocol === 'vsr' ? options : {}) });
+    expect(decodeCreateStreamRequest(encodeCreateStreamRequest({ name: 'a\ufeffb', ...options }, protocol), protocol)).toMatchObject({ name: 'a\ufeffb' });
+  });
   it('TopicDetails and the topic list', () => {
     expect(decodeTopicDetails(encodeTopicDetails(topic, protocol), protocol)).toEqual(topic);
     expect(decodeTopicDetails(new Uint8Array(0), protocol)).toBeUndefined();
@@ -191,6 +199,12 @@ describe('VSR topic options', () => {
     expect(decodeCreateTopicRequest(encodeCreateTopicRequest(req, 'vsr'), 'vsr')).toEqual(req);
     expect(() => encodeCreateTopicRequest({ ...req, messageExpiry: 1n }, 'vsr')).toThrow(IggyInvalidError);
     expect(() => encodeCreateTopicRequest({ stream: 0, partitionsCount: 1, name: 't', compression: 0 }, 'vsr')).toThrow(IggyInvalidError);
+  });
+  it('a text option with a leading U+FEFF is not the canonical value it would be without the mark', () => {
+    const req = { stream: 0, partitionsCount: 1, name: 't', options: new Map([['compression_algorithm', headerValue.string('\ufeffgzip')]]) };
+    expect(decodeCreateTopicRequest(encodeCreateTopicRequest(req, 'vsr'), 'vsr')).toEqual(req);
+    const plain = { ...req, options: new Map([['compression_algorithm', headerValue.string('gzip')]]) };
+    expect(decodeCreateTopicRequest(encodeCreateTopicRequest(plain, 'vsr'), 'vsr')).toMatchObject({ compression: 2 });
   });
 });
 

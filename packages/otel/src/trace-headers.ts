@@ -15,7 +15,9 @@ export const TRACESTATE_HEADER = 'tracestate';
 /** Iggy's bound on one header value; a longer tracestate is not written (the W3C allows 512 chars). */
 const MAX_VALUE_BYTES = 255;
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF is malformed under the W3C rules, so it must not be
+// repaired by the decoder dropping the mark.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The header pairs carrying `context` (nothing for an invalid span context). */
 export function traceHeaders(context: SpanContext): Array<[string, string]> {

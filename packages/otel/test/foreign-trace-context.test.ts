@@ -109,4 +109,10 @@ describe('readTraceHeaders', () => {
     expect(readTraceHeaders(header('string', new Uint8Array(300).fill(0x30)))).toBeUndefined();
     expect(readTraceHeaders(new Map())).toBeUndefined();
   });
+
+  it('keeps a leading U+FEFF: a traceparent that starts with one is malformed, not repaired', () => {
+    const bom = new TextEncoder().encode(`\ufeff00-${TRACE}-${SPAN}-01`);
+    expect(readTraceHeaders(header('string', bom))).toBeUndefined();
+    expect(readTraceHeaders(header('string', new TextEncoder().encode(`00-${TRACE}-${SPAN}-01\ufeff`)))).toBeUndefined();
+  });
 });

@@ -84,6 +84,8 @@ export interface RecordPipelineOptions {
 
 /** The outcome of every record that is not this agent's work. */
 const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
+// ignoreBOM: `agdx.to = \ufeffme` addresses another agent than `me` (the default drops the mark).
+const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** One agent's per-record consume step. */
 export class RecordPipeline {
@@ -394,7 +396,7 @@ export class RecordPipeline {
 function headerTarget(message: AgentMessage): string | undefined {
   const to = message.headers.get('agdx.to');
   if (to === undefined || to.kind !== 'string') return undefined;
-  return new TextDecoder().decode(to.value);
+  return headerText.decode(to.value);
 }
 
 function provenanceOf(message: AgentMessage | undefined): import('@agdx/wire').Provenance | undefined {

@@ -24,7 +24,8 @@ export interface LogProcessedKeyStoreOptions {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a key that starts with U+FEFF is another key than the one without it.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const FOLD_BATCH = 10_000;
 
 /**

@@ -33,6 +33,8 @@ export interface DeclarationRecord {
 const VERSION = 1;
 const U64_MAX = (1n << 64n) - 1n;
 const encoder = new TextEncoder();
+// The default decoder drops one leading byte order mark, which JSON lets a parser ignore, so a
+// declaration written with one is still read; agent names inside the JSON strings keep theirs.
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 // Entries as [agent, place] pairs sorted by agent: the bytes of one layout are always the same

@@ -57,6 +57,8 @@ export interface KeyedRecord {
 }
 
 const BROADCAST = new TextEncoder().encode(BROADCAST_ADDRESSEE);
+// One decoder for every check, not one per record; ignoreBOM so the id is read exactly as written.
+const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function isBroadcast(bytes: Uint8Array): boolean {
   return bytes.length === BROADCAST.length && bytes.every((b, i) => b === BROADCAST[i]);
@@ -77,7 +79,7 @@ export async function keyedPlacementMismatch(layout: StreamLayout, record: Keyed
   const to = record.headers.get(HeaderName.To);
   const conversation = record.headers.get(HeaderName.ConversationId);
   if (to?.kind !== 'string' || conversation?.kind !== 'string' || to.value.length === 0 || isBroadcast(to.value)) return undefined;
-  if (conversation.value.length !== 26 || ConversationId.tryParse(new TextDecoder().decode(conversation.value)) === undefined) return undefined;
+  if (conversation.value.length !== 26 || ConversationId.tryParse(headerText.decode(conversation.value)) === undefined) return undefined;
   const home = await partitionForKey(conversation.value, record.partitionCount);
   if (home === record.partition) return undefined;
   return new LayoutMismatchError(

@@ -35,7 +35,8 @@ export interface QuarantineFactOptions {
 }
 
 const utf8 = new TextEncoder();
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a fact naming `\ufeffrogue` is about that agent, not about `rogue`.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function agentOf(value: AgentId | string, what: string): AgentId {
   if (value instanceof AgentId) return value;

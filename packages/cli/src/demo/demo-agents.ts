@@ -9,7 +9,9 @@ import { UsageError } from '../errors.js';
 import { AgentId, CorrelationId, MintUlid, type JsonPatchOperation } from '@agdx/wire';
 
 const text = new TextEncoder();
-const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+// One decoder for the module, not one per body; ignoreBOM keeps a leading U+FEFF as sent.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 /** The demo's agent ids. */
 export const DemoAgents: {

@@ -38,7 +38,9 @@ export interface DemoOptions {
 }
 
 const text = new TextEncoder();
-const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+// One decoder for the module, not one per body; ignoreBOM keeps a leading U+FEFF as sent.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 const WAIT_MS = 30_000;
 
 function reasonName(code: number): string {

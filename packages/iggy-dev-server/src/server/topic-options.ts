@@ -48,11 +48,15 @@ export interface LiftedTopicOptions {
   readonly options?: ReadonlyMap<string, HeaderValue>;
 }
 
+// One decoder for every call. ignoreBOM: parseSum sees the text as sent, a leading U+FEFF included,
+// rather than the decoder deciding for it (today parseSum's trim() treats U+FEFF as whitespace).
+const optionText = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** Moves parsable text forms of the canonical options out of `options`; the rest stays. */
 export function liftTextOptions(options: ReadonlyMap<string, HeaderValue> | undefined): LiftedTopicOptions {
   if (options === undefined) return {};
   const rest = new Map(options);
-  const text = (v: HeaderValue | undefined): string | undefined => (v?.kind === 'string' ? new TextDecoder().decode(v.value) : undefined);
+  const text = (v: HeaderValue | undefined): string | undefined => (v?.kind === 'string' ? optionText.decode(v.value) : undefined);
   const expiry = text(rest.get('message_expiry'));
   const size = text(rest.get('max_topic_size'));
   const messageExpiry = expiry === undefined ? undefined : parseSum(expiry, TIME_UNITS, EXPIRY_NEVER);

@@ -139,7 +139,9 @@ export function prepareMessageBatch(messages: readonly OutgoingMessage[], option
     size += FRAME_HEADER_SIZE + checkPayload(m).length + headerBlocks.measure(m, i);
     if (m.id !== undefined && m.id !== 0n) ownIds = true;
     if (m.originTimestamp === undefined) {
-      clock ??= (options.nowMicros ?? nowMicros)();
+      // Read and range-checked once per batch (as the classic path does): a clock answering a
+      // negative, fractional, over-u64 or non-bigint value is refused, never wrapped by the DataView.
+      clock ??= checkU64((options.nowMicros ?? nowMicros)(), 'originTimestamp');
       if (origins !== undefined) origins[i] = clock;
     } else {
       const o = checkU64(m.originTimestamp, 'originTimestamp');

@@ -41,7 +41,7 @@ export interface PolledMessage {
 
 /** Options of the message encoders. */
 export interface EncodeMessagesOptions {
-  /** The clock for absent origin timestamps, in µs (default `Date.now() * 1000`). */
+  /** The clock for absent origin timestamps, in µs (default `Date.now() * 1000`); read once per batch, and a reading that is not a u64 bigint is refused with IggyInvalidError. */
   readonly nowMicros?: () => bigint;
   /** The id generator for VSR messages without an id (default: random UUID v4 as a u128). */
   readonly newId?: () => bigint;

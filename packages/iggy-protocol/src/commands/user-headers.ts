@@ -5,7 +5,7 @@
  */
 
 import { IggyCodecError, IggyInvalidError } from '../errors.js';
-import { ByteReader, decodeUtf8 } from '../internal/byte-reader.js';
+import { ByteReader, decodeUtf8, STRICT_UTF8 } from '../internal/byte-reader.js';
 import { encodeUtf8 } from '../internal/byte-writer.js';
 
 /** Header value kinds (shared structurally with `@agdx/transport` and `@agdx/wire`). */
@@ -212,16 +212,15 @@ function soundHeaders(block: Uint8Array): Map<string, HeaderValue> | undefined {
   return map;
 }
 
-// Header keys, on both paths: strict, and a leading U+FEFF kept. Dropping it (TextDecoder's
-// default) read `\ufeffagdx.av` as `agdx.av`, and two keys that differ by it as one duplicate.
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// Header keys, on both paths, are decoded by STRICT_UTF8 (a leading U+FEFF kept): dropping it read
+// `\ufeffagdx.av` as `agdx.av`, and two keys that differ by it as one duplicate.
 
 /** Decodes entry by entry, each rule checked and reported by name (the errors callers see). */
 function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
   const map = new Map<string, HeaderValue>();
   for (const e of decodeUserHeaderEntries(block)) {
     if (e.keyKind !== 2) throw new IggyCodecError(`header key kind ${e.keyKind} is not string`, { context: { keyKind: e.keyKind } });
-    const key = decodeUtf8(e.key, 'header key', STRICT_UTF8);
+    const key = decodeUtf8(e.key, 'header key');
     const kind = headerKindFromCode(e.valueKind);
     if (kind === undefined) throw new IggyCodecError(`header ${JSON.stringify(key)} has unknown kind ${e.valueKind}`, { context: { key, valueKind: e.valueKind } });
     const problem = valueProblem(kind, e.value);

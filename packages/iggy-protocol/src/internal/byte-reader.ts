@@ -6,15 +6,17 @@
 
 import { IggyCodecError } from '../errors.js';
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
- * Decodes UTF-8 strictly, mapping the decoder's TypeError to a codec error. `decoder` is a strict
- * one (`fatal: true`); the default drops a leading byte order mark.
+ * The package's one UTF-8 decoder: strict, and a leading U+FEFF kept. TextDecoder's default drops
+ * it, which read the name `\ufeffdemo` (or the header key `\ufeffagdx.av`) as `demo`, another name
+ * than the one the server holds. Not streamed, so one decoder serves every call.
  */
-export function decodeUtf8(bytes: Uint8Array, field: string, decoder: TextDecoder = UTF8): string {
+export const STRICT_UTF8: TextDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Decodes UTF-8 strictly (a leading U+FEFF kept), mapping the decoder's TypeError to a codec error. */
+export function decodeUtf8(bytes: Uint8Array, field: string): string {
   try {
-    return decoder.decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch (cause) {
     throw new IggyCodecError(`${field} is not valid UTF-8`, { cause, context: { field } });
   }

@@ -13,7 +13,8 @@ export const MEMORY_NAMESPACE_HEADER = 'agdx.mem.ns';
 /** Folded memory indexes one sessions factory keeps in process (least recently used evicted first). */
 export const MEMORY_INDEX_CACHE_SIZE = 256;
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+// ignoreBOM: text that starts with U+FEFF is returned with it (the default decoder drops it).
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** One live item of the fold. */

@@ -11,7 +11,8 @@ import { checkEmbedder, embedTexts, vectorToBytes, type Embedder } from './vecto
 /** How many items `consolidate` looks at. */
 export const CONSOLIDATE_SCAN_LIMIT = 10_000;
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+// ignoreBOM: text that starts with U+FEFF is returned with it (the default decoder drops it).
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** What {@link SessionMemory.consolidate} did. */

@@ -13,7 +13,8 @@ export const FOLD_STREAM_HEADER = 'agdx.fold.stream';
 const SNAPSHOT_LOOKBACK = 16n;
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+// ignoreBOM: a stream named with a leading U+FEFF is another stream, not this one.
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** What a snapshot write produced. */
 export interface FoldSnapshotWritten {

@@ -15,7 +15,8 @@ export interface SessionTurn {
   readonly message: ContextMessage;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+// ignoreBOM: text that starts with U+FEFF is returned with it (the default decoder drops it).
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
  * The turn's text, decoded as UTF-8 with invalid bytes replaced: the envelope body for an AGDX

@@ -22,12 +22,17 @@ export function cardProtectedHeader(key: Pick<SigningKey, 'registryKey'>): strin
   return base64UrlEncode(utf8(JSON.stringify({ alg: 'EdDSA', kid: key.registryKey, typ: CARD_JWS_TYPE })));
 }
 
+// One strict decoder for every header (not streamed, so it holds no state). It keeps the default of
+// dropping one leading byte order mark, which JSON lets a parser ignore: a header written with one is
+// read, so its kid is still checked (an unreadable header would count as naming no key).
+const headerJson = new TextDecoder('utf-8', { fatal: true });
+
 /** The members of a protected header this module reads; undefined when it is not base64url JSON of an object. */
 function decodeHeader(protectedHeader: string): { readonly alg?: unknown; readonly kid?: unknown } | undefined {
   const bytes = tryBase64UrlDecode(protectedHeader);
   if (bytes === undefined) return undefined;
   try {
-    const value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
+    const value = JSON.parse(headerJson.decode(bytes)) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
   } catch {
     return undefined;

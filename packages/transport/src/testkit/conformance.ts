@@ -48,6 +48,9 @@ export type ConformanceFactory = () => Promise<ConformanceSubject>;
 const HEADER_SAMPLES: ReadonlyArray<readonly [string, HeaderValue, unknown]> = [
   ['raw', headerValue.raw(Uint8Array.of(0, 1, 254, 255)), Uint8Array.of(0, 1, 254, 255)],
   ['string', headerValue.string('héllo ✓ 🚀'), 'héllo ✓ 🚀'],
+  // A leading U+FEFF is text like any other: a decoder must not drop it from a value or a key.
+  ['string-bom', headerValue.string('\ufeffhéllo'), '\ufeffhéllo'],
+  ['\ufeffstring', headerValue.string('\ufeff'), '\ufeff'],
   ['bool-true', headerValue.bool(true), true],
   ['bool-false', headerValue.bool(false), false],
   ['int8-min', headerValue.int8(-128), -128],
@@ -242,7 +245,7 @@ export function describeLogTransportConformance(name: string, factory: Conforman
         const kinds = new Set(HEADER_SAMPLES.map(([, value]) => value.kind));
         expect([...kinds].sort()).toEqual([...HEADER_KINDS].sort());
         const binary = Uint8Array.from({ length: 256 }, (_, i) => i);
-        await t.append({ stream, topic, routing: { partition: 0 }, records: [{ headers, payload: binary }, { payload: text('plain') }] });
+        await t.append({ stream, topic, routing: { partition: 0 }, records: [{ headers, payload: binary }, { payload: text('\ufeffplain') }] });
         const [withHeaders, without] = await t.read({ stream, topic, partition: 0, offset: 0n });
         expect(withHeaders?.payload).toEqual(binary);
         expect(withHeaders?.headers.size).toBe(HEADER_SAMPLES.length);
@@ -253,6 +256,7 @@ export function describeLogTransportConformance(name: string, factory: Conforman
           expect(read === undefined ? undefined : readHeaderValue(read), key).toEqual(value);
         }
         expect(without?.headers.size).toBe(0);
+        expect(payloads(without === undefined ? [] : [without])).toEqual(['\ufeffplain']);
       });
 
       it('keeps its own copy of written bytes', async () => {

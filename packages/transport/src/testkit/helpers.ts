@@ -50,9 +50,12 @@ export function text(value: string): Uint8Array {
   return new TextEncoder().encode(value);
 }
 
-/** A payload's text. */
+// One decoder for the suite; ignoreBOM so a payload reads back exactly, a leading U+FEFF included.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** A payload's text (a leading U+FEFF is kept). */
 export function untext(bytes: Uint8Array): string {
-  return new TextDecoder().decode(bytes);
+  return utf8.decode(bytes);
 }
 
 /** A stream plus a topic with `partitions` partitions, freshly named. */

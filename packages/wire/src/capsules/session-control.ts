@@ -28,6 +28,8 @@ export interface SessionPauseRequest {
 }
 
 const encoder = new TextEncoder();
+// The default decoder drops one leading byte order mark, which JSON allows a parser to ignore:
+// a body written with one is still read; marks inside the JSON strings are kept.
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**

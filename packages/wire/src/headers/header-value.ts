@@ -71,7 +71,8 @@ const WIDTH: Partial<Record<HeaderKind, number>> = {
 };
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF reads back with it (the default decoder drops it).
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function fixedInt(kind: HeaderKind, value: bigint, signed: boolean, width: number): HeaderValue {
   const bits = BigInt(width * 8);
