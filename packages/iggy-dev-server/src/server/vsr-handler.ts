@@ -31,8 +31,11 @@ import { LOGIN_REFUSED_STATUS } from './login-guard.js';
 import { decodeRegisterRequest } from './request-decoders.js';
 import { refusedOnBackup, TRANSIENT_NOT_ACCEPTED } from '../cluster/backup-gate.js';
 
-/** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
-const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
+/**
+ * Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does: its
+ * namespace resolution fails for an undecodable body (3, 4) as for an unknown target.
+ */
+const ROUTING_FAILURES: ReadonlySet<number> = new Set([3, 4, 1009, 2010, 3007, 5000, 5006, 5009]);
 const RESOURCE_NOT_FOUND = 20;
 /**
  * The operation a reply travels under when it differs from the request's: Iggy commits a
@@ -155,7 +158,7 @@ export class VsrHandler implements FrameHandler {
       if (refusedOnBackup(code) && !this.#ctx.isPrimary()) throw new IggyError(TRANSIENT_NOT_ACCEPTED);
       payload = executeCommand(this.#ctx, { clientId: this.#conn.clientId, userId: this.#session.userId, address: this.#conn.address, protocol: 'vsr' }, code, body);
     } catch (error) {
-      let status = statusOf(error);
+      let status = statusOf(error, 'vsr');
       if (op === Operation.DeleteSegments && !(error instanceof IggyError)) {
         // Iggy acks an undecodable DeleteSegments empty and unframed, under its own operation.
         this.#conn.send(this.#session.reply(header));

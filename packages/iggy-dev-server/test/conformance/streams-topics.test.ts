@@ -118,7 +118,8 @@ describe.each(STORAGES)('streams and topics (%s)', (storage) => {
       const { stream, topic } = await createTopic(c, 1);
       const garbage = Uint8Array.of(9, 9, 9);
       if (protocol === 'classic') {
-        expect(await c.refused(CommandCode.DeleteSegments, garbage)).toBe(4);
+        // Truncated (an identifier of 9 bytes in a 3-byte body): 0.8's InvalidCommand.
+        expect(await c.refused(CommandCode.DeleteSegments, garbage)).toBe(3);
         return;
       }
       const replyOf = async (body: Uint8Array) => {
