@@ -2,8 +2,9 @@
  * The VSR (Iggy 0.9, binary protocol 0.11) side of a connection. Header rules, session binding,
  * deduplication and evictions come from `VsrServerSession`; this file authenticates Register
  * bodies and maps command outcomes onto the reply shapes of the real server: metadata
- * operations carry refusals in the result section, partition operations (send, store and
- * delete offset) as status 20 for any routing failure, the rest as a header status.
+ * operations carry refusals in the result section (except those Iggy makes before consensus,
+ * `pre-consensus.ts`), partition operations (send, store and delete offset) as status 20 for
+ * any routing failure, the rest as a header status.
  */
 
 import {
@@ -28,6 +29,7 @@ import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
+import { refusedBeforeConsensus } from './pre-consensus.js';
 import { decodeRegisterRequest } from './request-decoders.js';
 import { refusedOnBackup, TRANSIENT_NOT_ACCEPTED } from '../cluster/backup-gate.js';
 
@@ -167,7 +169,7 @@ export class VsrHandler implements FrameHandler {
       if (isPartitionOperation(op)) {
         if (ROUTING_FAILURES.has(status)) status = RESOURCE_NOT_FOUND;
         this.#conn.send(this.#session.reply(header, { status }));
-      } else if (isMetadataOperation(op)) {
+      } else if (isMetadataOperation(op) && !refusedBeforeConsensus(op, status)) {
         this.#conn.send(this.#session.reply(header, { results: [{ index: 0, code: status }], operation: committedAs(op) }));
       } else {
         this.#conn.send(this.#session.reply(header, { status }));
