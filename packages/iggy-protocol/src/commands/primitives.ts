@@ -54,6 +54,7 @@ export function readIdentifier(r: ByteReader, field: string): Identifier {
   const value = r.bytesView(len, field);
   if (kind === 1) {
     if (len !== 4) throw r.invalid(`${field}: numeric identifier must have length 4, got ${len}`, field);
+    // The four value bytes, little-endian.
     return ((value[0] ?? 0) | ((value[1] ?? 0) << 8) | ((value[2] ?? 0) << 16) | ((value[3] ?? 0) << 24)) >>> 0;
   }
   if (kind === 2) {
