@@ -38,7 +38,8 @@ export const Status = {
   GroupPartitionNotOwned: 5009,
 } as const;
 
-const MAX_PARTITIONS = 1000;
+/** Most partitions one request may add (Iggy's `MAX_PARTITIONS_PER_REQUEST`), and this server's cap per topic. */
+export const MAX_PARTITIONS = 1000;
 const KNOWN_TOPIC_OPTIONS = new Set(['segment_size', 'enforce_fsync', 'messages_required_to_save', 'size_of_messages_required_to_save', 'preallocate_segments']);
 const CANONICAL_TOPIC_OPTIONS = new Set(['message_expiry', 'max_topic_size', 'compression_algorithm']);
 
@@ -340,8 +341,9 @@ export class Broker {
 
   /** Creates a topic. */
   createTopic(streamId: Identifier, name: string, partitions: number, settings: TopicSettingsInput): TopicState {
-    const s = this.stream(streamId);
+    // The per-request bound comes before the target is resolved, as in both Iggy generations.
     if (partitions > MAX_PARTITIONS) fail(Status.TooManyPartitions);
+    const s = this.stream(streamId);
     if (settings.compression !== undefined && settings.compression !== 1 && settings.compression !== 2) fail(Status.InvalidCommand);
     this.#checkOptions(settings.options);
     if (this.findTopic(s, name) !== undefined) fail(Status.TopicNameExists);
@@ -407,22 +409,33 @@ export class Broker {
     }
   }
 
-  /** Adds partitions at the end (1..1000) and rebalances every group. */
+  /**
+   * Adds partitions at the end (1..1000 a request) and rebalances every group. A count outside
+   * 1..1000 is TooManyPartitions before the target is resolved, as Iggy 0.8's handler and 0.9's
+   * pre-consensus `validate_partitions_change_count` check it. The topic's total is capped at
+   * 1000 too, a bound of this server (Iggy has no such cap).
+   */
   createPartitions(streamId: Identifier, topicId: Identifier, count: number): void {
+    if (count < 1 || count > MAX_PARTITIONS) fail(Status.TooManyPartitions);
     const s = this.stream(streamId);
     const t = this.findTopic(s, topicId) ?? fail(Status.TopicNotFound);
-    if (count < 1 || count > MAX_PARTITIONS) fail(Status.InvalidPartitionsCount);
     if (t.partitions.length + count > MAX_PARTITIONS) fail(Status.TooManyPartitions);
     for (let i = 0; i < count; i++) t.partitions.push(this.#newPartition(s, t, t.partitions.length));
     for (const g of t.groups.values()) g.resize(t.partitions.length);
     this.#persist();
   }
 
-  /** Removes partitions from the end and rebalances every group. */
+  /**
+   * Removes partitions from the end and rebalances every group. A count of 0 is
+   * TooManyPartitions before the target is resolved, as in both Iggy generations (Iggy 0.9 also
+   * refuses a count above 1000 that way: `commands.ts` checks it for VSR); more than the topic
+   * has is InvalidPartitionsCount.
+   */
   deletePartitions(streamId: Identifier, topicId: Identifier, count: number): void {
+    if (count < 1) fail(Status.TooManyPartitions);
     const s = this.stream(streamId);
     const t = this.findTopic(s, topicId) ?? fail(Status.TopicNotFound);
-    if (count < 1 || count > t.partitions.length) fail(Status.InvalidPartitionsCount);
+    if (count > t.partitions.length) fail(Status.InvalidPartitionsCount);
     const removed = t.partitions.splice(t.partitions.length - count, count);
     for (const p of removed) {
       t.consumerOffsets.delete(p.id);

@@ -57,14 +57,15 @@ export class ClassicHandler implements FrameHandler {
 
   handle(frame: Uint8Array): void {
     const { code, payload } = decodeClassicRequest(frame);
-    if (code !== CommandCode.SendMessages && payload.length > CLASSIC_MAX_CONTROL_PAYLOAD) return this.#status(4, true);
+    // Iggy 0.8 answers a control frame over its limit with InvalidCommand (tcp/connection_handler.rs).
+    if (code !== CommandCode.SendMessages && payload.length > CLASSIC_MAX_CONTROL_PAYLOAD) return this.#status(3, true);
     const admission = this.#session.admit(code);
     if (admission.action === 'deny') return this.#status(admission.status, code === CommandCode.SendMessages && admission.status === 40);
     if (code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken) return this.#login(code, payload);
     try {
       this.#conn.send(encodeClassicResponse(0, this.#run(code, payload)));
     } catch (error) {
-      this.#status(statusOf(error));
+      this.#status(statusOf(error, 'classic'));
     }
   }
 
@@ -79,7 +80,7 @@ export class ClassicHandler implements FrameHandler {
     try {
       identity = this.#run(code, payload);
     } catch (error) {
-      const status = statusOf(error);
+      const status = statusOf(error, 'classic');
       const failure = this.#conn.logins.failed();
       return this.#conn.hold(failure.delayMs, () => this.#status(status, failure.close));
     }

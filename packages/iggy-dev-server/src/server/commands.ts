@@ -34,7 +34,7 @@ import { authorizeCommand } from '../auth/authorize.js';
 import { USER_COMMAND_CODES, executeUserCommand } from '../auth/user-commands.js';
 import type { UserDirectory } from '../auth/user-directory.js';
 import type { Broker, PollOutcome, StreamState, TopicState } from '../log/broker.js';
-import { POLL_RULES, Status } from '../log/broker.js';
+import { MAX_PARTITIONS, POLL_RULES, Status } from '../log/broker.js';
 import type { ConnectedClient } from './client-commands.js';
 import { describeOptions, getClient, getClients } from './client-commands.js';
 import {
@@ -319,6 +319,9 @@ export function executeCommand(server: CommandServer, conn: CommandConnection, c
     }
     case CommandCode.DeletePartitions: {
       const req = decodePartitionsRequest(payload);
+      // Iggy 0.9 bounds a delete like a create before consensus (`validate_partitions_change_count`);
+      // 0.8 only refuses 0 and leaves a larger count to the topic's own size (2019).
+      if (protocol === 'vsr' && req.partitionsCount > MAX_PARTITIONS) throw new IggyError(Status.TooManyPartitions);
       broker.deletePartitions(req.stream, req.topic, req.partitionsCount);
       return EMPTY;
     }

@@ -2,8 +2,9 @@
  * The VSR (Iggy 0.9, binary protocol 0.11) side of a connection. Header rules, session binding,
  * deduplication and evictions come from `VsrServerSession`; this file authenticates Register
  * bodies and maps command outcomes onto the reply shapes of the real server: metadata
- * operations carry refusals in the result section, partition operations (send, store and
- * delete offset) as status 20 for any routing failure, the rest as a header status.
+ * operations carry refusals in the result section (except those Iggy makes before consensus,
+ * `pre-consensus.ts`), partition operations (send, store and delete offset) as status 20 for
+ * any routing failure, the rest as a header status.
  */
 
 import {
@@ -28,11 +29,15 @@ import type { ConnectionPort, FrameHandler } from './connection.js';
 import type { ServerContext } from './context.js';
 import { statusOf } from './error-status.js';
 import { LOGIN_REFUSED_STATUS } from './login-guard.js';
+import { refusedBeforeConsensus } from './pre-consensus.js';
 import { decodeRegisterRequest } from './request-decoders.js';
 import { refusedOnBackup, TRANSIENT_NOT_ACCEPTED } from '../cluster/backup-gate.js';
 
-/** Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does. */
-const ROUTING_FAILURES: ReadonlySet<number> = new Set([4, 1009, 2010, 3007, 5000, 5006, 5009]);
+/**
+ * Codes a VSR partition operation reports as status 20 (ResourceNotFound), as Iggy 0.9 does: its
+ * namespace resolution fails for an undecodable body (3, 4) as for an unknown target.
+ */
+const ROUTING_FAILURES: ReadonlySet<number> = new Set([3, 4, 1009, 2010, 3007, 5000, 5006, 5009]);
 const RESOURCE_NOT_FOUND = 20;
 /**
  * The operation a reply travels under when it differs from the request's: Iggy commits a
@@ -155,7 +160,7 @@ export class VsrHandler implements FrameHandler {
       if (refusedOnBackup(code) && !this.#ctx.isPrimary()) throw new IggyError(TRANSIENT_NOT_ACCEPTED);
       payload = executeCommand(this.#ctx, { clientId: this.#conn.clientId, userId: this.#session.userId, address: this.#conn.address, protocol: 'vsr' }, code, body);
     } catch (error) {
-      let status = statusOf(error);
+      let status = statusOf(error, 'vsr');
       if (op === Operation.DeleteSegments && !(error instanceof IggyError)) {
         // Iggy acks an undecodable DeleteSegments empty and unframed, under its own operation.
         this.#conn.send(this.#session.reply(header));
@@ -164,7 +169,7 @@ export class VsrHandler implements FrameHandler {
       if (isPartitionOperation(op)) {
         if (ROUTING_FAILURES.has(status)) status = RESOURCE_NOT_FOUND;
         this.#conn.send(this.#session.reply(header, { status }));
-      } else if (isMetadataOperation(op)) {
+      } else if (isMetadataOperation(op) && !refusedBeforeConsensus(op, status)) {
         this.#conn.send(this.#session.reply(header, { results: [{ index: 0, code: status }], operation: committedAs(op) }));
       } else {
         this.#conn.send(this.#session.reply(header, { status }));

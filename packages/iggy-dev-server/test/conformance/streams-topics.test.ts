@@ -72,7 +72,12 @@ describe.each(STORAGES)('streams and topics (%s)', (storage) => {
       expect((await topicDetails(c, stream, topic)).partitions.map((p) => p.id)).toEqual([0, 1, 2, 3]);
       await c.ok(CommandCode.DeletePartitions, encodePartitionsRequest({ stream, topic, partitionsCount: 2 }));
       expect((await topicDetails(c, stream, topic)).partitions.map((p) => p.id)).toEqual([0, 1]);
-      expect(await c.refused(CommandCode.CreatePartitions, encodePartitionsRequest({ stream, topic, partitionsCount: 0 }))).toBe(2019);
+      // 0 is TooManyPartitions in both generations (0.8 create_partitions_handler.rs, 0.9 dispatch.rs
+      // validate_partitions_change_count), checked before the target resolves.
+      expect(await c.refused(CommandCode.CreatePartitions, encodePartitionsRequest({ stream, topic, partitionsCount: 0 }))).toBe(2015);
+      expect(await c.refused(CommandCode.DeletePartitions, encodePartitionsRequest({ stream: fresh('nope'), topic, partitionsCount: 0 }))).toBe(2015);
+      expect(await c.refused(CommandCode.DeletePartitions, encodePartitionsRequest({ stream, topic, partitionsCount: 5 }))).toBe(2019);
+      // A bound of this server, not Iggy's: a topic holds at most 1000 partitions in all.
       expect(await c.refused(CommandCode.CreatePartitions, encodePartitionsRequest({ stream, topic, partitionsCount: 1000 }))).toBe(2015);
     });
 
@@ -118,7 +123,8 @@ describe.each(STORAGES)('streams and topics (%s)', (storage) => {
       const { stream, topic } = await createTopic(c, 1);
       const garbage = Uint8Array.of(9, 9, 9);
       if (protocol === 'classic') {
-        expect(await c.refused(CommandCode.DeleteSegments, garbage)).toBe(4);
+        // Truncated (an identifier of 9 bytes in a 3-byte body): 0.8's InvalidCommand.
+        expect(await c.refused(CommandCode.DeleteSegments, garbage)).toBe(3);
         return;
       }
       const replyOf = async (body: Uint8Array) => {

@@ -50,13 +50,16 @@ export function writeIdentifierAt(out: Uint8Array, view: DataView, pos: number, 
 export function readIdentifier(r: ByteReader, field: string): Identifier {
   const kind = r.u8(`${field}.kind`);
   const len = r.u8(`${field}.length`);
+  // The value is read before the kind is judged, as Iggy does, so a short body is a truncation.
+  const value = r.bytesView(len, field);
   if (kind === 1) {
-    if (len !== 4) throw r.fail(`${field}: numeric identifier must have length 4, got ${len}`, field);
-    return r.u32(field);
+    if (len !== 4) throw r.invalid(`${field}: numeric identifier must have length 4, got ${len}`, field);
+    // The four value bytes, little-endian.
+    return ((value[0] ?? 0) | ((value[1] ?? 0) << 8) | ((value[2] ?? 0) << 16) | ((value[3] ?? 0) << 24)) >>> 0;
   }
   if (kind === 2) {
-    if (len === 0) throw r.fail(`${field}: string identifier must not be empty`, field);
-    return decodeUtf8(r.bytesView(len, field), field);
+    if (len === 0) throw r.invalid(`${field}: string identifier must not be empty`, field);
+    return decodeUtf8(value, field);
   }
   throw r.fail(`${field}: unknown identifier kind ${kind}`, field);
 }
@@ -124,15 +127,15 @@ export function readPartitioning(r: ByteReader): Partitioning {
   const kind = r.u8('partitioning.kind');
   const len = r.u8('partitioning.length');
   if (kind === 1) {
-    if (len !== 0) throw r.fail(`balanced partitioning must have length 0, got ${len}`, 'partitioning');
+    if (len !== 0) throw r.invalid(`balanced partitioning must have length 0, got ${len}`, 'partitioning');
     return { kind: 'balanced' };
   }
   if (kind === 2) {
-    if (len !== 4) throw r.fail(`partition id partitioning must have length 4, got ${len}`, 'partitioning');
+    if (len !== 4) throw r.invalid(`partition id partitioning must have length 4, got ${len}`, 'partitioning');
     return { kind: 'partition', partitionId: r.u32('partitioning.partitionId') };
   }
   if (kind === 3) {
-    if (len === 0) throw r.fail('messages key must not be empty', 'partitioning');
+    if (len === 0) throw r.invalid('messages key must not be empty', 'partitioning');
     return { kind: 'key', key: r.bytesView(len, 'partitioning.key').slice() };
   }
   throw r.fail(`unknown partitioning kind ${kind}`, 'partitioning.kind');

@@ -109,7 +109,7 @@ export class ByteReader {
   /** Reads a WireName: `[len u8 1..255][utf8]`. */
   wireName(field: string): string {
     const len = this.u8(field);
-    if (len === 0) throw this.fail(`${field} has length 0`, field);
+    if (len === 0) throw this.invalid(`${field} has length 0`, field);
     return decodeUtf8(this.bytesView(len, field), field);
   }
 
@@ -144,5 +144,16 @@ export class ByteReader {
   /** Builds a codec error naming this unit, the field and the position. */
   fail(message: string, field: string): IggyCodecError {
     return new IggyCodecError(`${this.#what}: ${message}`, { context: { field, offset: this.pos } });
+  }
+
+  /**
+   * Builds a codec error for bytes that are all there but hold a value the layout forbids (an
+   * empty name, an identifier or partitioning whose length does not fit its kind). It carries
+   * `context.validation: true` because Iggy 0.8 answers these with InvalidFormat (4) where a
+   * truncated or unknown-kind body gets InvalidCommand (3) (`WireError::Validation` in
+   * core/server/src/binary/dispatch.rs `decode`).
+   */
+  invalid(message: string, field: string): IggyCodecError {
+    return new IggyCodecError(`${this.#what}: ${message}`, { context: { field, offset: this.pos, validation: true } });
   }
 }
