@@ -203,6 +203,7 @@ function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
     laneConflict: bool(r[19], 'laneConflict'),
     stateRecords: [],
     partial: true,
+    recent: undefined,
   };
   return { id, acc };
 }

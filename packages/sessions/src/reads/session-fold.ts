@@ -15,6 +15,7 @@ import {
   decodeStateSnapshot,
   isTerminalTaskState,
   reportSkippedRecord,
+  type AgentEnvelope,
   type SessionBudget,
   type SessionSdk,
   type SessionStart,
@@ -23,6 +24,7 @@ import {
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally } from './call-tally.js';
+import { RecentRecords } from './recent-records.js';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
@@ -176,6 +178,8 @@ export interface Acc {
   stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
   /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
   partial: boolean;
+  /** The session's newest envelope record ids, to fold a redelivered copy once (not saved in snapshots). */
+  recent: RecentRecords | undefined;
 }
 
 /** An empty session fold. */
@@ -200,6 +204,7 @@ export function newAcc(): Acc {
     laneConflict: false,
     stateRecords: [],
     partial: false,
+    recent: undefined,
   };
 }
 
@@ -303,13 +308,20 @@ export class SessionFold {
     if (conversation === undefined) return;
     if (this.#only !== undefined && !this.#only.equals(conversation)) return;
     const acc = this.accFor(conversation);
-    if (scanned.topic === CONTROL_TOPIC) {
+    // A redelivered envelope (a producer's retried append: the same record id again) is on the
+    // timeline, but its usage, error, parked work, status change and control request were folded
+    // with the first copy. Only envelopes with such an effect are looked up and remembered, so
+    // chunks and plain commands cost nothing here.
+    const envelope = message?.envelope;
+    const record = envelope !== undefined && hasFoldEffect(envelope, scanned.topic) ? envelope.record : undefined;
+    const redelivered = record !== undefined && (acc.recent ??= new RecentRecords()).seen(record);
+    if (scanned.topic === CONTROL_TOPIC && !redelivered) {
       foldControl(acc, message);
     }
     acc.firstEventAt ??= ts;
     acc.lastEventAt = ts;
     acc.counters.events++;
-    const event = eventOf(scanned, conversation, acc, message, report);
+    const event = eventOf(scanned, conversation, acc, message, report, redelivered);
     if (this.#keepEvents(conversation.toString())) acc.events.push(event);
   }
 
@@ -381,6 +393,13 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
   return fold.views({ nowMicros: options.nowMicros, heartbeatsPresent: options.heartbeatsPresent, frontier: options.frontier ?? [] });
 }
 
+/** True when folding `envelope` changes more than the timeline: usage, errors, parked work, status or control flags. */
+function hasFoldEffect(envelope: AgentEnvelope, topic: string): boolean {
+  if (envelope.usage !== undefined || envelope.kind === 'error' || topic === CONTROL_TOPIC) return true;
+  if (envelope.kind === 'event') return envelope.operation === SESSION_PARKED_OPERATION || envelope.operation === SESSION_UNPARKED_OPERATION;
+  return topic === SESSIONS_TOPIC && envelope.kind === 'status' && envelope.operation === 'session';
+}
+
 function foldControl(acc: Acc, message: AgentMessage | undefined): void {
   const envelope = message?.envelope;
   if (envelope === undefined) return;
@@ -393,7 +412,7 @@ function foldControl(acc: Acc, message: AgentMessage | undefined): void {
   }
 }
 
-function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined, report: (cause: unknown) => void): SessionEvent {
+function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined, report: (cause: unknown) => void, redelivered: boolean): SessionEvent {
   const ts = scanned.record.timestampMicros;
   const at = positionOf(scanned);
   const afterEnd = acc.ended !== undefined;
@@ -437,7 +456,7 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     };
   }
   const usage = envelope.usage;
-  if (usage !== undefined) {
+  if (usage !== undefined && !redelivered) {
     acc.counters.tokensIn += BigInt(usage.inputTokens ?? 0n);
     acc.counters.tokensOut += BigInt(usage.outputTokens ?? 0n);
     acc.counters.costMicros += BigInt(usage.costMicros ?? 0n);
@@ -474,16 +493,18 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
           acc.laneConflict = true;
         }
       }
-      if (acc.ended === undefined) acc.status = sessionStatusOf(state);
+      if (acc.ended === undefined && !redelivered) acc.status = sessionStatusOf(state);
     }
   }
   const envelopeDisplay = envelopeDisplayType(envelope, scanned.topic, isStart);
   acc.calls.observe(envelope, envelopeDisplay, `${at.topic}:${at.partition}:${at.offset}`);
   const display = acc.calls.displayOf(envelope, envelopeDisplay);
   const operation = envelope.operation ?? acc.calls.purposeOf(envelope);
-  if (envelope.kind === 'error') acc.counters.errors++;
-  if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
-  if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
+  if (!redelivered) {
+    if (envelope.kind === 'error') acc.counters.errors++;
+    if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
+    if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
+  }
   if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event') {
     try {
       if (envelope.operation === STATE_SNAPSHOT_OPERATION) {
