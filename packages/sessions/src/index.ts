@@ -77,5 +77,6 @@ export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
 export { MAX_SNAPSHOT_CALL_IDENTITIES, MAX_SNAPSHOT_CALL_IDENTITY_BYTES, MAX_TALLY_IDENTITIES_PER_SESSION } from './reads/call-tally.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
+export { MAX_STATE_HISTORY } from './reads/session-fold.js';
 export type { PartitionFrontier } from './reads/scanned-record.js';
 export { envelopeDisplayType } from './reads/display-type.js';

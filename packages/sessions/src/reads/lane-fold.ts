@@ -403,7 +403,9 @@ export class LaneFold {
       await readMerged(this.#runtime.client.transport, view.stream, ranges, (r) => one.apply(r), signal);
       const refolded = one.accs.get(key)?.acc;
       entry.acc.events = refolded?.events ?? [];
+      entry.acc.stateFold = refolded?.stateFold;
       entry.acc.stateRecords = refolded?.stateRecords ?? [];
+      entry.acc.stateFirst = refolded?.stateFirst;
       entry.acc.partial = false;
     }
     this.#tracked.set(key, true);

@@ -19,6 +19,7 @@ import {
   type SessionBudget,
   type SessionSdk,
   type SessionStart,
+  StateFold,
   type StateRecord,
   type TokenUsage,
   type SkippedRecordHandler,
@@ -149,11 +150,24 @@ export interface SessionInfo {
   };
 }
 
+/** State changes a reader keeps per session (the newest); older ones are dropped. */
+export const MAX_STATE_HISTORY = 1000;
+
+/** A session's state as its fold stands. */
+export interface FoldedState {
+  /** The fold of the state records met so far (its document is the fold's own: copy it before handing it out). */
+  readonly fold: StateFold | undefined;
+  /** The newest changes, oldest first: up to twice {@link MAX_STATE_HISTORY}, of which a read shows the newest {@link MAX_STATE_HISTORY}. */
+  readonly history: readonly StateChange[];
+  /** The kind of the first state record that decoded, if any (a snapshot first means the state is whole). */
+  readonly first: 'snapshot' | 'delta' | undefined;
+}
+
 /** Everything folded for one session. */
 export interface FoldedSession {
   readonly info: SessionInfo;
   readonly events: SessionEvent[];
-  readonly stateRecords: { readonly record: StateRecord | undefined; readonly at: EventPosition; readonly brokerTs: bigint }[];
+  readonly state: FoldedState;
 }
 
 /** The running fold of one session (internal; the snapshot codec stores it). */
@@ -175,7 +189,12 @@ export interface Acc {
   calls: CallTally;
   held: number;
   laneConflict: boolean;
-  stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
+  /** The state records met so far, folded as they come: a state read continues it instead of folding them all again. */
+  stateFold: StateFold | undefined;
+  /** The newest state changes (at most twice {@link MAX_STATE_HISTORY} before a trim). */
+  stateRecords: StateChange[];
+  /** The kind of the first state record that decoded. */
+  stateFirst: 'snapshot' | 'delta' | undefined;
   /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
   partial: boolean;
   /** The session's newest envelope record ids, to fold a redelivered copy once (not saved in snapshots). */
@@ -202,7 +221,9 @@ export function newAcc(): Acc {
     calls: new CallTally(),
     held: 0,
     laneConflict: false,
+    stateFold: undefined,
     stateRecords: [],
+    stateFirst: undefined,
     partial: false,
     recent: undefined,
   };
@@ -383,7 +404,7 @@ function viewOf(stream: string, id: ConversationId, acc: Acc, lastHeartbeatAt: b
     frontier: context.frontier,
     flags: { laneConflict: acc.laneConflict, livenessUnknown: !context.heartbeatsPresent },
   };
-  return { info, events: acc.events, stateRecords: acc.stateRecords };
+  return { info, events: acc.events, state: { fold: acc.stateFold, history: acc.stateRecords, first: acc.stateFirst } };
 }
 
 /** Folds `records` in the order given (a one-off {@link SessionFold}). */
@@ -391,6 +412,22 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
   const fold = new SessionFold(options.stream, { only: options.only, onError: options.onError });
   for (const r of records) fold.apply(r);
   return fold.views({ nowMicros: options.nowMicros, heartbeatsPresent: options.heartbeatsPresent, frontier: options.frontier ?? [] });
+}
+
+/** Folds one state record (undefined: one whose body did not decode) into the session's state and its history. */
+function foldState(acc: Acc, record: StateRecord | undefined, at: EventPosition, brokerTs: bigint): void {
+  let change: StateChange;
+  if (record === undefined) {
+    change = { revision: acc.stateFold?.revision ?? 0n, opId: undefined, outcome: 'unrecognized', at, brokerTs };
+  } else {
+    acc.stateFirst ??= record.kind;
+    const fold = (acc.stateFold ??= new StateFold());
+    const outcome = fold.apply(record);
+    change = { revision: fold.revision, opId: record.kind === 'delta' ? record.delta.opId : undefined, outcome, at, brokerTs };
+  }
+  acc.stateRecords.push(change);
+  // trimmed in halves, so keeping the newest costs a copy per MAX_STATE_HISTORY records, not per record
+  if (acc.stateRecords.length >= 2 * MAX_STATE_HISTORY) acc.stateRecords = acc.stateRecords.slice(-MAX_STATE_HISTORY);
 }
 
 /** True when folding `envelope` changes more than the timeline: usage, errors, parked work, status or control flags. */
@@ -505,18 +542,19 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
     if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
   }
-  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event') {
+  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event' && (envelope.operation === STATE_SNAPSHOT_OPERATION || envelope.operation === STATE_DELTA_OPERATION)) {
+    let record: StateRecord | undefined;
     try {
-      if (envelope.operation === STATE_SNAPSHOT_OPERATION) {
-        acc.stateRecords.push({ record: { kind: 'snapshot', snapshot: decodeStateSnapshot(envelope.body) }, at, brokerTs: ts });
-      } else if (envelope.operation === STATE_DELTA_OPERATION) {
-        acc.stateRecords.push({ record: { kind: 'delta', delta: decodeStateDelta(envelope.body) }, at, brokerTs: ts });
-      }
+      record =
+        envelope.operation === STATE_SNAPSHOT_OPERATION
+          ? { kind: 'snapshot', snapshot: decodeStateSnapshot(envelope.body) }
+          : { kind: 'delta', delta: decodeStateDelta(envelope.body) };
     } catch (error) {
-      // An undecodable state body is reported by the state read as unrecognized.
-      acc.stateRecords.push({ record: undefined, at, brokerTs: ts });
+      // An undecodable state body shows in the state history as unrecognized.
+      record = undefined;
       report(error);
     }
+    foldState(acc, record, at, ts);
   }
   return {
     at,

@@ -1,11 +1,11 @@
 import { SESSIONS_TOPIC } from '@agdx/agents';
-import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
+import { ConversationId, HEARTBEAT_TOPIC, InvalidError, type JsonValue } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import type { FoldSnapshotWritten } from './fold-snapshot-store.js';
 import { LaneFold, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
 import type { PartitionFrontier } from './scanned-record.js';
-import type { FoldedSession, SessionEvent, SessionInfo, SessionStatus, StateChange } from './session-fold.js';
+import { MAX_STATE_HISTORY, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
 
 export type { SessionChangeRow, SourceGap } from './lane-fold.js';
 /** Filters of {@link SessionReads.list}. */
@@ -314,23 +314,12 @@ export async function readSessionState(
 ): Promise<SessionStateView> {
   if (!Number.isSafeInteger(historyLimit) || historyLimit < 0) throw new InvalidError('invalid session request: history limit', { context: { field: 'historyLimit' } });
   const { folded, view } = await reads.foldedState(session, signal);
-  const entries = folded?.stateRecords ?? [];
-  const recognized = entries.filter((e): e is typeof e & { record: StateRecord } => e.record !== undefined);
-  const result = reconstructState(recognized.map((e) => e.record));
-  const history: StateChange[] = [];
-  let k = 0;
-  let revision = 0n;
-  for (const entry of entries) {
-    if (entry.record === undefined) {
-      history.push({ revision, opId: undefined, outcome: 'unrecognized', at: entry.at, brokerTs: entry.brokerTs });
-      continue;
-    }
-    const outcome = result.outcomes[k++] ?? 'rejected';
-    if (outcome === 'applied') revision++;
-    history.push({ revision, opId: entry.record.kind === 'delta' ? entry.record.delta.opId : undefined, outcome, at: entry.at, brokerTs: entry.brokerTs });
-  }
+  // the fold kept the state folded record by record: a read copies the document out, nothing more
+  const fold = folded?.state.fold;
+  const history = folded?.state.history ?? [];
+  const first = folded?.state.first;
   const lane = view.frontier.filter((f) => f.topic === SESSIONS_TOPIC);
-  const first = recognized[0];
-  const complete = first === undefined || first.record.kind === 'snapshot' || lane.every((f) => f.retainedFrom === 0n);
-  return { revision: result.revision, document: result.document, history: history.slice(Math.max(0, history.length - historyLimit)), complete };
+  const complete = first === undefined || first === 'snapshot' || lane.every((f) => f.retainedFrom === 0n);
+  const document = fold?.document === undefined ? undefined : structuredClone(fold.document);
+  return { revision: fold?.revision ?? 0n, document, history: history.slice(Math.max(0, history.length - Math.min(historyLimit, MAX_STATE_HISTORY))), complete };
 }
