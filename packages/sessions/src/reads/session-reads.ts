@@ -5,7 +5,7 @@ import type { FoldSnapshotWritten } from './fold-snapshot-store.js';
 import { LaneFold, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
 import type { PartitionFrontier } from './scanned-record.js';
-import { MAX_STATE_HISTORY, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
+import { MAX_STATE_HISTORY, type SessionFold, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
 
 export type { SessionChangeRow, SourceGap } from './lane-fold.js';
 /** Filters of {@link SessionReads.list}. */
@@ -115,6 +115,8 @@ export interface SessionReadsOptions {
 export class SessionReads {
   readonly #runtime: SessionsRuntime;
   readonly #fold: LaneFold;
+  /** Where the last read of change rows older than the window stopped: the next page continues there. */
+  #older: { readonly fold: SessionFold; readonly seqBase: bigint; readonly seq: bigint; readonly positions: ReadonlyMap<string, bigint> } | undefined;
 
   /** @internal Built by the factory. */
   constructor(runtime: SessionsRuntime, options: SessionReadsOptions = {}) {
@@ -250,13 +252,24 @@ export class SessionReads {
     return { rows, floor, resync: after + 1n < floor && after !== 0n };
   }
 
-  /** Change rows between `after` and the reader's window, read from the log. */
+  /**
+   * Change rows between `after` and the reader's window, read from the log. A page continues where
+   * the previous older page stopped when `after` is at or past it (a poller catching up page by
+   * page), so catching up on N rows reads about N records, not N²/2 from the retained start.
+   */
   async #olderChanges(view: LaneView, after: bigint, size: number, signal?: AbortSignal): Promise<SessionChangeRow[]> {
+    const resume = this.#older !== undefined && this.#older.fold === view.fold && this.#older.seqBase === view.seqBase && this.#older.seq <= after ? this.#older : undefined;
+    const ranks = ranksOf(view);
     const ranges: PartitionRange[] = view.frontier
       .filter((f) => f.topic !== HEARTBEAT_TOPIC)
-      .map((f) => ({ topic: f.topic, topicIndex: ranksOf(view).indexOf(f.topic), partition: f.partition, next: f.retainedFrom, head: f.folded, firstSeen: undefined }));
+      .map((f) => {
+        const from = resume?.positions.get(`${f.topic}\u0000${f.partition}`);
+        return { topic: f.topic, topicIndex: ranks.indexOf(f.topic), partition: f.partition, next: from !== undefined && from > f.retainedFrom ? from : f.retainedFrom, head: f.folded, firstSeen: undefined };
+      });
     const rows: SessionChangeRow[] = [];
-    let seq = view.seqBase;
+    let seq = resume?.seq ?? view.seqBase;
+    // the record the page stopped at is visited but not served: the next page starts with it
+    let stoppedAt: { readonly topic: string; readonly partition: number; readonly offset: bigint } | undefined;
     const stop = new AbortController();
     const onAbort = (): void => stop.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -266,9 +279,14 @@ export class SessionReads {
         view.stream,
         ranges,
         (r) => {
+          if (stop.signal.aborted) return;
+          if (seq + 1n > view.windowFrom || rows.length >= size) {
+            stoppedAt = { topic: r.topic, partition: r.record.partition, offset: r.record.offset };
+            stop.abort('done');
+            return;
+          }
           seq++;
-          if (seq > view.windowFrom || rows.length >= size) stop.abort('done');
-          else if (seq > after && r.conversation !== undefined) {
+          if (seq > after && r.conversation !== undefined) {
             rows.push({ seq, sessions: [r.conversation], positions: [{ topic: r.topic, partition: r.record.partition, offset: r.record.offset }] });
           }
         },
@@ -278,6 +296,14 @@ export class SessionReads {
       if (!stop.signal.aborted || signal?.aborted === true) throw error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted !== true) {
+      const positions = new Map<string, bigint>();
+      for (const range of ranges) {
+        const stopped = stoppedAt !== undefined && stoppedAt.topic === range.topic && stoppedAt.partition === range.partition;
+        positions.set(`${range.topic}\u0000${range.partition}`, stopped ? (stoppedAt as { offset: bigint }).offset : range.next);
+      }
+      this.#older = { fold: view.fold, seqBase: view.seqBase, seq, positions };
     }
     return rows;
   }
