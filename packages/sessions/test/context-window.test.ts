@@ -90,6 +90,24 @@ describe('the kept context window', () => {
     expect(await texts(session)).toEqual(['durable']);
   });
 
+  it('drops an expired turn even when the window slid past an older kept turn in the same read', async () => {
+    const clock = new ManualLogClock(1_000_000_000n);
+    const log = new MemoryLog({ clock });
+    const laser = await clientOn(log, 1);
+    await log.ensureTopic({ stream: 'demo', topic: 'short.turns' }, { partitions: 1, messageExpiryMicros: 1_000_000n });
+    const session = sessions(laser, new SessionConfig().topic('instruction', 'short.turns')).create('slid-and-expired');
+    await session.append('instruction', 'a');
+    clock.advance(100_000n);
+    await session.append('instruction', 'b');
+    expect(await texts(session)).toEqual(['a', 'b']);
+    clock.advance(600_000n);
+    await filler(log, 'short.turns', CONTEXT_READ_WINDOW - 1);
+    clock.advance(450_000n);
+    // 'a' left the window, 'b' is in it but expired: a read of the whole window sees neither
+    expect(await uncached(session)).toEqual([]);
+    expect(await texts(session)).toEqual([]);
+  });
+
   it('a topic deleted and created again starts its window over; a deleted topic contributes nothing', async () => {
     const log = new MemoryLog();
     const laser = await clientOn(log, 1);

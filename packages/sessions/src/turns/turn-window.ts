@@ -40,8 +40,13 @@ async function describe(transport: LogTransport, stream: string, topic: string, 
   }
 }
 
-function firstLive(w: PartitionWindow): Keyed | undefined {
-  return w.found[w.head];
+/** The oldest kept turn at or after `start` (the ones before it leave the window on this read anyway). */
+function oldestFrom(w: PartitionWindow, start: bigint): Keyed | undefined {
+  for (let i = w.head; i < w.found.length; i++) {
+    const k = w.found[i] as Keyed;
+    if (k.message.id.offset >= start) return k;
+  }
+  return undefined;
 }
 
 /**
@@ -121,8 +126,8 @@ export class TurnWindow {
     // another generation of the topic, or a tail below what was read: what was kept is not this log's
     const kept = known !== undefined && known.createdAtMicros === createdAtMicros && tail >= known.next ? known : undefined;
     let from = windowStart;
-    const oldest = kept === undefined ? undefined : firstLive(kept);
-    if (oldest !== undefined && oldest.message.id.offset >= windowStart) {
+    const oldest = kept === undefined ? undefined : oldestFrom(kept, windowStart);
+    if (oldest !== undefined) {
       // Expiry and retention drop a partition's oldest records: the first record still held at or
       // after the oldest kept turn says which kept turns a read of the whole window would miss.
       const [first] = await transport.read({ stream: this.#stream, topic, partition, offset: oldest.message.id.offset, maxCount: 1, signal });
