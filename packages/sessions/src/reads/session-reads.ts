@@ -67,7 +67,11 @@ export interface SessionChangesView {
   readonly rows: SessionChangeRow[];
   /** The lowest sequence still retained. */
   readonly floor: bigint;
-  /** True when `after` is below the floor: rows were lost, read the sessions again. */
+  /**
+   * True when `after` is below the floor (rows were lost) or beyond the newest sequence (the feed
+   * was numbered again from 1 after a lane topic was recreated; the rows then start from the
+   * beginning): read the sessions again.
+   */
   readonly resync: boolean;
 }
 
@@ -236,10 +240,15 @@ export class SessionReads {
     if (typeof after !== 'bigint' || after < 0n) throw new InvalidError('invalid session request: after must be a non-negative bigint', { context: { field: 'after' } });
     const size = pageSize(limit, 1000);
     const view = await this.#fold.refresh(signal);
+    // Past the newest sequence: the feed was numbered again (a lane topic was recreated and the fold
+    // started over), so nothing in this numbering is "after" it. The poller resyncs from the start
+    // instead of waiting for the new log to grow past its old sequence.
+    const renumbered = after > view.seq;
+    const since = renumbered ? 0n : after;
     const floor = view.seqBase + 1n;
-    const rows: SessionChangeRow[] = after >= view.windowFrom ? [] : await this.#olderChanges(view, after, size, signal);
+    const rows: SessionChangeRow[] = since >= view.windowFrom ? [] : await this.#olderChanges(view, since, size, signal);
     const changes = view.changes;
-    const floorSeq = after > view.windowFrom ? after : view.windowFrom;
+    const floorSeq = since > view.windowFrom ? since : view.windowFrom;
     // rows are in sequence order: find the first one after `floorSeq` without walking the window
     let low = 0;
     let high = changes.length;
@@ -249,7 +258,7 @@ export class SessionReads {
       else low = mid + 1;
     }
     for (let i = low; i < changes.length && rows.length < size; i++) rows.push(changes[i] as SessionChangeRow);
-    return { rows, floor, resync: after + 1n < floor && after !== 0n };
+    return { rows, floor, resync: renumbered || (since + 1n < floor && since !== 0n) };
   }
 
   /**
