@@ -280,6 +280,8 @@ export class SessionFold {
   readonly accs: Map<string, { readonly id: ConversationId; readonly acc: Acc }> = new Map();
   /** Last heartbeat per session (Crockford text), broker time. */
   readonly heartbeats: Map<string, bigint> = new Map();
+  /** The sessions whose start names each parent (parent's Crockford text), so `links` needs no walk over every session. */
+  readonly #children = new Map<string, Map<string, ConversationId>>();
   readonly #stream: string;
   readonly #only: ConversationId | undefined;
   readonly #keepEvents: (key: string) => boolean;
@@ -305,6 +307,28 @@ export class SessionFold {
       this.accs.set(key, entry);
     }
     return entry.acc;
+  }
+
+  /** Adds a session restored from a fold snapshot, with its place among its parent's children. */
+  restore(key: string, entry: { readonly id: ConversationId; readonly acc: Acc }): void {
+    this.accs.set(key, entry);
+    this.#indexChild(entry.id, entry.acc);
+  }
+
+  /** The sessions whose start names `parent`, in id order. */
+  childrenOf(parent: ConversationId): ConversationId[] {
+    const children = this.#children.get(parent.toString());
+    if (children === undefined) return [];
+    return [...children.keys()].sort().map((key) => children.get(key) as ConversationId);
+  }
+
+  #indexChild(id: ConversationId, acc: Acc): void {
+    const parent = acc.start?.parent;
+    if (parent === undefined) return;
+    const key = parent.toString();
+    let children = this.#children.get(key);
+    if (children === undefined) this.#children.set(key, (children = new Map()));
+    children.set(id.toString(), id);
   }
 
   /** Applies one record. */
@@ -342,7 +366,10 @@ export class SessionFold {
     acc.firstEventAt ??= ts;
     acc.lastEventAt = ts;
     acc.counters.events++;
+    const started = acc.start !== undefined;
     const event = eventOf(scanned, conversation, acc, message, report, redelivered);
+    // the first start decides the parent for good, so a session is indexed once
+    if (!started && acc.start !== undefined) this.#indexChild(conversation, acc);
     if (this.#keepEvents(conversation.toString())) acc.events.push(event);
   }
 

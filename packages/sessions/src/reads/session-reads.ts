@@ -196,15 +196,13 @@ export class SessionReads {
     return { folded: view.fold.view(session.toString(), this.#context(view)), view };
   }
 
-  /** Parent, root and the children whose start names this session as parent. */
+  /** Parent, root and the children whose start names this session as parent (in id order; kept indexed by the fold, not found by a walk over every session). */
   async links(id: ConversationId | string, signal?: AbortSignal): Promise<SessionLinksView> {
     const session = checkId(id);
     const view = await this.#fold.refresh(signal);
     const context = this.#context(view);
     const info = view.fold.view(session.toString(), context)?.info;
-    const children: ConversationId[] = [];
-    for (const { id: child, acc } of view.fold.accs.values()) if (acc.start?.parent?.equals(session) === true) children.push(child);
-    return { parent: info?.parent, root: info?.root, children };
+    return { parent: info?.parent, root: info?.root, children: view.fold.childrenOf(session) };
   }
 
   /** The fold frontier of each source partition, the gaps where records expired before a fold, and where the fold began. */
