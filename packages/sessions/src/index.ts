@@ -21,6 +21,7 @@ export {
 export { sessionTurnText } from './turns/session-turn.js';
 export type { ContextMessage, SessionTurn } from './turns/session-turn.js';
 export { atCheckpointBounds, CONTEXT_READ_WINDOW, readConversation, sinceCheckpointBounds, windowedBounds } from './turns/read-turns.js';
+export { MAX_CACHED_TURN_WINDOWS } from './turns/turn-window.js';
 export type { PartitionBounds } from './turns/read-turns.js';
 export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
@@ -76,5 +77,6 @@ export { MAX_FOLD_SNAPSHOT_BYTES } from './reads/fold-image.js';
 export { MAX_SNAPSHOT_CALL_IDENTITIES, MAX_SNAPSHOT_CALL_IDENTITY_BYTES, MAX_TALLY_IDENTITIES_PER_SESSION } from './reads/call-tally.js';
 export { sessionStatusOf } from './reads/session-fold.js';
 export type { EventPosition, SessionEvent, SessionInfo, SessionStatus, StateChange } from './reads/session-fold.js';
+export { MAX_STATE_HISTORY } from './reads/session-fold.js';
 export type { PartitionFrontier } from './reads/scanned-record.js';
 export { envelopeDisplayType } from './reads/display-type.js';

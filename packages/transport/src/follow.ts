@@ -4,13 +4,13 @@
  */
 
 import type { GroupMember, GroupPollResult, LogRecord, LogTransport, PartitionAddress } from './log-transport.js';
-import { checkOffset, checkTimeout } from './validation.js';
+import { checkFollowCount, checkOffset, checkTimeout } from './validation.js';
 
 /** What {@link follow} reads. */
 export interface FollowRequest extends PartitionAddress {
   /** The first offset to yield (default 0). */
   readonly offset?: bigint | undefined;
-  /** Records fetched per read (default 1,000). */
+  /** Records fetched per read, 1..1,000,000 (default 1,000). */
   readonly maxCount?: number | undefined;
   /** Longest single wait before re-checking, in ms (default 30,000); waits never spin. */
   readonly waitMs?: number | undefined;
@@ -22,11 +22,13 @@ export interface FollowRequest extends PartitionAddress {
  * Yields every record of a partition from `offset` on, in order, waiting for new ones when it
  * reaches the end. Stops (by throwing `CancelledError`) when the signal fires, or `ClosedError`
  * when the transport closes; `break` out of the loop to stop quietly.
+ * @throws InvalidArgumentError (on the first `next()`) for a bad offset, wait or `maxCount` (0 included).
  */
 export async function* follow(transport: LogTransport, request: FollowRequest): AsyncGenerator<LogRecord, void, undefined> {
   let next = checkOffset(request.offset ?? 0n);
   const waitMs = checkTimeout(request.waitMs ?? 30_000);
-  const { stream, topic, partition, signal, maxCount } = request;
+  const maxCount = checkFollowCount(request.maxCount);
+  const { stream, topic, partition, signal } = request;
   for (;;) {
     const records = await transport.read({ stream, topic, partition, offset: next, maxCount, signal });
     for (const record of records) {
@@ -39,7 +41,7 @@ export async function* follow(transport: LogTransport, request: FollowRequest): 
 
 /** What {@link followGroup} polls. */
 export interface FollowGroupOptions {
-  /** Records per poll (default 1,000). */
+  /** Records per poll, 1..1,000,000 (default 1,000). */
   readonly maxCount?: number | undefined;
   /**
    * Commit each batch's last offset as it is polled (at-most-once for a crash mid-batch). When
@@ -63,7 +65,8 @@ export async function* followGroup(
   options: FollowGroupOptions = {},
 ): AsyncGenerator<GroupPollResult & { readonly partition: number }, void, undefined> {
   const waitMs = checkTimeout(options.waitMs ?? 30_000);
-  const { maxCount, autoCommit, signal } = options;
+  const maxCount = checkFollowCount(options.maxCount);
+  const { autoCommit, signal } = options;
   for (;;) {
     const result = await member.poll({ maxCount, autoCommit, signal });
     if (result.partition !== undefined && result.records.length > 0) {

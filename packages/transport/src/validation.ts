@@ -90,6 +90,17 @@ export function checkMaxCount(maxCount: number | undefined): number {
   return maxCount;
 }
 
+/**
+ * A follower's batch size: like {@link checkMaxCount}, but at least 1, since a follower that asks
+ * for no records never moves past the record its wait says is there and would read forever.
+ * @throws InvalidArgumentError
+ */
+export function checkFollowCount(maxCount: number | undefined): number {
+  const count = checkMaxCount(maxCount);
+  if (count === 0) throw new InvalidArgumentError(`a follower's maxCount must be an integer 1..${MAX_READ_COUNT}`, { context: { maxCount } });
+  return count;
+}
+
 /** Checks a wait timeout: an integer number of milliseconds, 0..2^31-1. */
 export function checkTimeout(timeoutMs: number): number {
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS) {

@@ -51,6 +51,12 @@ export class MemoryIndex {
   #weights = new Map<string, number>();
   /** Live items whose summed weight is not zero: the few that a recent recall must sort. */
   #weighted = new Set<string>();
+  /**
+   * The idempotency keys of the feedback folded for each target: a feedback record redelivered
+   * (a producer's retried append writes it twice) adds its weight once. Dropped with the target's
+   * weight when an unnamed item is forgotten, since that item can never come back.
+   */
+  #feedbackKeys = new Map<string, Set<string>>();
   /** Every item in fold order, dead ones included until compaction, so the newest are found from the end. */
   #ordered: IndexedItem[] = [];
   #dead = 0;
@@ -180,6 +186,7 @@ export class MemoryIndex {
     this.#forgotten = new Set();
     this.#weights = new Map();
     this.#weighted = new Set();
+    this.#feedbackKeys = new Map();
     this.#ordered = [];
     this.#dead = 0;
     this.#computed = new Map();
@@ -207,11 +214,25 @@ export class MemoryIndex {
     if (record.kind === 'forget') {
       this.#drop(record.target);
       this.#forgotten.add(record.target);
+      if (!record.target.startsWith(this.#namedPrefix)) {
+        // an unnamed id is never written again, so its feedback can go with it
+        this.#weights.delete(record.target);
+        this.#feedbackKeys.delete(record.target);
+      }
     } else if (record.kind === 'feedback') {
-      const weight = this.weight(record.target) + record.weight;
-      this.#weights.set(record.target, weight);
-      if (weight !== 0) this.#weighted.add(record.target);
-      else this.#weighted.delete(record.target);
+      const { target } = record;
+      if (this.#forgotten.has(target) && !target.startsWith(this.#namedPrefix)) return;
+      const key = message.provenance.idempotencyKey;
+      if (key !== undefined) {
+        let keys = this.#feedbackKeys.get(target);
+        if (keys === undefined) this.#feedbackKeys.set(target, (keys = new Set()));
+        if (keys.has(key)) return;
+        keys.add(key);
+      }
+      const weight = this.weight(target) + record.weight;
+      this.#weights.set(target, weight);
+      if (weight !== 0 && this.#items.has(target)) this.#weighted.add(target);
+      else this.#weighted.delete(target);
     } else {
       const named = record.id.startsWith(this.#namedPrefix);
       if (!named && (this.#forgotten.has(record.id) || this.#items.has(record.id))) return;
@@ -228,6 +249,7 @@ export class MemoryIndex {
         storedVector: unitOrUndefined(record.embedding === undefined ? undefined : vectorFromBytes(record.embedding)),
       };
       this.#items.set(item.id, item);
+      if (this.weight(item.id) !== 0) this.#weighted.add(item.id);
       this.#ordered.push(item);
       this.#bm25?.add(item, tokenize(itemText(item)));
     }
@@ -237,6 +259,7 @@ export class MemoryIndex {
     const item = this.#items.get(id);
     if (item === undefined) return;
     this.#items.delete(id);
+    this.#weighted.delete(id);
     this.#bm25?.remove(item);
     // dead entries are skipped by `newest`; once they are the majority the list is rebuilt
     if (++this.#dead > 1024 && this.#dead > this.#ordered.length / 2) {

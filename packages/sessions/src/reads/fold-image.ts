@@ -201,8 +201,11 @@ function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
     calls: CallTally.fromImage(r[13]),
     held: Number(u64(r[18], 'held', U32_MAX)),
     laneConflict: bool(r[19], 'laneConflict'),
+    stateFold: undefined,
     stateRecords: [],
+    stateFirst: undefined,
     partial: true,
+    recent: undefined,
   };
   return { id, acc };
 }

@@ -1,5 +1,5 @@
-import { checkLayoutDeclaration, LayoutMismatchError, layoutTopics, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
-import type { LogTransport, TopicDescription } from '@agdx/transport';
+import { checkLayoutDeclaration, LayoutMismatchError, layoutTopics, locateRecords, SESSIONS_TOPIC, type StreamLayout } from '@agdx/agents';
+import { partitionForKey, type LogTransport, type TopicDescription } from '@agdx/transport';
 import { CodecError, ConversationId, HEARTBEAT_TOPIC, reportSkippedRecord } from '@agdx/wire';
 import { FoldSnapshotRejectedError } from '../errors.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
@@ -153,6 +153,28 @@ function trimChanges(state: FoldState): void {
   if (dropped <= 0) return;
   state.windowFrom = (state.changes[dropped - 1] as SessionChangeRow).seq;
   state.changes = state.changes.slice(dropped);
+}
+
+/**
+ * The partitions of each folded topic where the stream layout puts a session's lane and control
+ * records: the session's own partition, and the partitions or topics a per-agent layout moves
+ * addressed work to. Heartbeats are left out (they are per agent, not per session).
+ */
+async function sessionPartitions(layout: StreamLayout, session: ConversationId, topics: ReadonlyMap<string, TopicState>): Promise<Map<string, Set<number>>> {
+  const out = new Map<string, Set<number>>();
+  const key = session.toString();
+  for (const named of [SESSIONS_TOPIC, CONTROL_TOPIC]) {
+    for (const route of locateRecords(layout, { topic: named, conversation: key })) {
+      const t = topics.get(route.topic);
+      if (t === undefined || t.topic === HEARTBEAT_TOPIC) continue;
+      const routing = route.routing as { readonly partition?: number; readonly key?: string };
+      const partition = routing.partition ?? (await partitionForKey(routing.key ?? key, t.partitions.length));
+      let set = out.get(route.topic);
+      if (set === undefined) out.set(route.topic, (set = new Set()));
+      set.add(partition);
+    }
+  }
+  return out;
 }
 
 /**
@@ -369,15 +391,21 @@ export class LaneFold {
     if (entry !== undefined) {
       const one = new SessionFold(state.stream, { only: session });
       const ranges: PartitionRange[] = [];
+      const homes = await sessionPartitions(this.#runtime.client.layout, session, state.topics);
       for (const t of state.topics.values()) {
-        if (t.topic === HEARTBEAT_TOPIC) continue;
-        for (const p of t.partitions) ranges.push({ topic: t.topic, topicIndex: t.topicIndex, partition: p.partition, next: 0n, head: p.next, firstSeen: undefined });
+        const wanted = homes.get(t.topic);
+        if (wanted === undefined) continue;
+        for (const p of t.partitions) {
+          if (wanted.has(p.partition)) ranges.push({ topic: t.topic, topicIndex: t.topicIndex, partition: p.partition, next: 0n, head: p.next, firstSeen: undefined });
+        }
       }
       // the records were reported to onError when the main fold met them
       await readMerged(this.#runtime.client.transport, view.stream, ranges, (r) => one.apply(r), signal);
       const refolded = one.accs.get(key)?.acc;
       entry.acc.events = refolded?.events ?? [];
+      entry.acc.stateFold = refolded?.stateFold;
       entry.acc.stateRecords = refolded?.stateRecords ?? [];
+      entry.acc.stateFirst = refolded?.stateFirst;
       entry.acc.partial = false;
     }
     this.#tracked.set(key, true);
@@ -411,7 +439,7 @@ export class LaneFold {
       topics.set(t.topic, { topic: t.topic, topicIndex: names.indexOf(t.topic), createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ ...p })) });
     }
     const restored = new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError });
-    for (const [key, entry] of image.fold.accs) restored.accs.set(key, entry);
+    for (const [key, entry] of image.fold.accs) restored.restore(key, entry);
     for (const [key, ts] of image.fold.heartbeats) restored.heartbeats.set(key, ts);
     const state: FoldState = {
       stream,

@@ -15,14 +15,17 @@ import {
   decodeStateSnapshot,
   isTerminalTaskState,
   reportSkippedRecord,
+  type AgentEnvelope,
   type SessionBudget,
   type SessionSdk,
   type SessionStart,
+  StateFold,
   type StateRecord,
   type TokenUsage,
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally } from './call-tally.js';
+import { RecentRecords } from './recent-records.js';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
@@ -147,11 +150,24 @@ export interface SessionInfo {
   };
 }
 
+/** State changes a reader keeps per session (the newest); older ones are dropped. */
+export const MAX_STATE_HISTORY = 1000;
+
+/** A session's state as its fold stands. */
+export interface FoldedState {
+  /** The fold of the state records met so far (its document is the fold's own: copy it before handing it out). */
+  readonly fold: StateFold | undefined;
+  /** The newest changes, oldest first: up to twice {@link MAX_STATE_HISTORY}, of which a read shows the newest {@link MAX_STATE_HISTORY}. */
+  readonly history: readonly StateChange[];
+  /** The kind of the first state record that decoded, if any (a snapshot first means the state is whole). */
+  readonly first: 'snapshot' | 'delta' | undefined;
+}
+
 /** Everything folded for one session. */
 export interface FoldedSession {
   readonly info: SessionInfo;
   readonly events: SessionEvent[];
-  readonly stateRecords: { readonly record: StateRecord | undefined; readonly at: EventPosition; readonly brokerTs: bigint }[];
+  readonly state: FoldedState;
 }
 
 /** The running fold of one session (internal; the snapshot codec stores it). */
@@ -173,9 +189,16 @@ export interface Acc {
   calls: CallTally;
   held: number;
   laneConflict: boolean;
-  stateRecords: { record: StateRecord | undefined; at: EventPosition; brokerTs: bigint }[];
+  /** The state records met so far, folded as they come: a state read continues it instead of folding them all again. */
+  stateFold: StateFold | undefined;
+  /** The newest state changes (at most twice {@link MAX_STATE_HISTORY} before a trim). */
+  stateRecords: StateChange[];
+  /** The kind of the first state record that decoded. */
+  stateFirst: 'snapshot' | 'delta' | undefined;
   /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
   partial: boolean;
+  /** The session's newest envelope record ids, to fold a redelivered copy once (not saved in snapshots). */
+  recent: RecentRecords | undefined;
 }
 
 /** An empty session fold. */
@@ -198,8 +221,11 @@ export function newAcc(): Acc {
     calls: new CallTally(),
     held: 0,
     laneConflict: false,
+    stateFold: undefined,
     stateRecords: [],
+    stateFirst: undefined,
     partial: false,
+    recent: undefined,
   };
 }
 
@@ -254,6 +280,8 @@ export class SessionFold {
   readonly accs: Map<string, { readonly id: ConversationId; readonly acc: Acc }> = new Map();
   /** Last heartbeat per session (Crockford text), broker time. */
   readonly heartbeats: Map<string, bigint> = new Map();
+  /** The sessions whose start names each parent (parent's Crockford text), so `links` needs no walk over every session. */
+  readonly #children = new Map<string, Map<string, ConversationId>>();
   readonly #stream: string;
   readonly #only: ConversationId | undefined;
   readonly #keepEvents: (key: string) => boolean;
@@ -281,6 +309,28 @@ export class SessionFold {
     return entry.acc;
   }
 
+  /** Adds a session restored from a fold snapshot, with its place among its parent's children. */
+  restore(key: string, entry: { readonly id: ConversationId; readonly acc: Acc }): void {
+    this.accs.set(key, entry);
+    this.#indexChild(entry.id, entry.acc);
+  }
+
+  /** The sessions whose start names `parent`, in id order. */
+  childrenOf(parent: ConversationId): ConversationId[] {
+    const children = this.#children.get(parent.toString());
+    if (children === undefined) return [];
+    return [...children.keys()].sort().map((key) => children.get(key) as ConversationId);
+  }
+
+  #indexChild(id: ConversationId, acc: Acc): void {
+    const parent = acc.start?.parent;
+    if (parent === undefined) return;
+    const key = parent.toString();
+    let children = this.#children.get(key);
+    if (children === undefined) this.#children.set(key, (children = new Map()));
+    children.set(id.toString(), id);
+  }
+
   /** Applies one record. */
   apply(scanned: ScannedRecord): void {
     const report = (cause: unknown): void =>
@@ -303,13 +353,23 @@ export class SessionFold {
     if (conversation === undefined) return;
     if (this.#only !== undefined && !this.#only.equals(conversation)) return;
     const acc = this.accFor(conversation);
-    if (scanned.topic === CONTROL_TOPIC) {
+    // A redelivered envelope (a producer's retried append: the same record id again) is on the
+    // timeline, but its usage, error, parked work, status change and control request were folded
+    // with the first copy. Only envelopes with such an effect are looked up and remembered, so
+    // chunks and plain commands cost nothing here.
+    const envelope = message?.envelope;
+    const record = envelope !== undefined && hasFoldEffect(envelope, scanned.topic) ? envelope.record : undefined;
+    const redelivered = record !== undefined && (acc.recent ??= new RecentRecords()).seen(record);
+    if (scanned.topic === CONTROL_TOPIC && !redelivered) {
       foldControl(acc, message);
     }
     acc.firstEventAt ??= ts;
     acc.lastEventAt = ts;
     acc.counters.events++;
-    const event = eventOf(scanned, conversation, acc, message, report);
+    const started = acc.start !== undefined;
+    const event = eventOf(scanned, conversation, acc, message, report, redelivered);
+    // the first start decides the parent for good, so a session is indexed once
+    if (!started && acc.start !== undefined) this.#indexChild(conversation, acc);
     if (this.#keepEvents(conversation.toString())) acc.events.push(event);
   }
 
@@ -371,7 +431,7 @@ function viewOf(stream: string, id: ConversationId, acc: Acc, lastHeartbeatAt: b
     frontier: context.frontier,
     flags: { laneConflict: acc.laneConflict, livenessUnknown: !context.heartbeatsPresent },
   };
-  return { info, events: acc.events, stateRecords: acc.stateRecords };
+  return { info, events: acc.events, state: { fold: acc.stateFold, history: acc.stateRecords, first: acc.stateFirst } };
 }
 
 /** Folds `records` in the order given (a one-off {@link SessionFold}). */
@@ -379,6 +439,29 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
   const fold = new SessionFold(options.stream, { only: options.only, onError: options.onError });
   for (const r of records) fold.apply(r);
   return fold.views({ nowMicros: options.nowMicros, heartbeatsPresent: options.heartbeatsPresent, frontier: options.frontier ?? [] });
+}
+
+/** Folds one state record (undefined: one whose body did not decode) into the session's state and its history. */
+function foldState(acc: Acc, record: StateRecord | undefined, at: EventPosition, brokerTs: bigint): void {
+  let change: StateChange;
+  if (record === undefined) {
+    change = { revision: acc.stateFold?.revision ?? 0n, opId: undefined, outcome: 'unrecognized', at, brokerTs };
+  } else {
+    acc.stateFirst ??= record.kind;
+    const fold = (acc.stateFold ??= new StateFold());
+    const outcome = fold.apply(record);
+    change = { revision: fold.revision, opId: record.kind === 'delta' ? record.delta.opId : undefined, outcome, at, brokerTs };
+  }
+  acc.stateRecords.push(change);
+  // trimmed in halves, so keeping the newest costs a copy per MAX_STATE_HISTORY records, not per record
+  if (acc.stateRecords.length >= 2 * MAX_STATE_HISTORY) acc.stateRecords = acc.stateRecords.slice(-MAX_STATE_HISTORY);
+}
+
+/** True when folding `envelope` changes more than the timeline: usage, errors, parked work, status or control flags. */
+function hasFoldEffect(envelope: AgentEnvelope, topic: string): boolean {
+  if (envelope.usage !== undefined || envelope.kind === 'error' || topic === CONTROL_TOPIC) return true;
+  if (envelope.kind === 'event') return envelope.operation === SESSION_PARKED_OPERATION || envelope.operation === SESSION_UNPARKED_OPERATION;
+  return topic === SESSIONS_TOPIC && envelope.kind === 'status' && envelope.operation === 'session';
 }
 
 function foldControl(acc: Acc, message: AgentMessage | undefined): void {
@@ -393,7 +476,7 @@ function foldControl(acc: Acc, message: AgentMessage | undefined): void {
   }
 }
 
-function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined, report: (cause: unknown) => void): SessionEvent {
+function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, message: AgentMessage | undefined, report: (cause: unknown) => void, redelivered: boolean): SessionEvent {
   const ts = scanned.record.timestampMicros;
   const at = positionOf(scanned);
   const afterEnd = acc.ended !== undefined;
@@ -437,7 +520,7 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
     };
   }
   const usage = envelope.usage;
-  if (usage !== undefined) {
+  if (usage !== undefined && !redelivered) {
     acc.counters.tokensIn += BigInt(usage.inputTokens ?? 0n);
     acc.counters.tokensOut += BigInt(usage.outputTokens ?? 0n);
     acc.counters.costMicros += BigInt(usage.costMicros ?? 0n);
@@ -474,28 +557,31 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
           acc.laneConflict = true;
         }
       }
-      if (acc.ended === undefined) acc.status = sessionStatusOf(state);
+      if (acc.ended === undefined && !redelivered) acc.status = sessionStatusOf(state);
     }
   }
   const envelopeDisplay = envelopeDisplayType(envelope, scanned.topic, isStart);
   acc.calls.observe(envelope, envelopeDisplay, `${at.topic}:${at.partition}:${at.offset}`);
   const display = acc.calls.displayOf(envelope, envelopeDisplay);
   const operation = envelope.operation ?? acc.calls.purposeOf(envelope);
-  if (envelope.kind === 'error') acc.counters.errors++;
-  if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
-  if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
-  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event') {
+  if (!redelivered) {
+    if (envelope.kind === 'error') acc.counters.errors++;
+    if (envelope.kind === 'event' && envelope.operation === SESSION_PARKED_OPERATION) acc.held++;
+    if (envelope.kind === 'event' && envelope.operation === SESSION_UNPARKED_OPERATION && acc.held > 0) acc.held--;
+  }
+  if (scanned.topic === SESSIONS_TOPIC && envelope.kind === 'event' && (envelope.operation === STATE_SNAPSHOT_OPERATION || envelope.operation === STATE_DELTA_OPERATION)) {
+    let record: StateRecord | undefined;
     try {
-      if (envelope.operation === STATE_SNAPSHOT_OPERATION) {
-        acc.stateRecords.push({ record: { kind: 'snapshot', snapshot: decodeStateSnapshot(envelope.body) }, at, brokerTs: ts });
-      } else if (envelope.operation === STATE_DELTA_OPERATION) {
-        acc.stateRecords.push({ record: { kind: 'delta', delta: decodeStateDelta(envelope.body) }, at, brokerTs: ts });
-      }
+      record =
+        envelope.operation === STATE_SNAPSHOT_OPERATION
+          ? { kind: 'snapshot', snapshot: decodeStateSnapshot(envelope.body) }
+          : { kind: 'delta', delta: decodeStateDelta(envelope.body) };
     } catch (error) {
-      // An undecodable state body is reported by the state read as unrecognized.
-      acc.stateRecords.push({ record: undefined, at, brokerTs: ts });
+      // An undecodable state body shows in the state history as unrecognized.
+      record = undefined;
       report(error);
     }
+    foldState(acc, record, at, ts);
   }
   return {
     at,

@@ -1,11 +1,11 @@
 import { SESSIONS_TOPIC } from '@agdx/agents';
-import { ConversationId, HEARTBEAT_TOPIC, InvalidError, reconstructState, type JsonValue, type StateRecord } from '@agdx/wire';
+import { ConversationId, HEARTBEAT_TOPIC, InvalidError, type JsonValue } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import type { FoldSnapshotWritten } from './fold-snapshot-store.js';
 import { LaneFold, type FoldStart, type LaneView, type SessionChangeRow, type SourceGap } from './lane-fold.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
 import type { PartitionFrontier } from './scanned-record.js';
-import type { FoldedSession, SessionEvent, SessionInfo, SessionStatus, StateChange } from './session-fold.js';
+import { MAX_STATE_HISTORY, type SessionFold, type FoldedSession, type SessionEvent, type SessionInfo, type SessionStatus, type StateChange } from './session-fold.js';
 
 export type { SessionChangeRow, SourceGap } from './lane-fold.js';
 /** Filters of {@link SessionReads.list}. */
@@ -67,7 +67,11 @@ export interface SessionChangesView {
   readonly rows: SessionChangeRow[];
   /** The lowest sequence still retained. */
   readonly floor: bigint;
-  /** True when `after` is below the floor: rows were lost, read the sessions again. */
+  /**
+   * True when `after` is below the floor (rows were lost) or beyond the newest sequence (the feed
+   * was numbered again from 1 after a lane topic was recreated; the rows then start from the
+   * beginning): read the sessions again.
+   */
   readonly resync: boolean;
 }
 
@@ -115,6 +119,8 @@ export interface SessionReadsOptions {
 export class SessionReads {
   readonly #runtime: SessionsRuntime;
   readonly #fold: LaneFold;
+  /** Where the last read of change rows older than the window stopped: the next page continues there. */
+  #older: { readonly fold: SessionFold; readonly seqBase: bigint; readonly seq: bigint; readonly positions: ReadonlyMap<string, bigint> } | undefined;
 
   /** @internal Built by the factory. */
   constructor(runtime: SessionsRuntime, options: SessionReadsOptions = {}) {
@@ -190,15 +196,13 @@ export class SessionReads {
     return { folded: view.fold.view(session.toString(), this.#context(view)), view };
   }
 
-  /** Parent, root and the children whose start names this session as parent. */
+  /** Parent, root and the children whose start names this session as parent (in id order; kept indexed by the fold, not found by a walk over every session). */
   async links(id: ConversationId | string, signal?: AbortSignal): Promise<SessionLinksView> {
     const session = checkId(id);
     const view = await this.#fold.refresh(signal);
     const context = this.#context(view);
     const info = view.fold.view(session.toString(), context)?.info;
-    const children: ConversationId[] = [];
-    for (const { id: child, acc } of view.fold.accs.values()) if (acc.start?.parent?.equals(session) === true) children.push(child);
-    return { parent: info?.parent, root: info?.root, children };
+    return { parent: info?.parent, root: info?.root, children: view.fold.childrenOf(session) };
   }
 
   /** The fold frontier of each source partition, the gaps where records expired before a fold, and where the fold began. */
@@ -234,10 +238,15 @@ export class SessionReads {
     if (typeof after !== 'bigint' || after < 0n) throw new InvalidError('invalid session request: after must be a non-negative bigint', { context: { field: 'after' } });
     const size = pageSize(limit, 1000);
     const view = await this.#fold.refresh(signal);
+    // Past the newest sequence: the feed was numbered again (a lane topic was recreated and the fold
+    // started over), so nothing in this numbering is "after" it. The poller resyncs from the start
+    // instead of waiting for the new log to grow past its old sequence.
+    const renumbered = after > view.seq;
+    const since = renumbered ? 0n : after;
     const floor = view.seqBase + 1n;
-    const rows: SessionChangeRow[] = after >= view.windowFrom ? [] : await this.#olderChanges(view, after, size, signal);
+    const rows: SessionChangeRow[] = since >= view.windowFrom ? [] : await this.#olderChanges(view, since, size, signal);
     const changes = view.changes;
-    const floorSeq = after > view.windowFrom ? after : view.windowFrom;
+    const floorSeq = since > view.windowFrom ? since : view.windowFrom;
     // rows are in sequence order: find the first one after `floorSeq` without walking the window
     let low = 0;
     let high = changes.length;
@@ -247,16 +256,27 @@ export class SessionReads {
       else low = mid + 1;
     }
     for (let i = low; i < changes.length && rows.length < size; i++) rows.push(changes[i] as SessionChangeRow);
-    return { rows, floor, resync: after + 1n < floor && after !== 0n };
+    return { rows, floor, resync: renumbered || (since + 1n < floor && since !== 0n) };
   }
 
-  /** Change rows between `after` and the reader's window, read from the log. */
+  /**
+   * Change rows between `after` and the reader's window, read from the log. A page continues where
+   * the previous older page stopped when `after` is at or past it (a poller catching up page by
+   * page), so catching up on N rows reads about N records, not N²/2 from the retained start.
+   */
   async #olderChanges(view: LaneView, after: bigint, size: number, signal?: AbortSignal): Promise<SessionChangeRow[]> {
+    const resume = this.#older !== undefined && this.#older.fold === view.fold && this.#older.seqBase === view.seqBase && this.#older.seq <= after ? this.#older : undefined;
+    const ranks = ranksOf(view);
     const ranges: PartitionRange[] = view.frontier
       .filter((f) => f.topic !== HEARTBEAT_TOPIC)
-      .map((f) => ({ topic: f.topic, topicIndex: ranksOf(view).indexOf(f.topic), partition: f.partition, next: f.retainedFrom, head: f.folded, firstSeen: undefined }));
+      .map((f) => {
+        const from = resume?.positions.get(`${f.topic}\u0000${f.partition}`);
+        return { topic: f.topic, topicIndex: ranks.indexOf(f.topic), partition: f.partition, next: from !== undefined && from > f.retainedFrom ? from : f.retainedFrom, head: f.folded, firstSeen: undefined };
+      });
     const rows: SessionChangeRow[] = [];
-    let seq = view.seqBase;
+    let seq = resume?.seq ?? view.seqBase;
+    // the record the page stopped at is visited but not served: the next page starts with it
+    let stoppedAt: { readonly topic: string; readonly partition: number; readonly offset: bigint } | undefined;
     const stop = new AbortController();
     const onAbort = (): void => stop.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -266,9 +286,14 @@ export class SessionReads {
         view.stream,
         ranges,
         (r) => {
+          if (stop.signal.aborted) return;
+          if (seq + 1n > view.windowFrom || rows.length >= size) {
+            stoppedAt = { topic: r.topic, partition: r.record.partition, offset: r.record.offset };
+            stop.abort('done');
+            return;
+          }
           seq++;
-          if (seq > view.windowFrom || rows.length >= size) stop.abort('done');
-          else if (seq > after && r.conversation !== undefined) {
+          if (seq > after && r.conversation !== undefined) {
             rows.push({ seq, sessions: [r.conversation], positions: [{ topic: r.topic, partition: r.record.partition, offset: r.record.offset }] });
           }
         },
@@ -278,6 +303,14 @@ export class SessionReads {
       if (!stop.signal.aborted || signal?.aborted === true) throw error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted !== true) {
+      const positions = new Map<string, bigint>();
+      for (const range of ranges) {
+        const stopped = stoppedAt !== undefined && stoppedAt.topic === range.topic && stoppedAt.partition === range.partition;
+        positions.set(`${range.topic}\u0000${range.partition}`, stopped ? (stoppedAt as { offset: bigint }).offset : range.next);
+      }
+      this.#older = { fold: view.fold, seqBase: view.seqBase, seq, positions };
     }
     return rows;
   }
@@ -314,23 +347,12 @@ export async function readSessionState(
 ): Promise<SessionStateView> {
   if (!Number.isSafeInteger(historyLimit) || historyLimit < 0) throw new InvalidError('invalid session request: history limit', { context: { field: 'historyLimit' } });
   const { folded, view } = await reads.foldedState(session, signal);
-  const entries = folded?.stateRecords ?? [];
-  const recognized = entries.filter((e): e is typeof e & { record: StateRecord } => e.record !== undefined);
-  const result = reconstructState(recognized.map((e) => e.record));
-  const history: StateChange[] = [];
-  let k = 0;
-  let revision = 0n;
-  for (const entry of entries) {
-    if (entry.record === undefined) {
-      history.push({ revision, opId: undefined, outcome: 'unrecognized', at: entry.at, brokerTs: entry.brokerTs });
-      continue;
-    }
-    const outcome = result.outcomes[k++] ?? 'rejected';
-    if (outcome === 'applied') revision++;
-    history.push({ revision, opId: entry.record.kind === 'delta' ? entry.record.delta.opId : undefined, outcome, at: entry.at, brokerTs: entry.brokerTs });
-  }
+  // the fold kept the state folded record by record: a read copies the document out, nothing more
+  const fold = folded?.state.fold;
+  const history = folded?.state.history ?? [];
+  const first = folded?.state.first;
   const lane = view.frontier.filter((f) => f.topic === SESSIONS_TOPIC);
-  const first = recognized[0];
-  const complete = first === undefined || first.record.kind === 'snapshot' || lane.every((f) => f.retainedFrom === 0n);
-  return { revision: result.revision, document: result.document, history: history.slice(Math.max(0, history.length - historyLimit)), complete };
+  const complete = first === undefined || first === 'snapshot' || lane.every((f) => f.retainedFrom === 0n);
+  const document = fold?.document === undefined ? undefined : structuredClone(fold.document);
+  return { revision: fold?.revision ?? 0n, document, history: history.slice(Math.max(0, history.length - Math.min(historyLimit, MAX_STATE_HISTORY))), complete };
 }

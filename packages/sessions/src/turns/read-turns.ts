@@ -46,7 +46,8 @@ export function sinceCheckpointBounds(checkpoint: Checkpoint): PartitionBounds {
   };
 }
 
-interface Keyed {
+/** A turn found by a read, with the keys it is merged by. @internal */
+export interface Keyed {
   readonly message: ContextMessage;
   readonly topicIndex: number;
   /** Broker time as a number: exact below 2^53 µs (the year 2255), compared far faster than a bigint. */
@@ -73,7 +74,8 @@ function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Arr
   return true;
 }
 
-interface PartitionRead {
+/** One partition slice to read for one conversation. @internal */
+export interface PartitionRead {
   readonly transport: LogTransport;
   readonly stream: string;
   readonly topic: string;
@@ -87,7 +89,8 @@ interface PartitionRead {
   readonly onError: SkippedRecordHandler | undefined;
 }
 
-async function readPartition(r: PartitionRead): Promise<Keyed[]> {
+/** Reads one partition slice and keeps the conversation's turns, in offset order. @internal */
+export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
   const { transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal, onError } = r;
   const address = { stream, topic };
   const found: Keyed[] = [];
@@ -134,6 +137,11 @@ async function readPartition(r: PartitionRead): Promise<Keyed[]> {
   return found;
 }
 
+/** The two spellings of a conversation header the pre-filter compares against. @internal */
+export function conversationKeys(conversation: ConversationId): { readonly textBytes: Uint8Array; readonly bigEndian: Uint8Array } {
+  return { textBytes: encoder.encode(conversation.toString()), bigEndian: conversation.toBytes() };
+}
+
 /**
  * Reads the messages of `conversation` on `topics` of `stream` within `bounds`, merged and ordered
  * by broker timestamp, then the topic's index in `topics`, partition and offset (the producer's
@@ -149,8 +157,7 @@ export async function readConversation(
   signal?: AbortSignal,
   onError?: SkippedRecordHandler,
 ): Promise<ContextMessage[]> {
-  const textBytes = encoder.encode(conversation.toString());
-  const bigEndian = conversation.toBytes();
+  const { textBytes, bigEndian } = conversationKeys(conversation);
   // topics and partitions are read concurrently: over a network transport the round trips overlap
   const perTopic = await Promise.all(
     topics.map(async (topic, topicIndex) => {
@@ -167,9 +174,13 @@ export async function readConversation(
       return parts.flat();
     }),
   );
-  const found = perTopic.flat();
+  return sortKeyed(perTopic.flat()).map((k) => k.message);
+}
+
+/** Sorts turns into read order: broker time, topic index, partition, offset. @internal */
+export function sortKeyed(found: Keyed[]): Keyed[] {
   if (!isSorted(found)) found.sort(compareKeyed);
-  return found.map((k) => k.message);
+  return found;
 }
 
 function isSorted(found: readonly Keyed[]): boolean {
