@@ -67,6 +67,10 @@ interface Call {
   retried: boolean;
   /** The node refused it unapplied as not the primary (58): it is sent again after failover. */
   notAccepted: boolean;
+  /** How many times a node refused it with 58; bounded by {@link MAX_NOT_ACCEPTED}. */
+  refusals: number;
+  /** A transient status (57/58) armed a resend of its frame that has not gone out yet. */
+  resendArmed: boolean;
   /** The session's record of the written request, to match its reply. */
   pending: unknown;
   cleanup: () => void;
@@ -95,6 +99,12 @@ const TRANSIENT_RESEND_MS = 50;
 const TRANSIENT_NOT_ACCEPTED = 58;
 /** The shortest pause between passes over a cluster's addresses, so a search never spins. */
 const MIN_CLUSTER_PAUSE_MS = 10;
+/**
+ * How many times one call may be refused with 58 before it fails. A view change costs one or two
+ * refusals; a node that keeps refusing while its roster names it the leader (a stuck or hostile
+ * node) would otherwise make the client reconnect and resend until the call's timeout.
+ */
+const MAX_NOT_ACCEPTED = 6;
 /** Leader redirects one connect attempt follows, as the official Node SDK. */
 const MAX_LEADER_REDIRECTS = 3;
 
@@ -151,6 +161,11 @@ export class IggyConnection {
   #lastError: TransportError | undefined;
   #fatal: TransportError | undefined;
   #reconnects = 0;
+  /**
+   * 58 refusals since the last answered request: the reconnect that follows one waits a back-off
+   * that doubles with each, so a node that keeps refusing is not re-dialled in a tight loop.
+   */
+  #refusalStreak = 0;
   /** Requests written, by command code (diagnostics: what a workload costs on the wire). */
   readonly #written = new Map<number, number>();
   #closedWaiters: Array<() => void> = [];
@@ -251,6 +266,8 @@ export class IggyConnection {
         written: false,
         retried: false,
         notAccepted: false,
+        refusals: 0,
+        resendArmed: false,
         pending: undefined,
         resolve,
         reject,
@@ -568,7 +585,7 @@ export class IggyConnection {
     }
     const retry = !outcome.ok && 'retry' in outcome && outcome.retry;
     if (retry) {
-      this.#resend(session, outcome.request.frame);
+      this.#resend(session, outcome.request);
       return;
     }
     if (login !== undefined) {
@@ -584,6 +601,7 @@ export class IggyConnection {
     const index = this.#inFlight.findIndex((c) => c.pending === outcome.request);
     if (index === -1) return;
     const call = this.#inFlight.splice(index, 1)[0] as Call;
+    if (outcome.ok) this.#refusalStreak = 0;
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
     else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
   }
@@ -595,18 +613,39 @@ export class IggyConnection {
    */
   #notPrimary(request: unknown, error: IggyError): void {
     const call = this.#inFlight.find((c) => c.pending === request);
-    if (call !== undefined) call.notAccepted = true;
     const endpoint = this.#endpoint;
+    this.#refusalStreak++;
+    if (call !== undefined) {
+      call.refusals++;
+      if (call.refusals >= MAX_NOT_ACCEPTED) {
+        // Refused every time, so nothing was applied: a clean failure, not an unknown outcome.
+        this.#settle(call, {
+          error: new TransportFailureError(`the Iggy cluster refused the request ${call.refusals} times as not the primary (58); it was not applied`, {
+            cause: toTransportError(error),
+            context: { command: call.code, refusals: call.refusals, endpoint, outcome: 'not-applied' },
+          }),
+        });
+      } else call.notAccepted = true;
+    }
     if (endpoint !== undefined && this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
     this.#lose(new TransportFailureError('the Iggy node is not the primary; finding the new one', { cause: toTransportError(error), context: { endpoint } }));
   }
 
-  /** A VSR transient status (57/58): the identical bytes go out again after a short pause. */
-  #resend(session: Session, frame: Uint8Array): void {
+  /**
+   * A VSR transient status (57/58): the identical bytes go out again after a short pause, but
+   * only while the request still waits for its answer on this session. A request answered
+   * meanwhile (a server that sent the status and then the reply) may have given its pooled frame
+   * buffer to the next send, so a late resend would write that send's bytes a second time.
+   */
+  #resend(session: Session, request: { readonly frame: Uint8Array }): void {
     const socket = this.#socket;
-    if (socket === undefined) return;
+    const call = this.#inFlight.find((c) => c.pending === request);
+    // One resend per status: a duplicated 57 must not put the request on the wire twice.
+    if (socket === undefined || call === undefined || call.resendArmed) return;
+    call.resendArmed = true;
     setTimeout(() => {
-      if (this.#socket === socket && this.#session === session) socket.write(frame);
+      call.resendArmed = false;
+      if (this.#socket === socket && this.#session === session && this.#inFlight.includes(call)) socket.write(request.frame);
     }, TRANSIENT_RESEND_MS).unref?.();
   }
 
@@ -659,6 +698,13 @@ export class IggyConnection {
     this.#reconnecting = (async () => {
       try {
         this.#state = 'connecting';
+        if (this.#refusalStreak > 0) {
+          // After a 58 the same node may be named leader again at once: pace the retries.
+          const { initialDelayMs, maxDelayMs } = this.#options;
+          const base = Math.max(MIN_CLUSTER_PAUSE_MS, initialDelayMs);
+          await backoff(Math.min(Math.max(maxDelayMs, base), base * 2 ** Math.min(this.#refusalStreak - 1, 16)));
+          if ((this.#state as State) === 'closed') return;
+        }
         await this.#establish();
         this.#reconnects++;
         this.#state = 'restoring';

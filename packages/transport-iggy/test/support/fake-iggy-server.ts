@@ -64,8 +64,11 @@ export type FakeAction =
   | { readonly raw: Uint8Array }
   | { readonly destroy: true }
   | { readonly evict: number }
-  /** The log answers, then `tamper` rewrites the reply frame; every frame it returns is written. */
-  | { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] };
+  /**
+   * The log answers, then `tamper` rewrites the reply frame; every frame it returns is written.
+   * `statusFrame` builds a reply to the same request carrying a status instead (to send both).
+   */
+  | { readonly tamper: (frame: Uint8Array, statusFrame: (status: number) => Uint8Array) => Uint8Array | readonly Uint8Array[] };
 
 /** One request as the intercept hook sees it. */
 export interface FakeRequest {
@@ -256,7 +259,8 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
     }
     const fault = faulted(admission.code, body, 'vsr');
     if (fault !== undefined && 'tamper' in fault) {
-      writeTampered(fault, vsr.reply(header, { payload: await runCommand(ctx, 'vsr', admission.code, body) }));
+      const payload = await runCommand(ctx, 'vsr', admission.code, body);
+      writeTampered(fault, vsr.reply(header, { payload }), (status) => vsr.reply(header, statusOutcome(header, status)));
       return;
     }
     if (fault !== undefined) return applyFault(fault, (status, payload) => vsr.reply(header, status !== 0 ? statusOutcome(header, status) : { payload }), header);
@@ -298,7 +302,7 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
     }
     const fault = faulted(code, body, 'classic');
     if (fault !== undefined && 'tamper' in fault) {
-      writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)));
+      writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)), (status) => encodeClassicResponse(status));
       return;
     }
     if (fault !== undefined) return applyFault(fault, (status, payload) => encodeClassicResponse(status, status === 0 ? payload : new Uint8Array(0)));
@@ -314,8 +318,8 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
     }
   }
 
-  function writeTampered(fault: { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] }, frame: Uint8Array): void {
-    const out = fault.tamper(frame);
+  function writeTampered(fault: Extract<FakeAction, { tamper: unknown }>, frame: Uint8Array, statusFrame: (status: number) => Uint8Array): void {
+    const out = fault.tamper(frame, statusFrame);
     for (const f of out instanceof Uint8Array ? [out] : out) write(f);
   }
 
