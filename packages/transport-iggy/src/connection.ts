@@ -29,7 +29,7 @@ import type { ClusterMetadata, FrameSplitter } from '@agdx/iggy-protocol';
 import { ClusterDirectory } from './cluster-directory.js';
 import type { Endpoint, Settlement } from './cluster-directory.js';
 import { toTransportError } from './error-mapping.js';
-import { OutcomeUnknownError } from './outcome-unknown.js';
+import { OutcomeUnknownError, isOutcomeUnknown } from './outcome-unknown.js';
 import type { ResolvedIggyOptions } from './options.js';
 
 /** Options of one {@link IggyConnection.request}. */
@@ -662,12 +662,16 @@ export class IggyConnection {
     const login = this.#login;
     this.#login = undefined;
     login?.reject(error);
+    // A restore step lost mid-way fails at once, so the reconnect loop starts the restore over.
+    const restoring = this.#state === 'restoring';
     this.#state = 'down';
     const written = this.#inFlight.splice(0);
     const retry: Call[] = [];
     for (const call of written) {
       if (call.settled) continue;
-      if (call.notAccepted && this.#fatal === undefined) {
+      if (restoring && call.internal) {
+        this.#settle(call, { error });
+      } else if (call.notAccepted && this.#fatal === undefined) {
         // Refused unapplied (58): it goes out again in its place, whatever kind it is.
         call.notAccepted = false;
         call.written = false;
@@ -705,15 +709,28 @@ export class IggyConnection {
           await backoff(Math.min(Math.max(maxDelayMs, base), base * 2 ** Math.min(this.#refusalStreak - 1, 16)));
           if ((this.#state as State) === 'closed') return;
         }
-        await this.#establish();
-        this.#reconnects++;
-        this.#state = 'restoring';
-        for (const hook of this.#restoreHooks) await hook();
+        for (let cycle = 1; ; cycle++) {
+          await this.#establish();
+          this.#reconnects++;
+          this.#state = 'restoring';
+          try {
+            for (const hook of this.#restoreHooks) await hook();
+            break;
+          } catch (error) {
+            // Lost again while restoring (#lose marked it down): start over, within the policy's
+            // attempts, instead of failing the calls queued behind the restore.
+            if ((this.#state as State) !== 'down' || cycle >= this.#options.maxAttempts) throw error;
+            this.#state = 'connecting';
+          }
+        }
         if ((this.#state as State) === 'restoring') this.#state = 'ready';
         this.#pump();
       } catch (error) {
         if ((this.#state as State) === 'closed') return;
-        const failure = toTransportError(error);
+        // Queued calls were never written: whatever the restore's own outcome, theirs is known.
+        const failure = isOutcomeUnknown(error)
+          ? new TransportFailureError('the Iggy connection was lost again while restoring its state after a reconnect', { cause: error })
+          : toTransportError(error);
         this.#lastError = failure;
         const socket = this.#socket;
         this.#socket = undefined;
