@@ -199,6 +199,16 @@ export class IggyTransport implements LogTransport {
     return best;
   }
 
+  /** The shared connection every classic append to one partition goes over (see #appendClassic). */
+  #connectionOf(stream: string, topic: string, partition: number): IggyConnection {
+    if (this.#connections.length === 1) return this.#connections[0] as IggyConnection;
+    // FNV-1a over the target: any stable spread over the connections will do.
+    let hash = 0x811c9dc5;
+    const key = `${stream}\u0000${topic}\u0000${partition}`;
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    return this.#connections[(hash >>> 0) % this.#connections.length] as IggyConnection;
+  }
+
   #checkOpen(): void {
     if (this.#closed) throw new ClosedError('the Iggy transport is closed');
   }
@@ -322,8 +332,12 @@ export class IggyTransport implements LogTransport {
         this.#balanced.set(key, (next + 1) % count);
       }
     }
-    // The send and the offset read must share a connection, back to back.
-    const connection = this.#connection;
+    // The send and the offset read must share a connection, back to back, and every classic
+    // append of this transport to one partition takes the same connection: the server takes one
+    // connection's requests in order, but interleaves connections, so an offset read behind one
+    // send could otherwise also count another of our sends to that partition on another
+    // connection (two keys, or a key and a partition id, that map to one partition).
+    const connection = this.#connectionOf(stream, topic, partition);
     const sent = cmd.requestSend(connection, stream, topic, partitioning.partitionId(partition), messages, o);
     const topicBody = encodeTopicTarget({ stream, topic });
     // A read, so a lost connection writes it again, behind the send when that is requeued too.

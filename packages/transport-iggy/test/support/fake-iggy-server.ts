@@ -64,6 +64,8 @@ export type FakeAction =
   | { readonly raw: Uint8Array }
   | { readonly destroy: true }
   | { readonly evict: number }
+  /** The request waits (this connection's later requests behind it) until `hold` settles, then the log answers. */
+  | { readonly hold: Promise<unknown> }
   /**
    * The log answers, then `tamper` rewrites the reply frame; every frame it returns is written.
    * `statusFrame` builds a reply to the same request carrying a status instead (to send both).
@@ -94,6 +96,8 @@ export interface FakeServer {
   readonly log: MemoryLog;
   /** Connections accepted so far. */
   readonly accepted: () => number;
+  /** Request frames received so far over every connection, counted as they arrive (before they are served). */
+  readonly received: () => number;
   /** Destroys every open client socket (the server keeps listening). */
   dropAll(): void;
   /** The (1-based) connections that are members of a group right now. */
@@ -118,6 +122,7 @@ interface ServerState {
   readonly members: Map<string, Map<number, GroupMember>>;
   nextId: number;
   nextSession: bigint;
+  received: number;
 }
 
 const groupKey = (stream: string, topic: string, group: string): string => `${stream}\u0000${topic}\u0000${group}`;
@@ -142,6 +147,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     members: new Map(),
     nextId: 1,
     nextSession: 100n,
+    received: 0,
   };
   const sockets = new Set<net.Socket>();
   let accepted = 0;
@@ -159,6 +165,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: `iggy://iggy:iggy@127.0.0.1:${port}`,
     log: state.log,
     accepted: () => accepted,
+    received: () => state.received,
     groupMembers: (stream, topic, group) => [...(state.members.get(groupKey(stream, topic, group))?.keys() ?? [])],
     dropAll: () => {
       for (const s of sockets) s.destroy();
@@ -219,6 +226,7 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       socket.destroy();
       return;
     }
+    state.received += frames.length;
     for (const frame of frames) {
       chain = chain
         .then(() => (protocol === 'vsr' ? handleVsr(frame) : handleClassic(frame)))
@@ -257,7 +265,11 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(vsr.bind(header, 0, session, encodeRegisterReply({ userId: 0, session, serverProtocolVersion: 11264, serverVersion: 'fake' })));
       return;
     }
-    const fault = faulted(admission.code, body, 'vsr');
+    let fault = faulted(admission.code, body, 'vsr');
+    if (fault !== undefined && 'hold' in fault) {
+      await fault.hold.catch(() => undefined);
+      fault = undefined;
+    }
     if (fault !== undefined && 'tamper' in fault) {
       const payload = await runCommand(ctx, 'vsr', admission.code, body);
       writeTampered(fault, vsr.reply(header, { payload }), (status) => vsr.reply(header, statusOutcome(header, status)));
@@ -300,7 +312,11 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(encodeClassicResponse(0, encodeIdentityResponse(0)));
       return;
     }
-    const fault = faulted(code, body, 'classic');
+    let fault = faulted(code, body, 'classic');
+    if (fault !== undefined && 'hold' in fault) {
+      await fault.hold.catch(() => undefined);
+      fault = undefined;
+    }
     if (fault !== undefined && 'tamper' in fault) {
       writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)), (status) => encodeClassicResponse(status));
       return;
