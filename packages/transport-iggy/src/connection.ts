@@ -123,13 +123,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
-// Between connection attempts there is no socket to keep the process alive, yet a caller is
-// waiting (connect() itself, or queued calls): the pause must hold the event loop open, or a
-// script awaiting the connection would end silently mid-wait. The policy bounds the attempts.
-function backoff(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function isFatalLoginFailure(error: unknown): boolean {
   if (error instanceof IggyEvictionError) return FATAL_EVICTIONS.has(error.reason);
   return error instanceof IggyError && FATAL_LOGIN_CODES.has(error.code);
@@ -169,6 +162,8 @@ export class IggyConnection {
   /** Requests written, by command code (diagnostics: what a workload costs on the wire). */
   readonly #written = new Map<number, number>();
   #closedWaiters: Array<() => void> = [];
+  /** Fires on close: ends a back-off pause or a socket attempt of a reconnect in progress. */
+  readonly #closing = new AbortController();
 
   private constructor(options: ResolvedIggyOptions, directory: ClusterDirectory) {
     this.#options = options;
@@ -403,7 +398,7 @@ export class IggyConnection {
       if (left <= 0) break;
       if (attempt < maxAttempts) {
         // Up to 20 % jitter, so clients cut off together do not return in lockstep.
-        await backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
+        await this.#backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
         delay = Math.min(Math.max(maxDelayMs, clustered ? MIN_CLUSTER_PAUSE_MS : 0), Math.max(1, delay * 2));
       }
     }
@@ -457,11 +452,15 @@ export class IggyConnection {
       let done = false;
       let metadata: ClusterMetadata | undefined;
       const onAbort = (): void => finish(new CancelledError('connecting was aborted', { cause: signal?.reason }));
+      // close() ends an attempt still opening its socket (a TLS handshake is not the login).
+      const onClose = (): void => finish(new ClosedError('the Iggy connection was closed while connecting'));
+      const closing = this.#closing.signal;
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        closing.removeEventListener('abort', onClose);
         if (error === undefined) resolve(metadata);
         else {
           if (this.#socket === socket) {
@@ -476,6 +475,7 @@ export class IggyConnection {
       };
       const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${host}:${port} timed out after ${timeoutMs} ms`, { context: { host, port } })), timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
+      closing.addEventListener('abort', onClose, { once: true });
       const socket: net.Socket = o.tls === undefined
         ? net.connect({ host, port })
         : tls.connect({ servername: net.isIP(host) === 0 ? host : undefined, ...o.tls, host, port });
@@ -706,7 +706,7 @@ export class IggyConnection {
           // After a 58 the same node may be named leader again at once: pace the retries.
           const { initialDelayMs, maxDelayMs } = this.#options;
           const base = Math.max(MIN_CLUSTER_PAUSE_MS, initialDelayMs);
-          await backoff(Math.min(Math.max(maxDelayMs, base), base * 2 ** Math.min(this.#refusalStreak - 1, 16)));
+          await this.#backoff(Math.min(Math.max(maxDelayMs, base), base * 2 ** Math.min(this.#refusalStreak - 1, 16)));
           if ((this.#state as State) === 'closed') return;
         }
         for (let cycle = 1; ; cycle++) {
@@ -757,6 +757,26 @@ export class IggyConnection {
     this.#heartbeat.unref?.();
   }
 
+  /**
+   * The pause between connection attempts, ended early by close(). Between attempts there is no
+   * socket to keep the process alive, yet a caller is waiting (connect() itself, or queued
+   * calls): the timer must hold the event loop open, or a script awaiting the connection would
+   * end silently mid-wait. Once closed, nothing waits any more, so nothing may hold it.
+   */
+  #backoff(ms: number): Promise<void> {
+    const closing = this.#closing.signal;
+    return new Promise((resolve) => {
+      if (closing.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        closing.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      closing.addEventListener('abort', done, { once: true });
+    });
+  }
+
   /** Sends an internal request during a restore hook (before queued user calls). */
   restoreRequest(code: number, body: Uint8Array): Promise<Uint8Array> {
     return this.#enqueue(code, body, {}, true);
@@ -778,6 +798,7 @@ export class IggyConnection {
 
   #shutdown(error: ClosedError): void {
     this.#state = 'closed';
+    this.#closing.abort(error);
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     for (const call of this.#queue.splice(0)) this.#settle(call, { error });
     for (const call of this.#inFlight.splice(0)) this.#settle(call, { error });
