@@ -22,6 +22,20 @@ export type Settlement =
   /** Several nodes and none is a healthy leader: the cluster is electing. */
   | { readonly kind: 'leaderless' };
 
+/** A DNS host name (labels of letters, digits, `-` and `_`, 253 characters at most) or an IPv4 literal. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_][A-Za-z0-9_-]{0,62}(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$/;
+/** An IPv6 literal, without brackets or zone. */
+const IPV6 = /^(?=.{2,45}$)[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*$/;
+
+/**
+ * True when a roster's address is something this client may dial. The roster comes from the
+ * network: an empty host would make Node dial this machine, and a host with other bytes is no
+ * address at all (a line break, a space, text longer than DNS allows).
+ */
+export function dialableHost(host: string): boolean {
+  return HOST_NAME.test(host) || IPV6.test(host);
+}
+
 function keyOf(e: Endpoint): string {
   return `${e.host.toLowerCase()}|${e.port}`;
 }
@@ -61,7 +75,8 @@ export class ClusterDirectory {
 
   /**
    * Records a roster read from the node at `from` and says where to settle. Nodes without a
-   * TCP port are not reachable by this client and are left out.
+   * TCP port or with an address that is not one ({@link dialableHost}) are not reachable by
+   * this client and are left out; a leader left out leaves the roster without a leader.
    */
   learn(metadata: ClusterMetadata, from: Endpoint): Settlement {
     if (metadata.nodes.length <= 1) {
@@ -71,7 +86,7 @@ export class ClusterDirectory {
       this.#leader = undefined;
       return { kind: 'stay' };
     }
-    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0);
+    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0 && dialableHost(n.ip));
     this.#roster = reachable.map((n) => ({ host: n.ip, port: n.endpoints.tcp }));
     const leader = reachable.find((n) => n.role === 'Leader' && n.status === 'Healthy');
     if (leader === undefined) {
