@@ -93,6 +93,14 @@ const FATAL_EVICTIONS: ReadonlySet<number> = new Set([
  * or revoked token with 20 (ResourceNotFound) and an expired one with 54.
  */
 const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([20, 41, 42, 43, 44, 47, 53, 54]);
+/**
+ * Bytes a classic connection leaves in its socket's buffer in this process before it stops
+ * writing pipelined requests until the socket drains. The kernel's buffers take what they can
+ * first, so this is only reached when the server reads slower than calls arrive (or not at all):
+ * calls beyond it wait in the queue unwritten, bounded by their timeout, and a reset then fails
+ * them cleanly instead of with an unknown outcome. VSR keeps one request in flight anyway.
+ */
+const WRITE_BUFFER_LIMIT = 4 * 1024 * 1024;
 /** How long a VSR transient status (57/58) waits before the identical bytes go out again. */
 const TRANSIENT_RESEND_MS = 50;
 /** Iggy's TransientNotAccepted: a node of a cluster refused because it is not the primary. */
@@ -162,6 +170,8 @@ export class IggyConnection {
   /** Requests written, by command code (diagnostics: what a workload costs on the wire). */
   readonly #written = new Map<number, number>();
   #closedWaiters: Array<() => void> = [];
+  /** The socket a 'drain' listener waits on (see {@link WRITE_BUFFER_LIMIT}). */
+  #drainAwaited: net.Socket | undefined;
   /** Fires on close: ends a back-off pause or a socket attempt of a reconnect in progress. */
   readonly #closing = new AbortController();
 
@@ -327,6 +337,10 @@ export class IggyConnection {
     let corked = false;
     while (this.#queue.length > 0) {
       if (vsr && this.#inFlight.length > 0) break;
+      if (!vsr && socket.writableLength >= WRITE_BUFFER_LIMIT) {
+        this.#resumeOnDrain(socket);
+        break;
+      }
       const index = this.#state === 'ready' ? 0 : this.#queue.findIndex((c) => c.internal);
       if (index === -1) break;
       const call = this.#queue[index] as Call;
@@ -356,6 +370,16 @@ export class IggyConnection {
       socket.write(frame);
     }
     if (corked) process.nextTick(() => socket.uncork());
+  }
+
+  /** Pumps again once `socket` has handed its buffered bytes to the kernel (one listener per socket). */
+  #resumeOnDrain(socket: net.Socket): void {
+    if (this.#drainAwaited === socket) return;
+    this.#drainAwaited = socket;
+    socket.once('drain', () => {
+      if (this.#drainAwaited === socket) this.#drainAwaited = undefined;
+      if (this.#socket === socket) this.#pump();
+    });
   }
 
   /**
