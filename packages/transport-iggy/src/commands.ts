@@ -158,7 +158,14 @@ export function requestSend(
   let buffer: Uint8Array | undefined;
   const allocate = (bytes: number): Uint8Array => (buffer = FRAMES.take(bytes));
   const headroom = c.protocol === 'vsr' ? VSR_HEADER_SIZE : CLASSIC_REQUEST_HEADER_SIZE;
-  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, { ...SEND_OPTIONS, headroom, allocate }));
+  let body: Uint8Array;
+  try {
+    body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, { ...SEND_OPTIONS, headroom, allocate }));
+  } catch (error) {
+    // Nothing reached the connection, so it will never release the request: say it is done.
+    o.onRelease?.();
+    throw error;
+  }
   const sent = c.request(CommandCode.SendMessages, body, { ...o, headerInPlace: true });
   // Answered: the whole frame reached the server, so its buffer may serve the next send. A call
   // that failed keeps it (its bytes may still sit in the socket's queue).

@@ -48,6 +48,12 @@ export interface RequestOptions {
    * so the frame is built around the body instead of copying it.
    */
   readonly headerInPlace?: boolean | undefined;
+  /**
+   * Called once the request no longer occupies the connection: answered, failed, or dropped
+   * unwritten. For an aborted call that was written this is later than its rejection: the
+   * request stays on the wire until its reply or a reset (see {@link AppendCoalescer}).
+   */
+  readonly onRelease?: (() => void) | undefined;
 }
 
 interface Call {
@@ -73,6 +79,8 @@ interface Call {
   resendArmed: boolean;
   /** The session's record of the written request, to match its reply. */
   pending: unknown;
+  /** `RequestOptions.onRelease`, cleared once called. */
+  release: (() => void) | undefined;
   cleanup: () => void;
 }
 
@@ -129,6 +137,13 @@ function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** Tells the call's owner that the connection is done with its request (once). */
+function released(call: Call): void {
+  const release = call.release;
+  call.release = undefined;
+  release?.();
 }
 
 function isFatalLoginFailure(error: unknown): boolean {
@@ -252,10 +267,17 @@ export class IggyConnection {
   }
 
   #enqueue(code: number, body: Uint8Array, options: RequestOptions, internal: boolean): Promise<Uint8Array> {
-    if (this.#state === 'closed') return Promise.reject(new ClosedError('the Iggy connection is closed'));
-    if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
     const signal = options.signal;
-    if (signal?.aborted === true) return Promise.reject(new CancelledError('the operation was aborted', { cause: signal.reason }));
+    const refusal =
+      this.#state === 'closed' ? new ClosedError('the Iggy connection is closed')
+      : this.#fatal !== undefined ? this.#fatal
+      : signal?.aborted === true ? new CancelledError('the operation was aborted', { cause: signal.reason })
+      : undefined;
+    if (refusal !== undefined) {
+      // Never queued, so never on the wire: released at once.
+      options.onRelease?.();
+      return Promise.reject(refusal);
+    }
     const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
     return new Promise<Uint8Array>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -274,6 +296,7 @@ export class IggyConnection {
         refusals: 0,
         resendArmed: false,
         pending: undefined,
+        release: options.onRelease,
         resolve,
         reject,
         cleanup: () => {
@@ -301,6 +324,12 @@ export class IggyConnection {
     else call.reject(outcome.error);
   }
 
+  /** Fails a call taken off the queue or the in-flight list for good, and releases it. */
+  #drop(call: Call, error: TransportError): void {
+    this.#settle(call, { error });
+    released(call);
+  }
+
   /**
    * Ends a call early (timeout or abort). An unwritten call just leaves the queue; a written one
    * stays in flight so its late reply is matched and dropped. After a timeout the server may
@@ -311,7 +340,10 @@ export class IggyConnection {
     const queued = this.#queue.indexOf(call);
     if (queued !== -1) this.#queue.splice(queued, 1);
     this.#settle(call, { error });
-    if (!call.written || !this.#inFlight.includes(call)) return;
+    if (!call.written || !this.#inFlight.includes(call)) {
+      released(call);
+      return;
+    }
     if (resetIfWritten) {
       this.#lose(new TransportFailureError('no reply from the Iggy server in time; connection reset', { cause: error }));
       return;
@@ -345,7 +377,10 @@ export class IggyConnection {
       if (index === -1) break;
       const call = this.#queue[index] as Call;
       this.#queue.splice(index, 1);
-      if (call.settled) continue;
+      if (call.settled) {
+        released(call);
+        continue;
+      }
       let frame: Uint8Array;
       try {
         const pending = session.command(call.code, call.body, call.headerInPlace);
@@ -353,6 +388,7 @@ export class IggyConnection {
         call.pending = pending;
       } catch (error) {
         this.#settle(call, { error: toTransportError(error) });
+        released(call);
         continue;
       }
       call.written = true;
@@ -625,6 +661,7 @@ export class IggyConnection {
     const index = this.#inFlight.findIndex((c) => c.pending === outcome.request);
     if (index === -1) return;
     const call = this.#inFlight.splice(index, 1)[0] as Call;
+    released(call);
     if (outcome.ok) this.#refusalStreak = 0;
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
     else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
@@ -692,9 +729,13 @@ export class IggyConnection {
     const written = this.#inFlight.splice(0);
     const retry: Call[] = [];
     for (const call of written) {
-      if (call.settled) continue;
+      if (call.settled) {
+        released(call);
+        continue;
+      }
       if (restoring && call.internal) {
         this.#settle(call, { error });
+        released(call);
       } else if (call.notAccepted && this.#fatal === undefined) {
         // Refused unapplied (58): it goes out again in its place, whatever kind it is.
         call.notAccepted = false;
@@ -705,6 +746,7 @@ export class IggyConnection {
         call.written = false;
         retry.push(call);
       } else {
+        released(call);
         this.#settle(call, {
           error: new OutcomeUnknownError('the Iggy connection was lost after the request was written and before its reply arrived: it may or may not have been applied', {
             cause: error,
@@ -715,7 +757,7 @@ export class IggyConnection {
     }
     this.#queue.unshift(...retry);
     if (this.#fatal !== undefined) {
-      for (const call of this.#queue.splice(0)) this.#settle(call, { error: this.#fatal });
+      for (const call of this.#queue.splice(0)) this.#drop(call, this.#fatal);
       return;
     }
     this.#startReconnect();
@@ -762,8 +804,8 @@ export class IggyConnection {
         socket?.destroy();
         this.#state = 'down';
         // Attempts are bounded: queued calls fail now; the next call starts a fresh cycle.
-        for (const call of this.#queue.splice(0)) this.#settle(call, { error: failure });
-        for (const call of this.#inFlight.splice(0)) this.#settle(call, { error: failure });
+        for (const call of this.#queue.splice(0)) this.#drop(call, failure);
+        for (const call of this.#inFlight.splice(0)) this.#drop(call, failure);
       } finally {
         this.#reconnecting = undefined;
       }
@@ -824,8 +866,8 @@ export class IggyConnection {
     this.#state = 'closed';
     this.#closing.abort(error);
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    for (const call of this.#queue.splice(0)) this.#settle(call, { error });
-    for (const call of this.#inFlight.splice(0)) this.#settle(call, { error });
+    for (const call of this.#queue.splice(0)) this.#drop(call, error);
+    for (const call of this.#inFlight.splice(0)) this.#drop(call, error);
     const login = this.#login;
     this.#login = undefined;
     login?.reject(error);

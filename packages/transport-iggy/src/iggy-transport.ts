@@ -293,8 +293,8 @@ export class IggyTransport implements LogTransport {
 
     const send: BatchSender =
       this.#options.protocol === 'vsr'
-        ? async (batch, signal) => {
-            const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal });
+        ? async (batch, signal, hold) => {
+            const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal, onRelease: hold?.() });
             if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
             return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
           }
