@@ -349,7 +349,8 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(fault.raw);
       return;
     }
-    if ('tamper' in fault) return;
+    // Both are handled before a fault gets here.
+    if ('tamper' in fault || 'hold' in fault) return;
     if ('evict' in fault) {
       write(vsr.evict(header?.client ?? 1n, fault.evict));
       socket.end();
