@@ -45,6 +45,8 @@ export class ClusterDirectory {
   readonly #seeds: readonly Endpoint[];
   #roster: readonly Endpoint[] = [];
   #leader: Endpoint | undefined;
+  /** Nodes that refused work as not the primary (58) and have served nothing since. */
+  readonly #refused = new Set<string>();
 
   constructor(seeds: readonly Endpoint[]) {
     this.#seeds = seeds;
@@ -60,17 +62,33 @@ export class ClusterDirectory {
     return this.#leader;
   }
 
-  /** Addresses to try, in order: the known leader, the seeds, then the rest of the roster. */
+  /**
+   * Addresses to try, in order: the known leader, the seeds, then the rest of the roster; nodes
+   * that refused work as not the primary come last, so without discovery (nothing names the
+   * leader) a backup listed first does not take every attempt.
+   */
   candidates(): Endpoint[] {
     const seen = new Set<string>();
     const out: Endpoint[] = [];
+    const refused: Endpoint[] = [];
     for (const e of [...(this.#leader === undefined ? [] : [this.#leader]), ...this.#seeds, ...this.#roster]) {
       const key = keyOf(e);
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push(e);
+      (this.#refused.has(key) ? refused : out).push(e);
     }
-    return out;
+    return refused.length === 0 ? out : [...out, ...refused];
+  }
+
+  /** The node at `endpoint` refused work as not the primary (58): it is tried last from now on. */
+  refusedWork(endpoint: Endpoint): void {
+    this.#refused.add(keyOf(endpoint));
+    if (this.#leader !== undefined && keyOf(this.#leader) === keyOf(endpoint)) this.#leader = undefined;
+  }
+
+  /** The node at `endpoint` answered a request: it takes its place in the order again. */
+  served(endpoint: Endpoint): void {
+    if (this.#refused.size > 0) this.#refused.delete(keyOf(endpoint));
   }
 
   /**

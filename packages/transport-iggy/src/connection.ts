@@ -662,7 +662,10 @@ export class IggyConnection {
     if (index === -1) return;
     const call = this.#inFlight.splice(index, 1)[0] as Call;
     released(call);
-    if (outcome.ok) this.#refusalStreak = 0;
+    if (outcome.ok && this.#refusalStreak > 0) {
+      this.#refusalStreak = 0;
+      if (this.#endpoint !== undefined) this.#directory.served(this.#endpoint);
+    }
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
     else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
   }
@@ -688,7 +691,8 @@ export class IggyConnection {
         });
       } else call.notAccepted = true;
     }
-    if (endpoint !== undefined && this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
+    // Forgotten as leader and tried last: without discovery nothing else would move us off it.
+    if (endpoint !== undefined) this.#directory.refusedWork(endpoint);
     this.#lose(new TransportFailureError('the Iggy node is not the primary; finding the new one', { cause: toTransportError(error), context: { endpoint } }));
   }
 
