@@ -749,6 +749,9 @@ export class IggyConnection {
         call.retried = true;
         call.written = false;
         retry.push(call);
+      } else if (call.idempotent) {
+        // A read lost again (or with no way back): it changed nothing, so its outcome is not in doubt.
+        this.#drop(call, this.#fatal ?? new TransportFailureError('the Iggy connection was lost again before a read written twice was answered', { cause: error, context: { command: call.code } }));
       } else {
         released(call);
         this.#settle(call, {
