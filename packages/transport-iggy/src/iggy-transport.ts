@@ -44,6 +44,7 @@ import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';
 import { ownCopy, toOutgoingMessages } from './outgoing-messages.js';
 import { resolveOptions } from './options.js';
+import { OutcomeUnknownError } from './outcome-unknown.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
 import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
@@ -295,7 +296,7 @@ export class IggyTransport implements LogTransport {
       this.#options.protocol === 'vsr'
         ? async (batch, signal, hold) => {
             const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal, onRelease: hold?.() });
-            if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
+            if (confirmation === undefined) throw new OutcomeUnknownError('the Iggy server acknowledged SendMessages without confirming a batch', { context: { stream, topic } });
             return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
           }
         : (batch, signal) => this.#appendClassic(stream, topic, wire, batch, { signal });
@@ -344,17 +345,24 @@ export class IggyTransport implements LogTransport {
     const after = connection.request(CommandCode.GetTopic, topicBody, { ...o, idempotent: true });
     after.catch(() => undefined);
     const ack = await sent;
-    const payload = await after;
+    let payload: Uint8Array;
+    try {
+      payload = await after;
+    } catch (cause) {
+      // The send was acknowledged, so its records are stored; only where is not known. Never a
+      // clean failure (a timeout or a lost read would otherwise look like one).
+      throw new OutcomeUnknownError('the Iggy server acknowledged SendMessages, but the offset read behind it failed', { cause, context: { stream, topic, partition } });
+    }
     // A non-empty send reply or no topic right after a successful send means the two replies
     // answered other calls (a duplicated or stray frame): the offsets cannot be trusted.
-    if (ack.length !== 0) throw cmd.refuseClassicReply(connection, CommandCode.SendMessages, `${ack.length} bytes where an empty reply belongs`);
+    if (ack.length !== 0) throw cmd.refuseClassicReply(connection, CommandCode.SendMessages, `${ack.length} bytes where an empty reply belongs`, undefined, true);
     let details: TopicDetails | undefined;
     try {
       details = decodeTopicDetails(payload, 'classic');
     } catch (error) {
-      throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'a reply that does not decode as its answer', error);
+      throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'a reply that does not decode as its answer', error, true);
     }
-    if (details === undefined) throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'an empty reply for a topic just written to');
+    if (details === undefined) throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'an empty reply for a topic just written to', undefined, true);
     const info = details.partitions.find((p) => p.id === partition);
     if (info === undefined) throw new NotFoundError(`partition ${partition} of ${stream}/${topic} does not exist`);
     const baseOffset = cmd.nextOffsetOf(info) - BigInt(messages.length);

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandCode } from '@agdx/iggy-protocol';
-import { IggyTransport } from '@agdx/transport-iggy';
+import { IggyTransport, isOutcomeUnknown } from '@agdx/transport-iggy';
 import type { FakeServer } from './support/fake-iggy-server.js';
 import { startFakeServer } from './support/fake-iggy-server.js';
 
@@ -67,5 +67,26 @@ describe('classic appends to one partition over several connections', () => {
       const own = stored.filter((r) => r.offset >= result.baseOffset && r.offset < result.baseOffset + BigInt(n));
       expect(own.map((r) => r.payload[0])).toEqual(Array(n).fill(tag));
     }
+  });
+
+  it('an offset read refused behind an acknowledged send: the append reports an unknown outcome', async () => {
+    let armed = false;
+    const server = await startFakeServer({
+      // The server refuses the read behind the send (any status); the send itself was stored.
+      intercept: (r) => (armed && r.code === CommandCode.GetTopic ? { status: 1 } : undefined),
+    });
+    servers.push(server);
+    const t = await IggyTransport.connect(`${server.url}?protocol=classic`, { heartbeatIntervalMs: 0 });
+    transports.push(t);
+    await t.ensureStream('s');
+    await t.ensureTopic({ stream: 's', topic: 't' }, { partitions: 1 });
+    armed = true;
+    const error = await t.append({ stream: 's', topic: 't', routing: { partition: 0 }, records: records(1, 2) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ kind: 'transport' });
+    expect(isOutcomeUnknown(error)).toBe(true);
+    expect(await server.log.read({ stream: 's', topic: 't', partition: 0, offset: 0n })).toHaveLength(2);
   });
 });
