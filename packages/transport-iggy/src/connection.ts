@@ -662,8 +662,9 @@ export class IggyConnection {
     if (index === -1) return;
     const call = this.#inFlight.splice(index, 1)[0] as Call;
     released(call);
-    if (outcome.ok && this.#refusalStreak > 0) {
+    if (outcome.ok) {
       this.#refusalStreak = 0;
+      // A node that once refused (a backup then) serves now: its place in the order comes back.
       if (this.#endpoint !== undefined) this.#directory.served(this.#endpoint);
     }
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
