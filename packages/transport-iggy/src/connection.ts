@@ -121,6 +121,13 @@ const MIN_CLUSTER_PAUSE_MS = 10;
  * node) would otherwise make the client reconnect and resend until the call's timeout.
  */
 const MAX_NOT_ACCEPTED = 6;
+/**
+ * The largest cluster roster accepted, in nodes and in reply bytes (checked before decoding).
+ * Iggy clusters have a handful of nodes; a roster of thousands (up to a frame's 64 MiB) would
+ * cost memory on every login and a dial per entry on every failover pass.
+ */
+const MAX_ROSTER_NODES = 64;
+const MAX_ROSTER_BYTES = 256 * 1024;
 /** Leader redirects one connect attempt follows, as the official Node SDK. */
 const MAX_LEADER_REDIRECTS = 3;
 
@@ -557,12 +564,15 @@ export class IggyConnection {
         }
         this.#login = {
           resolve: (payload) => {
+            const malformed = (why: string, cause?: unknown): void =>
+              finish(new TransportFailureError(`the Iggy server at ${host}:${port} sent malformed cluster metadata (${why})`, { cause, context: { host, port } }));
+            if (payload.length > MAX_ROSTER_BYTES) return malformed(`${payload.length} bytes, more than ${MAX_ROSTER_BYTES}`);
             try {
               metadata = decodeClusterMetadata(payload);
             } catch (cause) {
-              finish(new TransportFailureError(`the Iggy server at ${host}:${port} sent malformed cluster metadata`, { cause, context: { host, port } }));
-              return;
+              return malformed('it does not decode', cause);
             }
+            if (metadata.nodes.length > MAX_ROSTER_NODES) return malformed(`${metadata.nodes.length} nodes, more than ${MAX_ROSTER_NODES}`);
             finish();
           },
           // A refusal (for example 5, unavailable, from a server without clustering) is an

@@ -54,4 +54,27 @@ describe.each(['vsr', 'classic'] as const)('a roster naming a leader at a hostil
     expect(error).toMatchObject({ kind: 'transport' });
     expect(bystander.accepted()).toBe(0);
   });
+
+  it('a roster of more nodes than any cluster has is refused as malformed, typed, without dialling them', async () => {
+    const bystander = await startFakeServer();
+    servers.push(bystander);
+    const nodes = Array.from({ length: 1000 }, (_, i) => node('127.0.0.1', i === 0 ? bystander.port : 20_000 + i, i === 0 ? 'Leader' : 'Follower'));
+    const seed = await startFakeServer({
+      intercept: (r) => (r.code === CommandCode.GetClusterMetadata ? { payload: encodeClusterMetadata({ name: 'c', nodes }) } : undefined),
+    });
+    servers.push(seed);
+    const error = await IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${seed.port}?protocol=${protocol}`, {
+      heartbeatIntervalMs: 0,
+      reconnect: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 10 },
+    }).then(
+      async (t) => {
+        await t.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ kind: 'transport' });
+    expect(String((error as Error).message)).toMatch(/malformed cluster metadata \(1000 nodes/);
+    expect(bystander.accepted()).toBe(0);
+  });
 });
