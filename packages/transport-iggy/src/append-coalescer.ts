@@ -31,8 +31,13 @@ export interface SendPlacement {
   readonly baseOffset: bigint;
 }
 
-/** Sends one batch (with the caller's signal for a direct send, none for a merged one). */
-export type BatchSender = (messages: readonly OutgoingMessage[], signal: AbortSignal | undefined) => Promise<SendPlacement>;
+/**
+ * Sends one batch (with the caller's signal for a direct send, none for a merged one). A sender
+ * whose request may outlive an abort (it stays on the wire until answered) calls `hold` and
+ * passes the function it returns to the connection as `onRelease`, which the connection calls
+ * once it is done with the request; the target stays busy until then.
+ */
+export type BatchSender = (messages: readonly OutgoingMessage[], signal: AbortSignal | undefined, hold?: () => () => void) => Promise<SendPlacement>;
 
 interface Waiting {
   readonly messages: readonly OutgoingMessage[];
@@ -91,11 +96,26 @@ export class AppendCoalescer {
 
   async #direct(key: string, target: Target, messages: readonly OutgoingMessage[], send: BatchSender, signal: AbortSignal | undefined): Promise<SendPlacement> {
     target.busy = true;
+    let held = false;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = (): (() => void) => {
+      held = true;
+      return release;
+    };
     try {
-      return await send(messages, signal);
+      return await send(messages, signal, hold);
     } finally {
-      target.busy = false;
-      this.#drain(key, target);
+      const idle = (): void => {
+        target.busy = false;
+        this.#drain(key, target);
+      };
+      // An abort rejects the caller at once, but a request already written stays on the wire
+      // and may still be applied: the target stays busy until the connection releases it, so
+      // the next send to it (perhaps over another connection) cannot overtake it. Any other
+      // outcome was released before it settled.
+      if (held) void released.then(idle);
+      else idle();
     }
   }
 

@@ -22,6 +22,20 @@ export type Settlement =
   /** Several nodes and none is a healthy leader: the cluster is electing. */
   | { readonly kind: 'leaderless' };
 
+/** A DNS host name (labels of letters, digits, `-` and `_`, 253 characters at most) or an IPv4 literal. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_][A-Za-z0-9_-]{0,62}(?:\.[A-Za-z0-9_][A-Za-z0-9_-]{0,62})*\.?$/;
+/** An IPv6 literal, without brackets or zone. */
+const IPV6 = /^(?=.{2,45}$)[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*$/;
+
+/**
+ * True when a roster's address is something this client may dial. The roster comes from the
+ * network: an empty host would make Node dial this machine, and a host with other bytes is no
+ * address at all (a line break, a space, text longer than DNS allows).
+ */
+export function dialableHost(host: string): boolean {
+  return HOST_NAME.test(host) || IPV6.test(host);
+}
+
 function keyOf(e: Endpoint): string {
   return `${e.host.toLowerCase()}|${e.port}`;
 }
@@ -31,6 +45,8 @@ export class ClusterDirectory {
   readonly #seeds: readonly Endpoint[];
   #roster: readonly Endpoint[] = [];
   #leader: Endpoint | undefined;
+  /** Nodes that refused work as not the primary (58) and have served nothing since. */
+  readonly #refused = new Set<string>();
 
   constructor(seeds: readonly Endpoint[]) {
     this.#seeds = seeds;
@@ -46,22 +62,39 @@ export class ClusterDirectory {
     return this.#leader;
   }
 
-  /** Addresses to try, in order: the known leader, the seeds, then the rest of the roster. */
+  /**
+   * Addresses to try, in order: the known leader, the seeds, then the rest of the roster; nodes
+   * that refused work as not the primary come last, so without discovery (nothing names the
+   * leader) a backup listed first does not take every attempt.
+   */
   candidates(): Endpoint[] {
     const seen = new Set<string>();
     const out: Endpoint[] = [];
+    const refused: Endpoint[] = [];
     for (const e of [...(this.#leader === undefined ? [] : [this.#leader]), ...this.#seeds, ...this.#roster]) {
       const key = keyOf(e);
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push(e);
+      (this.#refused.has(key) ? refused : out).push(e);
     }
-    return out;
+    return refused.length === 0 ? out : [...out, ...refused];
+  }
+
+  /** The node at `endpoint` refused work as not the primary (58): it is tried last from now on. */
+  refusedWork(endpoint: Endpoint): void {
+    this.#refused.add(keyOf(endpoint));
+    if (this.#leader !== undefined && keyOf(this.#leader) === keyOf(endpoint)) this.#leader = undefined;
+  }
+
+  /** The node at `endpoint` answered a request: it takes its place in the order again. */
+  served(endpoint: Endpoint): void {
+    if (this.#refused.size > 0) this.#refused.delete(keyOf(endpoint));
   }
 
   /**
    * Records a roster read from the node at `from` and says where to settle. Nodes without a
-   * TCP port are not reachable by this client and are left out.
+   * TCP port or with an address that is not one ({@link dialableHost}) are not reachable by
+   * this client and are left out; a leader left out leaves the roster without a leader.
    */
   learn(metadata: ClusterMetadata, from: Endpoint): Settlement {
     if (metadata.nodes.length <= 1) {
@@ -71,7 +104,7 @@ export class ClusterDirectory {
       this.#leader = undefined;
       return { kind: 'stay' };
     }
-    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0);
+    const reachable = metadata.nodes.filter((n) => n.endpoints.tcp !== 0 && dialableHost(n.ip));
     this.#roster = reachable.map((n) => ({ host: n.ip, port: n.endpoints.tcp }));
     const leader = reachable.find((n) => n.role === 'Leader' && n.status === 'Healthy');
     if (leader === undefined) {

@@ -43,6 +43,7 @@ import type { IggyConnection, RequestOptions } from './connection.js';
 import { toTransportError } from './error-mapping.js';
 import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
 import { FramePool } from './frame-pool.js';
+import { OutcomeUnknownError } from './outcome-unknown.js';
 import { checkedPollReply } from './poll-reply.js';
 import { headersOf } from './record-headers.js';
 
@@ -60,8 +61,10 @@ const FRAMES = new FramePool();
  * stray frame): the connection is reset before later replies are taken for the wrong calls.
  * Returns the error to throw.
  */
-export function refuseClassicReply(c: IggyConnection, command: number, why: string, cause?: unknown): UnexpectedReplyError {
-  const error = new UnexpectedReplyError(`the Iggy server answered command ${command} with ${why}`, 'reply-shape', { cause, context: { command } });
+export function refuseClassicReply(c: IggyConnection, command: number, why: string, cause?: unknown, outcomeUnknown = false): UnexpectedReplyError {
+  // Refused while answering a write that went out (an append), the write may have been applied.
+  const context = outcomeUnknown ? { command, outcome: 'unknown' } : { command };
+  const error = new UnexpectedReplyError(`the Iggy server answered command ${command} with ${why}`, 'reply-shape', { cause, context });
   c.discard(error);
   return error;
 }
@@ -134,9 +137,16 @@ export async function sendMessages(
   o: RequestOptions,
 ): Promise<SendConfirmation[]> {
   const payload = await requestSend(c, stream, topic, partitioning, messages, o);
-  if (c.protocol === 'vsr') return decoded(c, () => decodeSendMessagesResponse(payload), CommandCode.SendMessages);
+  if (c.protocol === 'vsr') {
+    try {
+      return decodeSendMessagesResponse(payload);
+    } catch (cause) {
+      // The server accepted the send and then said where it landed in bytes that do not decode.
+      throw new OutcomeUnknownError('the Iggy server acknowledged SendMessages with a confirmation that does not decode', { cause, context: { command: CommandCode.SendMessages } });
+    }
+  }
   // Classic answers SendMessages with an empty payload; anything else answered another call.
-  if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`);
+  if (payload.length !== 0) throw refuseClassicReply(c, CommandCode.SendMessages, `${payload.length} bytes where an empty reply belongs`, undefined, true);
   return [];
 }
 
@@ -158,7 +168,14 @@ export function requestSend(
   let buffer: Uint8Array | undefined;
   const allocate = (bytes: number): Uint8Array => (buffer = FRAMES.take(bytes));
   const headroom = c.protocol === 'vsr' ? VSR_HEADER_SIZE : CLASSIC_REQUEST_HEADER_SIZE;
-  const body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, { ...SEND_OPTIONS, headroom, allocate }));
+  let body: Uint8Array;
+  try {
+    body = encoded(() => encodeSendMessagesRequest({ stream, topic, partitioning, messages }, c.protocol, { ...SEND_OPTIONS, headroom, allocate }));
+  } catch (error) {
+    // Nothing reached the connection, so it will never release the request: say it is done.
+    o.onRelease?.();
+    throw error;
+  }
   const sent = c.request(CommandCode.SendMessages, body, { ...o, headerInPlace: true });
   // Answered: the whole frame reached the server, so its buffer may serve the next send. A call
   // that failed keeps it (its bytes may still sit in the socket's queue).

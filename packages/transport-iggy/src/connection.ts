@@ -29,7 +29,7 @@ import type { ClusterMetadata, FrameSplitter } from '@agdx/iggy-protocol';
 import { ClusterDirectory } from './cluster-directory.js';
 import type { Endpoint, Settlement } from './cluster-directory.js';
 import { toTransportError } from './error-mapping.js';
-import { OutcomeUnknownError } from './outcome-unknown.js';
+import { OutcomeUnknownError, isOutcomeUnknown } from './outcome-unknown.js';
 import type { ResolvedIggyOptions } from './options.js';
 
 /** Options of one {@link IggyConnection.request}. */
@@ -48,6 +48,12 @@ export interface RequestOptions {
    * so the frame is built around the body instead of copying it.
    */
   readonly headerInPlace?: boolean | undefined;
+  /**
+   * Called once the request no longer occupies the connection: answered, failed, or dropped
+   * unwritten. For an aborted call that was written this is later than its rejection: the
+   * request stays on the wire until its reply or a reset (see {@link AppendCoalescer}).
+   */
+  readonly onRelease?: (() => void) | undefined;
 }
 
 interface Call {
@@ -67,8 +73,14 @@ interface Call {
   retried: boolean;
   /** The node refused it unapplied as not the primary (58): it is sent again after failover. */
   notAccepted: boolean;
+  /** How many times a node refused it with 58; bounded by {@link MAX_NOT_ACCEPTED}. */
+  refusals: number;
+  /** A transient status (57/58) armed a resend of its frame that has not gone out yet. */
+  resendArmed: boolean;
   /** The session's record of the written request, to match its reply. */
   pending: unknown;
+  /** `RequestOptions.onRelease`, cleared once called. */
+  release: (() => void) | undefined;
   cleanup: () => void;
 }
 
@@ -89,12 +101,33 @@ const FATAL_EVICTIONS: ReadonlySet<number> = new Set([
  * or revoked token with 20 (ResourceNotFound) and an expired one with 54.
  */
 const FATAL_LOGIN_CODES: ReadonlySet<number> = new Set([20, 41, 42, 43, 44, 47, 53, 54]);
+/**
+ * Bytes a classic connection leaves in its socket's buffer in this process before it stops
+ * writing pipelined requests until the socket drains. The kernel's buffers take what they can
+ * first, so this is only reached when the server reads slower than calls arrive (or not at all):
+ * calls beyond it wait in the queue unwritten, bounded by their timeout, and a reset then fails
+ * them cleanly instead of with an unknown outcome. VSR keeps one request in flight anyway.
+ */
+const WRITE_BUFFER_LIMIT = 4 * 1024 * 1024;
 /** How long a VSR transient status (57/58) waits before the identical bytes go out again. */
 const TRANSIENT_RESEND_MS = 50;
 /** Iggy's TransientNotAccepted: a node of a cluster refused because it is not the primary. */
 const TRANSIENT_NOT_ACCEPTED = 58;
 /** The shortest pause between passes over a cluster's addresses, so a search never spins. */
 const MIN_CLUSTER_PAUSE_MS = 10;
+/**
+ * How many times one call may be refused with 58 before it fails. A view change costs one or two
+ * refusals; a node that keeps refusing while its roster names it the leader (a stuck or hostile
+ * node) would otherwise make the client reconnect and resend until the call's timeout.
+ */
+const MAX_NOT_ACCEPTED = 6;
+/**
+ * The largest cluster roster accepted, in nodes and in reply bytes (checked before decoding).
+ * Iggy clusters have a handful of nodes; a roster of thousands (up to a frame's 64 MiB) would
+ * cost memory on every login and a dial per entry on every failover pass.
+ */
+const MAX_ROSTER_NODES = 64;
+const MAX_ROSTER_BYTES = 256 * 1024;
 /** Leader redirects one connect attempt follows, as the official Node SDK. */
 const MAX_LEADER_REDIRECTS = 3;
 
@@ -113,11 +146,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
-// Between connection attempts there is no socket to keep the process alive, yet a caller is
-// waiting (connect() itself, or queued calls): the pause must hold the event loop open, or a
-// script awaiting the connection would end silently mid-wait. The policy bounds the attempts.
-function backoff(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Tells the call's owner that the connection is done with its request (once). */
+function released(call: Call): void {
+  const release = call.release;
+  call.release = undefined;
+  release?.();
 }
 
 function isFatalLoginFailure(error: unknown): boolean {
@@ -151,9 +184,18 @@ export class IggyConnection {
   #lastError: TransportError | undefined;
   #fatal: TransportError | undefined;
   #reconnects = 0;
+  /**
+   * 58 refusals since the last answered request: the reconnect that follows one waits a back-off
+   * that doubles with each, so a node that keeps refusing is not re-dialled in a tight loop.
+   */
+  #refusalStreak = 0;
   /** Requests written, by command code (diagnostics: what a workload costs on the wire). */
   readonly #written = new Map<number, number>();
   #closedWaiters: Array<() => void> = [];
+  /** The socket a 'drain' listener waits on (see {@link WRITE_BUFFER_LIMIT}). */
+  #drainAwaited: net.Socket | undefined;
+  /** Fires on close: ends a back-off pause or a socket attempt of a reconnect in progress. */
+  readonly #closing = new AbortController();
 
   private constructor(options: ResolvedIggyOptions, directory: ClusterDirectory) {
     this.#options = options;
@@ -232,10 +274,17 @@ export class IggyConnection {
   }
 
   #enqueue(code: number, body: Uint8Array, options: RequestOptions, internal: boolean): Promise<Uint8Array> {
-    if (this.#state === 'closed') return Promise.reject(new ClosedError('the Iggy connection is closed'));
-    if (this.#fatal !== undefined) return Promise.reject(this.#fatal);
     const signal = options.signal;
-    if (signal?.aborted === true) return Promise.reject(new CancelledError('the operation was aborted', { cause: signal.reason }));
+    const refusal =
+      this.#state === 'closed' ? new ClosedError('the Iggy connection is closed')
+      : this.#fatal !== undefined ? this.#fatal
+      : signal?.aborted === true ? new CancelledError('the operation was aborted', { cause: signal.reason })
+      : undefined;
+    if (refusal !== undefined) {
+      // Never queued, so never on the wire: released at once.
+      options.onRelease?.();
+      return Promise.reject(refusal);
+    }
     const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
     return new Promise<Uint8Array>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -251,7 +300,10 @@ export class IggyConnection {
         written: false,
         retried: false,
         notAccepted: false,
+        refusals: 0,
+        resendArmed: false,
         pending: undefined,
+        release: options.onRelease,
         resolve,
         reject,
         cleanup: () => {
@@ -279,6 +331,12 @@ export class IggyConnection {
     else call.reject(outcome.error);
   }
 
+  /** Fails a call taken off the queue or the in-flight list for good, and releases it. */
+  #drop(call: Call, error: TransportError): void {
+    this.#settle(call, { error });
+    released(call);
+  }
+
   /**
    * Ends a call early (timeout or abort). An unwritten call just leaves the queue; a written one
    * stays in flight so its late reply is matched and dropped. After a timeout the server may
@@ -289,7 +347,10 @@ export class IggyConnection {
     const queued = this.#queue.indexOf(call);
     if (queued !== -1) this.#queue.splice(queued, 1);
     this.#settle(call, { error });
-    if (!call.written || !this.#inFlight.includes(call)) return;
+    if (!call.written || !this.#inFlight.includes(call)) {
+      released(call);
+      return;
+    }
     if (resetIfWritten) {
       this.#lose(new TransportFailureError('no reply from the Iggy server in time; connection reset', { cause: error }));
       return;
@@ -315,11 +376,18 @@ export class IggyConnection {
     let corked = false;
     while (this.#queue.length > 0) {
       if (vsr && this.#inFlight.length > 0) break;
+      if (!vsr && socket.writableLength >= WRITE_BUFFER_LIMIT) {
+        this.#resumeOnDrain(socket);
+        break;
+      }
       const index = this.#state === 'ready' ? 0 : this.#queue.findIndex((c) => c.internal);
       if (index === -1) break;
       const call = this.#queue[index] as Call;
       this.#queue.splice(index, 1);
-      if (call.settled) continue;
+      if (call.settled) {
+        released(call);
+        continue;
+      }
       let frame: Uint8Array;
       try {
         const pending = session.command(call.code, call.body, call.headerInPlace);
@@ -327,6 +395,7 @@ export class IggyConnection {
         call.pending = pending;
       } catch (error) {
         this.#settle(call, { error: toTransportError(error) });
+        released(call);
         continue;
       }
       call.written = true;
@@ -344,6 +413,16 @@ export class IggyConnection {
       socket.write(frame);
     }
     if (corked) process.nextTick(() => socket.uncork());
+  }
+
+  /** Pumps again once `socket` has handed its buffered bytes to the kernel (one listener per socket). */
+  #resumeOnDrain(socket: net.Socket): void {
+    if (this.#drainAwaited === socket) return;
+    this.#drainAwaited = socket;
+    socket.once('drain', () => {
+      if (this.#drainAwaited === socket) this.#drainAwaited = undefined;
+      if (this.#socket === socket) this.#pump();
+    });
   }
 
   /**
@@ -386,7 +465,7 @@ export class IggyConnection {
       if (left <= 0) break;
       if (attempt < maxAttempts) {
         // Up to 20 % jitter, so clients cut off together do not return in lockstep.
-        await backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
+        await this.#backoff(Math.min(left, Math.round(delay * (0.8 + Math.random() * 0.2))));
         delay = Math.min(Math.max(maxDelayMs, clustered ? MIN_CLUSTER_PAUSE_MS : 0), Math.max(1, delay * 2));
       }
     }
@@ -440,11 +519,15 @@ export class IggyConnection {
       let done = false;
       let metadata: ClusterMetadata | undefined;
       const onAbort = (): void => finish(new CancelledError('connecting was aborted', { cause: signal?.reason }));
+      // close() ends an attempt still opening its socket (a TLS handshake is not the login).
+      const onClose = (): void => finish(new ClosedError('the Iggy connection was closed while connecting'));
+      const closing = this.#closing.signal;
       const finish = (error?: unknown): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        closing.removeEventListener('abort', onClose);
         if (error === undefined) resolve(metadata);
         else {
           if (this.#socket === socket) {
@@ -459,6 +542,7 @@ export class IggyConnection {
       };
       const timer = setTimeout(() => finish(new TimeoutError(`connecting to ${host}:${port} timed out after ${timeoutMs} ms`, { context: { host, port } })), timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
+      closing.addEventListener('abort', onClose, { once: true });
       const socket: net.Socket = o.tls === undefined
         ? net.connect({ host, port })
         : tls.connect({ servername: net.isIP(host) === 0 ? host : undefined, ...o.tls, host, port });
@@ -480,12 +564,15 @@ export class IggyConnection {
         }
         this.#login = {
           resolve: (payload) => {
+            const malformed = (why: string, cause?: unknown): void =>
+              finish(new TransportFailureError(`the Iggy server at ${host}:${port} sent malformed cluster metadata (${why})`, { cause, context: { host, port } }));
+            if (payload.length > MAX_ROSTER_BYTES) return malformed(`${payload.length} bytes, more than ${MAX_ROSTER_BYTES}`);
             try {
               metadata = decodeClusterMetadata(payload);
             } catch (cause) {
-              finish(new TransportFailureError(`the Iggy server at ${host}:${port} sent malformed cluster metadata`, { cause, context: { host, port } }));
-              return;
+              return malformed('it does not decode', cause);
             }
+            if (metadata.nodes.length > MAX_ROSTER_NODES) return malformed(`${metadata.nodes.length} nodes, more than ${MAX_ROSTER_NODES}`);
             finish();
           },
           // A refusal (for example 5, unavailable, from a server without clustering) is an
@@ -568,7 +655,7 @@ export class IggyConnection {
     }
     const retry = !outcome.ok && 'retry' in outcome && outcome.retry;
     if (retry) {
-      this.#resend(session, outcome.request.frame);
+      this.#resend(session, outcome.request);
       return;
     }
     if (login !== undefined) {
@@ -584,6 +671,12 @@ export class IggyConnection {
     const index = this.#inFlight.findIndex((c) => c.pending === outcome.request);
     if (index === -1) return;
     const call = this.#inFlight.splice(index, 1)[0] as Call;
+    released(call);
+    if (outcome.ok) {
+      this.#refusalStreak = 0;
+      // A node that once refused (a backup then) serves now: its place in the order comes back.
+      if (this.#endpoint !== undefined) this.#directory.served(this.#endpoint);
+    }
     if (outcome.ok) this.#settle(call, { payload: outcome.payload });
     else this.#settle(call, { error: toTransportError(outcome.error, { command: call.code }) });
   }
@@ -595,18 +688,40 @@ export class IggyConnection {
    */
   #notPrimary(request: unknown, error: IggyError): void {
     const call = this.#inFlight.find((c) => c.pending === request);
-    if (call !== undefined) call.notAccepted = true;
     const endpoint = this.#endpoint;
-    if (endpoint !== undefined && this.#directory.leader !== undefined && sameEndpoint(this.#directory.leader, endpoint)) this.#directory.forgetLeader();
+    this.#refusalStreak++;
+    if (call !== undefined) {
+      call.refusals++;
+      if (call.refusals >= MAX_NOT_ACCEPTED) {
+        // Refused every time, so nothing was applied: a clean failure, not an unknown outcome.
+        this.#settle(call, {
+          error: new TransportFailureError(`the Iggy cluster refused the request ${call.refusals} times as not the primary (58); it was not applied`, {
+            cause: toTransportError(error),
+            context: { command: call.code, refusals: call.refusals, endpoint, outcome: 'not-applied' },
+          }),
+        });
+      } else call.notAccepted = true;
+    }
+    // Forgotten as leader and tried last: without discovery nothing else would move us off it.
+    if (endpoint !== undefined) this.#directory.refusedWork(endpoint);
     this.#lose(new TransportFailureError('the Iggy node is not the primary; finding the new one', { cause: toTransportError(error), context: { endpoint } }));
   }
 
-  /** A VSR transient status (57/58): the identical bytes go out again after a short pause. */
-  #resend(session: Session, frame: Uint8Array): void {
+  /**
+   * A VSR transient status (57/58): the identical bytes go out again after a short pause, but
+   * only while the request still waits for its answer on this session. A request answered
+   * meanwhile (a server that sent the status and then the reply) may have given its pooled frame
+   * buffer to the next send, so a late resend would write that send's bytes a second time.
+   */
+  #resend(session: Session, request: { readonly frame: Uint8Array }): void {
     const socket = this.#socket;
-    if (socket === undefined) return;
+    const call = this.#inFlight.find((c) => c.pending === request);
+    // One resend per status: a duplicated 57 must not put the request on the wire twice.
+    if (socket === undefined || call === undefined || call.resendArmed) return;
+    call.resendArmed = true;
     setTimeout(() => {
-      if (this.#socket === socket && this.#session === session) socket.write(frame);
+      call.resendArmed = false;
+      if (this.#socket === socket && this.#session === session && this.#inFlight.includes(call)) socket.write(request.frame);
     }, TRANSIENT_RESEND_MS).unref?.();
   }
 
@@ -623,12 +738,20 @@ export class IggyConnection {
     const login = this.#login;
     this.#login = undefined;
     login?.reject(error);
+    // A restore step lost mid-way fails at once, so the reconnect loop starts the restore over.
+    const restoring = this.#state === 'restoring';
     this.#state = 'down';
     const written = this.#inFlight.splice(0);
     const retry: Call[] = [];
     for (const call of written) {
-      if (call.settled) continue;
-      if (call.notAccepted && this.#fatal === undefined) {
+      if (call.settled) {
+        released(call);
+        continue;
+      }
+      if (restoring && call.internal) {
+        this.#settle(call, { error });
+        released(call);
+      } else if (call.notAccepted && this.#fatal === undefined) {
         // Refused unapplied (58): it goes out again in its place, whatever kind it is.
         call.notAccepted = false;
         call.written = false;
@@ -637,7 +760,11 @@ export class IggyConnection {
         call.retried = true;
         call.written = false;
         retry.push(call);
+      } else if (call.idempotent) {
+        // A read lost again (or with no way back): it changed nothing, so its outcome is not in doubt.
+        this.#drop(call, this.#fatal ?? new TransportFailureError('the Iggy connection was lost again before a read written twice was answered', { cause: error, context: { command: call.code } }));
       } else {
+        released(call);
         this.#settle(call, {
           error: new OutcomeUnknownError('the Iggy connection was lost after the request was written and before its reply arrived: it may or may not have been applied', {
             cause: error,
@@ -648,7 +775,7 @@ export class IggyConnection {
     }
     this.#queue.unshift(...retry);
     if (this.#fatal !== undefined) {
-      for (const call of this.#queue.splice(0)) this.#settle(call, { error: this.#fatal });
+      for (const call of this.#queue.splice(0)) this.#drop(call, this.#fatal);
       return;
     }
     this.#startReconnect();
@@ -659,15 +786,35 @@ export class IggyConnection {
     this.#reconnecting = (async () => {
       try {
         this.#state = 'connecting';
-        await this.#establish();
-        this.#reconnects++;
-        this.#state = 'restoring';
-        for (const hook of this.#restoreHooks) await hook();
+        if (this.#refusalStreak > 0) {
+          // After a 58 the same node may be named leader again at once: pace the retries.
+          const { initialDelayMs, maxDelayMs } = this.#options;
+          const base = Math.max(MIN_CLUSTER_PAUSE_MS, initialDelayMs);
+          await this.#backoff(Math.min(Math.max(maxDelayMs, base), base * 2 ** Math.min(this.#refusalStreak - 1, 16)));
+          if ((this.#state as State) === 'closed') return;
+        }
+        for (let cycle = 1; ; cycle++) {
+          await this.#establish();
+          this.#reconnects++;
+          this.#state = 'restoring';
+          try {
+            for (const hook of this.#restoreHooks) await hook();
+            break;
+          } catch (error) {
+            // Lost again while restoring (#lose marked it down): start over, within the policy's
+            // attempts, instead of failing the calls queued behind the restore.
+            if ((this.#state as State) !== 'down' || cycle >= this.#options.maxAttempts) throw error;
+            this.#state = 'connecting';
+          }
+        }
         if ((this.#state as State) === 'restoring') this.#state = 'ready';
         this.#pump();
       } catch (error) {
         if ((this.#state as State) === 'closed') return;
-        const failure = toTransportError(error);
+        // Queued calls were never written: whatever the restore's own outcome, theirs is known.
+        const failure = isOutcomeUnknown(error)
+          ? new TransportFailureError('the Iggy connection was lost again while restoring its state after a reconnect', { cause: error })
+          : toTransportError(error);
         this.#lastError = failure;
         const socket = this.#socket;
         this.#socket = undefined;
@@ -675,8 +822,8 @@ export class IggyConnection {
         socket?.destroy();
         this.#state = 'down';
         // Attempts are bounded: queued calls fail now; the next call starts a fresh cycle.
-        for (const call of this.#queue.splice(0)) this.#settle(call, { error: failure });
-        for (const call of this.#inFlight.splice(0)) this.#settle(call, { error: failure });
+        for (const call of this.#queue.splice(0)) this.#drop(call, failure);
+        for (const call of this.#inFlight.splice(0)) this.#drop(call, failure);
       } finally {
         this.#reconnecting = undefined;
       }
@@ -692,6 +839,26 @@ export class IggyConnection {
       this.#enqueue(CommandCode.Ping, new Uint8Array(0), { timeoutMs: Math.max(1000, interval * 2) }, true).catch(() => undefined);
     }, Math.max(10, Math.min(interval, 1000)));
     this.#heartbeat.unref?.();
+  }
+
+  /**
+   * The pause between connection attempts, ended early by close(). Between attempts there is no
+   * socket to keep the process alive, yet a caller is waiting (connect() itself, or queued
+   * calls): the timer must hold the event loop open, or a script awaiting the connection would
+   * end silently mid-wait. Once closed, nothing waits any more, so nothing may hold it.
+   */
+  #backoff(ms: number): Promise<void> {
+    const closing = this.#closing.signal;
+    return new Promise((resolve) => {
+      if (closing.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        closing.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      closing.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Sends an internal request during a restore hook (before queued user calls). */
@@ -715,9 +882,10 @@ export class IggyConnection {
 
   #shutdown(error: ClosedError): void {
     this.#state = 'closed';
+    this.#closing.abort(error);
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    for (const call of this.#queue.splice(0)) this.#settle(call, { error });
-    for (const call of this.#inFlight.splice(0)) this.#settle(call, { error });
+    for (const call of this.#queue.splice(0)) this.#drop(call, error);
+    for (const call of this.#inFlight.splice(0)) this.#drop(call, error);
     const login = this.#login;
     this.#login = undefined;
     login?.reject(error);

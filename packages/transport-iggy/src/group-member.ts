@@ -32,7 +32,11 @@ export interface GroupTarget {
 export class IggyGroupMember implements GroupMember {
   /** The group name. */
   readonly group: string;
-  /** Unique among the group's members: the VSR client id, or the classic server client id. */
+  /**
+   * Unique among the group's members: the VSR client id, or the classic server client id, as at
+   * the join. It stays the same across reconnects, although the member then re-joins under a new
+   * server-side id (VSR registers a new client id; classic gets a new client).
+   */
   readonly memberId: string;
   readonly #connection: IggyConnection;
   readonly #target: GroupTarget;

@@ -44,6 +44,7 @@ import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';
 import { ownCopy, toOutgoingMessages } from './outgoing-messages.js';
 import { resolveOptions } from './options.js';
+import { OutcomeUnknownError } from './outcome-unknown.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
 import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
@@ -199,6 +200,16 @@ export class IggyTransport implements LogTransport {
     return best;
   }
 
+  /** The shared connection every classic append to one partition goes over (see #appendClassic). */
+  #connectionOf(stream: string, topic: string, partition: number): IggyConnection {
+    if (this.#connections.length === 1) return this.#connections[0] as IggyConnection;
+    // FNV-1a over the target: any stable spread over the connections will do.
+    let hash = 0x811c9dc5;
+    const key = `${stream}\u0000${topic}\u0000${partition}`;
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    return this.#connections[(hash >>> 0) % this.#connections.length] as IggyConnection;
+  }
+
   #checkOpen(): void {
     if (this.#closed) throw new ClosedError('the Iggy transport is closed');
   }
@@ -283,9 +294,9 @@ export class IggyTransport implements LogTransport {
 
     const send: BatchSender =
       this.#options.protocol === 'vsr'
-        ? async (batch, signal) => {
-            const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal });
-            if (confirmation === undefined) throw toTransportError(new Error('the server confirmed no batch'), { stream, topic });
+        ? async (batch, signal, hold) => {
+            const [confirmation] = await cmd.sendMessages(this.#connection, stream, topic, wire, batch, { signal, onRelease: hold?.() });
+            if (confirmation === undefined) throw new OutcomeUnknownError('the Iggy server acknowledged SendMessages without confirming a batch', { context: { stream, topic } });
             return { partition: confirmation.partitionId, baseOffset: confirmation.baseOffset };
           }
         : (batch, signal) => this.#appendClassic(stream, topic, wire, batch, { signal });
@@ -322,25 +333,36 @@ export class IggyTransport implements LogTransport {
         this.#balanced.set(key, (next + 1) % count);
       }
     }
-    // The send and the offset read must share a connection, back to back.
-    const connection = this.#connection;
+    // The send and the offset read must share a connection, back to back, and every classic
+    // append of this transport to one partition takes the same connection: the server takes one
+    // connection's requests in order, but interleaves connections, so an offset read behind one
+    // send could otherwise also count another of our sends to that partition on another
+    // connection (two keys, or a key and a partition id, that map to one partition).
+    const connection = this.#connectionOf(stream, topic, partition);
     const sent = cmd.requestSend(connection, stream, topic, partitioning.partitionId(partition), messages, o);
     const topicBody = encodeTopicTarget({ stream, topic });
     // A read, so a lost connection writes it again, behind the send when that is requeued too.
     const after = connection.request(CommandCode.GetTopic, topicBody, { ...o, idempotent: true });
     after.catch(() => undefined);
     const ack = await sent;
-    const payload = await after;
+    let payload: Uint8Array;
+    try {
+      payload = await after;
+    } catch (cause) {
+      // The send was acknowledged, so its records are stored; only where is not known. Never a
+      // clean failure (a timeout or a lost read would otherwise look like one).
+      throw new OutcomeUnknownError('the Iggy server acknowledged SendMessages, but the offset read behind it failed', { cause, context: { stream, topic, partition } });
+    }
     // A non-empty send reply or no topic right after a successful send means the two replies
     // answered other calls (a duplicated or stray frame): the offsets cannot be trusted.
-    if (ack.length !== 0) throw cmd.refuseClassicReply(connection, CommandCode.SendMessages, `${ack.length} bytes where an empty reply belongs`);
+    if (ack.length !== 0) throw cmd.refuseClassicReply(connection, CommandCode.SendMessages, `${ack.length} bytes where an empty reply belongs`, undefined, true);
     let details: TopicDetails | undefined;
     try {
       details = decodeTopicDetails(payload, 'classic');
     } catch (error) {
-      throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'a reply that does not decode as its answer', error);
+      throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'a reply that does not decode as its answer', error, true);
     }
-    if (details === undefined) throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'an empty reply for a topic just written to');
+    if (details === undefined) throw cmd.refuseClassicReply(connection, CommandCode.GetTopic, 'an empty reply for a topic just written to', undefined, true);
     const info = details.partitions.find((p) => p.id === partition);
     if (info === undefined) throw new NotFoundError(`partition ${partition} of ${stream}/${topic} does not exist`);
     const baseOffset = cmd.nextOffsetOf(info) - BigInt(messages.length);

@@ -113,4 +113,31 @@ describe('AppendCoalescer', () => {
     s.release();
     await Promise.all(queued);
   });
+
+  it('keeps a target busy after an abort until the sender releases the request it held', async () => {
+    const c = new AppendCoalescer();
+    const batches: string[][] = [];
+    let releaseFirst: () => void = () => undefined;
+    // The first send holds its request and rejects on abort, as the connection does for a
+    // written request; later sends complete at once.
+    const send = async (m: readonly OutgoingMessage[], signal: AbortSignal | undefined, hold?: () => () => void): Promise<{ partition: number; baseOffset: bigint }> => {
+      batches.push(m.map((x) => new TextDecoder().decode(x.payload)));
+      if (batches.length === 1) {
+        releaseFirst = hold?.() ?? (() => undefined);
+        await new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+      }
+      return { partition: 0, baseOffset: BigInt(batches.length) };
+    };
+    const abort = new AbortController();
+    const first = c.send('t', msgs('a'), send, abort.signal);
+    const second = c.send('t', msgs('b'), send, undefined);
+    await tick();
+    abort.abort();
+    await expect(first).rejects.toThrow('aborted');
+    await tick();
+    expect(batches).toEqual([['a']]);
+    releaseFirst();
+    expect(await second).toEqual({ partition: 0, baseOffset: 2n });
+    expect(batches).toEqual([['a'], ['b']]);
+  });
 });

@@ -38,4 +38,19 @@ describe('ClusterDirectory', () => {
     expect(d.leader).toBeUndefined();
     expect(d.candidates()).toEqual([{ host: 'a', port: 1 }, { host: 'b', port: 2 }]);
   });
+
+  it('tries a node that refused work as not the primary last, until it serves again', () => {
+    const d = new ClusterDirectory([{ host: 'a', port: 1 }, { host: 'b', port: 2 }, { host: 'c', port: 3 }]);
+    d.refusedWork({ host: 'A', port: 1 });
+    expect(d.candidates()).toEqual([{ host: 'b', port: 2 }, { host: 'c', port: 3 }, { host: 'a', port: 1 }]);
+    d.served({ host: 'a', port: 1 });
+    expect(d.candidates()).toEqual([{ host: 'a', port: 1 }, { host: 'b', port: 2 }, { host: 'c', port: 3 }]);
+  });
+
+  it('leaves out roster nodes whose address is no host name or IP literal', () => {
+    const d = new ClusterDirectory([{ host: 'a', port: 1 }]);
+    const s = d.learn({ name: 'c', nodes: [node('a', 1, 'Follower'), node('', 2, 'Leader'), node('::1', 3, 'Follower'), node('x y', 4, 'Follower')] }, { host: 'a', port: 1 });
+    expect(s).toEqual({ kind: 'leaderless' });
+    expect(d.candidates()).toEqual([{ host: 'a', port: 1 }, { host: '::1', port: 3 }]);
+  });
 });

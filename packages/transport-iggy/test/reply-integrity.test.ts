@@ -6,7 +6,7 @@
  */
 
 import { CommandCode } from '@agdx/iggy-protocol';
-import { ChecksumMismatchError, IggyTransport, UnexpectedReplyError } from '@agdx/transport-iggy';
+import { ChecksumMismatchError, IggyTransport, UnexpectedReplyError, isOutcomeUnknown } from '@agdx/transport-iggy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeAction, FakeRequest } from './support/fake-iggy-server.js';
 import { startFakeServer, type FakeServer } from './support/fake-iggy-server.js';
@@ -139,6 +139,8 @@ describe('reply integrity (classic appends)', () => {
       );
       expect(error).toBeInstanceOf(UnexpectedReplyError);
       expect((error as UnexpectedReplyError).mismatch).toBe('reply-shape');
+      // It was stored: a caller must not take the refusal for a clean failure.
+      expect(isOutcomeUnknown(error)).toBe(true);
       const records = await t.read({ ...address, partition: 0, offset: 0n, maxCount: 10 });
       expect(records.map((r) => decoder.decode(r.payload))).toEqual(['first', 'doubled']);
       const after = await t.append({ ...address, records: [{ payload: encoder.encode('after') }], routing: { partition: 0 } });

@@ -64,8 +64,13 @@ export type FakeAction =
   | { readonly raw: Uint8Array }
   | { readonly destroy: true }
   | { readonly evict: number }
-  /** The log answers, then `tamper` rewrites the reply frame; every frame it returns is written. */
-  | { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] };
+  /** The request waits (this connection's later requests behind it) until `hold` settles, then the log answers. */
+  | { readonly hold: Promise<unknown> }
+  /**
+   * The log answers, then `tamper` rewrites the reply frame; every frame it returns is written.
+   * `statusFrame` builds a reply to the same request carrying a status instead (to send both).
+   */
+  | { readonly tamper: (frame: Uint8Array, statusFrame: (status: number) => Uint8Array) => Uint8Array | readonly Uint8Array[] };
 
 /** One request as the intercept hook sees it. */
 export interface FakeRequest {
@@ -91,6 +96,8 @@ export interface FakeServer {
   readonly log: MemoryLog;
   /** Connections accepted so far. */
   readonly accepted: () => number;
+  /** Request frames received so far over every connection, counted as they arrive (before they are served). */
+  readonly received: () => number;
   /** Destroys every open client socket (the server keeps listening). */
   dropAll(): void;
   /** The (1-based) connections that are members of a group right now. */
@@ -115,6 +122,7 @@ interface ServerState {
   readonly members: Map<string, Map<number, GroupMember>>;
   nextId: number;
   nextSession: bigint;
+  received: number;
 }
 
 const groupKey = (stream: string, topic: string, group: string): string => `${stream}\u0000${topic}\u0000${group}`;
@@ -139,6 +147,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     members: new Map(),
     nextId: 1,
     nextSession: 100n,
+    received: 0,
   };
   const sockets = new Set<net.Socket>();
   let accepted = 0;
@@ -156,6 +165,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: `iggy://iggy:iggy@127.0.0.1:${port}`,
     log: state.log,
     accepted: () => accepted,
+    received: () => state.received,
     groupMembers: (stream, topic, group) => [...(state.members.get(groupKey(stream, topic, group))?.keys() ?? [])],
     dropAll: () => {
       for (const s of sockets) s.destroy();
@@ -216,6 +226,7 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       socket.destroy();
       return;
     }
+    state.received += frames.length;
     for (const frame of frames) {
       chain = chain
         .then(() => (protocol === 'vsr' ? handleVsr(frame) : handleClassic(frame)))
@@ -254,9 +265,14 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(vsr.bind(header, 0, session, encodeRegisterReply({ userId: 0, session, serverProtocolVersion: 11264, serverVersion: 'fake' })));
       return;
     }
-    const fault = faulted(admission.code, body, 'vsr');
+    let fault = faulted(admission.code, body, 'vsr');
+    if (fault !== undefined && 'hold' in fault) {
+      await fault.hold.catch(() => undefined);
+      fault = undefined;
+    }
     if (fault !== undefined && 'tamper' in fault) {
-      writeTampered(fault, vsr.reply(header, { payload: await runCommand(ctx, 'vsr', admission.code, body) }));
+      const payload = await runCommand(ctx, 'vsr', admission.code, body);
+      writeTampered(fault, vsr.reply(header, { payload }), (status) => vsr.reply(header, statusOutcome(header, status)));
       return;
     }
     if (fault !== undefined) return applyFault(fault, (status, payload) => vsr.reply(header, status !== 0 ? statusOutcome(header, status) : { payload }), header);
@@ -296,9 +312,13 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(encodeClassicResponse(0, encodeIdentityResponse(0)));
       return;
     }
-    const fault = faulted(code, body, 'classic');
+    let fault = faulted(code, body, 'classic');
+    if (fault !== undefined && 'hold' in fault) {
+      await fault.hold.catch(() => undefined);
+      fault = undefined;
+    }
     if (fault !== undefined && 'tamper' in fault) {
-      writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)));
+      writeTampered(fault, encodeClassicResponse(0, await runCommand(ctx, 'classic', code, body)), (status) => encodeClassicResponse(status));
       return;
     }
     if (fault !== undefined) return applyFault(fault, (status, payload) => encodeClassicResponse(status, status === 0 ? payload : new Uint8Array(0)));
@@ -314,8 +334,8 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
     }
   }
 
-  function writeTampered(fault: { readonly tamper: (frame: Uint8Array) => Uint8Array | readonly Uint8Array[] }, frame: Uint8Array): void {
-    const out = fault.tamper(frame);
+  function writeTampered(fault: Extract<FakeAction, { tamper: unknown }>, frame: Uint8Array, statusFrame: (status: number) => Uint8Array): void {
+    const out = fault.tamper(frame, statusFrame);
     for (const f of out instanceof Uint8Array ? [out] : out) write(f);
   }
 
@@ -329,7 +349,8 @@ function serveConnection(socket: net.Socket, index: number, state: ServerState, 
       write(fault.raw);
       return;
     }
-    if ('tamper' in fault) return;
+    // Both are handled before a fault gets here.
+    if ('tamper' in fault || 'hold' in fault) return;
     if ('evict' in fault) {
       write(vsr.evict(header?.client ?? 1n, fault.evict));
       socket.end();
