@@ -21,6 +21,17 @@ function node(ip: string, port: number, role: ClusterNode['role']): ClusterNode 
   return { name: `n${port}`, ip, endpoints: { tcp: port, quic: 0, http: 0, websocket: 0 }, role, status: 'Healthy' };
 }
 
+/** Connects to the seed with the given options; the connect's failure, or undefined if it succeeded (then closed). */
+function connectFailure(port: number, protocol: 'vsr' | 'classic', options: Parameters<typeof IggyTransport.connect>[1]): Promise<unknown> {
+  return IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${port}?protocol=${protocol}`, options).then(
+    async (t) => {
+      await t.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+}
+
 describe.each(['vsr', 'classic'] as const)('a roster naming a leader at a hostile address over %s', (protocol) => {
   it.each([
     ['an empty host', ''],
@@ -39,18 +50,12 @@ describe.each(['vsr', 'classic'] as const)('a roster naming a leader at a hostil
           : undefined,
     });
     servers.push(seed);
-    const error = await IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${seed.port}?protocol=${protocol}`, {
+    const error = await connectFailure(seed.port, protocol, {
       heartbeatIntervalMs: 0,
       connectTimeoutMs: 1_000,
       cluster: { failoverTimeoutMs: 500 },
       reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 50 },
-    }).then(
-      async (t) => {
-        await t.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
+    });
     expect(error).toMatchObject({ kind: 'transport' });
     expect(bystander.accepted()).toBe(0);
   });
@@ -63,16 +68,10 @@ describe.each(['vsr', 'classic'] as const)('a roster naming a leader at a hostil
       intercept: (r) => (r.code === CommandCode.GetClusterMetadata ? { payload: encodeClusterMetadata({ name: 'c', nodes }) } : undefined),
     });
     servers.push(seed);
-    const error = await IggyTransport.connect(`iggy://iggy:iggy@127.0.0.1:${seed.port}?protocol=${protocol}`, {
+    const error = await connectFailure(seed.port, protocol, {
       heartbeatIntervalMs: 0,
       reconnect: { maxAttempts: 2, initialDelayMs: 10, maxDelayMs: 10 },
-    }).then(
-      async (t) => {
-        await t.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
+    });
     expect(error).toMatchObject({ kind: 'transport' });
     expect(String((error as Error).message)).toMatch(/malformed cluster metadata \(1000 nodes/);
     expect(bystander.accepted()).toBe(0);
