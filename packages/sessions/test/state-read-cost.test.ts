@@ -59,4 +59,29 @@ describe('the state read at scale', () => {
     expect((await factory.reads.state(session.conversation, 3)).history.map((h) => h.revision)).toEqual([r - 2n, r - 1n, r]);
     expect(await sessions(laser, undefined, { snapshots: false }).reads.state(session.conversation, Number.MAX_SAFE_INTEGER)).toEqual(state);
   });
+
+  it(`a new writer knows every op id readers applied, not only those in the newest ${MAX_STATE_HISTORY} changes`, async () => {
+    const laser = await clientOn(countingLog().transport, 1);
+    const first = sessions(laser).create('old-op-ids');
+    await first.lifecycle.begin({ agent });
+    const total = MAX_STATE_HISTORY + 30;
+    for (let i = 0; i < total; i++) await first.lifecycle.patch([{ op: 'add', path: '/n', value: i }], { opId: `op-${i}` });
+
+    // another process: its writer learns the base from the lane
+    const factory = sessions(laser);
+    const writer = factory.open(first.conversation).lifecycle;
+    const before = await factory.reads.state(first.conversation);
+    // op-0 left the kept history long ago, but every reader still drops its repeat
+    await writer.patch([{ op: 'replace', path: '/n', value: -1 }], { opId: 'op-0', agent });
+    expect(writer.revision).toBe(before.revision);
+    expect(writer.document).toEqual({ n: total - 1 });
+    const retried = await factory.reads.state(first.conversation, 1);
+    expect(retried.history.map((h) => h.outcome)).toEqual(['duplicate']);
+    expect(retried.revision).toBe(before.revision);
+    // so the writer's next change lands on the revision readers hold
+    await writer.snapshot({ n: 'after' }, { agent });
+    const after = await factory.reads.state(first.conversation, 1);
+    expect(after.history.map((h) => h.outcome)).toEqual(['applied']);
+    expect(after).toMatchObject({ revision: before.revision + 1n, document: { n: 'after' } });
+  });
 });

@@ -30,7 +30,7 @@ import {
 } from '@agdx/wire';
 import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '@agdx/agents';
 import type { SessionsRuntime } from '../sessions-runtime.js';
-import { readSessionState } from '../reads/session-reads.js';
+import { readStateBase } from '../reads/session-reads.js';
 
 /** An agent id as text or as a wire {@link AgentId}. */
 export type AgentLike = string | AgentId;
@@ -206,11 +206,11 @@ export class SessionLifecycleWriter {
 
   async #baseRevision(signal?: AbortSignal): Promise<bigint> {
     if (this.#revision === undefined) {
-      // the whole history, because the op ids of every applied delta decide what a reader drops
-      const state = await readSessionState(this.#runtime, this.#session, Number.MAX_SAFE_INTEGER, signal);
-      this.#revision = state.revision;
-      this.#document = state.document;
-      this.#appliedOpIds = new Set(state.history.flatMap((h) => (h.outcome === 'applied' && h.opId !== undefined ? [h.opId] : [])));
+      // every applied op id, because each decides what a reader drops
+      const base = await readStateBase(this.#runtime, this.#session, signal);
+      this.#revision = base.revision;
+      this.#document = base.document;
+      this.#appliedOpIds = new Set(base.appliedOpIds);
     }
     return this.#revision;
   }

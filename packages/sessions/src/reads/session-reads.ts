@@ -337,7 +337,22 @@ function ranksOf(view: LaneView): string[] {
   return order;
 }
 
-/** Folds a session's state records (used by the state read and by the state writer for its base revision). */
+/**
+ * What the state writer builds on: the revision and document readers hold, and every op id they
+ * applied, taken from the kept state fold (the history a read shows is only the newest
+ * {@link MAX_STATE_HISTORY} changes, and a repeat of any older op id is still a duplicate).
+ */
+export async function readStateBase(
+  runtime: SessionsRuntime,
+  session: ConversationId,
+  signal?: AbortSignal,
+  reads: SessionReads = readsOf(runtime),
+): Promise<{ readonly revision: bigint; readonly document: JsonValue | undefined; readonly appliedOpIds: readonly string[] }> {
+  const fold = (await reads.foldedState(session, signal)).folded?.state.fold;
+  return { revision: fold?.revision ?? 0n, document: fold?.document === undefined ? undefined : structuredClone(fold.document), appliedOpIds: fold?.appliedOpIds ?? [] };
+}
+
+/** Folds a session's state records for the state read. */
 export async function readSessionState(
   runtime: SessionsRuntime,
   session: ConversationId,
