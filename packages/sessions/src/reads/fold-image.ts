@@ -11,7 +11,7 @@ import {
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally, callIdentityBudget, type CallIdentityBudget } from './call-tally.js';
-import { SessionFold, type Acc, type SessionStatus } from './session-fold.js';
+import { noState, SessionFold, type Acc, type SessionStatus } from './session-fold.js';
 
 /** Largest fold snapshot a reader decodes or a writer produces (the wire limit of the capsule). */
 export const MAX_FOLD_SNAPSHOT_BYTES: number = 16 * 1024 * 1024;
@@ -201,9 +201,7 @@ function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
     calls: CallTally.fromImage(r[13]),
     held: Number(u64(r[18], 'held', U32_MAX)),
     laneConflict: bool(r[19], 'laneConflict'),
-    stateFold: undefined,
-    stateRecords: [],
-    stateFirst: undefined,
+    state: noState(),
     partial: true,
     recent: undefined,
   };

@@ -6,7 +6,7 @@ import type { SessionsRuntime } from '../sessions-runtime.js';
 import { encodeFoldImage, type FoldImage } from './fold-image.js';
 import { appendFoldSnapshot, checkFoldSnapshot, describeTopic, findFoldSnapshot, SNAPSHOT_TOPIC, type FoldSnapshotWritten } from './fold-snapshot-store.js';
 import { readMerged, type PartitionRange } from './merged-read.js';
-import { CONTROL_TOPIC, SessionFold } from './session-fold.js';
+import { CONTROL_TOPIC, noState, SessionFold } from './session-fold.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
 /** Change-feed rows a reader keeps; older rows are served by a scan of the log. */
@@ -403,9 +403,7 @@ export class LaneFold {
       await readMerged(this.#runtime.client.transport, view.stream, ranges, (r) => one.apply(r), signal);
       const refolded = one.accs.get(key)?.acc;
       entry.acc.events = refolded?.events ?? [];
-      entry.acc.stateFold = refolded?.stateFold;
-      entry.acc.stateRecords = refolded?.stateRecords ?? [];
-      entry.acc.stateFirst = refolded?.stateFirst;
+      entry.acc.state = refolded?.state ?? noState();
       entry.acc.partial = false;
     }
     this.#tracked.set(key, true);

@@ -153,14 +153,22 @@ export interface SessionInfo {
 /** State changes a reader keeps per session (the newest); older ones are dropped. */
 export const MAX_STATE_HISTORY = 1000;
 
-/** A session's state as its fold stands. */
-export interface FoldedState {
+/** A session's state as its fold stands, folded record by record as the state records come. */
+export interface KeptState {
   /** The fold of the state records met so far (its document is the fold's own: copy it before handing it out). */
-  readonly fold: StateFold | undefined;
+  fold: StateFold | undefined;
   /** The newest changes, oldest first: up to twice {@link MAX_STATE_HISTORY}, of which a read shows the newest {@link MAX_STATE_HISTORY}. */
-  readonly history: readonly StateChange[];
+  history: StateChange[];
   /** The kind of the first state record that decoded, if any (a snapshot first means the state is whole). */
-  readonly first: 'snapshot' | 'delta' | undefined;
+  first: 'snapshot' | 'delta' | undefined;
+}
+
+/** A session's state as a read sees it. */
+export type FoldedState = Readonly<KeptState>;
+
+/** No state record met yet. */
+export function noState(): KeptState {
+  return { fold: undefined, history: [], first: undefined };
 }
 
 /** Everything folded for one session. */
@@ -190,11 +198,7 @@ export interface Acc {
   held: number;
   laneConflict: boolean;
   /** The state records met so far, folded as they come: a state read continues it instead of folding them all again. */
-  stateFold: StateFold | undefined;
-  /** The newest state changes (at most twice {@link MAX_STATE_HISTORY} before a trim). */
-  stateRecords: StateChange[];
-  /** The kind of the first state record that decoded. */
-  stateFirst: 'snapshot' | 'delta' | undefined;
+  state: KeptState;
   /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
   partial: boolean;
   /** The session's newest envelope record ids, to fold a redelivered copy once (not saved in snapshots). */
@@ -221,9 +225,7 @@ export function newAcc(): Acc {
     calls: new CallTally(),
     held: 0,
     laneConflict: false,
-    stateFold: undefined,
-    stateRecords: [],
-    stateFirst: undefined,
+    state: noState(),
     partial: false,
     recent: undefined,
   };
@@ -431,7 +433,7 @@ function viewOf(stream: string, id: ConversationId, acc: Acc, lastHeartbeatAt: b
     frontier: context.frontier,
     flags: { laneConflict: acc.laneConflict, livenessUnknown: !context.heartbeatsPresent },
   };
-  return { info, events: acc.events, state: { fold: acc.stateFold, history: acc.stateRecords, first: acc.stateFirst } };
+  return { info, events: acc.events, state: acc.state };
 }
 
 /** Folds `records` in the order given (a one-off {@link SessionFold}). */
@@ -442,19 +444,19 @@ export function foldSessions(records: readonly ScannedRecord[], options: FoldOpt
 }
 
 /** Folds one state record (undefined: one whose body did not decode) into the session's state and its history. */
-function foldState(acc: Acc, record: StateRecord | undefined, at: EventPosition, brokerTs: bigint): void {
+function foldState(state: KeptState, record: StateRecord | undefined, at: EventPosition, brokerTs: bigint): void {
   let change: StateChange;
   if (record === undefined) {
-    change = { revision: acc.stateFold?.revision ?? 0n, opId: undefined, outcome: 'unrecognized', at, brokerTs };
+    change = { revision: state.fold?.revision ?? 0n, opId: undefined, outcome: 'unrecognized', at, brokerTs };
   } else {
-    acc.stateFirst ??= record.kind;
-    const fold = (acc.stateFold ??= new StateFold());
+    state.first ??= record.kind;
+    const fold = (state.fold ??= new StateFold());
     const outcome = fold.apply(record);
     change = { revision: fold.revision, opId: record.kind === 'delta' ? record.delta.opId : undefined, outcome, at, brokerTs };
   }
-  acc.stateRecords.push(change);
+  state.history.push(change);
   // trimmed in halves, so keeping the newest costs a copy per MAX_STATE_HISTORY records, not per record
-  if (acc.stateRecords.length >= 2 * MAX_STATE_HISTORY) acc.stateRecords = acc.stateRecords.slice(-MAX_STATE_HISTORY);
+  if (state.history.length >= 2 * MAX_STATE_HISTORY) state.history = state.history.slice(-MAX_STATE_HISTORY);
 }
 
 /** True when folding `envelope` changes more than the timeline: usage, errors, parked work, status or control flags. */
@@ -581,7 +583,7 @@ function eventOf(scanned: ScannedRecord, session: ConversationId, acc: Acc, mess
       record = undefined;
       report(error);
     }
-    foldState(acc, record, at, ts);
+    foldState(acc.state, record, at, ts);
   }
   return {
     at,
