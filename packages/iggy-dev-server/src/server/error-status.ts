@@ -2,11 +2,7 @@
 
 import { IggyError, IggyProtocolError } from '@agdx/iggy-protocol';
 import type { IggyProtocol } from '@agdx/iggy-protocol';
-
-/** InvalidCommand: what both Iggy generations answer a request body they cannot decode. */
-const INVALID_COMMAND = 3;
-/** InvalidFormat: Iggy 0.8's answer to a decoded value its layout forbids; a bad checksum. */
-const INVALID_FORMAT = 4;
+import { Status } from '../log/broker.js';
 
 /**
  * The status of a refusal: an `IggyError` keeps its code; a codec or integrity error uses the
@@ -23,8 +19,8 @@ export function statusOf(error: unknown, protocol: IggyProtocol): number {
   if (IggyProtocolError.is(error)) {
     const code = error.context?.['iggyCode'];
     if (typeof code === 'number') return code;
-    if (error.kind !== 'codec') return INVALID_FORMAT;
-    return protocol === 'classic' && error.context?.['validation'] === true ? INVALID_FORMAT : INVALID_COMMAND;
+    if (error.kind !== 'codec') return Status.InvalidFormat;
+    return protocol === 'classic' && error.context?.['validation'] === true ? Status.InvalidFormat : Status.InvalidCommand;
   }
   throw error;
 }

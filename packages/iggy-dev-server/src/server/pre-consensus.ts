@@ -7,29 +7,28 @@
  */
 
 import { Operation } from '@agdx/iggy-protocol';
+import { AuthStatus } from '../auth/user-directory.js';
+import { Status } from '../log/broker.js';
 
-/** InvalidCommand: the status of a body these operations cannot decode. */
-const INVALID_COMMAND = 3;
-/** TooManyPartitions: the per-request partitions bound (`validate_partitions_count`). */
-const TOO_MANY_PARTITIONS = 2015;
-/** UnsupportedOptionKey: `validate_option_keys` and the topic options catalog gate. */
-const UNSUPPORTED_OPTION_KEY = 4041;
-/** PersonalAccessTokensLimitReached: checked while the CreatePersonalAccessToken body is rewritten. */
-const TOKENS_LIMIT_REACHED = 52;
+// What these operations check before consensus: a body they cannot decode (InvalidCommand),
+// the per-request partitions bound (`validate_partitions_count`), option keys
+// (`validate_option_keys` and the topic options catalog gate), and the per-user token limit
+// (checked while the CreatePersonalAccessToken body is rewritten).
+const { InvalidCommand, TooManyPartitions, UnsupportedOptionKey } = Status;
 
 /** The operations whose body the server decodes before consensus, with the codes it checks there. */
 const CHECKED_BEFORE_CONSENSUS: ReadonlyMap<number, ReadonlySet<number>> = new Map<number, ReadonlySet<number>>([
-  [Operation.CreateStream, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY])],
-  [Operation.UpdateStream, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY])],
-  [Operation.CreateTopic, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY, TOO_MANY_PARTITIONS])],
-  [Operation.UpdateTopic, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY])],
-  [Operation.CreatePartitions, new Set([INVALID_COMMAND, TOO_MANY_PARTITIONS])],
-  [Operation.DeletePartitions, new Set([INVALID_COMMAND, TOO_MANY_PARTITIONS])],
-  [Operation.CreateUser, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY])],
-  [Operation.UpdateUser, new Set([INVALID_COMMAND, UNSUPPORTED_OPTION_KEY])],
-  [Operation.ChangePassword, new Set([INVALID_COMMAND])],
-  [Operation.CreatePersonalAccessToken, new Set([INVALID_COMMAND, TOKENS_LIMIT_REACHED])],
-  [Operation.DeletePersonalAccessToken, new Set([INVALID_COMMAND])],
+  [Operation.CreateStream, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.UpdateStream, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.CreateTopic, new Set([InvalidCommand, UnsupportedOptionKey, TooManyPartitions])],
+  [Operation.UpdateTopic, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.CreatePartitions, new Set([InvalidCommand, TooManyPartitions])],
+  [Operation.DeletePartitions, new Set([InvalidCommand, TooManyPartitions])],
+  [Operation.CreateUser, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.UpdateUser, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.ChangePassword, new Set([InvalidCommand])],
+  [Operation.CreatePersonalAccessToken, new Set([InvalidCommand, AuthStatus.TokensLimitReached])],
+  [Operation.DeletePersonalAccessToken, new Set([InvalidCommand])],
 ]);
 
 /** True when Iggy 0.9 refuses `operation` with `status` before consensus (a header status). */

@@ -212,9 +212,6 @@ function soundHeaders(block: Uint8Array): Map<string, HeaderValue> | undefined {
   return map;
 }
 
-// Header keys, on both paths, are decoded by STRICT_UTF8 (a leading U+FEFF kept): dropping it read
-// `\ufeffagdx.av` as `agdx.av`, and two keys that differ by it as one duplicate.
-
 /** Decodes entry by entry, each rule checked and reported by name (the errors callers see). */
 function checkedHeaders(block: Uint8Array): Map<string, HeaderValue> {
   const map = new Map<string, HeaderValue>();
