@@ -29,10 +29,9 @@ import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type PipelinedAnswers, type RecordOutcome } from './record-pipeline.js';
+import { headerText } from '../message/header-text.js';
 
 const MAX_KEPT_ERRORS = 100;
-// ignoreBOM: an agent id header `\ufeffme` names another agent than `me` (the default drops the mark).
-const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 /** Records per partition handled ahead of their answers' acknowledgments. */
 const PIPELINE_DEPTH = 256;
 
@@ -186,7 +185,7 @@ export class AgentHandle {
         for (const record of records) {
           next = record.offset + 1n;
           const agent = record.headers.get('gen_ai.agent.id');
-          if (agent === undefined || headerText.decode(agent.value) !== me) continue;
+          if (agent === undefined || headerText(agent.value) !== me) continue;
           try {
             lane.push(AgentEnvelope.decode(record.payload));
           } catch {

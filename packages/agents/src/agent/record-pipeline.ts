@@ -25,6 +25,7 @@ import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { AgdxTelemetry, HandleSpan } from '../telemetry/agdx-telemetry.js';
 import { endHandle, runIn, startHandle } from '../telemetry/guarded-telemetry.js';
+import { headerText } from '../message/header-text.js';
 
 /** How a record ended, for metrics and tests. */
 export type RecordOutcome =
@@ -84,8 +85,6 @@ export interface RecordPipelineOptions {
 
 /** The outcome of every record that is not this agent's work. */
 const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
-// ignoreBOM: `agdx.to = \ufeffme` addresses another agent than `me` (the default drops the mark).
-const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** One agent's per-record consume step. */
 export class RecordPipeline {
@@ -396,7 +395,7 @@ export class RecordPipeline {
 function headerTarget(message: AgentMessage): string | undefined {
   const to = message.headers.get('agdx.to');
   if (to === undefined || to.kind !== 'string') return undefined;
-  return headerText.decode(to.value);
+  return headerText(to.value);
 }
 
 function provenanceOf(message: AgentMessage | undefined): import('@agdx/wire').Provenance | undefined {

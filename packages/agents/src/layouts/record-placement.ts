@@ -3,6 +3,7 @@ import { BROADCAST_ADDRESSEE, ConversationId, HeaderName, type AgentKind, type R
 import { AgentTopic } from '../client/agent-topic.js';
 import { LayoutMismatchError } from '../errors.js';
 import { routeRecord, type StreamLayout } from './stream-layout.js';
+import { headerText } from '../message/header-text.js';
 
 /** Where a reader found a record, and what the record says about itself. */
 export interface FoundRecord {
@@ -57,8 +58,6 @@ export interface KeyedRecord {
 }
 
 const BROADCAST = new TextEncoder().encode(BROADCAST_ADDRESSEE);
-// One decoder for every check, not one per record; ignoreBOM so the id is read exactly as written.
-const headerText = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function isBroadcast(bytes: Uint8Array): boolean {
   return bytes.length === BROADCAST.length && bytes.every((b, i) => b === BROADCAST[i]);
@@ -79,7 +78,7 @@ export async function keyedPlacementMismatch(layout: StreamLayout, record: Keyed
   const to = record.headers.get(HeaderName.To);
   const conversation = record.headers.get(HeaderName.ConversationId);
   if (to?.kind !== 'string' || conversation?.kind !== 'string' || to.value.length === 0 || isBroadcast(to.value)) return undefined;
-  if (conversation.value.length !== 26 || ConversationId.tryParse(headerText.decode(conversation.value)) === undefined) return undefined;
+  if (conversation.value.length !== 26 || ConversationId.tryParse(headerText(conversation.value)) === undefined) return undefined;
   const home = await partitionForKey(conversation.value, record.partitionCount);
   if (home === record.partition) return undefined;
   return new LayoutMismatchError(

@@ -7,11 +7,9 @@ import { Agent, AgentTopic, agentMessageBody, type AgdxClient, type AgentCtx, ty
 import { sessions } from '@agdx/sessions';
 import { UsageError } from '../errors.js';
 import { AgentId, CorrelationId, MintUlid, type JsonPatchOperation } from '@agdx/wire';
+import { decode } from './body-text.js';
 
 const text = new TextEncoder();
-// One decoder for the module, not one per body; ignoreBOM keeps a leading U+FEFF as sent.
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 /** The demo's agent ids. */
 export const DemoAgents: {

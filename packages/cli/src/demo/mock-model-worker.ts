@@ -11,11 +11,9 @@ import type { JsonPatchOperation } from '@agdx/wire';
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { ANSWER, DEMO_TOOL, DemoAgents, REASONING, searchIncidents, WAIT_MS, type WorkerEvents } from './demo-agents.js';
+import { decode } from './body-text.js';
 
 const text = new TextEncoder();
-// One decoder for the module, not one per body; ignoreBOM keeps a leading U+FEFF as sent.
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 /** The scripted model's id, as the response records it (`gen_ai.response.model`). */
 export const MOCK_MODEL_ID = 'mock-incident-model';

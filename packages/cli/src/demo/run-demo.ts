@@ -18,6 +18,7 @@ import { DemoAgents, spawnDemoAgents } from './demo-agents.js';
 import { DemoTrace } from './demo-trace.js';
 import { startDemoServer } from './demo-server.js';
 import { clip, Transcript } from './transcript.js';
+import { decode } from './body-text.js';
 
 /** Settings of {@link runDemo}. */
 export interface DemoOptions {
@@ -38,9 +39,6 @@ export interface DemoOptions {
 }
 
 const text = new TextEncoder();
-// One decoder for the module, not one per body; ignoreBOM keeps a leading U+FEFF as sent.
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-const decode = (bytes: Uint8Array): string => utf8.decode(bytes);
 const WAIT_MS = 30_000;
 
 function reasonName(code: number): string {
