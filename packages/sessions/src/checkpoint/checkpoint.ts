@@ -1,6 +1,6 @@
 import { InvalidError } from '@agdx/wire';
 import { AgdxError } from '@agdx/wire';
-import type { LogTransport } from '@agdx/transport';
+import type { LogTransport, TopicDescription } from '@agdx/transport';
 import { parseExactJson } from './exact-json.js';
 
 const U32_MAX = 0xffff_ffffn;
@@ -134,17 +134,23 @@ export class Checkpoint {
   }
 }
 
-/** Next offset of each partition of a topic; undefined when the topic does not exist. */
-export async function topicTails(transport: LogTransport, stream: string, topic: string, signal?: AbortSignal): Promise<Map<number, bigint> | undefined> {
+/** A topic's description; undefined when the topic (or its stream) does not exist. */
+export async function describeIfExists(transport: LogTransport, stream: string, topic: string, signal?: AbortSignal): Promise<TopicDescription | undefined> {
   try {
-    const description = await transport.describeTopic({ stream, topic }, { signal });
-    const tails = new Map<number, bigint>();
-    for (const p of description.partitions) tails.set(p.partition, p.nextOffset);
-    return tails;
+    return await transport.describeTopic({ stream, topic }, { signal });
   } catch (error) {
     if (AgdxError.is(error, 'not-found')) return undefined;
     throw error;
   }
+}
+
+/** Next offset of each partition of a topic; undefined when the topic does not exist. */
+export async function topicTails(transport: LogTransport, stream: string, topic: string, signal?: AbortSignal): Promise<Map<number, bigint> | undefined> {
+  const description = await describeIfExists(transport, stream, topic, signal);
+  if (description === undefined) return undefined;
+  const tails = new Map<number, bigint>();
+  for (const p of description.partitions) tails.set(p.partition, p.nextOffset);
+  return tails;
 }
 
 /** `Checkpoint.capture` under the name of the upstream helper. */

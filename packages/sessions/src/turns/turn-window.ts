@@ -1,5 +1,6 @@
-import type { LogTransport, TopicDescription } from '@agdx/transport';
-import { AgdxError, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
+import type { LogTransport } from '@agdx/transport';
+import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
+import { describeIfExists } from '../checkpoint/checkpoint.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { CONTEXT_READ_WINDOW, conversationKeys, readPartition, sortKeyed, type Keyed } from './read-turns.js';
 import type { ContextMessage } from './session-turn.js';
@@ -29,15 +30,6 @@ interface PartitionUpdate {
   readonly from: bigint;
   readonly tail: bigint;
   readonly fresh: Keyed[];
-}
-
-async function describe(transport: LogTransport, stream: string, topic: string, signal: AbortSignal | undefined): Promise<TopicDescription | undefined> {
-  try {
-    return await transport.describeTopic({ stream, topic }, { signal });
-  } catch (error) {
-    if (AgdxError.is(error, 'not-found')) return undefined;
-    throw error;
-  }
 }
 
 /** The oldest kept turn at or after `start` (the ones before it leave the window on this read anyway). */
@@ -84,7 +76,7 @@ export class TurnWindow {
     // topics and partitions are read concurrently: over a network transport the round trips overlap
     const updates = await Promise.all(
       this.#topics.map(async (topic, topicIndex) => {
-        const description = await describe(transport, this.#stream, topic, signal);
+        const description = await describeIfExists(transport, this.#stream, topic, signal);
         if (description === undefined) return { topic, partitions: undefined };
         const known = this.#partitions.get(topic);
         const partitions = await Promise.all(
