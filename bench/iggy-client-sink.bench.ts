@@ -17,7 +17,10 @@
 // the raw socket streaming (writes with backpressure only, the issue's baseline) and the raw
 // socket acknowledged (each batch-sized write waits for a one-byte answer, the pattern of one
 // append in flight without the Iggy protocol). The issue's target is a ratio to the streaming
-// socket of at least 0.5.
+// socket of at least 0.5. The streaming socket pushes one reused buffer, so it never reads the
+// records; a third baseline (sameRecords) streams the row's own records instead, gathering each
+// batch's payloads into one write, as any socket user handed these records must: the same bytes,
+// read from the same memory, with no cache flattering either side.
 //
 // Beside them, per row and round, what the protocol's own work costs (protocolWork): the same
 // batches encoded as the client encodes them (WebAssembly checksums, its buffer headroom) into one
@@ -36,7 +39,7 @@ import { CLASSIC_REQUEST_HEADER_SIZE, encodeSendMessagesRequest, partitioning, V
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { machine } from './support/machine.js';
-import { rawPush, rawPushAcked } from './support/raw-push.js';
+import { rawPush, rawPushAcked, rawPushRecords } from './support/raw-push.js';
 import { batchesOf } from './support/send-and-poll.js';
 import type { SinkPorts } from './support/iggy-sink.js';
 import { median } from './support/stats.js';
@@ -131,6 +134,9 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   };
   const raw = () => timed(() => rawPush(ports.raw, total, BATCH * RECORD_BYTES));
   const acked = () => timed(() => rawPushAcked(ports.raw, total, BATCH * RECORD_BYTES));
+  // The raw socket handed the row's own records (cold or warm as the client's), gathering each
+  // batch into one write: the same bytes, not one reused buffer the caches keep hot.
+  const rawRecords = () => timed(() => rawPushRecords(ports.raw, batches));
   // The protocol's own work.
   const onTheWire = Math.min(callers, partitions);
   const headroom = protocol === 'vsr' ? VSR_HEADER_SIZE : CLASSIC_REQUEST_HEADER_SIZE;
@@ -166,6 +172,10 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
   const ackedCpu: number[] = [];
   const cpuRatios: number[] = [];
   const ackedCpuRatios: number[] = [];
+  const recordsRates: number[] = [];
+  const recordsCpu: number[] = [];
+  const recordsRatios: number[] = [];
+  const recordsCpuRatios: number[] = [];
   const encodeCpu: number[] = [];
   const framesRates: number[] = [];
   const framesCpu: number[] = [];
@@ -176,11 +186,12 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
     await send(); // warm-up: JIT, socket buffers
     await raw();
     await acked();
+    await rawRecords();
     await encodeOnly();
     await ackedFrames();
     for (let round = 0; round < ROUNDS; round++) {
       // They take turns going first, so none always runs on the warmest or coldest machine.
-      const order = [send, raw, acked, encodeOnly, ackedFrames];
+      const order = [send, raw, acked, rawRecords, encodeOnly, ackedFrames];
       for (let k = 0; k < round % order.length; k++) order.push(order.shift() as () => Promise<Measured>);
       const got = new Map<unknown, Measured>();
       for (const run of order) got.set(run, await run());
@@ -189,6 +200,11 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
       const a = got.get(acked) as Measured;
       const e = got.get(encodeOnly) as Measured;
       const f = got.get(ackedFrames) as Measured;
+      const g = got.get(rawRecords) as Measured;
+      recordsRates.push(g.bytesPerSecond);
+      recordsCpu.push(g.cpuMicrosPerBatch);
+      recordsRatios.push(c.bytesPerSecond / g.bytesPerSecond);
+      recordsCpuRatios.push(g.cpuMicrosPerBatch / c.cpuMicrosPerBatch);
       encodeCpu.push(e.cpuMicrosPerBatch);
       framesRates.push(f.bytesPerSecond);
       framesCpu.push(f.cpuMicrosPerBatch);
@@ -231,6 +247,10 @@ async function measure(ports: SinkPorts, protocol: 'vsr' | 'classic', callers: n
     ackedSocketCpuMicrosPerBatch: spreadOf(ackedCpu),
     ratioToAckedSocket: spreadOf(ackedRatios, 3),
     cpuRatioToAckedSocket: spreadOf(ackedCpuRatios, 3),
+    sameRecordsSocketBytesPerSecond: spreadOf(recordsRates),
+    sameRecordsSocketCpuMicrosPerBatch: spreadOf(recordsCpu),
+    ratioToSameRecordsSocket: spreadOf(recordsRatios, 3),
+    cpuRatioToSameRecordsSocket: spreadOf(recordsCpuRatios, 3),
     protocolWork: {
       frameBytes,
       encodeOnlyCpuMicrosPerBatch: spreadOf(encodeCpu),
@@ -262,11 +282,12 @@ try {
         workload: `${MESSAGES / BATCH} batches of ${BATCH} x ${RECORD_BYTES}-byte messages per run (${(MESSAGES * RECORD_BYTES) / 1e6} MB of payload; a VSR batch is about 148.5 KB on the wire, 48 bytes of frame header per message); vsr and classic: one caller awaiting each append to partition 0, one batch in flight (as LogTransport.append is used in sequence); vsrOnePartitionMerged: ${FAN_OUT} callers over ${FAN_OUT} connections, all to partition 0, so one request on the wire at a time carrying the batches queued behind it merged; vsrFanOut: ${FAN_OUT} callers on ${FAN_OUT} partitions over ${FAN_OUT} connections, ${FAN_OUT} requests on the wire (VSR allows one per connection); classicPipelined: ${FAN_OUT} callers on ${FAN_OUT} partitions pipelined on one connection`,
         server: 'bench/support/iggy-sink.ts in a child process: keeps each request frame\'s header, counts its body past without copying it (as the raw sink counts bytes), and acknowledges SendMessages without decoding or storing the batch',
         baseline: 'a raw node:net socket from this process to the same child process, pushing the same payload bytes in writes of one batch each, waiting only for one final acknowledgement',
+        sameRecordsBaseline: 'a raw node:net socket streaming the row\'s own records (the same arrays the client is given, cold or warm as the row says): each batch\'s payloads gathered in order into one batch-sized write (a ring of four buffers, each reused once its write completed), backpressure honoured, one final acknowledgement; ratioToSameRecordsSocket = client payload bytes per wall second / its bytes per wall second within a round',
         ackedBaseline: 'the same raw socket and bytes, one batch per write, each write waiting for a one-byte answer before the next (the request/acknowledge pattern of one append in flight, without the Iggy protocol)',
         method: `${ROUNDS} rounds after one warm-up of each; ratioToRawSocket = client payload bytes per wall second / raw bytes per wall second within a round; cpuRatioToRawSocket = raw CPU per batch / client CPU per batch (this process) within a round; ratioToAckedSocket and cpuRatioToAckedSocket the same against the acknowledged raw socket; the three take turns going first; medians over rounds`,
         protocolWork: 'per row and round: encodeOnly = the batches encoded as the client encodes them (encodeSendMessagesRequest with WebAssembly checksums and the transport\'s headroom) into one reused buffer, nothing sent, CPU per batch; ackedFrames = acknowledged raw sockets, as many as requests on the wire, each write one whole request frame (frameBytes) answered by one byte; encodeOnlyRatioToRawSocket = (batch payload / encodeOnly CPU per batch) / streaming raw rate, an estimate of what any producer encoding these frames on one thread could reach; protocolOnlyRatioToRawSocket = min(ackedFrames rate, batch payload / (encodeOnly + ackedFrames CPU per batch)) / streaming raw rate, an estimate for a producer that does nothing but encode and write each frame in turn (estimates, not bounds: CPU time counts the collector\'s helper threads, and merged requests carry several batches per frame); clientShareOfProtocolOnly = client rate / that estimate (vsrOnePartitionMerged: one batch per frame, one on the wire)',
         target: 'ratioToRawSocket.median >= 0.5 (issue 17 item 3)',
-        inputs: `distinct (every row but the *WarmInputs ones): all ${MESSAGES / BATCH} batches of a run built beforehand, each payload its own ${RECORD_BYTES}-byte array (${(MESSAGES * RECORD_BYTES) / 1e6} MB read cold); warm (the *WarmInputs rows, otherwise as vsrFanOut and classicPipelined): ${WARM_POOL} distinct batches taken in turn, in the CPU caches as freshly built records would be. The raw sockets push one reused buffer in every row`,
+        inputs: `distinct (every row but the *WarmInputs ones): all ${MESSAGES / BATCH} batches of a run built beforehand, each payload its own ${RECORD_BYTES}-byte array (${(MESSAGES * RECORD_BYTES) / 1e6} MB read cold); warm (the *WarmInputs rows, otherwise as vsrFanOut and classicPipelined): ${WARM_POOL} distinct batches taken in turn, in the CPU caches as freshly built records would be. The streaming and acknowledged raw sockets push one reused buffer in every row; the sameRecords socket pushes the row\'s own records`,
         results: { vsr, classic, vsrOnePartitionMerged, vsrFanOut, classicPipelined, vsrFanOutWarmInputs, classicPipelinedWarmInputs },
       },
       null,

@@ -61,3 +61,47 @@ export async function rawPushAcked(sinkPort: number, total: number, chunk: numbe
   socket.destroy();
   return total / (ms / 1000);
 }
+
+/**
+ * The raw socket given the same records the client is given: each batch's payloads, in order, are
+ * gathered into one batch-sized write (the least any socket user holding separate records must
+ * do: one copy per record, one write per batch), honouring backpressure, then one final answer is
+ * awaited. The writes rotate through a few buffers, each reused only once its write has completed,
+ * so what goes on the wire is always the records' own bytes. Returns payload bytes per wall second.
+ */
+export async function rawPushRecords(sinkPort: number, batches: readonly (readonly { payload: Uint8Array }[])[]): Promise<number> {
+  const socket = await connectRaw(sinkPort);
+  let total = 0;
+  let largest = 0;
+  for (const batch of batches) {
+    let bytes = 0;
+    for (const record of batch) bytes += record.payload.length;
+    total += bytes;
+    largest = Math.max(largest, bytes);
+  }
+  const RING = 4;
+  const buffers = Array.from({ length: RING }, () => new Uint8Array(largest));
+  const written: (Promise<void> | undefined)[] = new Array<Promise<void> | undefined>(RING).fill(undefined);
+  const head = new Uint8Array(8);
+  new DataView(head.buffer).setBigUint64(0, BigInt(total), true);
+  const acked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  const start = performance.now();
+  socket.write(head);
+  for (let b = 0; b < batches.length; b++) {
+    const slot = b % RING;
+    await written[slot];
+    const out = buffers[slot] as Uint8Array;
+    let at = 0;
+    for (const record of batches[b] as readonly { payload: Uint8Array }[]) {
+      out.set(record.payload, at);
+      at += record.payload.length;
+    }
+    let done!: () => void;
+    written[slot] = new Promise<void>((resolve) => (done = resolve));
+    if (!socket.write(out.subarray(0, at), () => done())) await new Promise((r) => socket.once('drain', r));
+  }
+  await acked;
+  const ms = performance.now() - start;
+  socket.destroy();
+  return total / (ms / 1000);
+}
