@@ -3,12 +3,12 @@
  * every answer issued, including those issued after it was called, and rejects with the first
  * failure once all are in; the window gets its room back either way.
  */
-import { InvalidError } from '@agdx/wire';
+import { AgentId, InvalidError } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { AnswerEffects, AppendWindow } from '../src/agent/answer-pipeline.js';
-import type { BatchPosition } from '../src/client/client-core.js';
+import type { BatchPosition, ClientCore } from '../src/client/client-core.js';
 import type { PreparedAppend } from '../src/send/append-issuer.js';
-import type { OrderedAppender } from '../src/send/ordered-appender.js';
+import { OrderedAppender } from '../src/send/ordered-appender.js';
 
 /** An appender whose appends the test settles by hand, in any order. */
 function manualAppender(): { appender: OrderedAppender; settle: (i: number, error?: Error) => void; count: () => number } {
@@ -148,6 +148,29 @@ describe('AnswerEffects never leaves an answer uncounted', () => {
     const settled = effects.settled();
     settle(0);
     await expect(settled).resolves.toBeUndefined();
+    expect(window.admit(1)).toBeUndefined();
+  });
+});
+
+describe('the ordered appender under AnswerEffects', () => {
+  it('rejects an append its layout cannot route instead of throwing, so the answer fails and the room comes back', async () => {
+    const core = { layout: { kind: 'shared' }, append: () => Promise.reject(new Error('never sent')) } as unknown as ClientCore;
+    const unroutable = {
+      core,
+      stream: 's',
+      topic: 'agent.responses',
+      kind: 'response',
+      target: AgentId.new('planner'),
+      conversationKey: '',
+      records: [{ payload: new Uint8Array(4) }],
+    } as unknown as PreparedAppend;
+    const appender = new OrderedAppender();
+    expect(() => appender.append(unroutable).catch(() => undefined)).not.toThrow();
+    await expect(appender.append(unroutable)).rejects.toBeInstanceOf(InvalidError);
+    const window = new AppendWindow({ maxInFlightAppends: 1, maxInFlightBytes: 1024 });
+    const effects = new AnswerEffects(window, appender);
+    effects.issue(unroutable);
+    await expect(effects.settled()).rejects.toBeInstanceOf(InvalidError);
     expect(window.admit(1)).toBeUndefined();
   });
 });

@@ -63,7 +63,8 @@ export class AppendWindow {
   }
 
   async #admitLater(bytes: number): Promise<void> {
-    // Each pass follows a release, and every admitted append is released once acknowledged.
+    // Each pass follows a release, and every admitted append is released once it settles either
+    // way (AnswerEffects.#answered, whatever the appender does).
     while (!this.#fits(bytes)) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     this.#take(bytes);
   }

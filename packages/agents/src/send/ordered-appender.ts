@@ -109,11 +109,18 @@ export class OrderedAppender {
 
   /**
    * Appends `append` behind the earlier appends to its place; resolves with where it landed.
-   * `signal` aborts it (see the class notes for what an abort after sending means).
+   * `signal` aborts it (see the class notes for what an abort after sending means). Never throws:
+   * a record the layout cannot route rejects.
    */
   append(append: PreparedAppend, signal?: AbortSignal): Promise<BatchPosition> {
     if (signal?.aborted === true) return Promise.reject(aborted(signal));
-    const route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
+    let route: ReturnType<typeof routeRecord>;
+    try {
+      route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
+    } catch (error) {
+      // Every failure is a rejection: the answer pipeline counts an append as in until it settles.
+      return Promise.reject(error);
+    }
     const routing = route.routing;
     const at: PlaceKey | undefined = 'partition' in routing ? routing.partition : 'key' in routing && typeof routing.key === 'string' ? routing.key : undefined;
     // Byte keys and balanced routing are not merged (nothing the runtime sends uses them).
