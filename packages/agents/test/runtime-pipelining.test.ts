@@ -256,6 +256,81 @@ describe('pipelined answers', () => {
     expect(serialGate.state.maxInFlight).toBe(1);
   });
 
+  it('a handler that throws mid-stream with its chunks in flight is retried, and the window gets the room of those chunks back', async () => {
+    const h = await harness();
+    const gate = gatedLog(h.log, AgentTopic.Responses);
+    const attempts: string[] = [];
+    await using agent = answering(
+      'midstream',
+      async (message, ctx) => {
+        const body = new TextDecoder().decode(message.envelope?.body);
+        attempts.push(body);
+        const writer = ctx.stream('chat');
+        await writer.write(text.encode(`${body} part`));
+        await writer.flush();
+        // The first attempt of the first record dies with its chunk still unacknowledged.
+        if (body === 'job 0' && attempts.length === 1) throw new TransportFailureError('the model went away');
+        await writer.finish('stop');
+        await ctx.respond(message.envelope?.body ?? new Uint8Array());
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }),
+      // One append in flight at a time: a chunk of the failed attempt never given back would stall every later answer.
+      (b) => b.pipelining({ maxInFlightAppends: 1 }).retry({ maxAttempts: 3, baseDelayMs: 1 }),
+    );
+    await agent.ready();
+    for (let i = 0; i < 3; i++) await h.laser.publish(AgentTopic.Sessions, command(`job ${i}`), ContentType.raw);
+    await eventually(() => gate.state.inFlight === 1, 5_000, 'the first chunk in flight');
+    gate.open();
+    await eventually(async () => (await committed(h.log, 'midstream')) === 2n, 5_000, 'every record committed');
+    // Other conversations' records may run while the first one's retry waits for its backoff.
+    expect([...attempts].sort()).toEqual(['job 0', 'job 0', 'job 1', 'job 2']);
+    expect(gate.state.maxInFlight).toBe(1);
+    expect(agent.stats).toMatchObject({ handled: 3 });
+  });
+
+  it('shutdown while answers are pipelined waits for their acknowledgment, then commits; one never acknowledged ends in TimeoutError, not a hang', async () => {
+    const h = await harness();
+    const gate = gatedLog(h.log, AgentTopic.Responses);
+    let returned = 0;
+    const agent = answering(
+      'draining',
+      async (message, ctx) => {
+        await ctx.respond(message.envelope?.body ?? new Uint8Array());
+        returned++;
+      },
+      AgdxClient.from(gate.transport, { stream: STREAM }),
+    );
+    await agent.ready();
+    for (let i = 0; i < 2; i++) await h.laser.publish(AgentTopic.Sessions, command(`job ${i}`), ContentType.raw);
+    await eventually(() => returned === 2, 5_000, 'both handlers to return');
+    let stopped = false;
+    const shutdown = agent.shutdown().then(() => (stopped = true));
+    // Several event-loop turns pass: the shutdown still waits for the answers in flight.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    expect(await committed(h.log, 'draining')).toBeUndefined();
+    gate.open();
+    await shutdown;
+    expect(await committed(h.log, 'draining')).toBe(1n);
+
+    const stuck = gatedLog(h.log, AgentTopic.Responses);
+    let stuckReturned = 0;
+    const never = answering(
+      'stuck',
+      async (message, ctx) => {
+        await ctx.respond(message.envelope?.body ?? new Uint8Array());
+        stuckReturned++;
+      },
+      AgdxClient.from(stuck.transport, { stream: STREAM }),
+      (b) => b.shutdownGrace(20),
+    );
+    await never.ready();
+    await eventually(() => stuckReturned === 2, 5_000, 'both handlers to return');
+    await expect(never.shutdown()).rejects.toMatchObject({ kind: 'timeout' });
+    expect(await committed(h.log, 'stuck')).toBeUndefined();
+    stuck.open();
+  });
+
   it('refuses limits that are not safe integers of at least 1', () => {
     expect(() => Agent.builder().pipelining({ maxInFlightAppends: 0 })).toThrow(InvalidError);
     expect(() => Agent.builder().pipelining({ maxInFlightBytes: 1.5 })).toThrow(InvalidError);

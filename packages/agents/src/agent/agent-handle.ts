@@ -25,6 +25,7 @@ import { AgentCtx } from './agent-ctx.js';
 import { AnswerEffects, AppendWindow } from './answer-pipeline.js';
 import type { HandlerTurn } from './handler-turn.js';
 import { OrderedAppender } from '../send/ordered-appender.js';
+import { afterMacrotask } from '../clock/after-burst.js';
 import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
@@ -302,7 +303,7 @@ export class AgentHandle {
     // in-process log an answer waits only while the consumer has records queued behind the one
     // being handled (one append for one read's answers), so a lone answer never waits.
     let backlog = (): boolean => false;
-    const appender = new OrderedAppender(transport.waitsByPolling === true ? { burst: true } : { holdWhile: () => backlog() });
+    const appender = new OrderedAppender(transport.waitsByPolling === true ? { holdWhile: always, hop: afterMacrotask } : { holdWhile: () => backlog() });
     pipeline = new RecordPipeline({
       me,
       stream,
@@ -456,6 +457,9 @@ async function checkOwnTopic(client: AgdxClient, stream: string, topic: string, 
     });
   }
 }
+
+/** The hold of a polling log's appender: a handler's answers always wait for the end of its macrotask. */
+const always = (): boolean => true;
 
 /** Runs the handler holding a session lease, released however the handler ends. */
 async function handleLeased(handler: AgentHandler, message: AgentMessage, ctx: AgentCtx, lease: SessionLease, effects: AnswerEffects | undefined): Promise<PipelinedAnswers | undefined> {

@@ -7,6 +7,7 @@
 import { InvalidError } from '@agdx/wire';
 import type { AppendIssuer, PreparedAppend } from '../send/append-issuer.js';
 import type { OrderedAppender } from '../send/ordered-appender.js';
+import type { BatchPosition } from '../client/client-core.js';
 
 /** Bounds on the answers in flight (issued, not yet acknowledged) of one agent. */
 export interface PipelineLimits {
@@ -62,7 +63,8 @@ export class AppendWindow {
   }
 
   async #admitLater(bytes: number): Promise<void> {
-    // Each pass follows a release, and every admitted append is released once acknowledged.
+    // Each pass follows a release, and every admitted append is released once it settles either
+    // way (AnswerEffects.#answered, whatever the appender does).
     while (!this.#fits(bytes)) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     this.#take(bytes);
   }
@@ -129,20 +131,33 @@ export class AnswerEffects implements AppendIssuer {
   }
 
   #send(append: PreparedAppend, bytes: number): void {
-    const window = this.#window;
-    this.#appender.append(append).then(
-      (at) => {
-        window.release(bytes);
-        append.acknowledged?.(at);
-        this.#acknowledged();
-      },
-      (error: unknown) => {
-        window.release(bytes);
-        append.acknowledged?.(undefined, error);
-        this.#failure ??= { error };
-        this.#acknowledged();
-      },
+    // Every issued answer must come back through #answered exactly once, or settled() waits
+    // forever and the window never gets its room back (stalling every handler of the agent). So
+    // an appender that throws instead of rejecting counts as a failed append, and the room and
+    // the count are given back before the sender's callback runs, whatever that callback does.
+    let acknowledged: Promise<BatchPosition>;
+    try {
+      acknowledged = this.#appender.append(append);
+    } catch (error) {
+      acknowledged = Promise.reject(error);
+    }
+    acknowledged.then(
+      (at) => this.#answered(append, bytes, at, undefined),
+      (error: unknown) => this.#answered(append, bytes, undefined, { error }),
     );
+  }
+
+  /** One answer came back (acknowledged, or failed with `failure`): room, count, then the sender's callback. */
+  #answered(append: PreparedAppend, bytes: number, at: BatchPosition | undefined, failure: { readonly error: unknown } | undefined): void {
+    this.#window.release(bytes);
+    if (failure !== undefined) this.#failure ??= failure;
+    this.#acknowledged();
+    try {
+      append.acknowledged?.(at, failure?.error);
+    } catch {
+      // The callback must not throw (it ends a telemetry span); if one does, the answer's
+      // outcome stands as recorded above.
+    }
   }
 
   /** One answer is in (either way): the last one settles the wait. */

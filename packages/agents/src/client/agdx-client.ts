@@ -28,6 +28,7 @@ import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import { checkLayoutReplacement, declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
+import { ensureTopicCreated, losingBootstrapError } from './bootstrap-strays.js';
 import { ClientCore } from './client-core.js';
 import { HeaderBlockMemo } from './header-block-memo.js';
 import type { AgdxTelemetry, WaitEvent } from '../telemetry/agdx-telemetry.js';
@@ -218,11 +219,14 @@ export class AgdxClient {
    * stream that already declares another layout is refused before anything is created, unless
    * `replaceLayout` says to replace it; of two bootstraps racing with different layouts on an
    * undeclared stream, the one whose declaration landed second is refused after it (see
-   * `declareLayout`). `agent.control` and `agent.registry` are created on first use.
+   * `declareLayout`); a topic-per-agent loser that created per-agent topics the declared layout
+   * does not use names them in the error (`strayTopics`) to be deleted. `agent.control` and
+   * `agent.registry` are created on first use.
    * @throws NoStreamError without a default stream; InvalidError for a bad partition count;
    * LayoutMismatchError when the stream declares another layout (or a racing bootstrap declared
    * one first) and `replaceLayout` is not set;
-   * the transport's ConflictError when a topic exists with other settings.
+   * the transport's ConflictError when a topic exists with other settings (a racing bootstrap
+   * with another partition count meets it at the first topic, before creating any).
    */
   async bootstrap(partitions: number, options: BootstrapOptions = {}): Promise<BootstrapResult> {
     const core = this.#core;
@@ -241,15 +245,21 @@ export class AgdxClient {
       await core.transport.ensureTopic({ stream, topic }, { partitions: count, messageExpiryMicros }, { signal });
       topics.push(topic);
     }
+    // The per-agent topics this call created: the only ones a lost race can leave over.
+    const created: string[] = [];
     if (core.layout.kind === 'perAgentTopic') {
       for (const topic of new Set(core.layout.topics.values())) {
         if (topics.includes(topic)) continue;
-        await core.transport.ensureTopic({ stream, topic }, { partitions: count }, { signal });
+        if (await ensureTopicCreated(core.transport, stream, topic, { partitions: count }, signal)) created.push(topic);
         topics.push(topic);
       }
     }
     // declared last, once the layout's topics exist: a reader that sees the declaration finds them
-    await declareLayout(core.transport, stream, core.layout, { replaceLayout, signal });
+    try {
+      await declareLayout(core.transport, stream, core.layout, { replaceLayout, signal });
+    } catch (error) {
+      throw await losingBootstrapError(error, core.transport, stream, created, signal);
+    }
     topics.push(LAYOUT_DECLARATION_TOPIC);
     core.shared.bootstrapPartitions = count;
     return { stream, topics, partitions: count };

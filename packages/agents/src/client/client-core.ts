@@ -28,10 +28,13 @@ import type { HeaderBlockMemo } from './header-block-memo.js';
 export interface SharedClientState {
   /**
    * Reply hubs by stream, then topic: looked up per request with the names the caller holds,
-   * where one joined key was a fresh string to build and hash on every request.
+   * where one joined key was a fresh string to build and hash on every request. Not swept: there
+   * is one per reply topic (never per conversation or request), an idle hub stops its readers and
+   * timers and keeps only its names, and `replies(topic)` hands hubs out, so a second hub for a
+   * topic would split one topic's waits over two sets of readers.
    */
   readonly hubs: Map<string, Map<string, ReplyHub>>;
-  /** On-first-use topics already ensured, by `stream\u0000topic`. */
+  /** On-first-use topics already ensured, by `stream\u0000topic` (two per stream at most). */
   readonly ensured: Set<string>;
   /** Partition count of the last bootstrap (used for on-first-use topics). */
   bootstrapPartitions: number | undefined;

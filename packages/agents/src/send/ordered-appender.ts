@@ -1,7 +1,7 @@
 import { AgdxError } from '@agdx/wire';
 import { watchAbort } from '@agdx/transport';
 import type { BatchPosition } from '../client/client-core.js';
-import { afterBurst, afterMacrotask } from '../clock/after-burst.js';
+import { afterBurst } from '../clock/after-burst.js';
 import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
@@ -29,8 +29,8 @@ interface Place {
   readonly at: PlaceKey;
 }
 
-/** New topic maps between two sweeps of the empty ones: bounds what ever new topics leave. */
-const TOPIC_MAP_SWEEP = 256;
+/** New topic or stream maps between two sweeps of the empty ones: bounds what ever new names leave. */
+export const MAP_SWEEP = 256;
 
 /** A place within its stream and topic: a partition number, or a routing key (a string). */
 type PlaceKey = number | string;
@@ -54,9 +54,14 @@ type PlaceKey = number | string;
  *
  * On an in-process log an append is acknowledged within a few microtasks, before the next one is
  * issued, so nothing would ever merge. An appender made with `holdWhile` therefore lets an append
- * to an idle place wait for the end of the current burst (a macrotask hop, never a timer; see
- * {@link afterBurst}) while `holdWhile()` says more appends are coming: an agent working through
- * one read's records sends their answers as one append.
+ * to an idle place wait for one hop of the event loop (never a timer; see {@link afterBurst})
+ * while `holdWhile()` says more appends are coming: an agent working through one read's records
+ * sends their answers as one append.
+ *
+ * State is kept only for places with an append in flight or queued: a place leaves its map once
+ * it goes idle, and the maps left empty (a topic, a stream) are swept every {@link MAP_SWEEP} new
+ * ones, so a long-lived client talking to ever new conversations, topics or streams keeps a
+ * bounded footprint.
  */
 export class OrderedAppender {
   /**
@@ -65,47 +70,73 @@ export class OrderedAppender {
    * per append was a fresh string to build and hash on every send.
    */
   readonly #places = new Map<string, Map<string, Map<PlaceKey, Place>>>();
-  /** Topic maps made since the last sweep of empty ones (see {@link OrderedAppender.#place}). */
-  #topicMapsMade = 0;
+  /** Topic and stream maps made since the last sweep of empty ones (see {@link OrderedAppender.#place}). */
+  #mapsMade = 0;
   readonly #holdWhile: (() => boolean) | undefined;
-  readonly #burst: boolean;
+  readonly #hop: (run: () => void) => void;
 
   /**
-   * An appender. An append that finds its place idle may wait for the end of the current burst
-   * of work, so appends issued to that place meanwhile leave with it as one append:
-   * - `burst` (where an append is a network round trip: waits poll, Iggy) always waits for the
-   *   current macrotask to end, so a handler's 16 chunks, its finish and its response leave as one
-   *   append instead of one for the first record and one for the rest; worth one event-loop turn;
-   * - `holdWhile` (in-process logs) is asked each time, and waits only while it answers true (the
-   *   consumer has records queued behind the one being handled), so a lone answer never waits.
+   * An appender. While `holdWhile()` answers true, an append that finds its place idle waits for
+   * `hop` (default {@link afterBurst}), so appends issued to that place meanwhile leave with it as
+   * one append. One mode serves both kinds of log, differing only in the two arguments:
+   * - in-process logs ask whether the consumer has records queued behind the one being handled,
+   *   so a lone answer never waits, and hop with {@link afterBurst};
+   * - where an append is a network round trip (waits poll, Iggy) the answer is always true and the
+   *   hop `afterMacrotask` (clock/after-burst.ts), so a handler's 16 chunks, its finish and its
+   *   response, issued across its awaits, leave as one append instead of one for the first record
+   *   and one for the rest; worth one event-loop turn.
+   * The two were separate modes (`burst` and `holdWhile`) that differed only in these arguments.
    */
-  constructor(options: { readonly holdWhile?: (() => boolean) | undefined; readonly burst?: boolean | undefined } = {}) {
+  constructor(options: { readonly holdWhile?: (() => boolean) | undefined; readonly hop?: ((run: () => void) => void) | undefined } = {}) {
     this.#holdWhile = options.holdWhile;
-    this.#burst = options.burst === true;
+    this.#hop = options.hop ?? afterBurst;
+  }
+
+  /**
+   * How many stream maps, topic maps and places the appender holds: every place has an append in
+   * flight or queued; empty maps are at most {@link MAP_SWEEP} beyond those. For tests and
+   * diagnostics.
+   */
+  footprint(): { readonly streams: number; readonly topics: number; readonly places: number } {
+    let topics = 0;
+    let places = 0;
+    for (const byTopic of this.#places.values()) {
+      topics += byTopic.size;
+      for (const home of byTopic.values()) places += home.size;
+    }
+    return { streams: this.#places.size, topics, places };
   }
 
   /**
    * Appends `append` behind the earlier appends to its place; resolves with where it landed.
-   * `signal` aborts it (see the class notes for what an abort after sending means).
+   * `signal` aborts it (see the class notes for what an abort after sending means). Never throws:
+   * a record the layout cannot route rejects.
    */
   append(append: PreparedAppend, signal?: AbortSignal): Promise<BatchPosition> {
     if (signal?.aborted === true) return Promise.reject(aborted(signal));
-    const route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
+    let route: ReturnType<typeof routeRecord>;
+    try {
+      route = routeRecord(append.core.layout, append.topic, append.kind, append.target?.value, append.conversationKey);
+    } catch (error) {
+      // Every failure is a rejection: the answer pipeline counts an append as in until it settles.
+      return Promise.reject(error);
+    }
     const routing = route.routing;
     const at: PlaceKey | undefined = 'partition' in routing ? routing.partition : 'key' in routing && typeof routing.key === 'string' ? routing.key : undefined;
     // Byte keys and balanced routing are not merged (nothing the runtime sends uses them).
     if (at === undefined) return send(append, append.records, signal);
     const place = this.#place(append.stream, route.topic, at);
-    if (!place.busy && (this.#burst || this.#holdWhile?.() === true)) {
-      // Queued on an idle place: the drain at the end of the burst sends it with what follows.
+    if (!place.busy) {
       place.busy = true;
-      (this.#burst ? afterMacrotask : afterBurst)(() => this.#drain(place));
-    } else if (!place.busy) {
-      place.busy = true;
-      const sent = send(append, append.records, signal);
-      const drain = (): void => this.#drain(place);
-      void sent.then(drain, drain);
-      return sent;
+      if (this.#holdWhile?.() === true) {
+        // Queued on an idle place: the drain after the hop sends it with what follows.
+        this.#hop(() => this.#drain(place));
+      } else {
+        const sent = send(append, append.records, signal);
+        const drain = (): void => this.#drain(place);
+        void sent.then(drain, drain);
+        return sent;
+      }
     }
     const p = place;
     return new Promise<BatchPosition>((resolve, reject) => {
@@ -124,13 +155,17 @@ export class OrderedAppender {
   /** The place of `at` on `topic` of `stream`, made idle when there is none. */
   #place(stream: string, topic: string, at: PlaceKey): Place {
     let topics = this.#places.get(stream);
-    if (topics === undefined) this.#places.set(stream, (topics = new Map()));
-    let home = topics.get(topic);
+    let home = topics?.get(topic);
     if (home === undefined) {
-      // Idle places leave their topic's map but the map stays, so a client sending to a few topics
-      // allocates none per send. One sending to ever new topics would keep an empty map for each:
-      // every so many new maps, the empty ones go.
-      if (++this.#topicMapsMade > TOPIC_MAP_SWEEP) this.#sweepEmptyTopics();
+      // Idle places leave their topic's map but the maps stay, so a client sending to a few topics
+      // allocates none per send. One sending to ever new topics or streams would keep an empty map
+      // for each: every so many new maps, the empty ones go (before this lookup goes on, so the
+      // stream map it then holds is the one kept).
+      if (++this.#mapsMade > MAP_SWEEP) {
+        this.#sweepEmptyMaps();
+        topics = this.#places.get(stream);
+      }
+      if (topics === undefined) this.#places.set(stream, (topics = new Map()));
       topics.set(topic, (home = new Map()));
     }
     let place = home.get(at);
@@ -138,14 +173,12 @@ export class OrderedAppender {
     return place;
   }
 
-  /**
-   * Drops the topic maps no place is left in. Stream maps stay (a client uses few streams), so the
-   * stream map the caller holds stays the one in `#places`.
-   */
-  #sweepEmptyTopics(): void {
-    this.#topicMapsMade = 0;
-    for (const topics of this.#places.values()) {
+  /** Drops the topic maps no place is left in, then the stream maps no topic map is left in. */
+  #sweepEmptyMaps(): void {
+    this.#mapsMade = 0;
+    for (const [stream, topics] of this.#places) {
       for (const [topic, home] of topics) if (home.size === 0) topics.delete(topic);
+      if (topics.size === 0) this.#places.delete(stream);
     }
   }
 
