@@ -14,10 +14,15 @@ export interface WindowEntry {
   readonly key: string;
 }
 
-/** The entries of one partition, oldest first, with the index of the first still held. */
-interface PartitionQueue {
-  entries: WindowEntry[];
-  head: number;
+/**
+ * The identities of one partition: each key with the offset where it leaves the window, in two
+ * parallel arrays (oldest first, consumed from `head`) so a record costs no entry object.
+ */
+class PartitionWindow {
+  readonly keys = new Map<string, bigint>();
+  expiries: bigint[] = [];
+  order: string[] = [];
+  head = 0;
 }
 
 /**
@@ -25,14 +30,14 @@ interface PartitionQueue {
  * record is among the newest `span` records of its partition: one met at offset `e` is forgotten
  * when the fold reaches offset `e + span` of that partition. The answer of {@link seen} depends
  * only on offsets, so a fold from the start, an incremental fold and a fold resumed from a
- * snapshot of this window agree record for record.
+ * snapshot of this window agree record for record. A redelivered copy lands on the partition of
+ * its first copy, so each partition is looked up on its own.
  */
 export class PositionWindow {
   readonly #span: bigint;
   readonly #onForget: ((key: string) => void) | undefined;
-  /** Each held key and the offset of the entry that holds it. */
-  readonly #keys = new Map<string, bigint>();
-  readonly #queues = new Map<string, PartitionQueue>();
+  readonly #partitions = new Map<string, PartitionWindow>();
+  #size = 0;
 
   /**
    * @param span records per partition an identity is remembered for.
@@ -43,14 +48,15 @@ export class PositionWindow {
     this.#onForget = onForget;
   }
 
-  /** How many keys are held. */
+  /** How many keys are held, over every partition. */
   get size(): number {
-    return this.#keys.size;
+    return this.#size;
   }
 
-  /** True when `key` is held. */
+  /** True when `key` is held on any partition. */
   has(key: string): boolean {
-    return this.#keys.has(key);
+    for (const window of this.#partitions.values()) if (window.keys.has(key)) return true;
+    return false;
   }
 
   /**
@@ -58,48 +64,71 @@ export class PositionWindow {
    * remembers it when it was not. Forgets first what the window has moved past.
    */
   seen(partition: string, offset: bigint, key: string): boolean {
-    this.advance(partition, offset);
-    if (this.#keys.has(key)) return true;
-    this.note(partition, offset, key);
+    const window = this.#partitions.get(partition);
+    if (window !== undefined) {
+      this.#advance(window, offset);
+      if (window.keys.has(key)) return true;
+    }
+    this.#note(window ?? this.#open(partition), offset, key);
     return false;
   }
 
-  /** Remembers `key` as met at `offset` of `partition` (the caller decided it is new). */
+  /** Remembers `key` as met at `offset` of `partition` (the caller decided it is new there). */
   note(partition: string, offset: bigint, key: string): void {
-    let queue = this.#queues.get(partition);
-    if (queue === undefined) this.#queues.set(partition, (queue = { entries: [], head: 0 }));
-    queue.entries.push({ offset, key });
-    this.#keys.set(key, offset);
+    this.#note(this.#partitions.get(partition) ?? this.#open(partition), offset, key);
   }
 
   /** Forgets every key of `partition` met at or below `offset - span`: a copy at `offset` is beyond their window. */
   advance(partition: string, offset: bigint): void {
-    const queue = this.#queues.get(partition);
-    if (queue === undefined) return;
-    const limit = offset - this.#span;
-    const { entries } = queue;
-    while (queue.head < entries.length) {
-      const entry = entries[queue.head] as WindowEntry;
-      if (entry.offset > limit) break;
-      queue.head++;
-      // a key noted again later (after it had left, or on another partition) belongs to its newer entry
-      if (this.#keys.get(entry.key) === entry.offset) {
-        this.#keys.delete(entry.key);
-        this.#onForget?.(entry.key);
+    const window = this.#partitions.get(partition);
+    if (window !== undefined) this.#advance(window, offset);
+  }
+
+  #open(partition: string): PartitionWindow {
+    const window = new PartitionWindow();
+    this.#partitions.set(partition, window);
+    return window;
+  }
+
+  #note(window: PartitionWindow, offset: bigint, key: string): void {
+    const expiry = offset + this.#span;
+    if (!window.keys.has(key)) this.#size++;
+    // a key noted again (its first entry forgotten, or a caller renewing it) belongs to its newer entry
+    window.keys.set(key, expiry);
+    window.expiries.push(expiry);
+    window.order.push(key);
+  }
+
+  #advance(window: PartitionWindow, offset: bigint): void {
+    const { expiries, order } = window;
+    let head = window.head;
+    while (head < expiries.length && (expiries[head] as bigint) <= offset) {
+      const key = order[head] as string;
+      if (window.keys.get(key) === expiries[head]) {
+        window.keys.delete(key);
+        this.#size--;
+        this.#onForget?.(key);
       }
+      head++;
     }
-    // the consumed front is cut off once it is most of the array, so each entry is copied at most once or twice
-    if (queue.head === entries.length) this.#queues.delete(partition);
-    else if (queue.head > 1024 && queue.head * 2 > entries.length) {
-      queue.entries = entries.slice(queue.head);
-      queue.head = 0;
+    window.head = head;
+    // the consumed front is cut off once it is most of the arrays, so each entry is copied at most once or twice
+    if (head > 1024 && head * 2 > expiries.length) {
+      window.expiries = expiries.slice(head);
+      window.order = order.slice(head);
+      window.head = 0;
     }
   }
 
   /** The held entries of every partition, oldest first (what a snapshot saves). */
   *partitions(): IterableIterator<[string, readonly WindowEntry[]]> {
-    for (const [partition, queue] of this.#queues) {
-      const held = queue.entries.slice(queue.head).filter((e) => this.#keys.get(e.key) === e.offset);
+    for (const [partition, window] of this.#partitions) {
+      const held: WindowEntry[] = [];
+      for (let i = window.head; i < window.order.length; i++) {
+        const key = window.order[i] as string;
+        const expiry = window.expiries[i] as bigint;
+        if (window.keys.get(key) === expiry) held.push({ offset: expiry - this.#span, key });
+      }
       if (held.length > 0) yield [partition, held];
     }
   }

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SESSIONS_TOPIC, type AgdxClient } from '@agdx/agents';
-import { sessions } from '@agdx/sessions';
+import { REDELIVERY_WINDOW, sessions } from '@agdx/sessions';
 import { MemoryLog } from '@agdx/transport';
 import { AgentEnvelope, AgentId, MintUlid, RecordId, type ConversationId } from '@agdx/wire';
-import { REDELIVERY_WINDOW } from '../src/position-window.js';
 import { clientOn, expectSameAsFresh } from './support/counting-log.js';
 
 const agent = AgentId.parse('planner');

@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentTopic, type AgdxClient } from '@agdx/agents';
-import { sessions, type MemoryItem, type SessionMemory } from '@agdx/sessions';
+import { REDELIVERY_WINDOW, sessions, type MemoryItem, type SessionMemory } from '@agdx/sessions';
 import { MemoryLog } from '@agdx/transport';
-import { REDELIVERY_WINDOW } from '../src/position-window.js';
 import { clientOn } from './support/counting-log.js';
 
 /** Appends a copy of the `agent.memory` record at `position`, on its partition. */
