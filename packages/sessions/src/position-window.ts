@@ -69,7 +69,7 @@ export class PositionWindow {
       this.#advance(window, offset);
       if (window.keys.has(key)) return true;
     }
-    this.#note(window ?? this.#open(partition), offset, key);
+    this.#add(window ?? this.#open(partition), offset, key);
     return false;
   }
 
@@ -91,12 +91,18 @@ export class PositionWindow {
   }
 
   #note(window: PartitionWindow, offset: bigint, key: string): void {
+    // a key noted again (a caller renewing it) belongs to its newer entry, and is counted once
+    if (window.keys.has(key)) this.#size--;
+    this.#add(window, offset, key);
+  }
+
+  /** Adds the entry of a key `window` does not hold. */
+  #add(window: PartitionWindow, offset: bigint, key: string): void {
     const expiry = offset + this.#span;
-    if (!window.keys.has(key)) this.#size++;
-    // a key noted again (its first entry forgotten, or a caller renewing it) belongs to its newer entry
     window.keys.set(key, expiry);
     window.expiries.push(expiry);
     window.order.push(key);
+    this.#size++;
   }
 
   #advance(window: PartitionWindow, offset: bigint): void {

@@ -293,6 +293,8 @@ export class SessionFold {
   readonly redelivery: PositionWindow;
   /** The sessions whose start names each parent (parent's Crockford text), so `links` needs no walk over every session. */
   readonly #children = new Map<string, Map<string, ConversationId>>();
+  /** The redelivery window's `topic:partition` keys, made once per partition rather than per record. */
+  readonly #windowKeys = new Map<string, string[]>();
   readonly #stream: string;
   readonly #only: ConversationId | undefined;
   readonly #keepEvents: (key: string) => boolean;
@@ -375,7 +377,7 @@ export class SessionFold {
     // and remembered, so chunks and plain commands cost nothing here.
     const envelope = message?.envelope;
     const record = envelope !== undefined && hasFoldEffect(envelope, scanned.topic) ? envelope.record : undefined;
-    const redelivered = record !== undefined && this.redelivery.seen(`${scanned.topic}:${scanned.record.partition}`, scanned.record.offset, record.toString());
+    const redelivered = record !== undefined && this.redelivery.seen(this.#windowKey(scanned.topic, scanned.record.partition), scanned.record.offset, record.toString());
     if (scanned.topic === CONTROL_TOPIC && !redelivered) {
       foldControl(acc, message);
     }
@@ -387,6 +389,12 @@ export class SessionFold {
     // the first start decides the parent for good, so a session is indexed once
     if (!started && acc.start !== undefined) this.#indexChild(conversation, acc);
     if (this.#keepEvents(conversation.toString())) acc.events.push(event);
+  }
+
+  #windowKey(topic: string, partition: number): string {
+    let keys = this.#windowKeys.get(topic);
+    if (keys === undefined) this.#windowKeys.set(topic, (keys = []));
+    return (keys[partition] ??= `${topic}:${partition}`);
   }
 
   /** The folded view of one session, or undefined when the fold holds nothing of it. */
