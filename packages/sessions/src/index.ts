@@ -70,6 +70,7 @@ export type {
 } from './reads/session-reads.js';
 export { CHANGE_WINDOW, MAX_TRACKED_TIMELINES } from './reads/lane-fold.js';
 export { FOLD_HEADER, FOLD_STREAM_HEADER, SNAPSHOT_TOPIC } from './reads/fold-snapshot-store.js';
+export { REDELIVERY_WINDOW } from './position-window.js';
 export { layoutFingerprint } from './reads/lane-fold.js';
 export type { FoldStart } from './reads/lane-fold.js';
 export type { FoldSnapshotWritten } from './reads/fold-snapshot-store.js';

@@ -116,6 +116,16 @@ describe('StateFold', () => {
     expect(rest).toEqual(['rejected', 'applied', 'duplicate']);
     expect(resumed.revision).toBe(reconstructState(records).revision);
   });
+  test('a forgotten op id applies again; the others stay duplicates', () => {
+    const fold = new StateFold();
+    fold.apply(records[0] as StateRecord);
+    expect(fold.forgetOpId('a')).toBe(true);
+    expect(fold.forgetOpId('a')).toBe(false);
+    expect(fold.appliedOpIds).toEqual([]);
+    expect(fold.apply(records[1] as StateRecord)).toBe('applied');
+    expect(fold.apply(records[1] as StateRecord)).toBe('duplicate');
+    expect(fold.document).toEqual({ n: 9 });
+  });
   test('resume refuses an impossible point', () => {
     expect(errorOf(() => StateFold.resume({ document: {}, revision: -1n, appliedOpIds: [] }))?.class).toBe('InvalidError');
     expect(errorOf(() => StateFold.resume({ document: {}, revision: 1n, appliedOpIds: ['a', 'b'] }))?.class).toBe('InvalidError');

@@ -30,6 +30,7 @@ import {
 } from '@agdx/wire';
 import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '@agdx/agents';
 import type { SessionsRuntime } from '../sessions-runtime.js';
+import { PositionWindow } from '../position-window.js';
 import { readStateBase } from '../reads/session-reads.js';
 
 /** An agent id as text or as a wire {@link AgentId}. */
@@ -89,9 +90,10 @@ export class SessionLifecycleWriter {
   #ending: { readonly verb: EndVerb; readonly envelope: AgentEnvelope } | undefined;
   #revision: bigint | undefined;
   #document: JsonValue | undefined;
-  // The op ids readers have applied: a delta repeating one is dropped by every reader
-  // (wire `reconstructState`), so the writer must not count it either.
-  #appliedOpIds: Set<string> = new Set();
+  // The op ids readers hold as applied, with where each was applied: a delta repeating one is
+  // dropped by every reader, so the writer must not count it either; and like the readers it
+  // forgets an op id once its delta is REDELIVERY_WINDOW records behind on the partition.
+  #appliedOpIds: PositionWindow = new PositionWindow();
   #deltasSinceSnapshot = 0;
   #changedSinceSnapshot = false;
   #lease: SessionLease | undefined;
@@ -210,7 +212,8 @@ export class SessionLifecycleWriter {
       const base = await readStateBase(this.#runtime, this.#session, signal);
       this.#revision = base.revision;
       this.#document = base.document;
-      this.#appliedOpIds = new Set(base.appliedOpIds);
+      this.#appliedOpIds = new PositionWindow();
+      for (const { partition, offset, key } of base.opIds) this.#appliedOpIds.note(partition, offset, key);
     }
     return this.#revision;
   }
@@ -257,13 +260,24 @@ export class SessionLifecycleWriter {
     const baseRevision = await this.#baseRevision(options.signal);
     const opId = options.opId ?? MintUlid.mint(RecordId).toString();
     const duplicate = this.#appliedOpIds.has(opId);
-    const next = duplicate ? undefined : applyJsonPatch(this.#document ?? {}, patch);
+    let next = duplicate ? undefined : applyJsonPatch(this.#document ?? {}, patch);
     const body = encodeStateDelta({ baseRevision, patch, opId });
     const envelope = AgentEnvelope.event(MintUlid.mint(RecordId), this.#session, this.#source(options.agent), body).withOperation(STATE_DELTA_OPERATION);
     envelope.validate();
     const position = await this.#publish(envelope, options.signal);
+    const partition = String(position.partition);
+    // readers forget what the window moved past before they fold this delta, and so does the writer
+    this.#appliedOpIds.advance(partition, position.offset);
+    if (duplicate && !this.#appliedOpIds.has(opId)) {
+      // the op id left the window: readers apply this delta, or reject it when it does not patch
+      try {
+        next = applyJsonPatch(this.#document ?? {}, patch);
+      } catch {
+        return position;
+      }
+    }
     if (next === undefined) return position;
-    this.#appliedOpIds.add(opId);
+    this.#appliedOpIds.note(partition, position.offset, opId);
     this.#revision = baseRevision + 1n;
     this.#document = next;
     this.#changedSinceSnapshot = true;

@@ -1,10 +1,11 @@
 import { AgentTopic, type MessagePosition } from '@agdx/agents';
 import { reportSkippedRecord, type ConversationId } from '@agdx/wire';
+import { PositionWindow } from '../position-window.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { readConversation } from '../turns/read-turns.js';
 import type { ContextMessage } from '../turns/session-turn.js';
 import { Bm25Index } from './bm25.js';
-import { decodeMemoryRecord, type MemoryKind } from './memory-record.js';
+import { decodeMemoryRecord, type MemoryKind, type MemoryRecord } from './memory-record.js';
 import { tokenize } from './tokenize.js';
 import { unitVector, vectorFromBytes } from './vector.js';
 
@@ -47,16 +48,22 @@ export class MemoryIndex {
   readonly #namedPrefix: string;
   #offsets = new Map<number, bigint>();
   #items = new Map<string, IndexedItem>();
-  #forgotten = new Set<string>();
+  /**
+   * The unnamed ids forgotten in the newest {@link REDELIVERY_WINDOW} records of their partition,
+   * so a late copy of the item's record does not bring it back. An unnamed id is written once,
+   * before its forget, so any copy of it within the window of its first write is also within this.
+   */
+  #forgotten = new PositionWindow();
   #weights = new Map<string, number>();
   /** Live items whose summed weight is not zero: the few that a recent recall must sort. */
   #weighted = new Set<string>();
   /**
-   * The idempotency keys of the feedback folded for each target: a feedback record redelivered
-   * (a producer's retried append writes it twice) adds its weight once. Dropped with the target's
-   * weight when an unnamed item is forgotten, since that item can never come back.
+   * The write identities (idempotency keys) of the records folded in the newest
+   * {@link REDELIVERY_WINDOW} records of their partition: a record redelivered (a producer's
+   * retried append writes it twice) is folded once, so feedback adds its weight once and a late
+   * copy of an older write to a named slot does not replace a newer one.
    */
-  #feedbackKeys = new Map<string, Set<string>>();
+  #writes = new PositionWindow();
   /** Every item in fold order, dead ones included until compaction, so the newest are found from the end. */
   #ordered: IndexedItem[] = [];
   #dead = 0;
@@ -66,6 +73,10 @@ export class MemoryIndex {
   /** Vectors computed at recall time for items written without one (never written back). */
   #computed = new Map<string, Float32Array>();
   #queue: Promise<void> = Promise.resolve();
+  /** The consolidations of this memory, one after another. */
+  #consolidations: Promise<unknown> = Promise.resolve();
+  /** The newest consolidation started here, running or waiting, until it settles. */
+  #consolidation: { readonly maxItems: number; readonly summarize: unknown; readonly run: Promise<unknown> } | undefined;
 
   constructor(runtime: SessionsRuntime, stream: string, conversation: ConversationId, namespace: string) {
     this.#runtime = runtime;
@@ -146,6 +157,33 @@ export class MemoryIndex {
     if (this.#items.get(item.id) === item) this.#computed.set(item.id, unitVector(vector));
   }
 
+  /**
+   * Runs a consolidation after those started before it, or joins the newest one when it asks for
+   * the same (`maxItems` and summarizer) and has not settled: two identical calls made together
+   * are one consolidation, so they write one summary between them.
+   */
+  consolidation<T>(maxItems: number, summarize: unknown, work: () => Promise<T>): Promise<T> {
+    const newest = this.#consolidation;
+    if (newest !== undefined && newest.maxItems === maxItems && newest.summarize === summarize) return newest.run as Promise<T>;
+    const run = this.#consolidations.then(work, work);
+    const entry = { maxItems, summarize, run };
+    this.#consolidation = entry;
+    this.#consolidations = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    const settle = (): void => {
+      if (this.#consolidation === entry) this.#consolidation = undefined;
+    };
+    run.then(settle, settle);
+    return run;
+  }
+
+  /** How many identities the fold holds to recognise redelivered records (bounded by {@link REDELIVERY_WINDOW} per partition). */
+  get heldIdentities(): { readonly writes: number; readonly forgotten: number } {
+    return { writes: this.#writes.size, forgotten: this.#forgotten.size };
+  }
+
   /** Reads what was appended since the last refresh and folds it; concurrent calls run one after another. */
   refresh(signal?: AbortSignal): Promise<void> {
     const run = this.#queue.then(() => this.#refresh(signal));
@@ -183,10 +221,10 @@ export class MemoryIndex {
   #reset(): void {
     this.#offsets = new Map();
     this.#items = new Map();
-    this.#forgotten = new Set();
+    this.#forgotten = new PositionWindow();
     this.#weights = new Map();
     this.#weighted = new Set();
-    this.#feedbackKeys = new Map();
+    this.#writes = new PositionWindow();
     this.#ordered = [];
     this.#dead = 0;
     this.#computed = new Map();
@@ -211,24 +249,21 @@ export class MemoryIndex {
       reportSkippedRecord(this.#runtime.onError, { stream, topic, partition, offset }, error);
       return;
     }
+    const partition = String(message.id.partition);
+    const offset = message.id.offset;
+    this.#forgotten.advance(partition, offset);
+    const identity = writeIdentity(record, message.provenance.idempotencyKey, this.#namedPrefix);
+    if (identity !== undefined && this.#writes.seen(partition, offset, identity)) return;
     if (record.kind === 'forget') {
       this.#drop(record.target);
-      this.#forgotten.add(record.target);
       if (!record.target.startsWith(this.#namedPrefix)) {
         // an unnamed id is never written again, so its feedback can go with it
+        this.#forgotten.note(partition, offset, record.target);
         this.#weights.delete(record.target);
-        this.#feedbackKeys.delete(record.target);
       }
     } else if (record.kind === 'feedback') {
       const { target } = record;
       if (this.#forgotten.has(target) && !target.startsWith(this.#namedPrefix)) return;
-      const key = message.provenance.idempotencyKey;
-      if (key !== undefined) {
-        let keys = this.#feedbackKeys.get(target);
-        if (keys === undefined) this.#feedbackKeys.set(target, (keys = new Set()));
-        if (keys.has(key)) return;
-        keys.add(key);
-      }
       const weight = this.weight(target) + record.weight;
       this.#weights.set(target, weight);
       if (weight !== 0 && this.#items.has(target)) this.#weighted.add(target);
@@ -236,10 +271,7 @@ export class MemoryIndex {
     } else {
       const named = record.id.startsWith(this.#namedPrefix);
       if (!named && (this.#forgotten.has(record.id) || this.#items.has(record.id))) return;
-      if (named) {
-        this.#forgotten.delete(record.id);
-        this.#drop(record.id);
-      }
+      if (named) this.#drop(record.id);
       const item: IndexedItem = {
         id: record.id,
         kind: record.itemKind,
@@ -268,6 +300,17 @@ export class MemoryIndex {
     }
     this.#computed.delete(id);
   }
+}
+
+/**
+ * What tells a copy of a memory record from a new write: its idempotency key (each write's own
+ * id). A named item whose key is its slot id was written before slot writes had keys of their
+ * own (every write of the slot shared the key), so it has none and always applies.
+ */
+function writeIdentity(record: MemoryRecord, key: string | undefined, namedPrefix: string): string | undefined {
+  if (key === undefined) return undefined;
+  if (record.kind === 'item' && key === record.id && record.id.startsWith(namedPrefix)) return undefined;
+  return key;
 }
 
 function unitOrUndefined(vector: Float32Array | undefined): Float32Array | undefined {

@@ -25,6 +25,12 @@ export interface ConsolidateReport {
   readonly forgotten: number;
   /** The id of the summary item written before the prune, when a summarizer ran. */
   readonly summary?: string | undefined;
+  /**
+   * True when, while the summarizer ran, another consolidation (another process or sessions
+   * factory) forgot some of the items this one meant to prune: this one then writes and forgets
+   * nothing (`forgotten` is 0), so the pruned items are summarised once.
+   */
+  readonly superseded?: true | undefined;
 }
 
 /**
@@ -56,6 +62,13 @@ export interface VectorMemoryOptions {
    * computed at recall time for every item and kept in process only.
    */
   readonly storeVectors?: boolean | undefined;
+}
+
+/** The id of the summary of `pruned`: SHA-256 of the namespace and the pruned ids, as a 128-bit Crockford id. */
+async function summaryId(namespace: string, pruned: readonly MemoryItem[]): Promise<string> {
+  const text = ['agdx.memory.summary', namespace, ...pruned.map((item) => item.id).sort()].join('\n');
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  return RecordId.fromBytes(digest.subarray(0, 16)).toString();
 }
 
 /** A memory handle with an embedder: semantic and hybrid recall work on it. */
@@ -114,6 +127,7 @@ export class SessionMemory implements RecallSource {
     }) as VectorMemory;
   }
 
+  /** Appends `record`; `id` is its write identity (idempotency key), by which a fold tells a redelivered copy from a new write. */
   async #write(record: MemoryRecord, id: string, signal?: AbortSignal): Promise<MessagePosition> {
     return appendPlain({
       transport: this.#runtime.client.transport,
@@ -140,12 +154,19 @@ export class SessionMemory implements RecallSource {
     if (!MEMORY_KINDS.includes(kind)) throw new InvalidError(`unknown memory kind ${JSON.stringify(kind)}`);
     if (options.key !== undefined && (typeof options.key !== 'string' || options.key.length === 0)) throw new InvalidError('a memory key must be a non-empty string');
     const id = options.key !== undefined ? `${this.#namespace}/${options.key}` : MintUlid.mint(RecordId).toString();
+    return this.#remember(id, body, kind, options.signal);
+  }
+
+  async #remember(id: string, body: Uint8Array, kind: MemoryKind, signal?: AbortSignal): Promise<string> {
     let embedding: Uint8Array | undefined;
     if (this.#vectors?.storeVectors === true) {
-      const [vector] = (await embedTexts(this.#vectors.embedder, [decoder.decode(body)], options.signal)) as [Float32Array];
+      const [vector] = (await embedTexts(this.#vectors.embedder, [decoder.decode(body)], signal)) as [Float32Array];
       embedding = vectorToBytes(vector);
     }
-    await this.#write({ kind: 'item', id, itemKind: kind, body, embedding }, id, options.signal);
+    // each write to a named slot has an identity of its own, so a late copy of an older write is
+    // recognised and cannot replace a newer one; an unnamed item's id is already its own
+    const write = id.startsWith(`${this.#namespace}/`) ? MintUlid.mint(RecordId).toString() : id;
+    await this.#write({ kind: 'item', id, itemKind: kind, body, embedding }, write, signal);
     return id;
   }
 
@@ -189,6 +210,11 @@ export class SessionMemory implements RecallSource {
     if (!Number.isSafeInteger(maxItems) || maxItems < 0) throw new InvalidError('maxItems must be a non-negative integer');
     const { summarize, signal } = options instanceof AbortSignal ? { summarize: undefined, signal: options } : options;
     if (summarize !== undefined && typeof summarize !== 'function') throw new InvalidError('summarize must be a function');
+    const index = memoryIndexFor(this.#runtime, this.#conversation, this.#namespace);
+    return index.consolidation(maxItems, summarize, () => this.#consolidate(maxItems, summarize, signal));
+  }
+
+  async #consolidate(maxItems: number, summarize: Summarizer | undefined, signal: AbortSignal | undefined): Promise<ConsolidateReport> {
     const items = await this.recall().limit(CONSOLIDATE_SCAN_LIMIT).newestFirst(signal);
     const drop = items.slice(maxItems);
     let summary: string | undefined;
@@ -201,7 +227,14 @@ export class SessionMemory implements RecallSource {
         throw new SummarizerError(error instanceof Error ? error.message : String(error), { cause: error });
       }
       if (typeof text !== 'string' && !(text instanceof Uint8Array)) throw new SummarizerError('it must return text or bytes');
-      summary = await this.remember(text, { kind: 'summary', signal });
+      // Another writer may have consolidated these items while the summarizer ran: then their
+      // summary is written and this one is not, so nothing is summarised twice.
+      const index = await this.index(signal);
+      if (drop.some((item) => index.get(item.id) === undefined)) return { scanned: items.length, kept: items.length - drop.length, forgotten: 0, superseded: true };
+      // The id follows from the pruned ids: two writers that passed the check together write the
+      // same summary id, which the fold keeps once.
+      const body = typeof text === 'string' ? encoder.encode(text) : text;
+      summary = await this.#remember(await summaryId(this.#namespace, drop), body, 'summary', signal);
     }
     for (const item of drop) await this.forget(item.id, signal);
     return { scanned: items.length, kept: items.length - drop.length, forgotten: drop.length, ...(summary !== undefined ? { summary } : {}) };

@@ -7,10 +7,12 @@ import {
   encodeCbor,
   encodeFoldSnapshot,
   encodeSessionStart,
+  RecordId,
   type CborValue,
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally, callIdentityBudget, type CallIdentityBudget } from './call-tally.js';
+import { REDELIVERY_WINDOW, type PositionWindow } from '../position-window.js';
 import { noState, SessionFold, type Acc, type SessionStatus } from './session-fold.js';
 
 /** Largest fold snapshot a reader decodes or a writer produces (the wire limit of the capsule). */
@@ -20,8 +22,11 @@ export const MAX_FOLD_SNAPSHOT_BYTES: number = 16 * 1024 * 1024;
  * plus the call identities of open sessions (at most 100,000 entries of up to 3 items).
  */
 export const MAX_FOLD_SNAPSHOT_ITEMS = 4_500_000;
-/** Version of the folded-state layout inside the capsule's `state` bytes (2: with the call tally). */
-const IMAGE_VERSION = 2n;
+/**
+ * Version of the folded-state layout inside the capsule's `state` bytes (2: with the call tally;
+ * 3: with the redelivery window).
+ */
+const IMAGE_VERSION = 3n;
 const SURFACE = 'session fold snapshot';
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const U32_MAX = 0xffff_ffffn;
@@ -110,6 +115,7 @@ export async function encodeFoldImage(image: FoldImage): Promise<Uint8Array> {
       ['seq', image.seq],
       ['sessions', sessions],
       ['heartbeats', heartbeats],
+      ['redelivery', redeliveryRows(image.fold.redelivery)],
     ]),
   );
   // The digest makes a flipped byte a refused snapshot instead of a wrong count.
@@ -121,6 +127,41 @@ export async function encodeFoldImage(image: FoldImage): Promise<Uint8Array> {
     throw new CodecError(`a session fold snapshot of ${bytes.length} bytes exceeds ${MAX_FOLD_SNAPSHOT_BYTES}`, { context: { surface: SURFACE, operation: 'encode' } });
   }
   return bytes;
+}
+
+/**
+ * The redelivery window as one row per topic partition: its `topic:partition` key, the record
+ * ids as one byte string of 16 bytes each, and their offsets (ascending), oldest first.
+ */
+function redeliveryRows(window: PositionWindow): CborValue[] {
+  const rows: CborValue[] = [];
+  for (const [partition, entries] of window.partitions()) {
+    const ids = new Uint8Array(entries.length * 16);
+    entries.forEach((e, i) => ids.set(RecordId.parse(e.key).toBytes(), i * 16));
+    rows.push([partition, ids, entries.map((e) => e.offset)]);
+  }
+  return rows;
+}
+
+/** Restores the rows of {@link redeliveryRows} into `window`, refusing any a writer could not have produced. */
+function readRedelivery(rows: readonly CborValue[], window: PositionWindow): void {
+  const partitions = new Set<string>();
+  for (const value of rows) {
+    const r = row(value, 3, 'a redelivery window');
+    const [partition, ids, offsets] = r;
+    if (typeof partition !== 'string' || partitions.has(partition)) throw bad('a redelivery window needs a partition of its own');
+    partitions.add(partition);
+    // a window holds at most one record per offset of its span
+    if (!Array.isArray(offsets) || offsets.length > REDELIVERY_WINDOW) throw bad('a redelivery window holds too many offsets');
+    if (!(ids instanceof Uint8Array) || ids.length !== offsets.length * 16) throw bad('a redelivery window needs 16 bytes per offset');
+    let previous = -1n;
+    (offsets as readonly CborValue[]).forEach((o, i) => {
+      const offset = u64(o, 'a redelivery offset');
+      if (offset <= previous) throw bad('redelivery offsets must ascend');
+      previous = offset;
+      window.note(partition, offset, RecordId.fromBytes(ids.subarray(i * 16, i * 16 + 16)).toString());
+    });
+  }
 }
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
@@ -203,7 +244,6 @@ function readAcc(value: CborValue): { id: ConversationId; acc: Acc } {
     laneConflict: bool(r[19], 'laneConflict'),
     state: noState(),
     partial: true,
-    recent: undefined,
   };
   return { id, acc };
 }
@@ -251,6 +291,7 @@ export async function decodeFoldImage(bytes: Uint8Array, onError?: SkippedRecord
     const h = row(value, 2, 'a heartbeat');
     fold.heartbeats.set(conversation(h[0]).toString(), u64(h[1], 'heartbeat time'));
   }
+  readRedelivery(r.array('redelivery'), fold.redelivery);
   const seqBase = r.u64('seq_base');
   const seq = r.u64('seq');
   if (seq < seqBase) throw bad('seq is below seq_base');

@@ -436,7 +436,7 @@ export class LaneFold {
     for (const t of image.topics) {
       topics.set(t.topic, { topic: t.topic, topicIndex: names.indexOf(t.topic), createdAtMicros: t.createdAtMicros, partitions: t.partitions.map((p) => ({ ...p })) });
     }
-    const restored = new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError });
+    const restored = new SessionFold(stream, { keepEvents: (key) => this.#tracked.has(key), onError: this.#runtime.onError, redelivery: image.fold.redelivery });
     for (const [key, entry] of image.fold.accs) restored.restore(key, entry);
     for (const [key, ts] of image.fold.heartbeats) restored.heartbeats.set(key, ts);
     const state: FoldState = {

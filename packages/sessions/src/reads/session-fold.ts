@@ -25,7 +25,7 @@ import {
   type SkippedRecordHandler,
 } from '@agdx/wire';
 import { CallTally } from './call-tally.js';
-import { RecentRecords } from './recent-records.js';
+import { PositionWindow, REDELIVERY_WINDOW } from '../position-window.js';
 import { envelopeDisplayType, PlainDisplayType } from './display-type.js';
 import type { PartitionFrontier, ScannedRecord } from './scanned-record.js';
 
@@ -161,6 +161,11 @@ export interface KeptState {
   history: StateChange[];
   /** The kind of the first state record that decoded, if any (a snapshot first means the state is whole). */
   first: 'snapshot' | 'delta' | undefined;
+  /**
+   * Where each op id the fold holds was applied: an op id leaves the fold when its delta is
+   * {@link REDELIVERY_WINDOW} records behind on its partition, so the applied set stays bounded.
+   */
+  opIds: PositionWindow | undefined;
 }
 
 /** A session's state as a read sees it. */
@@ -168,7 +173,7 @@ export type FoldedState = Readonly<KeptState>;
 
 /** No state record met yet. */
 export function noState(): KeptState {
-  return { fold: undefined, history: [], first: undefined };
+  return { fold: undefined, history: [], first: undefined, opIds: undefined };
 }
 
 /** Everything folded for one session. */
@@ -201,8 +206,6 @@ export interface Acc {
   state: KeptState;
   /** Restored from a fold snapshot: the summary is whole, events and state records are not. */
   partial: boolean;
-  /** The session's newest envelope record ids, to fold a redelivered copy once (not saved in snapshots). */
-  recent: RecentRecords | undefined;
 }
 
 /** An empty session fold. */
@@ -227,7 +230,6 @@ export function newAcc(): Acc {
     laneConflict: false,
     state: noState(),
     partial: false,
-    recent: undefined,
   };
 }
 
@@ -282,8 +284,17 @@ export class SessionFold {
   readonly accs: Map<string, { readonly id: ConversationId; readonly acc: Acc }> = new Map();
   /** Last heartbeat per session (Crockford text), broker time. */
   readonly heartbeats: Map<string, bigint> = new Map();
+  /**
+   * The record ids of the envelopes folded for their effect (usage, error, parked work, status,
+   * control) in the newest {@link REDELIVERY_WINDOW} records of each topic partition, keyed
+   * `topic:partition`: a copy of one of them is on the timeline but is not folded again. Saved in
+   * fold snapshots, so a reader resumed from one recognises copies of records folded before it.
+   */
+  readonly redelivery: PositionWindow;
   /** The sessions whose start names each parent (parent's Crockford text), so `links` needs no walk over every session. */
   readonly #children = new Map<string, Map<string, ConversationId>>();
+  /** The redelivery window's `topic:partition` keys, made once per partition rather than per record. */
+  readonly #windowKeys = new Map<string, string[]>();
   readonly #stream: string;
   readonly #only: ConversationId | undefined;
   readonly #keepEvents: (key: string) => boolean;
@@ -292,9 +303,14 @@ export class SessionFold {
   /**
    * @param keepEvents which sessions keep their timeline (the summary and state records are kept
    *   for every session): a long-lived reader keeps only the timelines it was asked for.
+   * @param redelivery the redelivery window to continue (one restored from a fold snapshot).
    */
-  constructor(stream: string, options: { only?: ConversationId | undefined; keepEvents?: (key: string) => boolean; onError?: SkippedRecordHandler | undefined } = {}) {
+  constructor(
+    stream: string,
+    options: { only?: ConversationId | undefined; keepEvents?: (key: string) => boolean; onError?: SkippedRecordHandler | undefined; redelivery?: PositionWindow | undefined } = {},
+  ) {
     this.#stream = stream;
+    this.redelivery = options.redelivery ?? new PositionWindow();
     this.#only = options.only;
     this.#keepEvents = options.keepEvents ?? (() => true);
     this.#onError = options.onError;
@@ -355,13 +371,13 @@ export class SessionFold {
     if (conversation === undefined) return;
     if (this.#only !== undefined && !this.#only.equals(conversation)) return;
     const acc = this.accFor(conversation);
-    // A redelivered envelope (a producer's retried append: the same record id again) is on the
-    // timeline, but its usage, error, parked work, status change and control request were folded
-    // with the first copy. Only envelopes with such an effect are looked up and remembered, so
-    // chunks and plain commands cost nothing here.
+    // A redelivered envelope (a producer's retried append: the same record id again, on the same
+    // partition) is on the timeline, but its usage, error, parked work, status change and control
+    // request were folded with the first copy. Only envelopes with such an effect are looked up
+    // and remembered, so chunks and plain commands cost nothing here.
     const envelope = message?.envelope;
     const record = envelope !== undefined && hasFoldEffect(envelope, scanned.topic) ? envelope.record : undefined;
-    const redelivered = record !== undefined && (acc.recent ??= new RecentRecords()).seen(record);
+    const redelivered = record !== undefined && this.redelivery.seen(this.#windowKey(scanned.topic, scanned.record.partition), scanned.record.offset, record.toString());
     if (scanned.topic === CONTROL_TOPIC && !redelivered) {
       foldControl(acc, message);
     }
@@ -373,6 +389,12 @@ export class SessionFold {
     // the first start decides the parent for good, so a session is indexed once
     if (!started && acc.start !== undefined) this.#indexChild(conversation, acc);
     if (this.#keepEvents(conversation.toString())) acc.events.push(event);
+  }
+
+  #windowKey(topic: string, partition: number): string {
+    let keys = this.#windowKeys.get(topic);
+    if (keys === undefined) this.#windowKeys.set(topic, (keys = []));
+    return (keys[partition] ??= `${topic}:${partition}`);
   }
 
   /** The folded view of one session, or undefined when the fold holds nothing of it. */
@@ -451,7 +473,12 @@ function foldState(state: KeptState, record: StateRecord | undefined, at: EventP
   } else {
     state.first ??= record.kind;
     const fold = (state.fold ??= new StateFold());
+    // an op id applied more than the window ago is no longer held: a repeat of it applies again
+    const opIds = (state.opIds ??= new PositionWindow(REDELIVERY_WINDOW, (opId) => fold.forgetOpId(opId)));
+    const partition = String(at.partition);
+    opIds.advance(partition, at.offset);
     const outcome = fold.apply(record);
+    if (outcome === 'applied' && record.kind === 'delta') opIds.note(partition, at.offset, record.delta.opId);
     change = { revision: fold.revision, opId: record.kind === 'delta' ? record.delta.opId : undefined, outcome, at, brokerTs };
   }
   state.history.push(change);

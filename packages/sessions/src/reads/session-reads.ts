@@ -347,9 +347,12 @@ export async function readStateBase(
   session: ConversationId,
   signal?: AbortSignal,
   reads: SessionReads = readsOf(runtime),
-): Promise<{ readonly revision: bigint; readonly document: JsonValue | undefined; readonly appliedOpIds: readonly string[] }> {
-  const fold = (await reads.foldedState(session, signal)).folded?.state.fold;
-  return { revision: fold?.revision ?? 0n, document: fold?.document === undefined ? undefined : structuredClone(fold.document), appliedOpIds: fold?.appliedOpIds ?? [] };
+): Promise<{ readonly revision: bigint; readonly document: JsonValue | undefined; readonly opIds: readonly { readonly partition: string; readonly offset: bigint; readonly key: string }[] }> {
+  const state = (await reads.foldedState(session, signal)).folded?.state;
+  const fold = state?.fold;
+  // the op ids the readers hold, with where each was applied, so the writer forgets them when they do
+  const opIds = [...(state?.opIds?.partitions() ?? [])].flatMap(([partition, entries]) => entries.map((e) => ({ partition, offset: e.offset, key: e.key })));
+  return { revision: fold?.revision ?? 0n, document: fold?.document === undefined ? undefined : structuredClone(fold.document), opIds };
 }
 
 /** Folds a session's state records for the state read. */

@@ -68,6 +68,16 @@ export class StateFold {
     return fold;
   }
 
+  /**
+   * Drops `opId` from the applied op ids, so a later delta repeating it applies again. For readers
+   * that bound the set by a rule of their own (for example the op ids applied within the newest
+   * records of a partition), since a fold that keeps every op id grows with every delta.
+   * @returns whether the op id was held.
+   */
+  forgetOpId(opId: string): boolean {
+    return this.#applied.delete(opId);
+  }
+
   /** Folds the next record in lane order and says what it did. */
   apply(record: StateRecord): StateOutcome {
     if (record.kind === 'snapshot') {
