@@ -1,0 +1,81 @@
+/**
+ * One request's life on a connection: the options a caller passes, the record the connection
+ * keeps while the request is queued or in flight, and the two ways it ends (settled, released).
+ */
+
+import type { TransportError } from '@agdx/transport';
+
+/** Options of one {@link IggyConnection.request}. */
+export interface RequestOptions {
+  /** Aborting rejects the call with `CancelledError`. */
+  readonly signal?: AbortSignal | undefined;
+  /** Overrides the connection's default request timeout. */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * The call changes nothing on the server, so it may be written again after a lost connection
+   * (reads). Mutations are never replayed: they fail with a `transport` error instead.
+   */
+  readonly idempotent?: boolean | undefined;
+  /**
+   * The bytes before `body` in its buffer are free for the request header (VSR 256, classic 8),
+   * so the frame is built around the body instead of copying it.
+   */
+  readonly headerInPlace?: boolean | undefined;
+  /**
+   * Called once the request no longer occupies the connection: answered, failed, or dropped
+   * unwritten. For an aborted call that was written this is later than its rejection: the
+   * request stays on the wire until its reply or a reset (see {@link AppendCoalescer}).
+   */
+  readonly onRelease?: (() => void) | undefined;
+}
+
+/** A request the connection holds, queued or written, until it is settled and released. */
+export interface Call {
+  readonly code: number;
+  readonly body: Uint8Array;
+  readonly idempotent: boolean;
+  /** See `RequestOptions.headerInPlace`. */
+  readonly headerInPlace: boolean;
+  /** The call's time limit, ms. */
+  readonly timeoutMs: number;
+  /** Restore-hook and heartbeat calls may go out before the connection is `ready`. */
+  readonly internal: boolean;
+  readonly resolve: (payload: Uint8Array) => void;
+  readonly reject: (error: TransportError) => void;
+  settled: boolean;
+  written: boolean;
+  retried: boolean;
+  /** The node refused it unapplied as not the primary (58): it is sent again after failover. */
+  notAccepted: boolean;
+  /** How many times a node refused it with 58; bounded by `MAX_NOT_ACCEPTED`. */
+  refusals: number;
+  /** A transient status (57/58) armed a resend of its frame that has not gone out yet. */
+  resendArmed: boolean;
+  /** The session's record of the written request, to match its reply. */
+  pending: unknown;
+  /** `RequestOptions.onRelease`, cleared once called. */
+  release: (() => void) | undefined;
+  cleanup: () => void;
+}
+
+/** Tells the call's owner that the connection is done with its request (once). */
+export function released(call: Call): void {
+  const release = call.release;
+  call.release = undefined;
+  release?.();
+}
+
+/** Resolves or rejects the caller's promise (once) and stops the call's timer and abort watch. */
+export function settle(call: Call, outcome: { payload: Uint8Array } | { error: TransportError }): void {
+  if (call.settled) return;
+  call.settled = true;
+  call.cleanup();
+  if ('payload' in outcome) call.resolve(outcome.payload);
+  else call.reject(outcome.error);
+}
+
+/** Fails a call taken off the queue or the in-flight list for good, and releases it. */
+export function drop(call: Call, error: TransportError): void {
+  settle(call, { error });
+  released(call);
+}
