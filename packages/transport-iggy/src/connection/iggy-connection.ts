@@ -17,24 +17,22 @@ import type { FrameSplitter, IggyError } from '@agdx/iggy-protocol';
 import { ClusterDirectory } from '../cluster-directory.js';
 import type { Endpoint } from '../cluster-directory.js';
 import { toTransportError } from '../error-mapping.js';
-import { isOutcomeUnknown } from '../outcome-unknown.js';
 import type { ResolvedIggyOptions } from '../options.js';
-import { pauseUntilClosed, refusalPause } from './backoff.js';
+import { pauseUntilClosed } from './backoff.js';
 import { drop, released, settle } from './call.js';
 import type { Call, RequestOptions } from './call.js';
 import { isFatalEviction } from './fatal-login.js';
 import { findServingNode } from './leader-search.js';
 import type { SearchHost } from './leader-search.js';
 import { sortLostCalls } from './lost-calls.js';
+import { ReconnectLoop } from './reconnect-loop.js';
+import type { ReconnectHost } from './reconnect-loop.js';
 import type { Session } from './session.js';
 import { attemptSocket } from './socket-attempt.js';
 import type { AttemptHost, Handshake } from './socket-attempt.js';
+import type { ConnectionState } from './state.js';
 import { TRANSIENT_NOT_ACCEPTED, armResend, notPrimaryLoss, refuseAsNotPrimary } from './transient-status.js';
 import { WritePump } from './write-pump.js';
-
-export type { RequestOptions } from './call.js';
-
-type State = 'connecting' | 'restoring' | 'ready' | 'down' | 'closed';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
@@ -46,7 +44,7 @@ export type RestoreHook = () => Promise<void>;
 /** One connection with its own session; see the module comment. */
 export class IggyConnection {
   readonly #options: ResolvedIggyOptions;
-  #state: State = 'connecting';
+  #state: ConnectionState = 'connecting';
   #socket: net.Socket | undefined;
   #session: Session | undefined;
   #splitter: FrameSplitter | undefined;
@@ -60,7 +58,6 @@ export class IggyConnection {
   readonly #directory: ClusterDirectory;
   /** The address of the current (or last) socket. */
   #endpoint: Endpoint | undefined;
-  #reconnecting: Promise<void> | undefined;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #restoreHooks: RestoreHook[] = [];
   #lastError: TransportError | undefined;
@@ -80,10 +77,14 @@ export class IggyConnection {
   });
   /** Fires on close: ends a back-off pause or a socket attempt of a reconnect in progress. */
   readonly #closing = new AbortController();
+  /** Brings the connection back after a loss, one reconnect at a time. */
+  readonly #reconnect: ReconnectLoop;
 
   private constructor(options: ResolvedIggyOptions, directory: ClusterDirectory) {
     this.#options = options;
     this.#directory = directory;
+    // Made here, not as a field initializer: its host reads the options set just above.
+    this.#reconnect = new ReconnectLoop(this.#reconnectHost());
   }
 
   /**
@@ -427,37 +428,26 @@ export class IggyConnection {
   }
 
   #startReconnect(): void {
-    if (this.#reconnecting !== undefined || this.#state !== 'down') return;
-    this.#reconnecting = (async () => {
-      try {
-        this.#state = 'connecting';
-        if (this.#refusalStreak > 0) {
-          // After a 58 the same node may be named leader again at once: pace the retries.
-          await this.#backoff(refusalPause(this.#options, this.#refusalStreak));
-          if ((this.#state as State) === 'closed') return;
-        }
-        for (let cycle = 1; ; cycle++) {
-          await this.#establish();
-          this.#reconnects++;
-          this.#state = 'restoring';
-          try {
-            for (const hook of this.#restoreHooks) await hook();
-            break;
-          } catch (error) {
-            // Lost again while restoring (#lose marked it down): start over, within the policy's
-            // attempts, instead of failing the calls queued behind the restore.
-            if ((this.#state as State) !== 'down' || cycle >= this.#options.maxAttempts) throw error;
-            this.#state = 'connecting';
-          }
-        }
-        if ((this.#state as State) === 'restoring') this.#state = 'ready';
-        this.#pump();
-      } catch (error) {
-        if ((this.#state as State) === 'closed') return;
-        // Queued calls were never written: whatever the restore's own outcome, theirs is known.
-        const failure = isOutcomeUnknown(error)
-          ? new TransportFailureError('the Iggy connection was lost again while restoring its state after a reconnect', { cause: error })
-          : toTransportError(error);
+    this.#reconnect.start();
+  }
+
+  /** The connection as its reconnect loop sees it. */
+  #reconnectHost(): ReconnectHost {
+    return {
+      options: this.#options,
+      state: () => this.#state,
+      enter: (state) => {
+        this.#state = state;
+      },
+      refusalStreak: () => this.#refusalStreak,
+      pause: (ms) => this.#backoff(ms),
+      establish: () => this.#establish(),
+      reconnected: () => {
+        this.#reconnects++;
+      },
+      restoreHooks: () => this.#restoreHooks,
+      pump: () => this.#pump(),
+      giveUp: (failure) => {
         this.#lastError = failure;
         const socket = this.#socket;
         this.#socket = undefined;
@@ -467,10 +457,8 @@ export class IggyConnection {
         // Attempts are bounded: queued calls fail now; the next call starts a fresh cycle.
         for (const call of this.#queue.splice(0)) drop(call, failure);
         for (const call of this.#inFlight.splice(0)) drop(call, failure);
-      } finally {
-        this.#reconnecting = undefined;
-      }
-    })();
+      },
+    };
   }
 
   #startHeartbeat(): void {
