@@ -3,6 +3,7 @@
  * keeps while the request is queued or in flight, and the two ways it ends (settled, released).
  */
 
+import { CancelledError, TimeoutError, watchAbort } from '@agdx/transport';
 import type { TransportError } from '@agdx/transport';
 
 /** Options of one {@link IggyConnection.request}. */
@@ -78,4 +79,60 @@ export function settle(call: Call, outcome: { payload: Uint8Array } | { error: T
 export function drop(call: Call, error: TransportError): void {
   settle(call, { error });
   released(call);
+}
+
+/** The request a new call carries and where its promise settles. */
+export interface CallStart {
+  readonly code: number;
+  readonly body: Uint8Array;
+  readonly options: RequestOptions;
+  /** See `Call.internal`. */
+  readonly internal: boolean;
+  /** The call's time limit, ms (the option's, else the connection's default). */
+  readonly timeoutMs: number;
+  readonly resolve: (payload: Uint8Array) => void;
+  readonly reject: (error: TransportError) => void;
+  /** Ends the call early once its time limit passed; `reset` asks for a connection reset if it was written. */
+  readonly abandon: (call: Call, error: TransportError, reset: boolean) => void;
+}
+
+/**
+ * Makes the record of a new call and starts its time limit and its abort watch; both end it
+ * through `abandon` (a timeout resets the connection if the call was written, an abort does
+ * not). {@link settle} stops them.
+ */
+export function startCall(start: CallStart): Call {
+  const { code, body, options, internal, timeoutMs, resolve, reject, abandon } = start;
+  const signal = options.signal;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let unwatch: (() => void) | undefined;
+  const call: Call = {
+    code,
+    body,
+    idempotent: options.idempotent === true,
+    headerInPlace: options.headerInPlace === true,
+    timeoutMs,
+    internal,
+    settled: false,
+    written: false,
+    retried: false,
+    notAccepted: false,
+    refusals: 0,
+    resendArmed: false,
+    pending: undefined,
+    release: options.onRelease,
+    resolve,
+    reject,
+    cleanup: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      unwatch?.();
+    },
+  };
+  // A written request that timed out may still have been applied: it says so.
+  const timedOut = (): TimeoutError =>
+    new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs, ...(call.written && !call.idempotent ? { outcome: 'unknown' } : {}) } });
+  timer = setTimeout(() => abandon(call, timedOut(), true), timeoutMs);
+  // Many concurrent calls often share one signal: one listener per signal, not per call.
+  unwatch = watchAbort(signal, () => abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false));
+  return call;
 }

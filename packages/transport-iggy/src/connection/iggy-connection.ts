@@ -10,7 +10,7 @@
  */
 
 import type net from 'node:net';
-import { CancelledError, ClosedError, TimeoutError, TransportFailureError, watchAbort } from '@agdx/transport';
+import { CancelledError, ClosedError, TransportFailureError } from '@agdx/transport';
 import type { TransportError } from '@agdx/transport';
 import { CommandCode, VsrClientSession } from '@agdx/iggy-protocol';
 import type { FrameSplitter, IggyError } from '@agdx/iggy-protocol';
@@ -19,7 +19,7 @@ import type { Endpoint } from '../cluster-directory.js';
 import { toTransportError } from '../error-mapping.js';
 import type { ResolvedIggyOptions } from '../options.js';
 import { pauseUntilClosed } from './backoff.js';
-import { drop, released, settle } from './call.js';
+import { drop, released, settle, startCall } from './call.js';
 import type { Call, RequestOptions } from './call.js';
 import { isFatalEviction } from './fatal-login.js';
 import { findServingNode } from './leader-search.js';
@@ -172,41 +172,15 @@ export class IggyConnection {
     }
     const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
     return new Promise<Uint8Array>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let unwatch: (() => void) | undefined;
-      const call: Call = {
-        code,
-        body,
-        idempotent: options.idempotent === true,
-        headerInPlace: options.headerInPlace === true,
-        timeoutMs,
-        internal,
-        settled: false,
-        written: false,
-        retried: false,
-        notAccepted: false,
-        refusals: 0,
-        resendArmed: false,
-        pending: undefined,
-        release: options.onRelease,
-        resolve,
-        reject,
-        cleanup: () => {
-          if (timer !== undefined) clearTimeout(timer);
-          unwatch?.();
-        },
-      };
-      // A written request that timed out may still have been applied: it says so.
-      const timedOut = (): TimeoutError =>
-        new TimeoutError(`Iggy request ${code} timed out after ${timeoutMs} ms`, { context: { code, timeoutMs, ...(call.written && !call.idempotent ? { outcome: 'unknown' } : {}) } });
-      timer = setTimeout(() => this.#abandon(call, timedOut(), true), timeoutMs);
-      // Many concurrent calls often share one signal: one listener per signal, not per call.
-      unwatch = watchAbort(signal, () => this.#abandon(call, new CancelledError('the operation was aborted', { cause: signal?.reason }), false));
+      const call = startCall({ code, body, options, internal, timeoutMs, resolve, reject, abandon: this.#abandonCall });
       this.#queue.push(call);
       this.#pump();
       if (this.#state === 'down') this.#startReconnect();
     });
   }
+
+  /** `#abandon`, bound once rather than made per call. */
+  readonly #abandonCall = (call: Call, error: TransportError, resetIfWritten: boolean): void => this.#abandon(call, error, resetIfWritten);
 
   /**
    * Ends a call early (timeout or abort). An unwritten call just leaves the queue; a written one
