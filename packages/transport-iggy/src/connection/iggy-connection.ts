@@ -22,6 +22,7 @@ import { pauseUntilClosed } from './backoff.js';
 import { drop, released, settle, startCall } from './call.js';
 import type { Call, RequestOptions } from './call.js';
 import { isFatalEviction } from './fatal-login.js';
+import { startHeartbeat } from './heartbeat.js';
 import { findServingNode } from './leader-search.js';
 import type { SearchHost } from './leader-search.js';
 import { sortLostCalls } from './lost-calls.js';
@@ -436,14 +437,13 @@ export class IggyConnection {
   }
 
   #startHeartbeat(): void {
-    const interval = this.#options.heartbeatIntervalMs;
-    if (interval === 0) return;
-    this.#heartbeat = setInterval(() => {
-      if (this.#state !== 'ready' || this.#queue.length > 0 || this.#inFlight.length > 0) return;
-      if (this.#session?.heartbeatDue() !== true) return;
-      this.#enqueue(CommandCode.Ping, new Uint8Array(0), { timeoutMs: Math.max(1000, interval * 2) }, true).catch(() => undefined);
-    }, Math.max(10, Math.min(interval, 1000)));
-    this.#heartbeat.unref?.();
+    this.#heartbeat = startHeartbeat(this.#options.heartbeatIntervalMs, {
+      idle: () => this.#state === 'ready' && this.#queue.length === 0 && this.#inFlight.length === 0,
+      due: () => this.#session?.heartbeatDue() === true,
+      ping: (timeoutMs) => {
+        this.#enqueue(CommandCode.Ping, new Uint8Array(0), { timeoutMs }, true).catch(() => undefined);
+      },
+    });
   }
 
   /** The pause between connection attempts, ended early by close() (see `pauseUntilClosed`). */
