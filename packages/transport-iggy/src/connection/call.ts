@@ -6,7 +6,7 @@
 import { CancelledError, TimeoutError, watchAbort } from '@agdx/transport';
 import type { TransportError } from '@agdx/transport';
 
-/** Options of one {@link IggyConnection.request}. */
+/** Options of one `IggyConnection.request`. */
 export interface RequestOptions {
   /** Aborting rejects the call with `CancelledError`. */
   readonly signal?: AbortSignal | undefined;
@@ -25,7 +25,7 @@ export interface RequestOptions {
   /**
    * Called once the request no longer occupies the connection: answered, failed, or dropped
    * unwritten. For an aborted call that was written this is later than its rejection: the
-   * request stays on the wire until its reply or a reset (see {@link AppendCoalescer}).
+   * request stays on the wire until its reply or a reset (see `AppendCoalescer`).
    */
   readonly onRelease?: (() => void) | undefined;
 }

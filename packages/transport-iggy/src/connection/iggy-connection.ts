@@ -7,6 +7,13 @@
  * heartbeat Pings on idle connections, bounds every call by a timeout, and reconnects with a
  * bounded back-off, logging in again and running the owner's restore hooks (group re-joins)
  * before queued calls go out.
+ *
+ * This class owns the connection's state and routes replies; each part that stands apart lives
+ * beside it: the call record (`call.ts`), the write pump and its backpressure (`write-pump.ts`),
+ * the 57/58 handling (`transient-status.ts`), what a loss does to written calls
+ * (`lost-calls.ts`), the socket attempt and login (`socket-attempt.ts`, `roster-reply.ts`), the
+ * search for a serving node (`leader-search.ts`, `backoff.ts`, `fatal-login.ts`), the
+ * reconnect loop (`reconnect-loop.ts`) and the heartbeat (`heartbeat.ts`).
  */
 
 import type net from 'node:net';
