@@ -39,7 +39,8 @@ import type {
   TopicDetails,
 } from '@agdx/iggy-protocol';
 import type { LogRecord, TransportError } from '@agdx/transport';
-import type { IggyConnection, RequestOptions } from './connection.js';
+import type { IggyConnection } from './connection/iggy-connection.js';
+import type { RequestOptions } from './connection/call.js';
 import { toTransportError } from './error-mapping.js';
 import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.js';
 import { FramePool } from './frame-pool.js';

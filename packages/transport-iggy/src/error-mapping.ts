@@ -15,9 +15,15 @@ import { ChecksumMismatchError, UnexpectedReplyError } from './integrity-errors.
 
 /** Iggy codes meaning "the stream, topic, partition or group does not exist". */
 const NOT_FOUND_CODES: ReadonlySet<number> = new Set([20, 1009, 2010, 3007, 3008, 5000]);
-/** Iggy codes meaning "an argument broke a rule" (names, counts, sizes, offsets). */
+/**
+ * Iggy codes meaning "an argument broke a rule" (names, counts, sizes, offsets). 3 is
+ * InvalidCommand: the server could not decode or validate the request (a truncated or
+ * malformed body, an unknown command code, a value out of the codec's range); nothing was
+ * applied and sending the same bytes again gets the same answer, so it is the caller's error,
+ * not a transport fault to retry.
+ */
 const INVALID_CODES: ReadonlySet<number> = new Set([
-  4, 6, 43, 44, 45, 50, 56, 1013, 2014, 2015, 2019, 4009, 4017, 4018, 4019, 4022, 4036, 4037, 4040, 4041, 4042, 4043, 4100, 5005,
+  3, 4, 6, 43, 44, 45, 50, 56, 1013, 2014, 2015, 2019, 4009, 4017, 4018, 4019, 4022, 4036, 4037, 4040, 4041, 4042, 4043, 4100, 5005,
 ]);
 /**
  * Iggy codes meaning "the request contradicts existing state" (including a taken username or

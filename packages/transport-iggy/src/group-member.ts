@@ -13,7 +13,7 @@ import { CommandCode, decodeClientDetails, decodeConsumerGroupDetails, RESYNC_RE
 import type { Consumer } from '@agdx/iggy-protocol';
 import { iggyCodeOf, kindOfIggyCode, toTransportError } from './error-mapping.js';
 import * as cmd from './commands.js';
-import type { IggyConnection } from './connection.js';
+import type { IggyConnection } from './connection/iggy-connection.js';
 import { sleepUnlessStopped } from './sleep.js';
 import { checkMaxCount, checkOffset, checkSignal, checkTimeout } from '@agdx/transport';
 import { checkPartitionId } from './validation.js';

@@ -38,7 +38,7 @@ import type { BatchSender, SendPlacement } from './append-coalescer.js';
 import * as cmd from './commands.js';
 import { ClusterDirectory } from './cluster-directory.js';
 import type { Endpoint } from './cluster-directory.js';
-import { IggyConnection } from './connection.js';
+import { IggyConnection } from './connection/iggy-connection.js';
 import { parseConnectionString } from './connection-string.js';
 import { iggyCodeOf, toTransportError } from './error-mapping.js';
 import { IggyGroupMember } from './group-member.js';

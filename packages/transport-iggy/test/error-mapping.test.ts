@@ -11,6 +11,7 @@ describe('Iggy error codes map to transport kinds', () => {
     [3007, 'not-found'],
     [3008, 'not-found'],
     [5000, 'not-found'],
+    [3, 'invalid'],
     [4100, 'invalid'],
     [1013, 'invalid'],
     [2014, 'invalid'],

@@ -341,17 +341,25 @@ export class Broker {
 
   /** Creates a topic. */
   createTopic(streamId: Identifier, name: string, partitions: number, settings: TopicSettingsInput): TopicState {
-    // The per-request bound comes before the target is resolved, as in both Iggy generations.
+    // The per-request bound and the settings are checked before the target is resolved, as in
+    // both Iggy generations: 0.8 refuses a bad compression code while decoding the body, and
+    // 0.9 parses the options block before consensus (dispatch.rs), long before the stream is
+    // looked up. So bad settings on a missing stream answer with the settings' code.
     if (partitions > MAX_PARTITIONS) fail(Status.TooManyPartitions);
+    this.#checkSettings(settings);
     const s = this.stream(streamId);
-    if (settings.compression !== undefined && settings.compression !== 1 && settings.compression !== 2) fail(Status.InvalidCommand);
-    this.#checkOptions(settings.options);
     if (this.findTopic(s, name) !== undefined) fail(Status.TopicNameExists);
     const t = new TopicState(lowestFreeId(s.topics), name, this.now(), settings);
     s.topics.set(t.id, t);
     for (let i = 0; i < partitions; i++) t.partitions.push(this.#newPartition(s, t, i));
     this.#persist();
     return t;
+  }
+
+  /** A compression code outside Iggy's two, then the options block (see `#checkOptions`). */
+  #checkSettings(settings: TopicSettingsInput): void {
+    if (settings.compression !== undefined && settings.compression !== 1 && settings.compression !== 2) fail(Status.InvalidCommand);
+    this.#checkOptions(settings.options);
   }
 
   #checkOptions(options: ReadonlyMap<string, HeaderValue> | undefined): void {
@@ -369,12 +377,12 @@ export class Broker {
 
   /** Updates a topic; absent VSR settings are left unchanged. */
   updateTopic(streamId: Identifier, topicId: Identifier, name: string, settings: TopicSettingsInput, partial: boolean): void {
+    // Settings before the lookup, as in createTopic.
+    this.#checkSettings(settings);
     const s = this.stream(streamId);
     const t = this.findTopic(s, topicId) ?? fail(Status.TopicNotFound);
     const other = this.findTopic(s, name);
     if (other !== undefined && other !== t) fail(Status.TopicNameExists);
-    if (settings.compression !== undefined && settings.compression !== 1 && settings.compression !== 2) fail(Status.InvalidCommand);
-    this.#checkOptions(settings.options);
     t.name = name;
     if (!partial || settings.messageExpiry !== undefined) t.messageExpiry = normalizeExpiry(settings.messageExpiry);
     if (!partial || settings.maxTopicSize !== undefined) t.maxTopicSize = normalizeSize(settings.maxTopicSize);

@@ -12,16 +12,17 @@ import { Status } from '../log/broker.js';
 
 // What these operations check before consensus: a body they cannot decode (InvalidCommand),
 // the per-request partitions bound (`validate_partitions_count`), option keys
-// (`validate_option_keys` and the topic options catalog gate), and the per-user token limit
-// (checked while the CreatePersonalAccessToken body is rewritten).
-const { InvalidCommand, TooManyPartitions, UnsupportedOptionKey } = Status;
+// (`validate_option_keys` and the topic options catalog gate), topic option values (the same
+// gate, `TopicCreateOptions::parse`, refuses a value it cannot parse), and the per-user token
+// limit (checked while the CreatePersonalAccessToken body is rewritten).
+const { InvalidCommand, InvalidOptionValue, TooManyPartitions, UnsupportedOptionKey } = Status;
 
 /** The operations whose body the server decodes before consensus, with the codes it checks there. */
 const CHECKED_BEFORE_CONSENSUS: ReadonlyMap<number, ReadonlySet<number>> = new Map<number, ReadonlySet<number>>([
   [Operation.CreateStream, new Set([InvalidCommand, UnsupportedOptionKey])],
   [Operation.UpdateStream, new Set([InvalidCommand, UnsupportedOptionKey])],
-  [Operation.CreateTopic, new Set([InvalidCommand, UnsupportedOptionKey, TooManyPartitions])],
-  [Operation.UpdateTopic, new Set([InvalidCommand, UnsupportedOptionKey])],
+  [Operation.CreateTopic, new Set([InvalidCommand, UnsupportedOptionKey, InvalidOptionValue, TooManyPartitions])],
+  [Operation.UpdateTopic, new Set([InvalidCommand, UnsupportedOptionKey, InvalidOptionValue])],
   [Operation.CreatePartitions, new Set([InvalidCommand, TooManyPartitions])],
   [Operation.DeletePartitions, new Set([InvalidCommand, TooManyPartitions])],
   [Operation.CreateUser, new Set([InvalidCommand, UnsupportedOptionKey])],
