@@ -430,11 +430,14 @@ export class McpBridge {
         case McpMethod.ToolsCall: {
           const call = readCallToolParams(params);
           const tool = this.#tool(call.name);
-          // A call without arguments is checked as `{}`, so a required member is refused here
-          // rather than left for the worker to trip over.
-          tool.input.check(call.arguments ?? {}, 'arguments');
+          // The schema judges the arguments as they ride in the command body, not zod's copy of
+          // them: that copy leaves out a `__proto__` member, which the body keeps. A call without
+          // arguments is checked as `{}`, so a required member is refused here rather than left
+          // for the worker to trip over.
+          const args = params['arguments'] ?? {};
+          tool.input.check(args, 'arguments');
           // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
-          const result = (await this.#memoryTool(tool.tool, call.arguments ?? {}, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
+          const result = (await this.#memoryTool(tool.tool, args, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:

@@ -1,0 +1,51 @@
+import { AgentTopic, agentMessageBody } from '@agdx/agents';
+import { createMcpHttpHandler, McpBridge, PublicErrorMessage } from '@agdx/bridge-mcp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decode, memoryClient, text, worker } from '@agdx/bridge-testing';
+import { serve } from './support/serve.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A bridge with a strict `ask` tool over a worker that records every body it is handed. */
+async function strictBridge() {
+  const { laser } = await memoryClient();
+  const bodies: string[] = [];
+  const agent = await worker(laser, AgentTopic.ToolCalls, AgentTopic.ToolResults, async (message, ctx) => {
+    const body = decode(agentMessageBody(message));
+    bodies.push(body);
+    if (body.includes('slow')) return;
+    return ctx.respond(text.encode('done'));
+  });
+  cleanups.push(() => agent.shutdown());
+  const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops-tools').withTool('ask', 'ask the assistant', {
+    type: 'object',
+    properties: { q: { type: 'string' } },
+    additionalProperties: false,
+  });
+  return { laser, bridge, bodies };
+}
+
+async function post(url: string, body: string, signal?: AbortSignal): Promise<{ status: number; json: { result?: unknown; error?: { code: number; message: string; data?: { field: string } } } }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body, signal });
+  return { status: response.status, json: (await response.json()) as never };
+}
+
+describe('MCP tools/call arguments', () => {
+  it('checks a `__proto__` member against the input schema, since the worker receives it', async () => {
+    const { bridge, bodies } = await strictBridge();
+    const server = await serve(createMcpHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    // JSON.parse keeps `__proto__` as an own member, so it rides in the command body; the schema
+    // allows no member but `q`, so the call must be refused before anything is published.
+    const smuggled = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"q":"hi","__proto__":{"admin":true}}}}';
+    const refused = await post(`${server.url}/mcp`, smuggled);
+    expect(refused.status).toBe(200);
+    expect(refused.json.error).toMatchObject({ code: -32000, message: PublicErrorMessage.InvalidRequest, data: { field: 'arguments.__proto__' } });
+    const answered = await post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{"q":"hi"}}}');
+    expect(answered.json.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(bodies).toEqual(['{"name":"ask","arguments":{"q":"hi"}}']);
+  });
+});
