@@ -42,6 +42,7 @@ import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, 
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
 import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
+import { newTaskId } from './task-id.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
 export const A2aMethod: {
@@ -248,7 +249,7 @@ export class A2aBridge {
    * @throws InvalidError when the params are not JSON; PublishFailedError and friends from the log.
    */
   async submit(params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
-    const task = ConversationId.new();
+    const task = newTaskId();
     await this.#command(task, jsonBody(params, 'SendMessage params'), options).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
   }
@@ -266,7 +267,7 @@ export class A2aBridge {
    */
   async submitIn(parent: ConversationId, root: ConversationId, params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
     const body = jsonBody(params, 'SendMessage params');
-    const task = ConversationId.new();
+    const task = newTaskId();
     await startChildSession(this.#client, task, this.#id, { parent, root }, options.signal);
     await this.#command(task, body, options).withParent(parent, root).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
@@ -278,7 +279,7 @@ export class A2aBridge {
    */
   async watch(params: unknown, options: WatchOptions): Promise<WatchedTask> {
     const body = jsonBody(params, 'SendMessage params');
-    const task = ConversationId.new();
+    const task = newTaskId();
     const correlation = CorrelationId.fromBytes(task.toBytes());
     const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
       correlation,

@@ -1,0 +1,42 @@
+import { AgentTopic } from '@agdx/agents';
+import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
+import { ConversationId, MintUlid } from '@agdx/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryClient } from '@agdx/bridge-testing';
+import { serve } from './support/serve.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function rpc(url: string, body: unknown, signal?: AbortSignal): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  return (await response.json()) as never;
+}
+
+/** The 80-bit random tail of a task id. */
+function tailOf(id: string): bigint {
+  const bytes = ConversationId.tryParse(id)!.toBytes();
+  return bytes.slice(6).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+}
+
+describe('A2A task ids', () => {
+  it('cannot be derived from another task id minted in the same millisecond', async () => {
+    const { laser } = await memoryClient();
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    // Every id minted from now on falls in one millisecond, as on a busy bridge: the process's
+    // monotonic ids then differ by one.
+    MintUlid.setSource({ nowMilliseconds: () => 1_790_000_000_000, fillRandom: (bytes) => crypto.getRandomValues(bytes) });
+    cleanups.push(async () => MintUlid.setSource(undefined));
+    expect(tailOf(ConversationId.new().toString()) + 1n).toBe(tailOf(ConversationId.new().toString()));
+    const send = { jsonrpc: '2.0', method: 'SendMessage', params: { message: { parts: [{ text: 'mine' }] }, configuration: { returnImmediately: true } } };
+    const mine = (await rpc(`${server.url}/`, { ...send, id: 1 })).result?.['task'] as { id: string };
+    const theirs = (await rpc(`${server.url}/`, { ...send, id: 2 })).result?.['task'] as { id: string };
+    const distance = tailOf(mine.id) > tailOf(theirs.id) ? tailOf(mine.id) - tailOf(theirs.id) : tailOf(theirs.id) - tailOf(mine.id);
+    // Fresh 80-bit tails lie this close with a chance of about 2^-47.
+    expect(distance > 1n << 32n).toBe(true);
+  });
+});
