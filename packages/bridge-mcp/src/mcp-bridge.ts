@@ -402,9 +402,12 @@ export class McpBridge {
    * Serves one JSON-RPC request without HTTP: the {@link McpMethod}s only. Params are checked
    * with a zod schema per method. Every failure (including notifications, `ping`, other methods
    * and batch arrays) is a response with code -32000 and a fixed public message; a refused
-   * field is named in the error's `data` (`{field, reason}`). It never throws.
+   * field is named in the error's `data` (`{field, reason}`). It never throws. Aborting
+   * `options.signal` (the HTTP handler passes the request's, so a client that goes away) stops a
+   * tool call's wait at once, answered as cancelled (`internal error`), instead of holding it
+   * until the tool timeout.
    */
-  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+  async handleRpc(request: unknown, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
     try {
       parsed = parseRpcRequest(request);
@@ -414,11 +417,12 @@ export class McpBridge {
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const call = parsed;
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer));
+    const signal = options?.signal;
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method: call.method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer));
   }
 
   // One parsed call; every failure becomes an error response.
-  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
     const { id, params } = parsed;
     try {
       switch (parsed.method) {
@@ -437,7 +441,7 @@ export class McpBridge {
           const args = params['arguments'] ?? {};
           tool.input.check(args, 'arguments');
           // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
-          const result = (await this.#memoryTool(tool.tool, args, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
+          const result = (await this.#memoryTool(tool.tool, args, signal)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal }));
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:

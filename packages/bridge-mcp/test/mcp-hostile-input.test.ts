@@ -1,7 +1,7 @@
 import { AgentTopic, agentMessageBody } from '@agdx/agents';
 import { createMcpHttpHandler, McpBridge, PublicErrorMessage } from '@agdx/bridge-mcp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decode, memoryClient, text, worker } from '@agdx/bridge-testing';
+import { decode, eventually, memoryClient, text, worker } from '@agdx/bridge-testing';
 import { serve } from './support/serve.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -47,5 +47,38 @@ describe('MCP tools/call arguments', () => {
     const answered = await post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{"q":"hi"}}}');
     expect(answered.json.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
     expect(bodies).toEqual(['{"name":"ask","arguments":{"q":"hi"}}']);
+  });
+});
+
+describe('MCP tools/call over HTTP', () => {
+  it('releases the reply wait of a client that goes away, instead of holding it until the tool timeout', async () => {
+    const { laser, bridge, bodies } = await strictBridge();
+    bridge.withTimeout(600_000);
+    const server = await serve(createMcpHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const replies = laser.replies(AgentTopic.ToolResults);
+    const controller = new AbortController();
+    const call = post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"q":"slow"}}}', controller.signal);
+    call.catch(() => undefined);
+    // The worker holds the call without answering: the bridge is waiting for its reply.
+    await eventually(async () => (bodies.length === 1 && replies.pending === 1 ? true : undefined), 10_000, 'the call in flight');
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await eventually(async () => (replies.pending === 0 ? true : undefined), 10_000, 'the wait released');
+    // The bridge keeps serving.
+    const next = await post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{"q":"hi"}}}');
+    expect(next.json.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
+  });
+
+  it('handleRpc answers an aborted call with an error response and releases its wait', async () => {
+    const { laser, bridge } = await strictBridge();
+    bridge.withTimeout(600_000);
+    const controller = new AbortController();
+    const answer = bridge.handleRpc({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ask', arguments: { q: 'slow' } } }, { signal: controller.signal });
+    const replies = laser.replies(AgentTopic.ToolResults);
+    await eventually(async () => (replies.pending === 1 ? true : undefined), 10_000, 'the call in flight');
+    controller.abort();
+    expect(await answer).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32000, message: PublicErrorMessage.Internal } });
+    expect(replies.pending).toBe(0);
   });
 });
