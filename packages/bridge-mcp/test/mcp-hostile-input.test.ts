@@ -1,5 +1,5 @@
 import { AgentTopic, agentMessageBody } from '@agdx/agents';
-import { createMcpHttpHandler, McpBridge, PublicErrorMessage } from '@agdx/bridge-mcp';
+import { createMcpHttpHandler, McpBridge, OUTPUT_SCHEMA_MISMATCH, PublicErrorMessage } from '@agdx/bridge-mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decode, eventually, memoryClient, text, worker } from '@agdx/bridge-testing';
 import { serve } from './support/serve.js';
@@ -80,5 +80,49 @@ describe('MCP tools/call over HTTP', () => {
     controller.abort();
     expect(await answer).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32000, message: PublicErrorMessage.Internal } });
     expect(replies.pending).toBe(0);
+  });
+});
+
+describe('MCP tool schemas and costly arguments', () => {
+  async function tagsBridge() {
+    const { laser, bridge, bodies } = await strictBridge();
+    bridge.withTool('tag', 'tags things', { type: 'object', properties: { tags: { type: 'array', uniqueItems: true } } });
+    const server = await serve(createMcpHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const call = (id: number, args: string) => post(`${server.url}/mcp`, `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"tag","arguments":${args}}}`);
+    return { laser, bodies, call };
+  }
+
+  it('refuses arrays whose uniqueItems check would compare more pairs than the limit, before the quadratic check runs', async () => {
+    const { bodies, call } = await tagsBridge();
+    // 5,000 distinct items are 25 million comparisons; a body of 1 MiB holds 350,000 (about 10^11).
+    const tooMany = await call(1, `{"tags":[${Array.from({ length: 5000 }, (_, i) => i).join(',')}]}`);
+    expect(tooMany.json.error).toMatchObject({ code: -32000, message: PublicErrorMessage.InvalidRequest, data: { field: 'arguments' } });
+    expect(bodies).toEqual([]);
+    const fits = await call(2, `{"tags":[${Array.from({ length: 4000 }, (_, i) => i).join(',')}]}`);
+    expect(fits.json.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(bodies).toHaveLength(1);
+  });
+
+  it("names arguments nested too deeply for the validator the client's fault, not an internal error", async () => {
+    const { bodies, call } = await tagsBridge();
+    const deep = '['.repeat(50_000) + ']'.repeat(50_000);
+    const answer = await call(1, `{"tags":[${deep},${deep}]}`);
+    expect(answer.json.error).toMatchObject({ code: -32000, message: PublicErrorMessage.InvalidRequest, data: { field: 'arguments' } });
+    expect(bodies).toEqual([]);
+  });
+});
+
+describe('MCP tool results', () => {
+  it("refuses a worker's structured result whose uniqueItems check would compare more pairs than the limit, as a tool error", async () => {
+    const { laser } = await memoryClient();
+    const items = Array.from({ length: 5000 }, (_, i) => i);
+    const agent = await worker(laser, AgentTopic.ToolCalls, AgentTopic.ToolResults, (_message, ctx) => ctx.respond(text.encode(JSON.stringify({ items }))));
+    cleanups.push(() => agent.shutdown());
+    const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops-tools').withTool('list', 'lists', { type: 'object' }, {
+      outputSchema: { type: 'object', properties: { items: { type: 'array', uniqueItems: true } } },
+    });
+    const answer = await bridge.handleRpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list', arguments: {} } });
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: OUTPUT_SCHEMA_MISMATCH }], isError: true } });
   });
 });
