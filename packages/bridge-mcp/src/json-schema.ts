@@ -6,7 +6,7 @@
 import { Validator, type Schema } from '@cfworker/json-schema';
 import { HandlerConfigError } from '@agdx/agents';
 import { InvalidError } from '@agdx/wire';
-import { MAX_UNIQUE_ITEMS_PAIRS, nestingDepth, schemaUses, uniqueItemsPairs } from './validation-cost.js';
+import { MAX_NESTING_DEPTH, MAX_UNIQUE_ITEMS_PAIRS, nestingDepth, schemaUses, uniqueItemsPairs } from './validation-cost.js';
 
 /** The draft a schema without `$schema` is read as (MCP's default dialect). */
 const DEFAULT_DRAFT = '2020-12';
@@ -20,11 +20,10 @@ export interface SchemaCheck {
   check(value: unknown, what: string): void;
 }
 
-/**
- * A value nesting deeper than this that overflows the validator's stack is the client's fault (a
- * schema that recurses without end overflows on any value, and that is the server's).
- */
-const CLIENT_DEPTH = 256;
+/** Refuses a whole value the validator is not given. @throws InvalidError naming `what` */
+function refuse(what: string, reason: string): never {
+  throw new InvalidError(`${what} do not match the tool's schema: ${reason}`, { context: { field: what, reason } });
+}
 
 /** `#/limit` → `limit`; `#` → `` (the value itself). */
 function locationPath(location: string): string {
@@ -45,20 +44,15 @@ export function compileSchema(schema: Record<string, unknown>, field: string): S
   const checksUniqueItems = schemaUses(schema, 'uniqueItems');
   return {
     check(value, what) {
-      // Refused before the validator runs: its uniqueItems check is quadratic.
+      // Refused before the validator runs: it recurses once per level, and its uniqueItems check is quadratic.
+      if (nestingDepth(value, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) refuse(what, `nested deeper than ${MAX_NESTING_DEPTH} levels`);
       if (checksUniqueItems && uniqueItemsPairs(value, MAX_UNIQUE_ITEMS_PAIRS) > MAX_UNIQUE_ITEMS_PAIRS) {
-        const reason = `arrays too large to check for unique items (over ${MAX_UNIQUE_ITEMS_PAIRS} item pairs)`;
-        throw new InvalidError(`${what} do not match the tool's schema: ${reason}`, { context: { field: what, reason } });
+        refuse(what, `arrays too large to check for unique items (over ${MAX_UNIQUE_ITEMS_PAIRS} item pairs)`);
       }
       let result: ReturnType<Validator['validate']>;
       try {
         result = validator.validate(value);
       } catch (cause) {
-        // A value nested so deep that the validator's recursion overflowed is the client's fault.
-        if (cause instanceof RangeError && nestingDepth(value, CLIENT_DEPTH) > CLIENT_DEPTH) {
-          const reason = 'nested too deeply to check';
-          throw new InvalidError(`${what} do not match the tool's schema: ${reason}`, { cause, context: { field: what, reason } });
-        }
         // A schema the validator cannot walk (a dangling $ref) is the server's fault, not the client's.
         throw new HandlerConfigError(`the ${field} could not be applied`, { cause, context: { field } });
       }

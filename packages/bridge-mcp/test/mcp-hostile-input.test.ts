@@ -104,7 +104,7 @@ describe('MCP tool schemas and costly arguments', () => {
     expect(bodies).toHaveLength(1);
   });
 
-  it("names arguments nested too deeply for the validator the client's fault, not an internal error", async () => {
+  it("refuses arguments nested deeper than the limit as the client's fault, not an internal error", async () => {
     const { bodies, call } = await tagsBridge();
     const deep = '['.repeat(50_000) + ']'.repeat(50_000);
     const answer = await call(1, `{"tags":[${deep},${deep}]}`);
@@ -124,5 +124,18 @@ describe('MCP tool results', () => {
     });
     const answer = await bridge.handleRpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list', arguments: {} } });
     expect(answer).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: OUTPUT_SCHEMA_MISMATCH }], isError: true } });
+  });
+
+  it("answers a worker's structured result nested too deep to serialize as a tool error, not an HTTP 500 without the request id", async () => {
+    const { laser } = await memoryClient();
+    const deep = `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const agent = await worker(laser, AgentTopic.ToolCalls, AgentTopic.ToolResults, (_message, ctx) => ctx.respond(text.encode(deep)));
+    cleanups.push(() => agent.shutdown());
+    const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops-tools').withTool('dig', 'digs', { type: 'object' }, { outputSchema: { type: 'object' } });
+    const server = await serve(createMcpHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const answer = await post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"dig","arguments":{}}}');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: OUTPUT_SCHEMA_MISMATCH }], isError: true } });
   });
 });
