@@ -29,7 +29,7 @@ describe('A2A task ids', () => {
     cleanups.push(() => server.close());
     // Every id minted from now on falls in one millisecond, as on a busy bridge: the process's
     // monotonic ids then differ by one.
-    MintUlid.setSource({ nowMilliseconds: () => 1_790_000_000_000, fillRandom: (bytes) => crypto.getRandomValues(bytes) });
+    MintUlid.setSource({ nowMilliseconds: () => 1_790_000_000_000, fillRandom: (bytes) => crypto.getRandomValues(bytes as Uint8Array<ArrayBuffer>) });
     cleanups.push(async () => MintUlid.setSource(undefined));
     expect(tailOf(ConversationId.new().toString()) + 1n).toBe(tailOf(ConversationId.new().toString()));
     const send = { jsonrpc: '2.0', method: 'SendMessage', params: { message: { parts: [{ text: 'mine' }] }, configuration: { returnImmediately: true } } };
