@@ -38,7 +38,7 @@ import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSessi
 import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
 import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
@@ -60,6 +60,7 @@ export const A2aMethod: {
 };
 /** An A2A method the bridge serves. */
 export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
+const A2A_METHODS: readonly string[] = Object.values(A2aMethod);
 
 /** How far GetTask looks: passes over the reply topic, records per partition per pass (seed 002). */
 export const TASK_SCAN_LIMITS: { readonly passes: 32; readonly recordsPerPartition: 10_000 } = { passes: 32, recordsPerPartition: 10_000 };
@@ -405,7 +406,9 @@ export class A2aBridge {
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const call = parsed;
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer, answeredTaskId));
+    // The method is the client's text: one the bridge does not serve is reported as `_OTHER`.
+    const method = servedMethodName(call.method, A2A_METHODS);
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer, answeredTaskId));
   }
 
   // One parsed call; every failure becomes an error response.

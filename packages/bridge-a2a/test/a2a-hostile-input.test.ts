@@ -1,4 +1,4 @@
-import { AgentTopic } from '@agdx/agents';
+import { AgentTopic, type AgdxTelemetry } from '@agdx/agents';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { ConversationId, MintUlid } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,5 +38,21 @@ describe('A2A task ids', () => {
     const distance = tailOf(mine.id) > tailOf(theirs.id) ? tailOf(mine.id) - tailOf(theirs.id) : tailOf(theirs.id) - tailOf(mine.id);
     // Fresh 80-bit tails lie this close with a chance of about 2^-47.
     expect(distance > 1n << 32n).toBe(true);
+  });
+});
+
+describe('A2A telemetry of hostile method names', () => {
+  it("reports a method the bridge does not serve as _OTHER, never the client's text", async () => {
+    const methods: string[] = [];
+    const telemetry = { onServe: (event: { method: string }) => (methods.push(event.method), { run: <T>(work: () => Promise<T>) => work(), end: () => undefined }) } as unknown as AgdxTelemetry;
+    const { laser } = await memoryClient();
+    laser.instrument(telemetry);
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const server = await serve(createA2aHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const unknown = await rpc(`${server.url}/`, { jsonrpc: '2.0', id: 1, method: `x${'y'.repeat(500_000)}` });
+    expect(unknown.error?.message).toBe('unsupported operation');
+    await rpc(`${server.url}/`, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' } });
+    expect(methods).toEqual(['_OTHER', 'GetTask']);
   });
 });

@@ -35,7 +35,7 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { checkedStructuredContent, toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 import { runMemoryTool, type MemoryToolStore } from './memory-tools.js';
 
@@ -68,6 +68,7 @@ export const McpMethod: {
 };
 /** One of the served methods. */
 export type McpMethod = (typeof McpMethod)[keyof typeof McpMethod];
+const MCP_METHODS: readonly string[] = Object.values(McpMethod);
 
 /** The initialize result. */
 export interface McpInitializeResult {
@@ -418,7 +419,9 @@ export class McpBridge {
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const call = parsed;
     const signal = options?.signal;
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method: call.method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer));
+    // The method is the client's text: one the bridge does not serve is reported as `_OTHER`.
+    const method = servedMethodName(call.method, MCP_METHODS);
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer));
   }
 
   // One parsed call; every failure becomes an error response.

@@ -1,4 +1,4 @@
-import { AgentTopic, agentMessageBody } from '@agdx/agents';
+import { AgentTopic, agentMessageBody, type AgdxTelemetry } from '@agdx/agents';
 import { createMcpHttpHandler, McpBridge, OUTPUT_SCHEMA_MISMATCH, PublicErrorMessage } from '@agdx/bridge-mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decode, eventually, memoryClient, text, worker } from '@agdx/bridge-testing';
@@ -137,5 +137,21 @@ describe('MCP tool results', () => {
     const answer = await post(`${server.url}/mcp`, '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"dig","arguments":{}}}');
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: OUTPUT_SCHEMA_MISMATCH }], isError: true } });
+  });
+});
+
+describe('MCP telemetry of hostile method names', () => {
+  it('reports a method the bridge does not serve as _OTHER, never the client\'s text', async () => {
+    const methods: string[] = [];
+    const telemetry = { onServe: (event: { method: string }) => (methods.push(event.method), { run: <T>(work: () => Promise<T>) => work(), end: () => undefined }) } as unknown as AgdxTelemetry;
+    const { laser } = await memoryClient();
+    laser.instrument(telemetry);
+    const bridge = new McpBridge(laser, 'mcp-gateway', AgentTopic.ToolCalls, AgentTopic.ToolResults, 'ops-tools').withTool('ask', 'ask', { type: 'object' });
+    const server = await serve(createMcpHttpHandler(bridge));
+    cleanups.push(() => server.close());
+    const unknown = await post(`${server.url}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: `x${'y'.repeat(500_000)}` }));
+    expect(unknown.json.error?.message).toBe(PublicErrorMessage.UnsupportedOperation);
+    await post(`${server.url}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    expect(methods).toEqual(['_OTHER', 'tools/list']);
   });
 });
