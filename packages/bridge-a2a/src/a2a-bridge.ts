@@ -395,8 +395,10 @@ export class A2aBridge {
    * submitted task; the HTTP handler streams it), GetTask and CancelTask. Params are checked with
    * a zod schema per method. Every failure is a response with code -32000 and a fixed public
    * message; a refused field is named in the error's `data` (`{field, reason}`). It never throws.
+   * Aborting `options.signal` (the HTTP handler passes the request's, so a client that goes away)
+   * stops the call's publish or its read of the reply topic (answered `internal error`).
    */
-  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+  async handleRpc(request: unknown, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
     try {
       parsed = parseRpcRequest(request);
@@ -408,24 +410,25 @@ export class A2aBridge {
     const call = parsed;
     // The method is the client's text: one the bridge does not serve is reported as `_OTHER`.
     const method = servedMethodName(call.method, A2A_METHODS);
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer, answeredTaskId));
+    const signal = options?.signal;
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer, answeredTaskId));
   }
 
   // One parsed call; every failure becomes an error response.
-  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
     try {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
         case A2aMethod.SendStreamingMessage:
           readSendMessageParams(parsed.params, parsed.method);
-          return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
+          return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params, { signal })) });
         case A2aMethod.GetTask:
-          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         case A2aMethod.SubscribeToTask:
           // Without HTTP there is no stream to keep open: the task as it stands (the HTTP handler streams it).
-          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         case A2aMethod.CancelTask:
-          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         default:
           return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
       }

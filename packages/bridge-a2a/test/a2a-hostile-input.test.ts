@@ -1,8 +1,9 @@
-import { AgentTopic, type AgdxTelemetry } from '@agdx/agents';
+import { AgdxClient, AgentTopic, type AgdxTelemetry } from '@agdx/agents';
 import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
-import { ConversationId, MintUlid } from '@agdx/wire';
+import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryClient } from '@agdx/bridge-testing';
+import { countingTransport, memoryClient } from '@agdx/bridge-testing';
+import { MemoryLog } from '@agdx/transport';
 import { serve } from './support/serve.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -54,5 +55,25 @@ describe('A2A telemetry of hostile method names', () => {
     expect(unknown.error?.message).toBe('unsupported operation');
     await rpc(`${server.url}/`, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' } });
     expect(methods).toEqual(['_OTHER', 'GetTask']);
+  });
+});
+
+describe('A2A calls of a client that went away', () => {
+  it('handleRpc stops reading the reply topic for an aborted GetTask instead of scanning it for nobody', async () => {
+    const counting = countingTransport(new MemoryLog());
+    const laser = AgdxClient.from(counting.transport, { stream: 'bridge-test' });
+    await laser.bootstrap(1);
+    // Replies of other tasks: a GetTask reads every one of them on the task's partition.
+    for (let i = 0; i < 50; i++) {
+      const other = ConversationId.new();
+      await laser.agdx(AgentTopic.Responses, 'worker', other).respond(CorrelationId.fromBytes(other.toBytes()), new TextEncoder().encode('other')).send();
+    }
+    const bridge = new A2aBridge(laser, 'a2a-gateway', AgentTopic.Commands, AgentTopic.Responses);
+    const getTask = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: ConversationId.new().toString() } };
+    counting.reset();
+    expect(await bridge.handleRpc(getTask, { signal: AbortSignal.abort() })).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'internal error' } });
+    expect(counting.records()).toBe(0);
+    expect(await bridge.handleRpc(getTask)).toMatchObject({ result: { status: { state: 'TASK_STATE_WORKING' } } });
+    expect(counting.records()).toBeGreaterThanOrEqual(50);
   });
 });
