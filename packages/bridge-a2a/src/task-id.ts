@@ -5,6 +5,12 @@
 
 import { ConversationId, ulidBytes } from '@agdx/wire';
 
+// One CSPRNG call costs about as much as thirty ids, so randomness is drawn for 64 ids at a time.
+// Holding it in memory exposes nothing: every id it becomes is written to the log anyway.
+const RANDOM_BYTES = 10;
+const pool = new Uint8Array(RANDOM_BYTES * 64);
+let next = pool.length;
+
 /**
  * A new task id: a ULID of the current millisecond whose 80 random bits are all drawn fresh from
  * the platform CSPRNG. `ConversationId.new()` is monotonic instead: within one millisecond each
@@ -12,7 +18,11 @@ import { ConversationId, ulidBytes } from '@agdx/wire';
  * tasks other clients submitted in the same millisecond by adding or subtracting a few.
  */
 export function newTaskId(): ConversationId {
-  const random = new Uint8Array(10);
-  crypto.getRandomValues(random);
+  if (next === pool.length) {
+    crypto.getRandomValues(pool);
+    next = 0;
+  }
+  const random = pool.subarray(next, next + RANDOM_BYTES);
+  next += RANDOM_BYTES;
   return ConversationId.fromBytes(ulidBytes(Date.now(), random));
 }
