@@ -2,7 +2,7 @@
  * What a value costs @cfworker/json-schema to check, measured before it runs. Its `uniqueItems`
  * compares every item of an array with every other (n² steps, on the event loop), and its
  * comparisons and recursive schemas recurse as deep as the value nests, so a value inside the
- * body cap could stall the process for minutes or overflow the stack.
+ * body cap could hold the event loop for tens of seconds or overflow the stack.
  */
 
 /**

@@ -95,7 +95,7 @@ describe('MCP tool schemas and costly arguments', () => {
 
   it('refuses arrays whose uniqueItems check would compare more pairs than the limit, before the quadratic check runs', async () => {
     const { bodies, call } = await tagsBridge();
-    // 5,000 distinct items are 25 million comparisons; a body of 1 MiB holds 350,000 (about 10^11).
+    // 5,000 distinct items are 25 million comparisons; a body of 1 MiB holds about 175,000 (3·10^10).
     const tooMany = await call(1, `{"tags":[${Array.from({ length: 5000 }, (_, i) => i).join(',')}]}`);
     expect(tooMany.json.error).toMatchObject({ code: -32000, message: PublicErrorMessage.InvalidRequest, data: { field: 'arguments' } });
     expect(bodies).toEqual([]);
