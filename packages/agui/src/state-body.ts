@@ -3,7 +3,17 @@
  * (seed 000); the 0.1.1 reference wrote plain JSON. Both are read so older logs still render.
  */
 
-import { decodeStateDelta, decodeStateSnapshot, MAX_STATE_JSON_BYTES, parseJsonPatch, type JsonPatchOperation, type JsonValue, type StateDelta, type StateSnapshot } from '@agdx/wire';
+import {
+  decodeStateDelta,
+  decodeStateSnapshot,
+  DEFAULT_MAX_CBOR_DEPTH,
+  MAX_STATE_JSON_BYTES,
+  parseJsonPatch,
+  type JsonPatchOperation,
+  type JsonValue,
+  type StateDelta,
+  type StateSnapshot,
+} from '@agdx/wire';
 
 /** A state record body as read: the revision-guarded capsule, or a legacy JSON body. */
 export type StateBody =
@@ -16,14 +26,35 @@ export type StateBody =
 // legacy body written with one still renders; marks inside its strings are kept.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** True when `value` nests deeper than `limit` containers, counted without recursion. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const nodes: unknown[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) {
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
 function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: false } {
   // JSON.parse has no limits of its own: a legacy body over the seeds' 8 MiB state cap is unreadable.
   if (bytes.length > MAX_STATE_JSON_BYTES) return { ok: false };
+  let value: JsonValue;
   try {
-    return { ok: true, value: JSON.parse(strictUtf8.decode(bytes)) as JsonValue };
+    value = JSON.parse(strictUtf8.decode(bytes)) as JsonValue;
   } catch {
     return { ok: false };
   }
+  // Nor a depth limit: a document nested deeper than the capsules may nest is unreadable too, since
+  // folding it, and serializing its event with JSON.stringify, would overflow the stack.
+  return nestsDeeper(value, DEFAULT_MAX_CBOR_DEPTH) ? { ok: false } : { ok: true, value };
 }
 
 /** The snapshot body, or undefined when it is neither a capsule nor JSON (such records render nothing). */

@@ -127,3 +127,54 @@ describe('AG-UI reads past hostile records', () => {
     expectReported(errors, hostile, partition);
   });
 });
+
+describe('AG-UI reads past a legacy JSON state record nested too deep', () => {
+  /** An answer, then a legacy (plain JSON) state snapshot nested 100,000 levels deep, then another answer. */
+  async function deepSetup() {
+    const log = new MemoryLog();
+    const laser = AgdxClient.from(log, { stream: 'demo' });
+    await laser.bootstrap(4);
+    const errors: CodecError[] = [];
+    const bridge = new AguiBridge(laser, { onError: (e) => errors.push(e) });
+    const { conversation } = await writeAnswer(laser, bridge);
+    const clean = await bridge.aguiEvents(conversation);
+    const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const state = AgentEnvelope.fromFields({
+      kind: 'event',
+      record: MintUlid.mint(RecordId),
+      conversation,
+      source: AgentId.new('assistant'),
+      operation: 'state_snapshot',
+      body: new TextEncoder().encode(deep),
+    });
+    const record = envelopeRecord(state, ContentType.json, { topic: AgentTopic.Sessions });
+    const written = await log.append({ stream: 'demo', topic: AgentTopic.Sessions, routing: { key: record.partitionKey }, records: [{ headers: record.headers, payload: record.payload }] });
+    await laser.agdx(AgentTopic.Sessions, AgentId.new('assistant'), conversation).fail(MintUlid.mint(CorrelationId), { code: 6, message: 'after the deep record', retryable: false }).send();
+    return { laser, bridge, errors, conversation, clean, hostile: [written.baseOffset] };
+  }
+
+  it('aguiEvents skips it and reports it, instead of throwing a RangeError for the whole conversation', async () => {
+    const { bridge, errors, conversation, clean, hostile } = await deepSetup();
+    const events = await bridge.aguiEvents(conversation);
+    expect(events).toEqual([...clean, { type: 'RUN_ERROR', message: 'after the deep record' }]);
+    expectReported(errors, hostile, errors[0]?.context?.['partition'] as number);
+  });
+
+  it('the live stream delivers the records after it, instead of answering 502 to every reader', async () => {
+    const { bridge, conversation, clean } = await deepSetup();
+    const server = await startServer(bridge.handler({ keepaliveMs: 50 }));
+    closers.push(server.close);
+    const abort = new AbortController();
+    const response = await fetch(`${server.url}/agui?threadId=${conversation}`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    const blocks = sseBlocks(response);
+    const events: AguiEvent[] = [];
+    while (events.length < clean.length + 1) {
+      const next = await blocks.next();
+      if (next.done === true) break;
+      if (next.value.data !== undefined) events.push(JSON.parse(next.value.data) as AguiEvent);
+    }
+    abort.abort();
+    expect(events).toEqual([...clean, { type: 'RUN_ERROR', message: 'after the deep record' }]);
+  });
+});

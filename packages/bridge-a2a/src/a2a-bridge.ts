@@ -38,10 +38,11 @@ import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSessi
 import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
 import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
+import { newTaskId } from './task-id.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
 export const A2aMethod: {
@@ -59,6 +60,7 @@ export const A2aMethod: {
 };
 /** An A2A method the bridge serves. */
 export type A2aMethod = (typeof A2aMethod)[keyof typeof A2aMethod];
+const A2A_METHODS: readonly string[] = Object.values(A2aMethod);
 
 /** How far GetTask looks: passes over the reply topic, records per partition per pass (seed 002). */
 export const TASK_SCAN_LIMITS: { readonly passes: 32; readonly recordsPerPartition: 10_000 } = { passes: 32, recordsPerPartition: 10_000 };
@@ -248,7 +250,7 @@ export class A2aBridge {
    * @throws InvalidError when the params are not JSON; PublishFailedError and friends from the log.
    */
   async submit(params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
-    const task = ConversationId.new();
+    const task = newTaskId();
     await this.#command(task, jsonBody(params, 'SendMessage params'), options).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
   }
@@ -266,7 +268,7 @@ export class A2aBridge {
    */
   async submitIn(parent: ConversationId, root: ConversationId, params: unknown, options: SubmitOptions = {}): Promise<A2aTask> {
     const body = jsonBody(params, 'SendMessage params');
-    const task = ConversationId.new();
+    const task = newTaskId();
     await startChildSession(this.#client, task, this.#id, { parent, root }, options.signal);
     await this.#command(task, body, options).withParent(parent, root).send({ signal: options.signal });
     return pendingTask(task.toString(), TaskState.Submitted);
@@ -278,7 +280,7 @@ export class A2aBridge {
    */
   async watch(params: unknown, options: WatchOptions): Promise<WatchedTask> {
     const body = jsonBody(params, 'SendMessage params');
-    const task = ConversationId.new();
+    const task = newTaskId();
     const correlation = CorrelationId.fromBytes(task.toBytes());
     const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
       correlation,
@@ -393,8 +395,10 @@ export class A2aBridge {
    * submitted task; the HTTP handler streams it), GetTask and CancelTask. Params are checked with
    * a zod schema per method. Every failure is a response with code -32000 and a fixed public
    * message; a refused field is named in the error's `data` (`{field, reason}`). It never throws.
+   * Aborting `options.signal` (the HTTP handler passes the request's, so a client that goes away)
+   * stops the call's publish or its read of the reply topic (answered `internal error`).
    */
-  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+  async handleRpc(request: unknown, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
     try {
       parsed = parseRpcRequest(request);
@@ -404,24 +408,27 @@ export class A2aBridge {
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const call = parsed;
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer, answeredTaskId));
+    // The method is the client's text: one the bridge does not serve is reported as `_OTHER`.
+    const method = servedMethodName(call.method, A2A_METHODS);
+    const signal = options?.signal;
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'a2a', method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer, answeredTaskId));
   }
 
   // One parsed call; every failure becomes an error response.
-  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
     try {
       switch (parsed.method) {
         case A2aMethod.SendMessage:
         case A2aMethod.SendStreamingMessage:
           readSendMessageParams(parsed.params, parsed.method);
-          return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params)) });
+          return rpcResult(parsed.id, { task: taskToJson(await this.submit(parsed.params, { signal })) });
         case A2aMethod.GetTask:
-          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         case A2aMethod.SubscribeToTask:
           // Without HTTP there is no stream to keep open: the task as it stands (the HTTP handler streams it).
-          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.task(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         case A2aMethod.CancelTask:
-          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id)));
+          return rpcResult(parsed.id, taskToJson(await this.cancel(readTaskIdParams(parsed.params, parsed.method).id, { signal })));
         default:
           return rpcError(parsed.id, PublicErrorMessage.UnsupportedOperation);
       }

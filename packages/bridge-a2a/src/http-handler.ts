@@ -246,7 +246,8 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       if (parsed.method === A2aMethod.SubscribeToTask && acceptsEventStream(request)) {
         return await resubscribe(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
-      const answer = await bridge.handleRpc(body.value);
+      // A client that goes away (the request's signal) stops its publish or its read of the log.
+      const answer = await bridge.handleRpc(body.value, { signal: request.signal });
       return jsonResponse(200, answer);
     } catch (error) {
       return jsonResponse(500, rpcError(null, publicErrorMessage(error)));

@@ -11,8 +11,9 @@ export const DEFAULT_MAX_BODY_BYTES: number = 1024 * 1024;
 
 /**
  * Optional edge authorization. Your HTTP layer decodes the token (the SDK never parses tokens);
- * `claims` hands the decoded audience and scopes over, and the handler checks them with
- * `authorizeEdge` before the bridge runs.
+ * `claims` hands the decoded audience and scopes over, each as a list of strings (split a
+ * token's space-separated `scope`, wrap a single `aud`), and the handler checks them with
+ * `authorizeEdge` before the bridge runs. Claims of another shape are treated as none (401).
  */
 export interface EdgeAuthorization {
   /** The decoded claims of the request, or undefined when it carries none (401). */
@@ -96,12 +97,28 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 // it share the hook's answer (a hook may verify a signature or call an introspection endpoint).
 const claimsOf = new WeakMap<Request, Promise<EdgeClaims | undefined>>();
 
+function isStringList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/**
+ * The claims a hook returned when they have the declared shape, else undefined (401). A token's
+ * `aud` may be one string and its OAuth `scope` is one space-separated string: handed over as
+ * they are, `includes` would match substrings, so an audience `api.example.com.evil` or a scope
+ * `tool:writer` would pass for `api.example.com` or `tool:write`.
+ */
+function wellFormed(claims: EdgeClaims | undefined): EdgeClaims | undefined {
+  if (typeof claims !== 'object' || claims === null) return undefined;
+  const { audience, scopes } = claims as { readonly audience?: unknown; readonly scopes?: unknown };
+  return isStringList(audience) && isStringList(scopes) ? { audience, scopes } : undefined;
+}
+
 function claimsFor(authorization: EdgeAuthorization, request: Request): Promise<EdgeClaims | undefined> {
   let claims = claimsOf.get(request);
   if (claims === undefined) {
     claims = (async () => {
       try {
-        return await authorization.claims(request);
+        return wellFormed(await authorization.claims(request));
       } catch {
         return undefined;
       }

@@ -21,6 +21,7 @@ export {
 } from './json-rpc.js';
 export type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse, ParsedRpcRequest, PublicErrorData } from './json-rpc.js';
 export { rpcServeOutcome } from './rpc-serve-outcome.js';
+export { OTHER_METHOD, servedMethodName } from './served-method.js';
 export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResponse, readJsonBody, rpcErrorResponse } from './http-common.js';
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';

@@ -62,6 +62,26 @@ function reading(seen: { bytes: number; called: number }): FetchHandler {
 }
 
 describe('toNodeListener limits', () => {
+  it('answers 501 to a method a fetch Request cannot carry (TRACE, TRACK) without calling the handler, and keeps serving', async () => {
+    const seen = { bytes: 0, called: 0 };
+    const port = await serve(reading(seen));
+    for (const method of ['TRACE', 'TRACK']) {
+      const { socket, received } = raw(port);
+      socket.write(`${method} / HTTP/1.1\r\nhost: x\r\n\r\n`);
+      const reply = await received;
+      // Node's parser may refuse a method it does not know itself; it never reaches the handler then either.
+      expect([501, 400]).toContain(statusOf(reply));
+      if (statusOf(reply) === 501) expect(reply).toContain('"message":"invalid request"');
+    }
+    const { socket, received } = raw(port);
+    socket.write('TRACE / HTTP/1.1\r\nhost: x\r\n\r\n');
+    expect(statusOf(await received)).toBe(501);
+    expect(seen.called).toBe(0);
+    const ok = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(ok.status).toBe(200);
+    expect(seen.called).toBe(1);
+  });
+
   it('answers 413 to a declared Content-Length over the cap without calling the handler', async () => {
     const seen = { bytes: 0, called: 0 };
     const port = await serve(reading(seen), { maxBodyBytes: 1024 });

@@ -52,7 +52,8 @@ export function createMcpHttpHandler(bridge: McpBridge, options: McpHttpHandlerO
       if (isNotification(message)) return new Response(null, { status: 202 });
       // MCP requires every server to answer ping; handleRpc keeps seed 002's seven methods only.
       if (parsed.method === 'ping') return jsonResponse(200, rpcResult(parsed.id, {}));
-      return jsonResponse(200, await bridge.handleRpc(message));
+      // A client that goes away (the request's signal) stops its tool call's wait.
+      return jsonResponse(200, await bridge.handleRpc(message, { signal: request.signal }));
     } catch (error) {
       return jsonResponse(500, rpcError(null, publicErrorMessage(error)));
     }

@@ -26,6 +26,7 @@ export type {
 export { checkedStructuredContent, OUTPUT_SCHEMA_MISMATCH, toolResultFromEnvelope, toolResultToJson } from './tool-result.js';
 export { checkListParams, readCallToolParams, readGetPromptParams, readInitializeParams, readResourceReadParams } from './params.js';
 export type { SchemaCheck } from './json-schema.js';
+export { MAX_NESTING_DEPTH, MAX_UNIQUE_ITEMS_PAIRS } from './validation-cost.js';
 export type { McpTextContent, McpToolResult, McpToolResultJson } from './tool-result.js';
 export { PublicErrorMessage, publicErrorMessage } from '@agdx/bridge-kit';
 /** The JSON-RPC error code of every failed bridge call (application error, -32000). */

@@ -6,6 +6,7 @@
 import { Validator, type Schema } from '@cfworker/json-schema';
 import { HandlerConfigError } from '@agdx/agents';
 import { InvalidError } from '@agdx/wire';
+import { MAX_NESTING_DEPTH, MAX_UNIQUE_ITEMS_PAIRS, nestingDepth, schemaUses, uniqueItemsPairs } from './validation-cost.js';
 
 /** The draft a schema without `$schema` is read as (MCP's default dialect). */
 const DEFAULT_DRAFT = '2020-12';
@@ -17,6 +18,11 @@ export interface SchemaCheck {
    * @throws InvalidError naming the first failing location, with the validator's reason
    */
   check(value: unknown, what: string): void;
+}
+
+/** Refuses a whole value the validator is not given. @throws InvalidError naming `what` */
+function refuse(what: string, reason: string): never {
+  throw new InvalidError(`${what} do not match the tool's schema: ${reason}`, { context: { field: what, reason } });
 }
 
 /** `#/limit` → `limit`; `#` → `` (the value itself). */
@@ -35,8 +41,14 @@ export function compileSchema(schema: Record<string, unknown>, field: string): S
   } catch (cause) {
     throw new InvalidError(`the ${field} is not a usable JSON Schema`, { cause, context: { field } });
   }
+  const checksUniqueItems = schemaUses(schema, 'uniqueItems');
   return {
     check(value, what) {
+      // Refused before the validator runs: it recurses once per level, and its uniqueItems check is quadratic.
+      if (nestingDepth(value, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) refuse(what, `nested deeper than ${MAX_NESTING_DEPTH} levels`);
+      if (checksUniqueItems && uniqueItemsPairs(value, MAX_UNIQUE_ITEMS_PAIRS) > MAX_UNIQUE_ITEMS_PAIRS) {
+        refuse(what, `arrays too large to check for unique items (over ${MAX_UNIQUE_ITEMS_PAIRS} item pairs)`);
+      }
       let result: ReturnType<Validator['validate']>;
       try {
         result = validator.validate(value);

@@ -35,7 +35,7 @@ import {
   type McpRole,
   type McpTool,
 } from './catalog.js';
-import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, type JsonRpcResponse } from '@agdx/bridge-kit';
+import { isJsonObject, parseRpcRequest, PublicErrorMessage, publicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { checkedStructuredContent, toolResultFromEnvelope, toolResultToJson, type McpToolResult } from './tool-result.js';
 import { runMemoryTool, type MemoryToolStore } from './memory-tools.js';
 
@@ -68,6 +68,7 @@ export const McpMethod: {
 };
 /** One of the served methods. */
 export type McpMethod = (typeof McpMethod)[keyof typeof McpMethod];
+const MCP_METHODS: readonly string[] = Object.values(McpMethod);
 
 /** The initialize result. */
 export interface McpInitializeResult {
@@ -402,9 +403,12 @@ export class McpBridge {
    * Serves one JSON-RPC request without HTTP: the {@link McpMethod}s only. Params are checked
    * with a zod schema per method. Every failure (including notifications, `ping`, other methods
    * and batch arrays) is a response with code -32000 and a fixed public message; a refused
-   * field is named in the error's `data` (`{field, reason}`). It never throws.
+   * field is named in the error's `data` (`{field, reason}`). It never throws. Aborting
+   * `options.signal` (the HTTP handler passes the request's, so a client that goes away) stops a
+   * tool call's wait at once, answered as cancelled (`internal error`), instead of holding it
+   * until the tool timeout.
    */
-  async handleRpc(request: unknown): Promise<JsonRpcResponse> {
+  async handleRpc(request: unknown, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<JsonRpcResponse> {
     let parsed: ReturnType<typeof parseRpcRequest>;
     try {
       parsed = parseRpcRequest(request);
@@ -414,11 +418,14 @@ export class McpBridge {
     }
     if (parsed === undefined) return rpcError(safeRequestId(request), PublicErrorMessage.InvalidRequest);
     const call = parsed;
-    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method: call.method, agent: this.#id }), () => this.#serve(call), (answer) => rpcServeOutcome(answer));
+    const signal = options?.signal;
+    // The method is the client's text: one the bridge does not serve is reported as `_OTHER`.
+    const method = servedMethodName(call.method, MCP_METHODS);
+    return tracedServe(this.#client.telemetry, () => ({ protocol: 'mcp', method, agent: this.#id }), () => this.#serve(call, signal), (answer) => rpcServeOutcome(answer));
   }
 
   // One parsed call; every failure becomes an error response.
-  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>): Promise<JsonRpcResponse> {
+  async #serve(parsed: NonNullable<ReturnType<typeof parseRpcRequest>>, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
     const { id, params } = parsed;
     try {
       switch (parsed.method) {
@@ -430,11 +437,14 @@ export class McpBridge {
         case McpMethod.ToolsCall: {
           const call = readCallToolParams(params);
           const tool = this.#tool(call.name);
-          // A call without arguments is checked as `{}`, so a required member is refused here
-          // rather than left for the worker to trip over.
-          tool.input.check(call.arguments ?? {}, 'arguments');
+          // The schema judges the arguments as they ride in the command body, not zod's copy of
+          // them: that copy leaves out a `__proto__` member, which the body keeps. A call without
+          // arguments is checked as `{}`, so a required member is refused here rather than left
+          // for the worker to trip over.
+          const args = params['arguments'] ?? {};
+          tool.input.check(args, 'arguments');
           // The command body is the whole MCP params object (name, arguments, ...), as in the reference.
-          const result = (await this.#memoryTool(tool.tool, call.arguments ?? {}, undefined)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal: undefined }));
+          const result = (await this.#memoryTool(tool.tool, args, signal)) ?? (await this.#call({ tool, body: jsonBody(params, 'tools/call params'), target: undefined, signal }));
           return rpcResult(id, toolResultToJson(result));
         }
         case McpMethod.ResourcesList:

@@ -80,8 +80,15 @@ const ERROR_BODIES: Record<number, string> = {
   413: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request body too large"}}',
   415: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}',
   429: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"too many open streams"}}',
+  501: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}',
   500: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"internal error"}}',
 };
+
+/**
+ * Methods node:http accepts but a fetch `Request` refuses to carry (it throws a TypeError), so no
+ * handler can be given them: they get 501 before the handler runs.
+ */
+const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 function checkLimit(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
@@ -144,7 +151,7 @@ function toRequest(request: NodeRequestLike, target: string, body: HandlerBody |
 }
 
 /**
- * A fixed JSON-RPC error answer (400, 408, 413, 415, 429, or 500 for any other status); `close`
+ * A fixed JSON-RPC error answer (400, 408, 413, 415, 429, 501, or 500 for any other status); `close`
  * asks Node to close the connection after it. Nothing is sent once the head went out.
  */
 export function sendError(target: NodeResponseLike, status: number, close: boolean, extra: Record<string, string> = {}): void {
@@ -224,6 +231,7 @@ async function serve(
   framework: FrameworkRequest | undefined,
 ): Promise<void> {
   const method = (request.method ?? 'GET').toUpperCase();
+  if (UNREPRESENTABLE_METHODS.has(method)) return sendError(response, 501, true);
   const declared = declaredLength(request);
   const hasBody = method !== 'GET' && method !== 'HEAD' && declared !== 0;
   if (hasBody && declared !== undefined) {
