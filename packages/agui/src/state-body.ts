@@ -6,8 +6,9 @@
 import {
   decodeStateDelta,
   decodeStateSnapshot,
-  DEFAULT_MAX_CBOR_DEPTH,
+  MAX_STATE_DEPTH,
   MAX_STATE_JSON_BYTES,
+  nestsDeeperThan,
   parseJsonPatch,
   type JsonPatchOperation,
   type JsonValue,
@@ -26,23 +27,6 @@ export type StateBody =
 // legacy body written with one still renders; marks inside its strings are kept.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** True when `value` nests deeper than `limit` containers, counted without recursion. */
-function nestsDeeper(value: unknown, limit: number): boolean {
-  const nodes: unknown[] = [value];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop();
-    const depth = depths.pop() as number;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(node)) {
-      nodes.push(child);
-      depths.push(depth + 1);
-    }
-  }
-  return false;
-}
-
 function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: false } {
   // JSON.parse has no limits of its own: a legacy body over the seeds' 8 MiB state cap is unreadable.
   if (bytes.length > MAX_STATE_JSON_BYTES) return { ok: false };
@@ -54,7 +38,7 @@ function parseJson(bytes: Uint8Array): { ok: true; value: JsonValue } | { ok: fa
   }
   // Nor a depth limit: a document nested deeper than the capsules may nest is unreadable too, since
   // folding it, and serializing its event with JSON.stringify, would overflow the stack.
-  return nestsDeeper(value, DEFAULT_MAX_CBOR_DEPTH) ? { ok: false } : { ok: true, value };
+  return nestsDeeperThan(value, MAX_STATE_DEPTH) ? { ok: false } : { ok: true, value };
 }
 
 /** The snapshot body, or undefined when it is neither a capsule nor JSON (such records render nothing). */

@@ -9,6 +9,7 @@ import {
   ContentType,
   ConversationId,
   CorrelationId,
+  MAX_STATE_DEPTH,
   MintUlid,
   RecordId,
   STATE_DELTA_OPERATION,
@@ -47,6 +48,29 @@ describe('AguiBridge state', () => {
     expect(view.revision).toBe(3n);
     expect(view.history.map((h) => h.outcome)).toEqual(['applied', 'applied', 'applied']);
     expect(await bridge.reconstructState(conversation)).toEqual(view.document);
+  });
+
+  it('refuses, typed and before writing, a delta that would nest the state past MAX_STATE_DEPTH, and the state stays readable', async () => {
+    const { laser, bridge } = await newLog();
+    const conversation = ConversationId.new();
+    const levels = (n: number): JsonValue => {
+      let value: JsonValue = {};
+      for (let i = 1; i < n; i++) value = { a: value };
+      return value;
+    };
+    // Each delta alone is shallow; together they would nest 50 levels per delta.
+    await bridge.publishStateDelta('ui', conversation, [{ op: 'add', path: '/a', value: levels(50) }]);
+    const written = (await laser.transport.describeTopic({ stream: 'demo', topic: AgentTopic.Sessions })).partitions;
+    const deeper = [{ op: 'add', path: `${'/a'.repeat(50)}/a`, value: levels(50) }];
+    await expect(bridge.publishStateDelta('ui', conversation, deeper)).rejects.toSatisfy(
+      (e) => AgdxError.is(e, 'invalid') && (e as Error).message.includes(`deeper than ${MAX_STATE_DEPTH} levels`),
+    );
+    // Nothing was appended for the refused delta, and the state folds and serializes.
+    expect((await laser.transport.describeTopic({ stream: 'demo', topic: AgentTopic.Sessions })).partitions).toEqual(written);
+    const document = await bridge.reconstructState(conversation);
+    expect(JSON.stringify(document).length).toBeGreaterThan(0);
+    await bridge.publishStateDelta('ui', conversation, [{ op: 'add', path: '/b', value: 1 }]);
+    expect(await bridge.reconstructState(conversation)).toMatchObject({ b: 1 });
   });
 
   it('refuses a snapshot that is not an object and a delta that is not a JSON Patch array', async () => {

@@ -137,9 +137,9 @@ export { ChunkAssembler, FINISH_REASON_GAP, FINISH_REASON_ABANDONED } from './ch
 export type { AssemblerRecord, ChunkEvent, ChunkBodyEvent, ChunkFinishedEvent, ChunkFailedEvent } from './chunks/assembler.js';
 export { reassembleChannel } from './chunks/reassemble.js';
 export type { ChannelRecord, ReassembledChannel } from './chunks/reassemble.js';
-export { applyJsonPatch, parseJsonPatch, parseJsonPointer } from './state/json-patch.js';
+export { applyJsonPatch, MAX_STATE_DEPTH, parseJsonPatch, parseJsonPointer } from './state/json-patch.js';
 export type { JsonPatchOperation } from './state/json-patch.js';
-export { isJsonObject, jsonEqual } from './state/json-value.js';
+export { isJsonObject, jsonEqual, nestsDeeperThan } from './state/json-value.js';
 export type { JsonValue } from './state/json-value.js';
 export { jsonToCbor, cborToJson } from './state/json-cbor.js';
 export {

@@ -1,6 +1,14 @@
 import jsonpatch from 'fast-json-patch';
+import { DEFAULT_MAX_CBOR_DEPTH } from '../cbor/strict.js';
 import { AgdxError, InvalidError } from '../errors.js';
-import { isJsonObject, jsonEqual, type JsonValue } from './json-value.js';
+import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json-value.js';
+
+/**
+ * Most levels of arrays and objects a state document may nest (the root object is one): the deepest
+ * document a state snapshot capsule still decodes with. A patch that would nest it deeper is
+ * refused, so every document a fold reaches can be snapshotted, copied and serialized.
+ */
+export const MAX_STATE_DEPTH: number = DEFAULT_MAX_CBOR_DEPTH;
 
 /** One RFC 6902 operation. */
 export interface JsonPatchOperation {
@@ -69,6 +77,13 @@ function checkExists(doc: unknown, tokens: readonly string[], pointer: string): 
   return walk(doc, tokens, pointer);
 }
 
+// The value an operation places at `tokens` may nest at most what is left under the cap there.
+function checkPlacedDepth(value: unknown, tokens: readonly string[], pointer: string): void {
+  if (nestsDeeperThan(value, MAX_STATE_DEPTH - tokens.length)) {
+    throw fail(`JSON Patch value at \`${pointer}\` would nest the document deeper than ${MAX_STATE_DEPTH} levels`, pointer);
+  }
+}
+
 function checkAddTarget(doc: unknown, tokens: readonly string[], pointer: string): void {
   if (tokens.length === 0) return;
   const parent = walk(doc, tokens.slice(0, -1), pointer);
@@ -109,17 +124,29 @@ export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
   return patch.map((raw) => readOperation(raw).op);
 }
 
+// A caller's document nested past what structuredClone can recurse through is refused, typed.
+function copyDocument(document: JsonValue): unknown {
+  try {
+    return structuredClone(document);
+  } catch (error) {
+    throw new InvalidError('the JSON document to patch cannot be copied (nested too deep, or not JSON)', { cause: error });
+  }
+}
+
 /**
  * Applies an RFC 6902 patch atomically: the input document is never modified, and the result is
  * returned only when every operation succeeded. Every failure is an InvalidError naming the
  * path (`JSON Patch path `/a` does not exist`, `JSON Patch test failed at `/a``, ...). Paths through
- * `__proto__`, `constructor` or `prototype` are refused.
+ * `__proto__`, `constructor` or `prototype` are refused, and so is an operation that would nest the
+ * document deeper than {@link MAX_STATE_DEPTH} levels.
  */
 export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
   if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
-  let working: unknown = structuredClone(document);
+  let working: unknown = copyDocument(document);
   for (const raw of patch) {
     const { op, path, from } = readOperation(raw);
+    // Before anything copies the operand (structuredClone recurses).
+    if (op.op === 'add' || op.op === 'replace') checkPlacedDepth(op.value, path, op.path);
     switch (op.op) {
       case 'add':
         checkAddTarget(working, path, op.path);
@@ -132,12 +159,14 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
         checkExists(working, path, op.path);
         break;
       case 'test':
-        if (!jsonEqual(checkExists(working, path, op.path), op.value)) throw fail(`JSON Patch test failed at \`${op.path}\``, op.path);
+        // An operand deeper than the document may nest there cannot equal it (and would make the
+        // recursive comparison as deep as the operand).
+        if (nestsDeeperThan(op.value, MAX_STATE_DEPTH - path.length) || !jsonEqual(checkExists(working, path, op.path), op.value)) throw fail(`JSON Patch test failed at \`${op.path}\``, op.path);
         continue;
       case 'move':
       case 'copy': {
         const source = op.from as string;
-        checkExists(working, from as string[], source);
+        checkPlacedDepth(checkExists(working, from as string[], source), path, op.path);
         if (op.op === 'move' && (op.path === source || op.path.startsWith(`${source}/`))) {
           if (op.path === source) continue;
           throw fail(`JSON Patch cannot move \`${source}\` into its own child \`${op.path}\``, op.path);

@@ -19,3 +19,25 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when `value` nests more than `limit` arrays or objects (a scalar nests none, `{}` one),
+ * counted without recursion and stopping at the first container past the limit, so the work is
+ * bounded by the value's size and a hostile value cannot overflow the stack.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const nodes: unknown[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) {
+      if (typeof child !== 'object' || child === null) continue;
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
