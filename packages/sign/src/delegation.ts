@@ -1,5 +1,6 @@
 import type { AgentEnvelope } from '@agdx/wire';
 import { onBehalfOf } from './envelope-port.js';
+import { SignatureError } from './errors.js';
 import type { KeyRegistry } from './key-registry.js';
 import type { Micros } from './micros.js';
 import type { ObservedHeaders } from './observed-headers.js';
@@ -35,14 +36,21 @@ export interface DelegationAt {
  * (unsigned, unknown, revoked or tampered envelopes are refused, the window is not consulted).
  */
 export async function verifyDelegation(registry: KeyRegistry, envelope: AgentEnvelope, at?: DelegationAt): Promise<Delegation | undefined> {
+  checkAt(at);
   const signer = at === undefined ? await registry.verify(envelope) : (await registry.verifyAt(envelope, at.atMicros, at.observedHeaders)).principal;
   return delegationOf(signer, envelope);
 }
 
 /** {@link verifyDelegation}, synchronously (see {@link KeyRegistry.verifySync}). */
 export function verifyDelegationSync(registry: KeyRegistry, envelope: AgentEnvelope, at?: DelegationAt): Delegation | undefined {
+  checkAt(at);
   const signer = at === undefined ? registry.verifySync(envelope) : registry.verifyAtSync(envelope, at.atMicros, at.observedHeaders).principal;
   return delegationOf(signer, envelope);
+}
+
+// A caller's `at` that is not an object would fail as a TypeError; refuse it as a signature error.
+function checkAt(at: unknown): void {
+  if (at !== undefined && (typeof at !== 'object' || at === null)) throw new SignatureError('delegation time must be an object with atMicros');
 }
 
 function delegationOf(signer: string, envelope: AgentEnvelope): Delegation | undefined {

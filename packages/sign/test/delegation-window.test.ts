@@ -2,7 +2,7 @@
 // valid must not delegate when the caller says when the delegation was made. Before, the key's
 // window was never consulted: an old key kept delegating for as long as it stayed enrolled.
 import { describe, expect, it } from 'vitest';
-import { KeyRecord, KeyRegistry, SigningKey, verifyDelegation, verifyDelegationSync } from '@agdx/sign';
+import { KeyRecord, KeyRegistry, SignatureError, SigningKey, verifyDelegation, verifyDelegationSync } from '@agdx/sign';
 import { AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, RecordId } from '@agdx/wire';
 
 const key = SigningKey.fromBytes(new Uint8Array(32).fill(91));
@@ -36,5 +36,13 @@ describe('verifyDelegation with a time', () => {
     const registry = rotatedRegistry();
     expect(await verifyDelegation(registry, signed, { atMicros: 150n, observedHeaders: { contentType: ContentType.json, agentVersion: 1 } })).toEqual({ signer: 'planner', user: 'user:1' });
     await expect(verifyDelegation(registry, signed, { atMicros: 150n, observedHeaders: { contentType: ContentType.cbor, agentVersion: 1 } })).rejects.toThrow('signature context differs from record headers');
+  });
+
+  it('refuses an `at` that is not an object with a typed error', async () => {
+    const signed = await delegated();
+    const registry = rotatedRegistry();
+    await expect(verifyDelegation(registry, signed, null as never)).rejects.toThrow(SignatureError);
+    expect(() => verifyDelegationSync(registry, signed, 5 as never)).toThrow(SignatureError);
+    await expect(verifyDelegation(registry, signed, { atMicros: -1n })).rejects.toMatchObject({ kind: 'invalid' });
   });
 });

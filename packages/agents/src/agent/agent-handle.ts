@@ -481,4 +481,3 @@ async function handleLeased(handler: AgentHandler, message: AgentMessage, ctx: A
   }
   return effects;
 }
-
