@@ -335,7 +335,7 @@ export class AgentHandle {
         // anywhere in the attempt rejects, as it would from `await`.
         try {
           const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
-          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
+          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects, verifier: config.verifier });
           const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
           if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
           // No lease to release: the handler's own promise is all there is to wait for.
