@@ -111,7 +111,9 @@ export type SkipReason =
   /** A control record or capsule body the reader cannot apply. */
   | 'unusable'
   /** A parked record whose source topic was deleted (or deleted and recreated) since it was parked, or that its source no longer holds. */
-  | 'stale-source';
+  | 'stale-source'
+  /** A control record whose record id was already applied to its session: a copy appended again. */
+  | 'replayed';
 
 /**
  * A reader skipped one record and went on (reply hubs, the control follower). Delivered to

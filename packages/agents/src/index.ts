@@ -97,6 +97,8 @@ export type { ProcessedKeyStore } from './dedup/processed-key-store.js';
 export { DEFAULT_DEDUP_WINDOW, SlidingWindowKeyStore } from './dedup/sliding-window.js';
 export { LogProcessedKeyStore, PROCESSED_KEY_NAMESPACE_HEADER, PROCESSED_KEYS_TOPIC } from './dedup/log-processed-key-store.js';
 export type { LogProcessedKeyStoreOptions } from './dedup/log-processed-key-store.js';
+export { PROCESSED_KEY_OPERATION } from './dedup/signed-processed-key.js';
+export type { ProcessedKeySigning } from './dedup/signed-processed-key.js';
 export { DEAD_LETTER_TOPIC, deadLetterRecord, DeadLetterWriter } from './dead-letter/dead-letter.js';
 export type { DeadLetterInput, DeadLetterRecord, DeadLetterSink } from './dead-letter/dead-letter.js';
 export {

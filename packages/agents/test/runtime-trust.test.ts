@@ -166,3 +166,43 @@ describe('an approval gate under a verifier', () => {
     expect(decisions).toEqual(['unnamed: InvalidError', 'approved']);
   });
 });
+
+describe('an approval gate of an agent that verifies, on a client that does not', () => {
+  it('waits with the agent\'s verifier: an unsigned or insider answer does not decide, the approver\'s signed one does', async () => {
+    const worker = SigningKey.fromBytes(new Uint8Array(32).fill(57));
+    const approverKey = SigningKey.fromBytes(new Uint8Array(32).fill(58));
+    const insider = SigningKey.fromBytes(new Uint8Array(32).fill(59));
+    const registry = registryWith({ worker: [worker, KeyKind.Agent], approver: [approverKey, KeyKind.Agent], insider: [insider, KeyKind.Agent] });
+    // The client has no verifier; the agent does.
+    const { laser } = await harness(1);
+    const decisions: string[] = [];
+    await using gated = Agent.builder()
+      .id('worker')
+      .listenOn(AgentTopic.Commands)
+      .verifier(registry)
+      .heartbeats(false)
+      .retry({ maxAttempts: 1, baseDelayMs: 1 })
+      .handler(async (_message, ctx) => {
+        decisions.push(new TextDecoder().decode(await ctx.approvalGate(AgentTopic.HumanInput, text.encode('deploy?'), 5_000, { expectFrom: 'approver' })));
+      })
+      .spawn(laser);
+    await using approver = Agent.builder()
+      .id('approver')
+      .listenOn(AgentTopic.Sessions)
+      .signingKey(approverKey)
+      .heartbeats(false)
+      .followControl(false)
+      .handler(async (message, ctx) => {
+        const prompt = message.envelope!;
+        const answer = (as: string) => laser.agdx(AgentTopic.HumanInput, as, prompt.conversation).respond(prompt.correlation!, text.encode(`forged as ${as}`)).withTarget(prompt.source);
+        await answer('approver').send();
+        await answer('approver').signedBy(insider).send();
+        await ctx.respondInput(AgentTopic.HumanInput, text.encode('approved'));
+      })
+      .spawn(laser);
+    await Promise.all([gated.ready(), approver.ready()]);
+    await laser.agdx(AgentTopic.Commands, AgentId.new('worker'), ConversationId.new()).command(MintUlid.mint(CorrelationId), text.encode('work')).signedBy(worker).send();
+    await eventually(() => decisions.length === 1, 10_000, 'the gate');
+    expect(decisions).toEqual(['approved']);
+  });
+});

@@ -1,6 +1,9 @@
 import type { AgentEnvelope } from '@agdx/wire';
 import { onBehalfOf } from './envelope-port.js';
+import { SignatureError } from './errors.js';
 import type { KeyRegistry } from './key-registry.js';
+import type { Micros } from './micros.js';
+import type { ObservedHeaders } from './observed-headers.js';
 
 /** Metadata key that names the user an agent acts for; covered by the signature. */
 export const ON_BEHALF_OF = 'on_behalf_of';
@@ -14,18 +17,40 @@ export interface Delegation {
 }
 
 /**
- * Verifies the envelope (as {@link KeyRegistry.verify}: rejects unsigned, unknown, revoked or
- * tampered envelopes) and returns the delegation when signed metadata carries an
- * `on_behalf_of` text value; undefined when there is none (or it is not text).
+ * When a delegation was made: the broker timestamp of its record, and optionally the record's
+ * observed headers. A key's validity window is judged only against a time, so without one a key
+ * rotated out (its window ended) or not yet valid would still delegate.
  */
-export async function verifyDelegation(registry: KeyRegistry, envelope: AgentEnvelope): Promise<Delegation | undefined> {
-  const signer = await registry.verify(envelope);
+export interface DelegationAt {
+  /** The record's broker timestamp (epoch µs): the key must be valid then. */
+  readonly atMicros: Micros;
+  /** The record's headers: the signature must bind their `agdx.ct` / `agdx.av` (as `verifyObservedAt`). */
+  readonly observedHeaders?: ObservedHeaders | undefined;
+}
+
+/**
+ * Verifies the envelope and returns the delegation when signed metadata carries an
+ * `on_behalf_of` text value; undefined when there is none (or it is not text). With `at`, as
+ * {@link KeyRegistry.verifyAt} (the key's window is checked at `at.atMicros`, and the bound
+ * context against `at.observedHeaders` when given); without it, as {@link KeyRegistry.verify}
+ * (unsigned, unknown, revoked or tampered envelopes are refused, the window is not consulted).
+ */
+export async function verifyDelegation(registry: KeyRegistry, envelope: AgentEnvelope, at?: DelegationAt): Promise<Delegation | undefined> {
+  checkAt(at);
+  const signer = at === undefined ? await registry.verify(envelope) : (await registry.verifyAt(envelope, at.atMicros, at.observedHeaders)).principal;
   return delegationOf(signer, envelope);
 }
 
 /** {@link verifyDelegation}, synchronously (see {@link KeyRegistry.verifySync}). */
-export function verifyDelegationSync(registry: KeyRegistry, envelope: AgentEnvelope): Delegation | undefined {
-  return delegationOf(registry.verifySync(envelope), envelope);
+export function verifyDelegationSync(registry: KeyRegistry, envelope: AgentEnvelope, at?: DelegationAt): Delegation | undefined {
+  checkAt(at);
+  const signer = at === undefined ? registry.verifySync(envelope) : registry.verifyAtSync(envelope, at.atMicros, at.observedHeaders).principal;
+  return delegationOf(signer, envelope);
+}
+
+// A caller's `at` that is not an object would fail as a TypeError; refuse it as a signature error.
+function checkAt(at: unknown): void {
+  if (at !== undefined && (typeof at !== 'object' || at === null)) throw new SignatureError('delegation time must be an object with atMicros');
 }
 
 function delegationOf(signer: string, envelope: AgentEnvelope): Delegation | undefined {

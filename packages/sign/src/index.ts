@@ -52,7 +52,7 @@ export {
   verifyDelegation,
   verifyDelegationSync,
 } from './delegation.js';
-export type { Delegation, Grant, ResourcePattern } from './delegation.js';
+export type { Delegation, DelegationAt, Grant, ResourcePattern } from './delegation.js';
 
 export { canonicalCardJson } from './card/canonical-json.js';
 export type { CardJson } from './card/canonical-json.js';

@@ -23,6 +23,7 @@ import type { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import type { HeartbeatRegistry, SessionLease } from '../lifecycle/heartbeats.js';
 import type { AgentMessage } from '../message/agent-message.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
+import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import type { AppendIssuer } from '../send/append-issuer.js';
 import type { Signer } from '../send/signer.js';
@@ -34,8 +35,8 @@ export interface ApprovalGateOptions {
   /** Aborting rejects the wait with CancelledError. */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Who may decide (required when the client has a verifier): the prompt is unaddressed, so
-   * without it any enrolled agent could approve.
+   * Who may decide (required when the client or the agent has a verifier): the prompt is
+   * unaddressed, so without it any enrolled agent could approve.
    */
   readonly expectFrom?: ReplySignerPolicy | undefined;
 }
@@ -62,6 +63,11 @@ export interface AgentCtxInit {
   readonly attempt: number;
   /** Takes the answers' appends when they are pipelined; without it every answer is awaited. */
   readonly issuer?: AppendIssuer | undefined;
+  /**
+   * The agent's own verifier, when it has one: its approval gates verify the decision with it
+   * when the client has none, so an agent that verifies never takes an unsigned decision.
+   */
+  readonly verifier?: Verifier | undefined;
 }
 
 /** What a handler receives beside the message. */
@@ -146,12 +152,14 @@ export class AgentCtx {
    * Asks a human (or an approver agent) and waits for the decision: the prompt goes unaddressed
    * on `agent.sessions` in the handled conversation, the answer is awaited on `replyTopic`.
    * @throws TimeoutError; CancelledError; RejectedError when the approver answered with an error;
-   * InvalidError when the client has a verifier and `expectFrom` is not set.
+   * InvalidError when a verifier is in force and `expectFrom` is not set. The decision is verified
+   * with the client's verifier, else the agent's (`verifier(v)` on its builder).
    */
   async approvalGate(replyTopic: string, prompt: Uint8Array, timeoutMs: number, options: ApprovalGateOptions = {}): Promise<Uint8Array> {
-    return this.#init.client
+    const client = this.#init.client;
+    return client
       .agdx(AgentTopic.Sessions, this.agent, this.conversation)
-      .requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal, expectFrom: options.expectFrom });
+      .requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal, expectFrom: options.expectFrom, verifier: client.verifier ?? this.#init.verifier });
   }
 
   /** Emits an event on `respondOn`, tied to the handled request. */

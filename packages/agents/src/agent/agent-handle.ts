@@ -20,6 +20,7 @@ import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { VerifiedPrincipal } from '../replies/verifier.js';
+import { signedByMe } from './own-lane-record.js';
 import type { AgentConfig, AgentHandler } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
 import { AnswerEffects, AppendWindow } from './answer-pipeline.js';
@@ -165,11 +166,16 @@ export class AgentHandle {
 
   /**
    * After a restart, rebuilds what this agent parked from its own records on the newest 10,000
-   * records of each `agent.sessions` partition (only done when control history exists).
+   * records of each `agent.sessions` partition (only done when control history exists). With a
+   * verifier and a signing key the agent signs its lane records, so only those that verify as
+   * signed by a key enrolled for it count: anyone can append a record that merely claims to be
+   * its own, and a forged parking would make it handle an old command again, a forged end skip
+   * the session's work. The rest are reported (`unverified`, `source-mismatch`) and passed over.
    */
   async #recoverParking(pause: PauseController, stream: string): Promise<void> {
     const transport = this.#client.transport;
     const me = this.#config.id.value;
+    const verifier = this.#config.signingKey === undefined ? undefined : this.#config.verifier;
     let description;
     try {
       description = await transport.describeTopic({ stream, topic: AgentTopic.Sessions });
@@ -187,11 +193,16 @@ export class AgentHandle {
           next = record.offset + 1n;
           const agent = record.headers.get('gen_ai.agent.id');
           if (agent === undefined || headerText(agent.value) !== me) continue;
+          let envelope: AgentEnvelope;
           try {
-            lane.push(AgentEnvelope.decode(record.payload));
+            envelope = AgentEnvelope.decode(record.payload);
           } catch {
             // not an envelope of ours after all
+            continue;
           }
+          const position = { stream, topic: AgentTopic.Sessions, partition: part.partition, offset: record.offset };
+          if (verifier !== undefined && !(await signedByMe(verifier, envelope, record, me, (reason, message, cause) => this.#onError(new SkippedRecordError(reason, position, message, { cause }))))) continue;
+          lane.push(envelope);
         }
       }
     }
@@ -324,7 +335,7 @@ export class AgentHandle {
         // anywhere in the attempt rejects, as it would from `await`.
         try {
           const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
-          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects });
+          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects, verifier: config.verifier });
           const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
           if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
           // No lease to release: the handler's own promise is all there is to wait for.

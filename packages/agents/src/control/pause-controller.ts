@@ -33,6 +33,7 @@ import { sessionAcknowledgmentEnvelope, sessionEndEnvelope } from '../lifecycle/
 import {
   addressKey,
   emptyControlState,
+  firstApplication,
   type ControlRequest,
   type HeldRecord,
   type SessionControlState,
@@ -105,8 +106,9 @@ export class PauseController {
 
   /**
    * Applies one control record read from `agent.control` (a command or a Canceled status). Records
-   * addressed to another agent are ignored. Resolves after the acknowledgment (and, for a resume,
-   * the drain) finished.
+   * addressed to another agent are ignored, and so is a record whose record id was already
+   * applied to its session (a replayed copy, reported as `replayed`). Resolves after the
+   * acknowledgment (and, for a resume, the drain) finished.
    */
   async applyControl(envelope: AgentEnvelope, address: RecordAddress): Promise<void> {
     const me = this.#options.me.value;
@@ -128,6 +130,12 @@ export class PauseController {
     const request: ControlRequest = { position: logPositionOf(address), address, record: envelope.record, named };
     await this.#serial(session.toString(), async () => {
       const state = this.#state(session.toString());
+      // A record id names one request: a copy of it (appended again by anyone who can append,
+      // its signature intact) must not undo what came after, such as re-pausing after a resume.
+      if (envelope.record !== undefined && !firstApplication(state, envelope.record.toString())) {
+        this.#options.onError?.(new SkippedRecordError('replayed', address, `control record ${envelope.record.toString()} was already applied to this session`));
+        return;
+      }
       if (action === 'pause') {
         state.pauseRequested = true;
         state.pause = request;

@@ -45,6 +45,32 @@ export interface SessionControlState {
   readonly seen: Set<string>;
   /** Addresses handled through their parking (redeliveries are committed without handling). */
   readonly handledThroughParking: Set<string>;
+  /**
+   * Record ids of the control requests applied to the session, newest last, at most
+   * {@link APPLIED_CONTROL_MEMORY}. A signed request copied and appended again still verifies, so
+   * only this memory keeps a replayed pause from re-pausing a resumed session.
+   */
+  readonly applied: Set<string>;
+}
+
+/**
+ * How many applied control record ids a session remembers. Operators send a handful per session;
+ * the bound only keeps unsigned floods (no verifier) from growing it without end.
+ */
+export const APPLIED_CONTROL_MEMORY = 4_096;
+
+/**
+ * Notes that the control request `record` was applied; false when it already was (a replay).
+ * The oldest id is forgotten beyond {@link APPLIED_CONTROL_MEMORY}.
+ */
+export function firstApplication(state: SessionControlState, record: string): boolean {
+  if (state.applied.has(record)) return false;
+  state.applied.add(record);
+  if (state.applied.size > APPLIED_CONTROL_MEMORY) {
+    const oldest = state.applied.values().next().value;
+    if (oldest !== undefined) state.applied.delete(oldest);
+  }
+  return true;
 }
 
 /** A fresh, unpaused state. */
@@ -59,6 +85,7 @@ export function emptyControlState(): SessionControlState {
     held: [],
     seen: new Set(),
     handledThroughParking: new Set(),
+    applied: new Set(),
   };
 }
 

@@ -1,6 +1,7 @@
-import { NotFoundError, partitionForKey, type LogTransport, type RecordHeaders } from '@agdx/transport';
+import { NotFoundError, partitionForKey, type LogRecord, type LogTransport, type RecordHeaders } from '@agdx/transport';
 import { InvalidError, readStringHeader, stringHeader } from '@agdx/wire';
 import type { ProcessedKeyStore } from './processed-key-store.js';
+import { checkSigning, signedKeyRecord, verifiedKey, type CheckedSigning, type ProcessedKeySigning } from './signed-processed-key.js';
 
 /** The topic {@link LogProcessedKeyStore} uses unless told otherwise. */
 export const PROCESSED_KEYS_TOPIC = 'agent.processed_keys';
@@ -21,6 +22,14 @@ export interface LogProcessedKeyStoreOptions {
   readonly namespace: string;
   /** Bounds the startup fold. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Signs every key this store records and counts only keys signed by a key enrolled for
+   * `signing.agent` (checked with `signing.verifier` at the broker time). Use it when the agent
+   * has a verifier: otherwise anyone who can append to the topic can mark a guessable
+   * idempotency key processed, and the agent commits that signed command without handling it.
+   * Unsigned keys already on the topic then no longer count.
+   */
+  readonly signing?: ProcessedKeySigning | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -41,9 +50,11 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
   readonly #namespace: string;
   readonly #partition: number;
   readonly #keys: Set<string>;
+  readonly #signing: CheckedSigning | undefined;
   #next: bigint;
 
-  private constructor(transport: LogTransport, stream: string, topic: string, namespace: string, partition: number, keys: Set<string>, next: bigint) {
+  private constructor(transport: LogTransport, stream: string, topic: string, namespace: string, partition: number, keys: Set<string>, next: bigint, signing: CheckedSigning | undefined) {
+    this.#signing = signing;
     this.#transport = transport;
     this.#stream = stream;
     this.#topic = topic;
@@ -55,7 +66,7 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
 
   /**
    * Opens the store: creates the topic when missing and folds the namespace's records.
-   * @throws InvalidError for an empty namespace; transport errors from the log.
+   * @throws InvalidError for an empty namespace or a malformed `signing`; transport errors from the log.
    */
   static async open(transport: LogTransport, options: LogProcessedKeyStoreOptions): Promise<LogProcessedKeyStore> {
     const { stream, namespace, signal } = options;
@@ -63,6 +74,7 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
     if (typeof namespace !== 'string' || namespace.length === 0) {
       throw new InvalidError('a processed-key store needs a non-empty namespace', { context: { field: 'namespace' } });
     }
+    const signing = options.signing === undefined ? undefined : checkSigning(options.signing);
     let description;
     try {
       description = await transport.describeTopic({ stream, topic }, { signal });
@@ -77,12 +89,12 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
       const records = await transport.read({ stream, topic, partition, offset: next, maxCount: FOLD_BATCH, signal });
       for (const record of records) {
         next = record.offset + 1n;
-        const key = keyOf(record.headers, record.payload, namespace);
+        const key = await keyOf(record, namespace, signing);
         if (key !== undefined) keys.add(key);
       }
       if (records.length < FOLD_BATCH) break;
     }
-    return new LogProcessedKeyStore(transport, stream, topic, namespace, partition, keys, next);
+    return new LogProcessedKeyStore(transport, stream, topic, namespace, partition, keys, next, signing);
   }
 
   /** Number of keys known. */
@@ -99,11 +111,12 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
   async add(key: string): Promise<void> {
     if (this.#keys.has(key)) return;
     const headers: RecordHeaders = new Map([[PROCESSED_KEY_NAMESPACE_HEADER, stringHeader(this.#namespace)]]);
+    const record = this.#signing === undefined ? { headers, payload: encoder.encode(key) } : await signedKeyRecord(this.#signing, key, headers);
     await this.#transport.append({
       stream: this.#stream,
       topic: this.#topic,
       routing: { partition: this.#partition },
-      records: [{ headers, payload: encoder.encode(key) }],
+      records: [record],
     });
     this.#keys.add(key);
   }
@@ -121,7 +134,7 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
       });
       for (const record of records) {
         this.#next = record.offset + 1n;
-        const key = keyOf(record.headers, record.payload, this.#namespace);
+        const key = await keyOf(record, this.#namespace, this.#signing);
         if (key !== undefined) this.#keys.add(key);
       }
       if (records.length < FOLD_BATCH) return;
@@ -129,12 +142,13 @@ export class LogProcessedKeyStore implements ProcessedKeyStore {
   }
 }
 
-function keyOf(headers: RecordHeaders, payload: Uint8Array, namespace: string): string | undefined {
-  const header = headers.get(PROCESSED_KEY_NAMESPACE_HEADER);
+/** The key a record of `namespace` names: its payload, or with `signing` its verified signed body. */
+async function keyOf(record: LogRecord, namespace: string, signing: CheckedSigning | undefined): Promise<string | undefined> {
+  const header = record.headers.get(PROCESSED_KEY_NAMESPACE_HEADER);
   if (header === undefined) return undefined;
   try {
     if (readStringHeader(header, PROCESSED_KEY_NAMESPACE_HEADER) !== namespace) return undefined;
-    return decoder.decode(payload);
+    return signing === undefined ? decoder.decode(record.payload) : await verifiedKey(signing, record);
   } catch {
     // A foreign or corrupt record on the topic is not a processed key; the fold skips it.
     return undefined;

@@ -14,6 +14,7 @@ import { replyTopicFor } from '../layouts/stream-layout.js';
 import { agentMessageBody, resolveAgentMessageBody } from '../message/agent-message.js';
 import { checkTimeoutMs } from '../replies/reply-hub.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
+import type { Verifier } from '../replies/verifier.js';
 import { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { AgdxSendBuilder, type SendTarget } from './agdx-send-builder.js';
 import { checkBytes, checkErrorBody, checkText, toAgentId, type AgentIdLike } from './refinements.js';
@@ -28,6 +29,8 @@ export interface RequestInputOptions {
   readonly expectFrom?: ReplySignerPolicy | undefined;
   /** @deprecated Use `expectFrom`; the same as `expectFrom: expectedSigner` when `expectFrom` is not set. */
   readonly expectedSigner?: string | undefined;
+  /** Overrides the client's verifier for the answer (`null` turns verification off). */
+  readonly verifier?: Verifier | null | undefined;
 }
 
 const REJECTED = 'the input request was rejected';
@@ -115,6 +118,7 @@ export class AgdxSend {
       requester: to.source,
       request: command.recordId,
       expectFrom: options.expectFrom ?? options.expectedSigner ?? target?.value,
+      verifier: options.verifier,
       timeoutMs,
       signal: options.signal,
       timeoutMessage: 'the AGDX reply',
