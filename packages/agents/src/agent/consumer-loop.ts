@@ -145,6 +145,8 @@ export const COMMIT_LINGER_MS = 100;
  * reads, and committing them as eagerly as work multiplied the commits (one request each).
  */
 export const LAZY_COMMIT_MS = 250;
+/** How often a graceful stop tries to commit a lane's offset (a failed commit is tried again). */
+const STOP_COMMIT_TRIES = 3;
 const LANE_QUANTUM = 64;
 /** The per-partition read pauses on a polling log (see partition-pace.ts). */
 export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, MAX_DRAINED_PAUSE_MS, DRAINED_TARGET_RECORDS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
@@ -383,12 +385,22 @@ export class ConsumerLoop {
     await this.#leave();
   }
 
-  /** Commits what every lane consumed (put-off commits at once) and waits for the commits in flight. */
+  /**
+   * Commits what every lane consumed (put-off commits at once) and waits for the commits in
+   * flight; an offset whose commit failed is tried again, up to {@link STOP_COMMIT_TRIES} times.
+   */
   async #flushCommits(): Promise<void> {
-    for (const lane of this.#lanes.values()) {
-      if (lane.lingering !== undefined || lane.pending !== undefined) this.#commitSoon(lane, lane.generation);
+    for (let tries = 0; tries < STOP_COMMIT_TRIES; tries++) {
+      let asked = false;
+      for (const lane of this.#lanes.values()) {
+        if (lane.lingering !== undefined || lane.pending !== undefined) {
+          asked = true;
+          this.#commitSoon(lane, lane.generation);
+        }
+      }
+      for (const lane of this.#lanes.values()) while (lane.committing !== undefined) await lane.committing;
+      if (!asked) return;
     }
-    for (const lane of this.#lanes.values()) while (lane.committing !== undefined) await lane.committing;
   }
 
   /** Hard stop: no further commits, no waiting for handlers, leaves the group at once. */
@@ -677,6 +689,7 @@ export class ConsumerLoop {
   async #commit(lane: Lane, generation: number): Promise<void> {
     const offset = lane.pending;
     if (offset === undefined || this.#hardStopped || lane.generation !== generation) return;
+    const work = lane.pendingWork;
     lane.pending = undefined;
     lane.pendingWork = false;
     try {
@@ -693,8 +706,28 @@ export class ConsumerLoop {
         this.#owned = '';
       } else if (!AgdxError.is(error, 'closed')) {
         this.#o.onError(error);
+        this.#commitFailed(lane, generation, offset, work);
       }
     }
+  }
+
+  /**
+   * A commit that failed (not for a lost partition): its offset is pending again, unless a newer
+   * one is, and is committed again after `retryDelayMs`. Dropping it would leave a quiet
+   * partition uncommitted until its next record, and a graceful stop would not commit it at all,
+   * so a restart would handle the record again.
+   */
+  #commitFailed(lane: Lane, generation: number, offset: bigint, work: boolean): void {
+    if (this.#hardStopped || lane.generation !== generation) return;
+    if (lane.pending === undefined) lane.pending = offset;
+    if (work) lane.pendingWork = true;
+    if (this.#stopping) return;
+    clearTimeout(lane.lingering);
+    lane.lingerDue = performance.now() + this.#o.retryDelayMs;
+    lane.lingering = setTimeout(() => {
+      lane.lingering = undefined;
+      this.#commitSoon(lane, generation);
+    }, this.#o.retryDelayMs);
   }
 
   async #waitForWork(member: GroupMember, owned: readonly number[]): Promise<void> {

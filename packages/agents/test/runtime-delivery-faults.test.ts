@@ -1,0 +1,135 @@
+import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+import { MAX_PAYLOAD_BYTES, TransportFailureError, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
+import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, stringHeader, uint32Header } from '@agdx/wire';
+import { describe, expect, it } from 'vitest';
+import { deadLetters, eventually, harness, STREAM } from './support-runtime/harness.js';
+import { overriding } from './support-runtime/overriding.js';
+import { command } from './support-runtime/scenarios.js';
+
+const body = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
+
+/** `transport` whose group members' commits go through `commit` first (which may throw). */
+function faultyCommits(transport: LogTransport, fault: (partition: number, offset: bigint) => void): LogTransport {
+  return overriding(transport, {
+    joinGroup: async (request: JoinGroupRequest): Promise<GroupMember> => {
+      const member = await transport.joinGroup(request);
+      return overriding(member, {
+        commit: async (partition: number, offset: bigint) => {
+          fault(partition, offset);
+          return member.commit(partition, offset);
+        },
+      });
+    },
+  });
+}
+
+async function storedOffset(transport: LogTransport, group: string): Promise<bigint | undefined> {
+  return transport.getOffset({ stream: STREAM, topic: AgentTopic.Sessions, partition: 0, consumer: { kind: 'group', name: group } });
+}
+
+describe('delivery under faults', () => {
+  it('keeps the offset of a failed commit: a graceful shutdown commits it, so a restart does not handle the record again', async () => {
+    const h = await harness(1);
+    let failures = 0;
+    let failing = true;
+    const transport = faultyCommits(h.log.connect(), () => {
+      if (!failing) return;
+      failures++;
+      throw new TransportFailureError('injected commit failure');
+    });
+    const handled: string[] = [];
+    // A long poll interval puts the background retry of the commit out of reach: the shutdown
+    // itself must commit the offset.
+    const first = Agent.builder()
+      .id('committer')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(60_000)
+      .handler((m) => void handled.push(body(m.envelope?.body)))
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await first.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('only'), ContentType.raw);
+    await eventually(() => handled.length === 1 && failures > 0, 5_000, 'the record handled and its commit failed');
+    failing = false;
+    await first.shutdown();
+    expect(first.errors.some((e) => e instanceof TransportFailureError)).toBe(true);
+    expect(await storedOffset(h.log, 'committer')).toBe(0n);
+
+    const second = Agent.builder()
+      .id('committer')
+      .listenOn(AgentTopic.Sessions)
+      .handler((m) => void handled.push(body(m.envelope?.body)))
+      .spawn(h.connect());
+    await second.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('next'), ContentType.raw);
+    await eventually(() => handled.includes('next'), 5_000, 'the next record');
+    await second.shutdown();
+    expect(handled).toEqual(['only', 'next']);
+  });
+
+  it('retries a failed commit while the partition stays quiet, so a crash later does not replay the record', async () => {
+    const h = await harness(1);
+    let failures = 0;
+    const transport = faultyCommits(h.log.connect(), () => {
+      if (failures++ === 0) throw new TransportFailureError('injected commit failure');
+    });
+    const handled: string[] = [];
+    const agent = Agent.builder()
+      .id('quiet')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .handler((m) => void handled.push(body(m.envelope?.body)))
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('only'), ContentType.raw);
+    await eventually(async () => (await storedOffset(h.log, 'quiet')) === 0n, 5_000, 'the failed commit made good');
+    await agent.abort();
+    expect(handled).toEqual(['only']);
+  });
+
+  // 16 MiB + 1: the log stores such a letter but no reader decodes it (the dead-letter capsule
+  // cap); the log's own payload cap: the log refuses the letter, and the record stalled its
+  // partition (read again and dead-lettered again, forever).
+  it.each([
+    ['a letter over the decoder cap', CAPSULE_LIMITS.deadLetter.maxBytes + 1],
+    ['a letter the log refuses', MAX_PAYLOAD_BYTES],
+  ])('dead-letters a record too large to carry in a dead letter (%s) without its bytes, once, and moves on', async (_case, size) => {
+    const h = await harness(1);
+    const handled: string[] = [];
+    await using agent = Agent.builder()
+      .id('big-reader')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .handler((m) => void handled.push(body(m.envelope?.body)))
+      .spawn(h.laser);
+    await agent.ready();
+    const huge = new Uint8Array(size).fill(0xff);
+    await h.log.append({
+      stream: STREAM,
+      topic: AgentTopic.Sessions,
+      records: [{ headers: new Map([['agdx.av', uint32Header(1)], ['gen_ai.conversation.id', stringHeader(ConversationId.new().toString())]]), payload: huge }],
+    });
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => handled.includes('after'), 10_000, 'the record after the huge one');
+    await agent.shutdown();
+    const letters = await deadLetters(h.log);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toBe(DeadLetterReason.DecodeFailed);
+    expect(letters[0]?.source.offset).toBe(0n);
+    expect(letters[0]?.payload).toHaveLength(0);
+    expect(letters[0]?.detail).toContain(`original payload of ${size} bytes left out`);
+    expect(handled).toEqual(['after']);
+  });
+
+  it('keeps the original bytes of a record whose letter just fits', async () => {
+    const h = await harness(1);
+    await using agent = Agent.builder().id('fit-reader').listenOn(AgentTopic.Sessions).pollInterval(10).handler(() => undefined).spawn(h.laser);
+    await agent.ready();
+    const payload = new Uint8Array(CAPSULE_LIMITS.deadLetter.maxBytes - 4096).fill(0xff);
+    await h.log.append({ stream: STREAM, topic: AgentTopic.Sessions, records: [{ headers: new Map([['agdx.av', uint32Header(1)]]), payload }] });
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 10_000, 'the letter');
+    const kept = (await deadLetters(h.log))[0]?.payload ?? new Uint8Array(0);
+    // Compared by hand: a diff of two 16 MiB arrays would not fit the test worker's memory.
+    expect(kept.length).toBe(payload.length);
+    expect(kept.every((byte) => byte === 0xff)).toBe(true);
+  });
+});
