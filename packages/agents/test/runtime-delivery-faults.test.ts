@@ -1,5 +1,5 @@
 import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
-import { MAX_PAYLOAD_BYTES, TransportFailureError, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
+import { MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
 import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, STREAM } from './support-runtime/harness.js';
@@ -132,4 +132,45 @@ describe('delivery under faults', () => {
     expect(kept.length).toBe(payload.length);
     expect(kept.every((byte) => byte === 0xff)).toBe(true);
   });
+
+  it('writes a dead letter that failed to append again on the next read, without running the handler again', async () => {
+    const h = await harness(1);
+    let refusals = 1;
+    const connection = h.log.connect();
+    const transport = overriding(connection, {
+      append: async (request: AppendRequest) => {
+        if (request.topic === 'agent.dlq' && refusals > 0) {
+          refusals--;
+          throw new TransportFailureError('injected dead-letter failure');
+        }
+        return connection.append(request);
+      },
+    });
+    const calls: string[] = [];
+    await using agent = Agent.builder()
+      .id('poisoned')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .retry({ maxAttempts: 3, baseDelayMs: 0 })
+      .handler((m) => {
+        const text = body(m.envelope?.body);
+        calls.push(text);
+        if (text === 'poison') throw new Error('always fails');
+      })
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('poison'), ContentType.raw);
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 10_000, 'the dead letter');
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => calls.includes('after'), 10_000, 'the record after the poison');
+    await agent.shutdown();
+    const letters = await deadLetters(h.log);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(letters[0]?.attempts).toBe(3);
+    // The three attempts the letter reports, not three more for each failed append.
+    expect(calls).toEqual(['poison', 'poison', 'poison', 'after']);
+    expect(agent.errors.some((e) => e instanceof TransportFailureError)).toBe(true);
+  });
 });
+

@@ -12,7 +12,8 @@ import type { LogRecord } from '@agdx/transport';
 import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
-import { deadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { deadLetterRecord, type DeadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { UnwrittenLetters, type UnwrittenLetter } from '../dead-letter/unwritten-letters.js';
 import { processedKey, type ProcessedKeyStore } from '../dedup/processed-key-store.js';
 import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperations } from '../dispatch/classify.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
@@ -91,6 +92,7 @@ export class RecordPipeline {
   readonly #o: RecordPipelineOptions;
   readonly #me: string;
   readonly #inflight = new Map<string, Promise<void>>();
+  readonly #unwritten = new UnwrittenLetters();
 
   /** A pipeline for one agent and topic. */
   constructor(options: RecordPipelineOptions) {
@@ -106,7 +108,8 @@ export class RecordPipeline {
   consume(record: LogRecord, partition: number, held: boolean = false, turn: HandlerTurn = SOLE_TURN): Promise<RecordOutcome> {
     const o = this.#o;
     const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
-    const consumed = this.#consume(record, address, held, turn);
+    const unwritten = this.#unwritten.size === 0 ? undefined : this.#unwritten.take(record, partition);
+    const consumed = unwritten === undefined ? this.#consume(record, address, held, turn) : this.#letterAgain(unwritten, record, address);
     const report = o.onOutcome;
     if (report === undefined) return consumed;
     return consumed.then((outcome) => {
@@ -365,8 +368,18 @@ export class RecordPipeline {
     attempts: number,
     detail: string,
   ): Promise<void> {
-    const o = this.#o;
     const letter = deadLetterRecord({ source: address, payload: record.payload, reason, attempts, detail, provenance: provenanceOf(message) });
+    await this.#publishLetter(message, record, address, reason, letter);
+  }
+
+  /** A record read again after its dead letter failed to append: the letter is written, the handler not run again. */
+  async #letterAgain(unwritten: UnwrittenLetter, record: LogRecord, address: RecordAddress): Promise<RecordOutcome> {
+    await this.#publishLetter(unwritten.message, record, address, unwritten.reason, unwritten.letter);
+    return 'dead-lettered';
+  }
+
+  async #publishLetter(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, letter: DeadLetterRecord): Promise<void> {
+    const o = this.#o;
     let publishError: unknown;
     try {
       await o.deadLetters.write(letter);
@@ -387,8 +400,12 @@ export class RecordPipeline {
         // A sink is an observer; its failure must not change what happens to the record.
       }
     }
-    // Not committed: the consumer reads the record again and retries the dead letter.
-    if (publishError !== undefined) throw publishError;
+    // Not committed: the consumer reads the record again and retries the dead letter (only the
+    // letter: the verdict stands, so the handler's attempts are not run again).
+    if (publishError !== undefined) {
+      this.#unwritten.keep(record, address.partition, { message, reason, letter });
+      throw publishError;
+    }
   }
 }
 
