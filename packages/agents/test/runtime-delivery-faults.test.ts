@@ -172,5 +172,40 @@ describe('delivery under faults', () => {
     expect(calls).toEqual(['poison', 'poison', 'poison', 'after']);
     expect(agent.errors.some((e) => e instanceof TransportFailureError)).toBe(true);
   });
+
+  const hostileThrows: ReadonlyArray<readonly [string, () => unknown]> = [
+    ['an object without a prototype', () => Object.create(null)],
+    ['an object whose toString throws', () => ({ toString: () => { throw new Error('no words'); } })],
+    ['an Error whose message getter throws', () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('no message'); } })],
+    ['a revoked proxy', () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; }],
+  ];
+
+  it.each(hostileThrows)('dead-letters a handler that throws %s after the configured attempts, and moves on', async (_case, thrown) => {
+    const h = await harness(1);
+    const calls: string[] = [];
+    await using agent = Agent.builder()
+      .id('odd-thrower')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .retry({ maxAttempts: 2, baseDelayMs: 0 })
+      .handler((m) => {
+        const text = body(m.envelope?.body);
+        calls.push(text);
+        if (text === 'poison') throw thrown();
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('poison'), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => calls.includes('after'), 5_000, 'the record after the poison');
+    await agent.shutdown();
+    const letters = await deadLetters(h.log);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(letters[0]?.attempts).toBe(2);
+    expect(typeof letters[0]?.detail).toBe('string');
+    // The retry waits for a handler turn of its own, so `after` may run between the attempts.
+    expect([...calls].sort()).toEqual(['after', 'poison', 'poison']);
+  });
 });
 

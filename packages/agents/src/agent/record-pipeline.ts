@@ -9,7 +9,7 @@
  * throwing (a dead letter that could not be written) leaves it uncommitted.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
+import { DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
 import { deadLetterRecord, type DeadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
@@ -20,7 +20,7 @@ import { readAgentMessage, type AgentMessage } from '../message/agent-message.js
 import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
 import { PublishFailedError } from '../errors.js';
-import { describeError, HandlerError, isRetryable } from './handler-errors.js';
+import { describeError, handlerFailure, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
@@ -347,7 +347,7 @@ export class RecordPipeline {
   async #failedAttempt(message: AgentMessage, record: LogRecord, address: RecordAddress, attempt: number, thrown: unknown, failure: { error?: unknown } | undefined): Promise<'dead-lettered' | undefined> {
     const o = this.#o;
     if (failure !== undefined) failure.error = thrown;
-    const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
+    const error = handlerFailure(thrown);
     if (!isRetryable(error)) {
       await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
       return 'dead-lettered';
