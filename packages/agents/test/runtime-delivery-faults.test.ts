@@ -1,4 +1,4 @@
-import { AgdxClient, Agent, AgentTopic } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, TestClock } from '@agdx/agents';
 import { MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
 import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
@@ -206,6 +206,36 @@ describe('delivery under faults', () => {
     expect(typeof letters[0]?.detail).toBe('string');
     // The retry waits for a handler turn of its own, so `after` may run between the attempts.
     expect([...calls].sort()).toEqual(['after', 'poison', 'poison']);
+  });
+
+  it('stops retrying work whose deadline passed during its attempts: DeadlineExceeded with the attempts made', async () => {
+    const clock = new TestClock(1_000_000_000n);
+    const h = await harness(1, { clock });
+    const calls: string[] = [];
+    await using agent = Agent.builder()
+      .id('late-retrier')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .retry({ maxAttempts: 5, baseDelayMs: 0 })
+      .handler((m) => {
+        const text = body(m.envelope?.body);
+        calls.push(text);
+        if (text !== 'slow') return;
+        // The attempt takes two seconds of the agent's clock, and the work had one.
+        clock.advanceMs(2_000);
+        throw new Error('flaky dependency');
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('slow').withDeadlineMicros(clock.nowMicros() + 1_000_000n), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => calls.includes('after'), 5_000, 'the record after the late one');
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'the letter');
+    const [letter] = await deadLetters(h.log);
+    expect(letter?.reason).toBe(DeadLetterReason.DeadlineExceeded);
+    expect(letter?.attempts).toBe(1);
+    expect(letter?.detail).toContain('flaky dependency');
+    expect(calls.filter((c) => c === 'slow')).toHaveLength(1);
   });
 });
 

@@ -356,7 +356,15 @@ export class RecordPipeline {
       await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
       return 'dead-lettered';
     }
-    await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+    const delayMs = backoffDelayMs(o.retry, attempt);
+    // Work is not started past its deadline (step 6); that holds for a retry too, which would
+    // otherwise keep running (and answering a requester that gave up) until the attempts ran out.
+    const deadline = message.provenance.deadlineMicros;
+    if (deadline !== undefined && o.clock.nowMicros() + BigInt(Math.ceil(delayMs * 1000)) > deadline) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempt + 1, `message past its deadline after ${attempt + 1} attempt(s): ${describeError(thrown)}`);
+      return 'dead-lettered';
+    }
+    await o.clock.sleep(delayMs, o.signal);
     return undefined;
   }
 
