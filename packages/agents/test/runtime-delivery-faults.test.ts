@@ -1,70 +1,22 @@
 import { AgdxClient, Agent, AgentTopic, TestClock } from '@agdx/agents';
-import { MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
+import { MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type LogTransport } from '@agdx/transport';
 import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, STREAM } from './support-runtime/harness.js';
 import { overriding } from './support-runtime/overriding.js';
+import { memoryEnv } from './support-runtime/env.js';
+import { failedCommitIsKeptForShutdown, faultyCommits } from './support-runtime/delivery-scenarios.js';
 import { command } from './support-runtime/scenarios.js';
 
 const body = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
-
-/** `transport` whose group members' commits go through `commit` first (which may throw). */
-function faultyCommits(transport: LogTransport, fault: (partition: number, offset: bigint) => void): LogTransport {
-  return overriding(transport, {
-    joinGroup: async (request: JoinGroupRequest): Promise<GroupMember> => {
-      const member = await transport.joinGroup(request);
-      return overriding(member, {
-        commit: async (partition: number, offset: bigint) => {
-          fault(partition, offset);
-          return member.commit(partition, offset);
-        },
-      });
-    },
-  });
-}
 
 async function storedOffset(transport: LogTransport, group: string): Promise<bigint | undefined> {
   return transport.getOffset({ stream: STREAM, topic: AgentTopic.Sessions, partition: 0, consumer: { kind: 'group', name: group } });
 }
 
 describe('delivery under faults', () => {
-  it('keeps the offset of a failed commit: a graceful shutdown commits it, so a restart does not handle the record again', async () => {
-    const h = await harness(1);
-    let failures = 0;
-    let failing = true;
-    const transport = faultyCommits(h.log.connect(), () => {
-      if (!failing) return;
-      failures++;
-      throw new TransportFailureError('injected commit failure');
-    });
-    const handled: string[] = [];
-    // A long poll interval puts the background retry of the commit out of reach: the shutdown
-    // itself must commit the offset.
-    const first = Agent.builder()
-      .id('committer')
-      .listenOn(AgentTopic.Sessions)
-      .pollInterval(60_000)
-      .handler((m) => void handled.push(body(m.envelope?.body)))
-      .spawn(AgdxClient.from(transport, { stream: STREAM }));
-    await first.ready();
-    await h.laser.publish(AgentTopic.Sessions, command('only'), ContentType.raw);
-    await eventually(() => handled.length === 1 && failures > 0, 5_000, 'the record handled and its commit failed');
-    failing = false;
-    await first.shutdown();
-    expect(first.errors.some((e) => e instanceof TransportFailureError)).toBe(true);
-    expect(await storedOffset(h.log, 'committer')).toBe(0n);
-
-    const second = Agent.builder()
-      .id('committer')
-      .listenOn(AgentTopic.Sessions)
-      .handler((m) => void handled.push(body(m.envelope?.body)))
-      .spawn(h.connect());
-    await second.ready();
-    await h.laser.publish(AgentTopic.Sessions, command('next'), ContentType.raw);
-    await eventually(() => handled.includes('next'), 5_000, 'the next record');
-    await second.shutdown();
-    expect(handled).toEqual(['only', 'next']);
-  });
+  it('keeps the offset of a failed commit: a graceful shutdown commits it, so a restart does not handle the record again', () =>
+    failedCommitIsKeptForShutdown(memoryEnv));
 
   it('retries a failed commit while the partition stays quiet, so a crash later does not replay the record', async () => {
     const h = await harness(1);
