@@ -1,8 +1,8 @@
 import { AgdxClient, Agent, AgentTopic, TestClock } from '@agdx/agents';
-import { MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type LogTransport } from '@agdx/transport';
-import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, stringHeader, uint32Header } from '@agdx/wire';
+import { InvalidArgumentError, MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type LogTransport } from '@agdx/transport';
+import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, decodeProvenanceHeaders, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
-import { deadLetters, eventually, harness, STREAM } from './support-runtime/harness.js';
+import { deadLetters, eventually, harness, readAll, STREAM } from './support-runtime/harness.js';
 import { overriding } from './support-runtime/overriding.js';
 import { memoryEnv } from './support-runtime/env.js';
 import { failedCommitIsKeptForShutdown, faultyCommits } from './support-runtime/delivery-scenarios.js';
@@ -188,6 +188,51 @@ describe('delivery under faults', () => {
     expect(letter?.attempts).toBe(1);
     expect(letter?.detail).toContain('flaky dependency');
     expect(calls.filter((c) => c === 'slow')).toHaveLength(1);
+  });
+
+  it('writes a minimal letter when the log refuses the full one as invalid, instead of stalling the partition', async () => {
+    const h = await harness(1);
+    const connection = h.log.connect();
+    let refused = 0;
+    // A log with a smaller record cap than the letter needs (a server configured tighter).
+    const transport = overriding(connection, {
+      append: async (request: AppendRequest) => {
+        if (request.topic === 'agent.dlq' && request.records.some((r) => r.payload.length > 1024)) {
+          refused++;
+          throw new InvalidArgumentError('payload over this log\'s 1 KiB cap');
+        }
+        return connection.append(request);
+      },
+    });
+    const calls: string[] = [];
+    await using agent = Agent.builder()
+      .id('tight-log')
+      .listenOn(AgentTopic.Sessions)
+      .pollInterval(10)
+      .retry({ maxAttempts: 2, baseDelayMs: 0 })
+      .handler((m) => {
+        const text = body(m.envelope?.body);
+        calls.push(text.slice(0, 5));
+        if (text.startsWith('large')) throw new Error('cannot handle it');
+      })
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await agent.ready();
+    const large = command(`large${'x'.repeat(4096)}`);
+    await h.laser.publish(AgentTopic.Sessions, large, ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(async () => calls.includes('after') && (await deadLetters(h.log)).length === 1, 5_000, 'the letter and the next record');
+    await agent.shutdown();
+    const letters = await deadLetters(h.log);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(letters[0]?.attempts).toBe(2);
+    expect(letters[0]?.payload).toHaveLength(0);
+    expect(letters[0]?.detail).toContain('cannot handle it');
+    expect(letters[0]?.detail).toContain('the log refused the full letter');
+    const [dlq] = await readAll(h.log, 'agent.dlq');
+    expect(decodeProvenanceHeaders(dlq!.headers).conversation.equals(large.conversation)).toBe(true);
+    expect(refused).toBe(1);
+    expect([...calls].sort()).toEqual(['after', 'large', 'large']);
   });
 });
 

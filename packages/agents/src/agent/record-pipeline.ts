@@ -9,7 +9,7 @@
  * throwing (a dead letter that could not be written) leaves it uncommitted.
  */
 import type { LogRecord } from '@agdx/transport';
-import { DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
+import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
 import { deadLetterRecord, type DeadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
@@ -83,6 +83,9 @@ export interface RecordPipelineOptions {
   /** The client's telemetry hook, when installed. */
   readonly telemetry?: AgdxTelemetry | undefined;
 }
+
+/** The payload of a letter that leaves the original bytes out. */
+const EMPTY = new Uint8Array(0);
 
 /** The outcome of every record that is not this agent's work. */
 const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
@@ -377,7 +380,18 @@ export class RecordPipeline {
     detail: string,
   ): Promise<void> {
     const letter = deadLetterRecord({ source: address, payload: record.payload, reason, attempts, detail, provenance: provenanceOf(message) });
-    await this.#publishLetter(message, record, address, reason, letter);
+    // A letter the log refuses as invalid would be refused on every read, and the record would
+    // stall its partition: the fallback is the smallest letter that still says where and why.
+    const minimal = (refusal: string): DeadLetterRecord =>
+      deadLetterRecord({
+        source: address,
+        payload: EMPTY,
+        reason,
+        attempts,
+        detail: `${detail} (the log refused the full letter: ${refusal}; this one leaves out the original ${record.payload.length} payload bytes and provenance, read them at the source position)`,
+        provenance: message === undefined ? undefined : { conversation: message.provenance.conversation },
+      });
+    await this.#publishLetter(message, record, address, reason, letter, minimal);
   }
 
   /** A record read again after its dead letter failed to append: the letter is written, the handler not run again. */
@@ -386,13 +400,30 @@ export class RecordPipeline {
     return 'dead-lettered';
   }
 
-  async #publishLetter(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, letter: DeadLetterRecord): Promise<void> {
+  async #publishLetter(
+    message: AgentMessage | undefined,
+    record: LogRecord,
+    address: RecordAddress,
+    reason: number,
+    full: DeadLetterRecord,
+    minimal?: (refusal: string) => DeadLetterRecord,
+  ): Promise<void> {
     const o = this.#o;
+    let letter = full;
     let publishError: unknown;
     try {
       await o.deadLetters.write(letter);
     } catch (error) {
       publishError = error;
+    }
+    if (publishError !== undefined && minimal !== undefined && AgdxError.is(publishError, 'invalid')) {
+      letter = minimal(describeError(publishError));
+      publishError = undefined;
+      try {
+        await o.deadLetters.write(letter);
+      } catch (error) {
+        publishError = error;
+      }
     }
     if (o.telemetry !== undefined) {
       try {
