@@ -1,5 +1,5 @@
 import { AgdxClient, Agent, AgentTopic, TestClock } from '@agdx/agents';
-import { InvalidArgumentError, MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type LogTransport } from '@agdx/transport';
+import { InvalidArgumentError, MAX_PAYLOAD_BYTES, TransportFailureError, type AppendRequest, type GroupMember, type JoinGroupRequest, type LogTransport } from '@agdx/transport';
 import { CAPSULE_LIMITS, ContentType, ConversationId, DeadLetterReason, decodeProvenanceHeaders, stringHeader, uint32Header } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, readAll, STREAM } from './support-runtime/harness.js';
@@ -233,6 +233,69 @@ describe('delivery under faults', () => {
     expect(decodeProvenanceHeaders(dlq!.headers).conversation.equals(large.conversation)).toBe(true);
     expect(refused).toBe(1);
     expect([...calls].sort()).toEqual(['after', 'large', 'large']);
+  });
+
+  it('never runs a partition\'s handlers side by side when the partition moves away and back mid-handling', async () => {
+    const h = await harness(1);
+    const connection = h.log.connect();
+    let owned: readonly number[] = [0];
+    let checks = 0;
+    const transport = overriding(connection, {
+      joinGroup: async (request: JoinGroupRequest): Promise<GroupMember> => {
+        const member = await connection.joinGroup(request);
+        // The group's answer, as a rebalance would change it: taken away, then given back.
+        return overriding(member, {
+          assignment: async () => {
+            checks++;
+            return owned;
+          },
+        });
+      },
+    });
+    let running = 0;
+    let most = 0;
+    const calls: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    await using agent = Agent.builder()
+      .id('mover')
+      .listenOn(AgentTopic.Sessions)
+      .concurrency({ kind: 'serial-per-partition', maxPartitions: 4 })
+      .pollInterval(10)
+      .handler(async (m) => {
+        const text = body(m.envelope?.body);
+        calls.push(text);
+        running++;
+        most = Math.max(most, running);
+        try {
+          if (text === 'slow') await gate;
+        } finally {
+          running--;
+        }
+      })
+      .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('slow'), ContentType.raw);
+    try {
+      await eventually(() => running === 1, 5_000, 'the slow handler running');
+      owned = [];
+      const away = checks;
+      await eventually(() => checks >= away + 3, 5_000, 'the loop seeing the partition gone');
+      owned = [0];
+      const back = checks;
+      await eventually(() => checks >= back + 5, 5_000, 'the loop seeing the partition back');
+      expect(most).toBe(1);
+    } finally {
+      open();
+    }
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => calls.includes('after'), 5_000, 'the record after the slow one');
+    await agent.shutdown();
+    expect(most).toBe(1);
+    // The slow record was not committed by the lane that lost the partition: it is handled again
+    // (at least once), one handler after the other, then the next record.
+    expect(calls.filter((c) => c === 'slow').length).toBeGreaterThanOrEqual(1);
+    expect(calls.indexOf('after')).toBeGreaterThan(calls.lastIndexOf('slow'));
   });
 });
 

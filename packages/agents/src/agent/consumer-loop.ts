@@ -193,6 +193,13 @@ export class ConsumerLoop {
   readonly #o: ConsumerLoopOptions;
   #member: GroupMember | undefined;
   readonly #lanes = new Map<number, Lane>();
+  /**
+   * Lanes dropped (their partition lost) while a handler of theirs still ran, by partition. A
+   * partition given back meanwhile gets no new lane until its old one finished: the new lane
+   * re-reads from the group's offset, so it would run the same record's handler side by side
+   * with the old one (handlers of one partition never overlap).
+   */
+  readonly #retired = new Map<number, Lane>();
   readonly #ready: Lane[] = [];
   #active = 0;
   #stopping = false;
@@ -434,15 +441,10 @@ export class ConsumerLoop {
       // After a rebalance an idle lane re-reads from the group's offset: the partition may have
       // been owned by another member in between (moved away and back unobserved).
       const stale = changed && !lane.running && !lane.waiting && lane.queue.length === 0 && lane.pending === undefined;
-      if (stale || !owned.includes(partition)) {
-        lane.generation++;
-        lane.queue = [];
-        lane.pending = undefined;
-        this.#lanes.delete(partition);
-      }
+      if (stale || !owned.includes(partition)) this.#drop(lane);
     }
     for (const partition of owned) {
-      if (this.#lanes.has(partition)) continue;
+      if (this.#lanes.has(partition) || this.#retired.has(partition)) continue;
       const stored = await this.#o.transport.getOffset({
         stream: this.#o.stream,
         topic: this.#o.topic,
@@ -473,6 +475,15 @@ export class ConsumerLoop {
         nudged: undefined,
       });
     }
+  }
+
+  /** Forgets a lane (its partition is lost or must be re-read); one still running is retired until it finishes. */
+  #drop(lane: Lane): void {
+    lane.generation++;
+    lane.queue = [];
+    lane.pending = undefined;
+    this.#lanes.delete(lane.partition);
+    if (lane.running) this.#retired.set(lane.partition, lane);
   }
 
   #schedule(lane: Lane): void {
@@ -557,6 +568,8 @@ export class ConsumerLoop {
       lane.running = false;
       lane.nudge = undefined;
       lane.nudged = undefined;
+      // A retired lane is done: its partition may get a lane again (the wake below asks).
+      if (this.#retired.get(lane.partition) === lane) this.#retired.delete(lane.partition);
       this.#active--;
       this.#next();
       // Records queued while the lane was committing (or left by a yield) found it running and
@@ -698,11 +711,7 @@ export class ConsumerLoop {
       // Losing the partition to a rebalance makes the commit a conflict: the new owner reads
       // the record again (at least once), so there is nothing to repair here.
       if (AgdxError.is(error, 'conflict')) {
-        if (this.#lanes.get(lane.partition) === lane) {
-          lane.generation++;
-          lane.queue = [];
-          this.#lanes.delete(lane.partition);
-        }
+        if (this.#lanes.get(lane.partition) === lane) this.#drop(lane);
         this.#owned = '';
       } else if (!AgdxError.is(error, 'closed')) {
         this.#o.onError(error);
