@@ -190,13 +190,21 @@ describe('delivery under faults', () => {
     expect(calls.filter((c) => c === 'slow')).toHaveLength(1);
   });
 
-  it('writes a minimal letter when the log refuses the full one as invalid, instead of stalling the partition', async () => {
+  it.each([
+    ['at once', 0],
+    ['after a transient failure of the full letter', 1],
+  ])('writes a minimal letter when the log refuses the full one as invalid (%s), instead of stalling the partition', async (_case, hiccups) => {
     const h = await harness(1);
     const connection = h.log.connect();
     let refused = 0;
+    let failures = hiccups;
     // A log with a smaller record cap than the letter needs (a server configured tighter).
     const transport = overriding(connection, {
       append: async (request: AppendRequest) => {
+        if (request.topic === 'agent.dlq' && failures > 0) {
+          failures--;
+          throw new TransportFailureError('injected dead-letter failure');
+        }
         if (request.topic === 'agent.dlq' && request.records.some((r) => r.payload.length > 1024)) {
           refused++;
           throw new InvalidArgumentError('payload over this log\'s 1 KiB cap');
@@ -232,7 +240,10 @@ describe('delivery under faults', () => {
     const [dlq] = await readAll(h.log, 'agent.dlq');
     expect(decodeProvenanceHeaders(dlq!.headers).conversation.equals(large.conversation)).toBe(true);
     expect(refused).toBe(1);
-    expect([...calls].sort()).toEqual(['after', 'large', 'large']);
+    // The handler ran the configured attempts only; `after`, handled while the letter was out,
+    // is handled again when a failed letter makes the partition re-read (at least once).
+    expect(calls.filter((c) => c === 'large')).toHaveLength(2);
+    expect(calls.filter((c) => c === 'after').length).toBeGreaterThanOrEqual(1);
   });
 
   it('never runs a partition\'s handlers side by side when the partition moves away and back mid-handling', async () => {

@@ -396,10 +396,15 @@ export class RecordPipeline {
 
   /** A record read again after its dead letter failed to append: the letter is written, the handler not run again. */
   async #letterAgain(unwritten: UnwrittenLetter, record: LogRecord, address: RecordAddress): Promise<RecordOutcome> {
-    await this.#publishLetter(unwritten.message, record, address, unwritten.reason, unwritten.letter);
+    await this.#publishLetter(unwritten.message, record, address, unwritten.reason, unwritten.letter, unwritten.minimal);
     return 'dead-lettered';
   }
 
+  /**
+   * Appends `full` (or, when the log refuses it as invalid, the `minimal` letter), then tells
+   * telemetry and the sink; an append that failed is remembered and thrown, so the record stays
+   * uncommitted.
+   */
   async #publishLetter(
     message: AgentMessage | undefined,
     record: LogRecord,
@@ -442,7 +447,7 @@ export class RecordPipeline {
     // Not committed: the consumer reads the record again and retries the dead letter (only the
     // letter: the verdict stands, so the handler's attempts are not run again).
     if (publishError !== undefined) {
-      this.#unwritten.keep(record, address.partition, { message, reason, letter });
+      this.#unwritten.keep(record, address.partition, { message, reason, letter, minimal: letter === full ? minimal : undefined });
       throw publishError;
     }
   }

@@ -17,6 +17,8 @@ export interface UnwrittenLetter {
   readonly reason: number;
   /** The letter, as built the first time. */
   readonly letter: DeadLetterRecord;
+  /** The smaller letter to append instead when the log refuses `letter` as invalid, if not used yet. */
+  readonly minimal?: ((refusal: string) => DeadLetterRecord) | undefined;
 }
 
 /**
