@@ -8,6 +8,7 @@ import { startDevServer, type DevServer } from '@agdx/iggy-dev-server';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RuntimeEnvFactory } from './support-runtime/env.js';
 import { iggyEnv } from './support-runtime/iggy-env.js';
+import { failedCommitIsKeptForShutdown } from './support-runtime/delivery-scenarios.js';
 import {
   crashRedeliversAndLosesNothing,
   forgedReplyNeverResolvesVerifiedWait,
@@ -38,6 +39,9 @@ for (const protocol of ['vsr', 'classic'] as const) {
       crashRedeliversAndLosesNothing(open));
 
     it('dead-letters a poison record after the configured attempts with its bytes intact', () => poisonRecordIsDeadLettered(open));
+
+    it('keeps the offset of a failed commit: a graceful shutdown commits it, so a restart does not handle the record again', () =>
+      failedCommitIsKeptForShutdown(open));
 
     it('a forged reply never resolves a verified wait; the signed answer of the agent does', () => forgedReplyNeverResolvesVerifiedWait(open));
 

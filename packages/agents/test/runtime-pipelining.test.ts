@@ -207,8 +207,10 @@ describe('pipelined answers', () => {
     );
     await agent.ready();
     await eventually(async () => (await committed(h.log, 'careful')) === 2n, 5_000, 'every record committed');
-    // The first dead letter failed, so the poison record was read again (and everything after it).
-    expect(seen.filter((b) => b === 'poison')).toHaveLength(2);
+    // The first dead letter failed, so the poison record was read again (and everything after
+    // it); on that read only its letter was appended again, the handler did not run a second time.
+    expect(seen.filter((b) => b === 'poison')).toHaveLength(1);
+    expect(seen.filter((b) => b === 'next').length).toBeGreaterThanOrEqual(1);
     expect(seen.filter((b) => b === 'last').length).toBeGreaterThanOrEqual(1);
     expect(await deadLetters(h.log)).toHaveLength(1);
     expect(agent.errors.some((e) => String((e as Error).message).includes('a hiccup'))).toBe(true);

@@ -145,6 +145,8 @@ export const COMMIT_LINGER_MS = 100;
  * reads, and committing them as eagerly as work multiplied the commits (one request each).
  */
 export const LAZY_COMMIT_MS = 250;
+/** How often a graceful stop tries to commit a lane's offset (a failed commit is tried again). */
+const STOP_COMMIT_TRIES = 3;
 const LANE_QUANTUM = 64;
 /** The per-partition read pauses on a polling log (see partition-pace.ts). */
 export { EMPTY_PARTITION_PAUSE_MS, DRAINED_PAUSE_MS, MAX_DRAINED_PAUSE_MS, DRAINED_TARGET_RECORDS, HOT_READS, HOT_WINDOW_MS } from './partition-pace.js';
@@ -191,6 +193,13 @@ export class ConsumerLoop {
   readonly #o: ConsumerLoopOptions;
   #member: GroupMember | undefined;
   readonly #lanes = new Map<number, Lane>();
+  /**
+   * Lanes dropped (their partition lost) while a handler of theirs still ran, by partition. A
+   * partition given back meanwhile gets no new lane until its old one finished: the new lane
+   * re-reads from the group's offset, so it would run the same record's handler side by side
+   * with the old one (handlers of one partition never overlap).
+   */
+  readonly #retired = new Map<number, Lane>();
   readonly #ready: Lane[] = [];
   #active = 0;
   #stopping = false;
@@ -383,12 +392,22 @@ export class ConsumerLoop {
     await this.#leave();
   }
 
-  /** Commits what every lane consumed (put-off commits at once) and waits for the commits in flight. */
+  /**
+   * Commits what every lane consumed (put-off commits at once) and waits for the commits in
+   * flight; an offset whose commit failed is tried again, up to {@link STOP_COMMIT_TRIES} times.
+   */
   async #flushCommits(): Promise<void> {
-    for (const lane of this.#lanes.values()) {
-      if (lane.lingering !== undefined || lane.pending !== undefined) this.#commitSoon(lane, lane.generation);
+    for (let tries = 0; tries < STOP_COMMIT_TRIES; tries++) {
+      let asked = false;
+      for (const lane of this.#lanes.values()) {
+        if (lane.lingering !== undefined || lane.pending !== undefined) {
+          asked = true;
+          this.#commitSoon(lane, lane.generation);
+        }
+      }
+      for (const lane of this.#lanes.values()) while (lane.committing !== undefined) await lane.committing;
+      if (!asked) return;
     }
-    for (const lane of this.#lanes.values()) while (lane.committing !== undefined) await lane.committing;
   }
 
   /** Hard stop: no further commits, no waiting for handlers, leaves the group at once. */
@@ -422,15 +441,10 @@ export class ConsumerLoop {
       // After a rebalance an idle lane re-reads from the group's offset: the partition may have
       // been owned by another member in between (moved away and back unobserved).
       const stale = changed && !lane.running && !lane.waiting && lane.queue.length === 0 && lane.pending === undefined;
-      if (stale || !owned.includes(partition)) {
-        lane.generation++;
-        lane.queue = [];
-        lane.pending = undefined;
-        this.#lanes.delete(partition);
-      }
+      if (stale || !owned.includes(partition)) this.#drop(lane);
     }
     for (const partition of owned) {
-      if (this.#lanes.has(partition)) continue;
+      if (this.#lanes.has(partition) || this.#retired.has(partition)) continue;
       const stored = await this.#o.transport.getOffset({
         stream: this.#o.stream,
         topic: this.#o.topic,
@@ -461,6 +475,15 @@ export class ConsumerLoop {
         nudged: undefined,
       });
     }
+  }
+
+  /** Forgets a lane (its partition is lost or must be re-read); one still running is retired until it finishes. */
+  #drop(lane: Lane): void {
+    lane.generation++;
+    lane.queue = [];
+    lane.pending = undefined;
+    this.#lanes.delete(lane.partition);
+    if (lane.running) this.#retired.set(lane.partition, lane);
   }
 
   #schedule(lane: Lane): void {
@@ -545,6 +568,8 @@ export class ConsumerLoop {
       lane.running = false;
       lane.nudge = undefined;
       lane.nudged = undefined;
+      // A retired lane is done: its partition may get a lane again (the wake below asks).
+      if (this.#retired.get(lane.partition) === lane) this.#retired.delete(lane.partition);
       this.#active--;
       this.#next();
       // Records queued while the lane was committing (or left by a yield) found it running and
@@ -677,6 +702,7 @@ export class ConsumerLoop {
   async #commit(lane: Lane, generation: number): Promise<void> {
     const offset = lane.pending;
     if (offset === undefined || this.#hardStopped || lane.generation !== generation) return;
+    const work = lane.pendingWork;
     lane.pending = undefined;
     lane.pendingWork = false;
     try {
@@ -685,16 +711,32 @@ export class ConsumerLoop {
       // Losing the partition to a rebalance makes the commit a conflict: the new owner reads
       // the record again (at least once), so there is nothing to repair here.
       if (AgdxError.is(error, 'conflict')) {
-        if (this.#lanes.get(lane.partition) === lane) {
-          lane.generation++;
-          lane.queue = [];
-          this.#lanes.delete(lane.partition);
-        }
+        if (this.#lanes.get(lane.partition) === lane) this.#drop(lane);
         this.#owned = '';
       } else if (!AgdxError.is(error, 'closed')) {
         this.#o.onError(error);
+        this.#commitFailed(lane, generation, offset, work);
       }
     }
+  }
+
+  /**
+   * A commit that failed (not for a lost partition): its offset is pending again, unless a newer
+   * one is, and is committed again after `retryDelayMs`. Dropping it would leave a quiet
+   * partition uncommitted until its next record, and a graceful stop would not commit it at all,
+   * so a restart would handle the record again.
+   */
+  #commitFailed(lane: Lane, generation: number, offset: bigint, work: boolean): void {
+    if (this.#hardStopped || lane.generation !== generation) return;
+    if (lane.pending === undefined) lane.pending = offset;
+    if (work) lane.pendingWork = true;
+    if (this.#stopping) return;
+    clearTimeout(lane.lingering);
+    lane.lingerDue = performance.now() + this.#o.retryDelayMs;
+    lane.lingering = setTimeout(() => {
+      lane.lingering = undefined;
+      this.#commitSoon(lane, generation);
+    }, this.#o.retryDelayMs);
   }
 
   async #waitForWork(member: GroupMember, owned: readonly number[]): Promise<void> {

@@ -26,11 +26,34 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
-/** A short description of a failure for a dead letter's detail. */
+/**
+ * A short description of a failure for a dead letter's detail. Never throws: a handler may throw
+ * anything (an object without a prototype, one whose `toString` or `message` throws, a revoked
+ * proxy), and a description that threw made the consumer read the record again and run its
+ * handler again, forever, instead of dead-lettering it.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
+  try {
+    if (error instanceof Error) {
+      const cause = error.cause instanceof Error ? `: ${String(error.cause.message)}` : '';
+      return `${String(error.message)}${cause}`;
+    }
+    return String(error);
+  } catch {
+    return `a thrown ${typeof error} that cannot be described`;
   }
-  return String(error);
+}
+
+/**
+ * The typed failure of a handler attempt: an AGDX error as it is, anything else wrapped in a
+ * retryable {@link HandlerError}. Never throws, whatever was thrown.
+ */
+export function handlerFailure(thrown: unknown): AgdxError {
+  let typed = false;
+  try {
+    typed = AgdxError.is(thrown);
+  } catch {
+    // A value that cannot even be inspected (a revoked proxy) is no AGDX error.
+  }
+  return typed ? (thrown as AgdxError) : new HandlerError(describeError(thrown), { cause: thrown });
 }

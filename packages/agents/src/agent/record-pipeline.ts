@@ -12,14 +12,15 @@ import type { LogRecord } from '@agdx/transport';
 import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
-import { deadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { deadLetterRecord, type DeadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
+import { UnwrittenLetters, type UnwrittenLetter } from '../dead-letter/unwritten-letters.js';
 import { processedKey, type ProcessedKeyStore } from '../dedup/processed-key-store.js';
 import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperations } from '../dispatch/classify.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
 import { PublishFailedError } from '../errors.js';
-import { describeError, HandlerError, isRetryable } from './handler-errors.js';
+import { describeError, handlerFailure, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
@@ -83,6 +84,9 @@ export interface RecordPipelineOptions {
   readonly telemetry?: AgdxTelemetry | undefined;
 }
 
+/** The payload of a letter that leaves the original bytes out. */
+const EMPTY = new Uint8Array(0);
+
 /** The outcome of every record that is not this agent's work. */
 const SKIPPED: Promise<RecordOutcome> = Promise.resolve('skipped');
 
@@ -91,6 +95,7 @@ export class RecordPipeline {
   readonly #o: RecordPipelineOptions;
   readonly #me: string;
   readonly #inflight = new Map<string, Promise<void>>();
+  readonly #unwritten = new UnwrittenLetters();
 
   /** A pipeline for one agent and topic. */
   constructor(options: RecordPipelineOptions) {
@@ -106,7 +111,8 @@ export class RecordPipeline {
   consume(record: LogRecord, partition: number, held: boolean = false, turn: HandlerTurn = SOLE_TURN): Promise<RecordOutcome> {
     const o = this.#o;
     const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
-    const consumed = this.#consume(record, address, held, turn);
+    const unwritten = this.#unwritten.size === 0 ? undefined : this.#unwritten.take(record, partition);
+    const consumed = unwritten === undefined ? this.#consume(record, address, held, turn) : this.#letterAgain(unwritten, record, address);
     const report = o.onOutcome;
     if (report === undefined) return consumed;
     return consumed.then((outcome) => {
@@ -344,7 +350,7 @@ export class RecordPipeline {
   async #failedAttempt(message: AgentMessage, record: LogRecord, address: RecordAddress, attempt: number, thrown: unknown, failure: { error?: unknown } | undefined): Promise<'dead-lettered' | undefined> {
     const o = this.#o;
     if (failure !== undefined) failure.error = thrown;
-    const error = AgdxError.is(thrown) ? thrown : new HandlerError(describeError(thrown), { cause: thrown });
+    const error = handlerFailure(thrown);
     if (!isRetryable(error)) {
       await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
       return 'dead-lettered';
@@ -353,7 +359,15 @@ export class RecordPipeline {
       await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
       return 'dead-lettered';
     }
-    await o.clock.sleep(backoffDelayMs(o.retry, attempt), o.signal);
+    const delayMs = backoffDelayMs(o.retry, attempt);
+    // Work is not started past its deadline (step 6); that holds for a retry too, which would
+    // otherwise keep running (and answering a requester that gave up) until the attempts ran out.
+    const deadline = message.provenance.deadlineMicros;
+    if (deadline !== undefined && o.clock.nowMicros() + BigInt(Math.ceil(delayMs * 1000)) > deadline) {
+      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempt + 1, `message past its deadline after ${attempt + 1} attempt(s): ${describeError(thrown)}`);
+      return 'dead-lettered';
+    }
+    await o.clock.sleep(delayMs, o.signal);
     return undefined;
   }
 
@@ -365,13 +379,56 @@ export class RecordPipeline {
     attempts: number,
     detail: string,
   ): Promise<void> {
-    const o = this.#o;
     const letter = deadLetterRecord({ source: address, payload: record.payload, reason, attempts, detail, provenance: provenanceOf(message) });
+    // A letter the log refuses as invalid would be refused on every read, and the record would
+    // stall its partition: the fallback is the smallest letter that still says where and why.
+    const minimal = (refusal: string): DeadLetterRecord =>
+      deadLetterRecord({
+        source: address,
+        payload: EMPTY,
+        reason,
+        attempts,
+        detail: `${detail} (the log refused the full letter: ${refusal}; this one leaves out the original ${record.payload.length} payload bytes and provenance, read them at the source position)`,
+        provenance: message === undefined ? undefined : { conversation: message.provenance.conversation },
+      });
+    await this.#publishLetter(message, record, address, reason, letter, minimal);
+  }
+
+  /** A record read again after its dead letter failed to append: the letter is written, the handler not run again. */
+  async #letterAgain(unwritten: UnwrittenLetter, record: LogRecord, address: RecordAddress): Promise<RecordOutcome> {
+    await this.#publishLetter(unwritten.message, record, address, unwritten.reason, unwritten.letter, unwritten.minimal);
+    return 'dead-lettered';
+  }
+
+  /**
+   * Appends `full` (or, when the log refuses it as invalid, the `minimal` letter), then tells
+   * telemetry and the sink; an append that failed is remembered and thrown, so the record stays
+   * uncommitted.
+   */
+  async #publishLetter(
+    message: AgentMessage | undefined,
+    record: LogRecord,
+    address: RecordAddress,
+    reason: number,
+    full: DeadLetterRecord,
+    minimal?: (refusal: string) => DeadLetterRecord,
+  ): Promise<void> {
+    const o = this.#o;
+    let letter = full;
     let publishError: unknown;
     try {
       await o.deadLetters.write(letter);
     } catch (error) {
       publishError = error;
+    }
+    if (publishError !== undefined && minimal !== undefined && AgdxError.is(publishError, 'invalid')) {
+      letter = minimal(describeError(publishError));
+      publishError = undefined;
+      try {
+        await o.deadLetters.write(letter);
+      } catch (error) {
+        publishError = error;
+      }
     }
     if (o.telemetry !== undefined) {
       try {
@@ -387,8 +444,12 @@ export class RecordPipeline {
         // A sink is an observer; its failure must not change what happens to the record.
       }
     }
-    // Not committed: the consumer reads the record again and retries the dead letter.
-    if (publishError !== undefined) throw publishError;
+    // Not committed: the consumer reads the record again and retries the dead letter (only the
+    // letter: the verdict stands, so the handler's attempts are not run again).
+    if (publishError !== undefined) {
+      this.#unwritten.keep(record, address.partition, { message, reason, letter, minimal: letter === full ? minimal : undefined });
+      throw publishError;
+    }
   }
 }
 

@@ -2,8 +2,9 @@
  * Dead-letter records (seed 000: "Dead-letter records on agent.dlq include the original record
  * bytes, the source position, the reason, the attempt count, and optional detail").
  */
-import { NotFoundError, type LogTransport, type RecordHeaders } from '@agdx/transport';
+import { MAX_PAYLOAD_BYTES, NotFoundError, type LogTransport, type RecordHeaders } from '@agdx/transport';
 import {
+  CAPSULE_LIMITS,
   ContentType,
   ConversationId,
   encodeAgentDeadLetter,
@@ -12,6 +13,7 @@ import {
   sortHeaders,
   uint8Header,
   type AgentDeadLetter,
+  type LogPosition,
   type Provenance,
 } from '@agdx/wire';
 import { logPositionOf, type RecordAddress } from '../agent/log-position.js';
@@ -54,13 +56,9 @@ export interface DeadLetterRecord {
  * `agdx.ct = cbor`. The conversation is kept when known, otherwise a fresh one.
  */
 export function deadLetterRecord(input: DeadLetterInput): DeadLetterRecord {
-  const capsule: AgentDeadLetter = {
-    source: logPositionOf(input.source),
-    reason: input.reason,
-    attempts: input.attempts,
-    ...(input.detail === undefined ? {} : { detail: truncateDetail(input.detail) }),
-    payload: input.payload,
-  };
+  const source = logPositionOf(input.source);
+  const detail = input.detail === undefined ? undefined : truncateDetail(input.detail);
+  const capsule = fittingCapsule(source, input.reason, input.attempts, detail, input.payload);
   const original = input.provenance;
   const provenance: Provenance = {
     ...(original === undefined ? {} : withoutDeadline(original)),
@@ -76,6 +74,25 @@ export function deadLetterRecord(input: DeadLetterInput): DeadLetterRecord {
   }
   const withType = sortHeaders([...headers, [HeaderName.ContentType, uint8Header(ContentType.cbor)]]);
   return { capsule, partitionKey: provenance.conversation.toString(), headers: withType, payload: encodeAgentDeadLetter(capsule) };
+}
+
+/** Bytes a CBOR byte-string head can take (major type 2 with a 64-bit length). */
+const BYTE_STRING_HEAD = 9;
+
+/**
+ * The capsule with the original payload when the encoded letter stays within the cap the
+ * dead-letter decoder reads (`CAPSULE_LIMITS.deadLetter`, 16 MiB) and the log's payload cap;
+ * otherwise without it, the detail saying how large it was and that it stays at its source
+ * position. A letter over the cap would be refused by the log (the record then stalled its
+ * partition, dead-lettered again on every read) or stored but undecodable by every reader.
+ * Checked before the payload is copied into a capsule.
+ */
+function fittingCapsule(source: LogPosition, reason: number, attempts: number, detail: string | undefined, payload: Uint8Array): AgentDeadLetter {
+  const bare: AgentDeadLetter = { source, reason, attempts, ...(detail === undefined ? {} : { detail }), payload: new Uint8Array(0) };
+  const limit = Math.min(CAPSULE_LIMITS.deadLetter.maxBytes, MAX_PAYLOAD_BYTES);
+  if (payload.length === 0 || encodeAgentDeadLetter(bare).length + BYTE_STRING_HEAD + payload.length <= limit) return { ...bare, payload };
+  const note = `original payload of ${payload.length} bytes left out: a dead letter holds at most ${limit} bytes; read it at the source position`;
+  return { ...bare, detail: detail === undefined ? note : `${detail} (${note})` };
 }
 
 const MAX_DETAIL_CHARS = 4096;
