@@ -5,12 +5,12 @@ import type { ModelMessage } from 'ai';
 import { resolveDestination, type ModelStreamDestination, type ResolvedDestination } from './destination.js';
 import { seedFinishReason } from './finish-reason.js';
 import { errorMessage, jsonText } from './json-text.js';
-import { checkModelPrice, type ModelPrice } from './model-price.js';
+import { checkModelPrice, costMicrosOf, type ModelPrice } from './model-price.js';
 import { appendModelMessages } from './session-turns.js';
 import { StepMessages } from './step-messages.js';
 import { tokenUsageOf, type AiSdkUsage } from './token-usage.js';
 import { StreamWriters } from './stream-writers.js';
-import { ABORTED, cancel, field, nextOrAbort, partsOf, str, type ModelStreamPart, type ModelStreamSource } from './stream-parts.js';
+import { ABORTED, cancel, field, iteratorOf, nextOrAbort, partsOf, str, type ModelStreamPart, type ModelStreamSource } from './stream-parts.js';
 
 export type { ModelStreamPart, ModelStreamSource } from './stream-parts.js';
 
@@ -24,7 +24,7 @@ export interface RecordModelStreamOptions {
   readonly requestModel?: string | undefined;
   /** Buffers chunks: at most `maxChunks` per append, flushed after `lingerMs` (checked on writes). Default: one append per delta. */
   readonly buffer?: { readonly maxChunks: number; readonly lingerMs: number } | undefined;
-  /** Aborting stops reading the model stream, cancels it and ends the chunk streams with a `Cancelled` error. */
+  /** Aborting stops reading the model stream, cancels it and ends the chunk streams with a `Cancelled` error (give `streamText` the same signal as `abortSignal` to stop the model call: its `fullStream` is a copy). */
   readonly signal?: AbortSignal | undefined;
   /** Signs the response and the tool records written through an agent context (an `AgentCtx` does not lend its key). */
   readonly signer?: Signer | undefined;
@@ -124,7 +124,7 @@ class ModelCallRecorder {
       await appendModelMessages(session, this.#options.request, { call: this.#call, firstSeq: this.#seq });
       this.#seq += this.#options.request.length;
     }
-    const iterator = parts[Symbol.asyncIterator]();
+    const iterator = iteratorOf(parts);
     let ending: Ending | undefined;
     try {
       ending = await this.#consume(iterator);
@@ -296,7 +296,7 @@ class ModelCallRecorder {
     // A stream without finish-step parts (a hand-made one) still closes its last step: the call ended.
     if (this.#step.messages().length > 0) await this.#closeStep(finishReason, undefined);
     else await this.#writers.finishStep(finishReason, undefined);
-    const usage = tokenUsageOf(this.#totalUsage, this.#options.price);
+    const usage = pricedUsage(this.#totalUsage, this.#options.price);
     // A response body may not be empty: a call that wrote no text (only tool calls) answers with its messages as JSON.
     const builder =
       this.#lastText.length > 0
@@ -324,6 +324,18 @@ class ModelCallRecorder {
 
   #outcome(status: ModelStreamOutcome['status'], finishReason: string, usage: TokenUsage | undefined, response: RecordId | undefined, error: unknown): ModelStreamOutcome {
     return { status, finishReason, modelId: this.#modelId, usage, text: this.#lastText, steps: this.#steps, messages: [...this.#messages], response, error };
+  }
+}
+
+// The model reports its usage, so it is advisory like the counts themselves: a cost past u64
+// (absurd counts at a real price) is left out rather than losing the response that answers the request.
+function pricedUsage(usage: AiSdkUsage | undefined, price: ModelPrice | undefined): TokenUsage {
+  const unpriced = tokenUsageOf(usage);
+  if (price === undefined) return unpriced;
+  try {
+    return { ...unpriced, costMicros: costMicrosOf(unpriced, price) };
+  } catch {
+    return unpriced;
   }
 }
 

@@ -53,6 +53,29 @@ export function nextOrAbort(iterator: AsyncIterator<ModelStreamPart>, signal: Ab
   });
 }
 
+/**
+ * An iterator over the parts. A web `ReadableStream` (the AI SDK's `fullStream`) is read through
+ * its own reader: its async iterator's `return` waits behind a pending read, so a stalled model
+ * would keep the stream locked and never cancelled, where the reader's `cancel` ends the pending
+ * read at once, cancels the stream and lets the lock go.
+ */
+export function iteratorOf(parts: AsyncIterable<ModelStreamPart>): AsyncIterator<ModelStreamPart> {
+  const getReader = (parts as { getReader?: unknown }).getReader;
+  if (typeof getReader !== 'function') return parts[Symbol.asyncIterator]();
+  const reader = (parts as unknown as ReadableStream<ModelStreamPart>).getReader();
+  return {
+    next: () => reader.read() as Promise<IteratorResult<ModelStreamPart>>,
+    return: async () => {
+      try {
+        await reader.cancel();
+      } finally {
+        reader.releaseLock();
+      }
+      return { done: true, value: undefined };
+    },
+  };
+}
+
 /** Asks a model stream to stop (its `return`), without waiting on a stalled model. */
 export async function cancel(iterator: AsyncIterator<ModelStreamPart>): Promise<void> {
   try {

@@ -101,6 +101,41 @@ describe('recordModelStream: back-pressure and endings', () => {
     expect(stream.returned()).toBe(true);
   });
 
+  it('cancels a stalled ReadableStream source on its signal and lets its lock go', async () => {
+    const { log, destination } = await target();
+    let cancelled = false;
+    // A web stream read through its async iterator would queue the cancel behind the pending read.
+    const source = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        for (const part of textStream('a').slice(0, 3)) controller.enqueue(part);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const controller = new AbortController();
+    const recording = recordModelStream({ fullStream: source }, destination, { signal: controller.signal });
+    await settle();
+    controller.abort();
+    expect(await recording).toMatchObject({ status: 'aborted', finishReason: 'cancelled' });
+    expect(cancelled).toBe(true);
+    expect(source.locked).toBe(false);
+    const [chat] = channels(await envelopes(log, AgentTopic.Streams));
+    expect(decodeAgentErrorBody(chat!.failed!)).toMatchObject({ code: AgentErrorCode.Cancelled });
+  });
+
+  it('still answers when the reported usage prices above u64, leaving the cost out', async () => {
+    const { log, destination, correlation } = await target();
+    const absurd = { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: Number.MAX_SAFE_INTEGER };
+    const parts = [...textStream('a').slice(0, 4), { type: 'finish-step', finishReason: 'stop', usage: absurd }, { type: 'finish', finishReason: 'stop', totalUsage: absurd }];
+    const outcome = await recordModelStream(counted(parts).source, destination, { price: { inputPerMillion: '5000', outputPerMillion: '5000' } });
+    expect(outcome.status).toBe('finished');
+    expect(outcome.usage).toEqual({ inputTokens: BigInt(Number.MAX_SAFE_INTEGER), outputTokens: BigInt(Number.MAX_SAFE_INTEGER) });
+    const answer = (await envelopes(log, AgentTopic.Streams)).find((e) => e.kind === 'response' && e.correlation?.equals(correlation));
+    expect(answer?.usage?.costMicros).toBeUndefined();
+    expect(answer?.usage?.inputTokens).toBe(BigInt(Number.MAX_SAFE_INTEGER));
+  });
+
   it('treats a stream that ends without its finish part as failed, never half-open', async () => {
     const { log, destination, correlation } = await target();
     const parts = textStream('a', 'b').slice(0, 4);
