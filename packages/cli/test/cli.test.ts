@@ -34,6 +34,8 @@ describe('usage errors exit 2 with one line', () => {
     ['dev', '--idle-timeout', 'soon'],
     ['dev', '--cluster', '1'],
     ['dev', '--cluster', 'three'],
+    ['dev', '--cluster', '3', '--port', '65535'],
+    ['tail', '--kind', 'responses'],
     ['tail', '--from', 'middle'],
     ['tail', '--from', '2026-13-45T99:00:00Z'],
     ['tail', '--from', 'yesterday'],

@@ -60,10 +60,13 @@ export const devCommand: Command = {
     const limits = limitOptionsFromFlags(args.values);
     if ('error' in limits) throw new UsageError(limits.error);
     const nodes = stringOption(args, 'cluster') === undefined ? undefined : intOption(args, 'cluster', 3, 2, 16);
+    const port = intOption(args, 'port', 8090, 0, 65_535);
+    // A cluster takes port..port+n-1 (port 0: any free ports), so the last one must exist too.
+    if (nodes !== undefined && port !== 0 && port + nodes - 1 > 65_535) throw new UsageError(`--port ${port} leaves no room for ${nodes} nodes on ports port..port+${nodes - 1} (at most ${65_536 - nodes})`);
     const start = nodes === undefined ? startDevServer : (o: Parameters<typeof startDevCluster>[0]) => startDevCluster({ ...o, nodes });
     const server = await start({
       ...limits.options,
-      port: intOption(args, 'port', 8090, 0, 65_535),
+      port,
       host: stringOption(args, 'host'),
       data,
       fsync,
