@@ -26,11 +26,19 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
-/** A short description of a failure for a dead letter's detail. */
+/**
+ * A short description of a failure for a dead letter's detail. Never throws: a handler may throw
+ * anything, and a description that threw would keep the record from ever being dead-lettered.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
+  try {
+    if (error instanceof Error) {
+      const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return `${error.message}${cause}`;
+    }
+    return String(error);
+  } catch {
+    // `Object.create(null)`, a throwing `toString` or `message` getter: no text form to show.
+    return 'a thrown value with no text form';
   }
-  return String(error);
 }
