@@ -26,6 +26,19 @@ export function str(part: ModelStreamPart, field: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * A part's text field that AGDX can carry in a field capped at `maxBytes` UTF-8 bytes (a tool
+ * name, a metadata value), or `undefined` when it is missing, not text or longer: a hostile
+ * provider's 5,000-byte call id must read as missing, not fail the record it would go on.
+ */
+export function cappedStr(part: ModelStreamPart, field: string, maxBytes: number): string | undefined {
+  const value = str(part, field);
+  if (value === undefined || value.length * 3 <= maxBytes) return value;
+  return utf8.encode(value).length <= maxBytes ? value : undefined;
+}
+
+const utf8 = new TextEncoder();
+
 /** A part's field, unchecked. */
 export function field(part: ModelStreamPart, name: string): unknown {
   return (part as unknown as Record<string, unknown>)[name];

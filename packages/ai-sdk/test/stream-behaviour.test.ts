@@ -198,6 +198,33 @@ describe('recordModelStream: limits and hostile parts', () => {
     expect(JSON.parse(new TextDecoder().decode(answer.body))).toEqual([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: '', output: { type: 'json', value: '10' } }] }]);
   });
 
+  it('reads a call id, tool name or model id longer than AGDX carries as missing, and still answers', async () => {
+    const { log, destination, correlation } = await target();
+    const longId = 'c'.repeat(5_000);
+    const longTool = 't'.repeat(300);
+    const parts = [
+      { type: 'tool-input-start', id: 'a', toolName: longTool },
+      { type: 'tool-input-delta', id: 'a', delta: '{}' },
+      { type: 'tool-input-end', id: 'a' },
+      { type: 'tool-call', toolCallId: 'a', toolName: longTool, input: {} },
+      { type: 'tool-result', toolCallId: 'a', toolName: longTool, output: 1 },
+      { type: 'tool-call', toolCallId: longId, toolName: 'search', input: {} },
+      { type: 'tool-error', toolCallId: longId, toolName: 'search', error: 'down' },
+      { type: 'finish-step', finishReason: 'tool-calls', usage: {}, response: { modelId: 'm'.repeat(100_000) } },
+      { type: 'finish', finishReason: 'tool-calls', totalUsage: {} },
+    ];
+    const outcome = await recordModelStream(counted(parts).source, destination);
+    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'tool_calls', modelId: undefined });
+    const all = await envelopes(log, AgentTopic.Streams);
+    const toolRecords = all.filter((e) => e.operation === 'execute_tool');
+    expect(toolRecords.map((e) => [e.kind, e.tool, e.metadata?.get('gen_ai.tool.call.id')])).toEqual([
+      ['response', undefined, 'a'],
+      ['error', 'search', ''],
+    ]);
+    const answer = all.find((e) => e.kind === 'response' && e.correlation?.equals(correlation))!;
+    expect(answer.metadata?.get('gen_ai.response.model')).toBeUndefined();
+  });
+
   it('refuses bad options before reading the model stream', async () => {
     const { destination } = await target();
     const stream = counted(textStream('a'));
@@ -206,6 +233,7 @@ describe('recordModelStream: limits and hostile parts', () => {
       recordModelStream(stream.source, destination, { price: { inputPerMillion: 1e-9, outputPerMillion: '1' } }),
       recordModelStream(stream.source, destination, { request: [{ role: 'user', content: 'hi' }] }),
       recordModelStream(stream.source, destination, { buffer: { maxChunks: -1, lingerMs: 0 } }),
+      recordModelStream(stream.source, destination, { provider: 'p'.repeat(2_000) }),
       recordModelStream(stream.source, { send: destination.send } as never),
       recordModelStream({} as never, destination),
     ];
