@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
 import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { formatPosition } from '../position.js';
+import { printable } from '../printable.js';
 import { parseTailFrom, tailStartOffset, type TailFrom } from '../tail-start.js';
 import type { Command } from './command.js';
 
@@ -155,7 +156,7 @@ export function defaultTailTopics(layout: StreamLayout): string[] {
 
 /** One stderr line per unreadable record, with its position; the tail goes on. */
 function reportUndecodable(io: CommandIo, stream: string, record: DecodedRecord): void {
-  line(io.err, `agdx tail: skipped an unreadable record at ${formatPosition(record)} on stream ${stream}: ${record.error ?? 'undecodable'}`);
+  line(io.err, `agdx tail: skipped an unreadable record at ${formatPosition(record)} on stream ${stream}: ${printable(record.error ?? 'undecodable')}`);
 }
 
 interface TailOptions {
