@@ -35,6 +35,8 @@ describe('usage errors exit 2 with one line', () => {
     ['dev', '--cluster', '1'],
     ['dev', '--cluster', 'three'],
     ['dev', '--cluster', '3', '--port', '65535'],
+    ['dev', '--max-connections', '0', '--port', '0'],
+    ['dev', '--user', '', '--port', '0'],
     ['tail', '--kind', 'responses'],
     ['tail', '--iggy', 'iggy://a:b@127.0.0.1:99999'],
     ['sessions', 'list', '--iggy', 'http://127.0.0.1:8090'],
