@@ -76,13 +76,25 @@ export function iteratorOf(parts: AsyncIterable<ModelStreamPart>): AsyncIterator
   const getReader = (parts as { getReader?: unknown }).getReader;
   if (typeof getReader !== 'function') return parts[Symbol.asyncIterator]();
   const reader = (parts as unknown as ReadableStream<ModelStreamPart>).getReader();
+  // The lock goes with the end of the stream, as a for-await over the stream would let it go.
+  const release = (): void => reader.releaseLock();
   return {
-    next: () => reader.read() as Promise<IteratorResult<ModelStreamPart>>,
+    next: () =>
+      reader.read().then(
+        (result) => {
+          if (result.done) release();
+          return result as IteratorResult<ModelStreamPart>;
+        },
+        (error: unknown) => {
+          release();
+          throw error;
+        },
+      ),
     return: async () => {
       try {
         await reader.cancel();
       } finally {
-        reader.releaseLock();
+        release();
       }
       return { done: true, value: undefined };
     },

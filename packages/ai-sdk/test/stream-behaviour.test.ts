@@ -124,6 +124,26 @@ describe('recordModelStream: back-pressure and endings', () => {
     expect(decodeAgentErrorBody(chat!.failed!)).toMatchObject({ code: AgentErrorCode.Cancelled });
   });
 
+  it('lets go of a ReadableStream source once it has read it to its end, or it failed', async () => {
+    const { destination } = await target();
+    const finished = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        for (const part of textStream('a')) controller.enqueue(part);
+        controller.close();
+      },
+    });
+    expect(await recordModelStream({ fullStream: finished }, destination)).toMatchObject({ status: 'finished', text: 'a' });
+    expect(finished.locked).toBe(false);
+    const broken = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        controller.enqueue({ type: 'text-start', id: 't' } as ModelStreamPart);
+        controller.error(new Error('connection reset'));
+      },
+    });
+    expect(await recordModelStream(broken, destination)).toMatchObject({ status: 'failed' });
+    expect(broken.locked).toBe(false);
+  });
+
   it('still answers when the reported usage prices above u64, leaving the cost out', async () => {
     const { log, destination, correlation } = await target();
     const absurd = { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: Number.MAX_SAFE_INTEGER };
