@@ -77,7 +77,7 @@ export const devCommand: Command = {
     // A cluster takes port..port+n-1 (port 0: any free ports), so the last one must exist too.
     if (nodes !== undefined && port !== 0 && port + nodes - 1 > 65_535) throw new UsageError(`--port ${port} leaves no room for ${nodes} nodes on ports port..port+${nodes - 1} (at most ${65_536 - nodes})`);
     const start = nodes === undefined ? startDevServer : (o: Parameters<typeof startDevCluster>[0]) => startDevCluster({ ...o, nodes });
-    const server = await startOrUsage(() => start({
+    const server = await startOrUsage(async () => start({
       ...limits.options,
       port,
       host: stringOption(args, 'host'),
