@@ -135,6 +135,32 @@ describe('reliable consumer', () => {
     expect(attempts).toBe(3);
   });
 
+  it('dead-letters a handler that throws a value with no text form, and goes on to the next record', async () => {
+    const h = await harness();
+    let attempts = 0;
+    const handled: string[] = [];
+    await using agent = Agent.builder()
+      .id('throws-oddly')
+      .listenOn(AgentTopic.Sessions)
+      .retry({ maxAttempts: 2, baseDelayMs: 1 })
+      .handler((m) => {
+        const body = new TextDecoder().decode(m.envelope?.body);
+        if (body !== 'odd') return void handled.push(body);
+        attempts++;
+        // String() of this throws: describing the failure must not.
+        throw Object.create(null);
+      })
+      .spawn(h.laser);
+    await agent.ready();
+    await h.laser.publish(AgentTopic.Sessions, command('odd'), ContentType.raw);
+    await h.laser.publish(AgentTopic.Sessions, command('after'), ContentType.raw);
+    await eventually(() => handled.includes('after'), 5_000, 'the record after the odd throw');
+    await eventually(async () => (await deadLetters(h.log)).length === 1, 5_000, 'a RetryExhausted letter');
+    const [letter] = await deadLetters(h.log);
+    expect(letter?.reason).toBe(DeadLetterReason.RetryExhausted);
+    expect(attempts).toBe(2);
+  });
+
   it('keeps per-partition order in both concurrency modes', async () => {
     for (const concurrency of [{ kind: 'serial' } as const, { kind: 'serial-per-partition', maxPartitions: 3 } as const]) {
       const h = await harness(3);

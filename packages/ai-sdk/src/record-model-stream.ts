@@ -1,16 +1,16 @@
 import type { Signer } from '@agdx/agents';
 import type { Session } from '@agdx/sessions';
-import { AgentErrorCode, ContentType, CorrelationId, InvalidError, MintUlid, RecordId, type AgentErrorBody, type BlobStore, type TokenUsage } from '@agdx/wire';
+import { AgentErrorCode, ContentType, CorrelationId, InvalidError, MAX_AGENT_STRING_BYTES, MAX_METADATA_VALUE_BYTES, MintUlid, RecordId, type AgentErrorBody, type BlobStore, type TokenUsage } from '@agdx/wire';
 import type { ModelMessage } from 'ai';
 import { resolveDestination, type ModelStreamDestination, type ResolvedDestination } from './destination.js';
 import { seedFinishReason } from './finish-reason.js';
 import { errorMessage, jsonText } from './json-text.js';
-import { checkModelPrice, type ModelPrice } from './model-price.js';
+import { checkModelPrice, costMicrosOf, type ModelPrice } from './model-price.js';
 import { appendModelMessages } from './session-turns.js';
 import { StepMessages } from './step-messages.js';
 import { tokenUsageOf, type AiSdkUsage } from './token-usage.js';
 import { StreamWriters } from './stream-writers.js';
-import { ABORTED, cancel, field, nextOrAbort, partsOf, str, type ModelStreamPart, type ModelStreamSource } from './stream-parts.js';
+import { ABORTED, cancel, cappedStr, field, iteratorOf, nextOrAbort, partsOf, str, type ModelStreamPart, type ModelStreamSource } from './stream-parts.js';
 
 export type { ModelStreamPart, ModelStreamSource } from './stream-parts.js';
 
@@ -24,7 +24,7 @@ export interface RecordModelStreamOptions {
   readonly requestModel?: string | undefined;
   /** Buffers chunks: at most `maxChunks` per append, flushed after `lingerMs` (checked on writes). Default: one append per delta. */
   readonly buffer?: { readonly maxChunks: number; readonly lingerMs: number } | undefined;
-  /** Aborting stops reading the model stream, cancels it and ends the chunk streams with a `Cancelled` error. */
+  /** Aborting stops reading the model stream, cancels it and ends the chunk streams with a `Cancelled` error (give `streamText` the same signal as `abortSignal` to stop the model call: its `fullStream` is a copy). */
   readonly signal?: AbortSignal | undefined;
   /** Signs the response and the tool records written through an agent context (an `AgentCtx` does not lend its key). */
   readonly signer?: Signer | undefined;
@@ -67,6 +67,7 @@ function checkOptions(options: RecordModelStreamOptions): void {
   for (const field of ['provider', 'requestModel'] as const) {
     const value = options[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
+    if (value !== undefined && utf8Bytes(value) > MAX_METADATA_VALUE_BYTES) throw new InvalidError(`${field} must be at most ${MAX_METADATA_VALUE_BYTES} UTF-8 bytes`, { context: { field } });
   }
 }
 
@@ -124,7 +125,7 @@ class ModelCallRecorder {
       await appendModelMessages(session, this.#options.request, { call: this.#call, firstSeq: this.#seq });
       this.#seq += this.#options.request.length;
     }
-    const iterator = parts[Symbol.asyncIterator]();
+    const iterator = iteratorOf(parts);
     let ending: Ending | undefined;
     try {
       ending = await this.#consume(iterator);
@@ -184,7 +185,7 @@ class ModelCallRecorder {
         return;
       case 'tool-input-start':
         this.#streamedInputs.add(id);
-        this.#writers.open('tool', id, str(part, 'toolName'));
+        this.#writers.open('tool', id, cappedStr(part, 'toolName', MAX_AGENT_STRING_BYTES));
         return;
       case 'tool-input-delta':
         this.#streamedInputs.add(id);
@@ -214,8 +215,8 @@ class ModelCallRecorder {
   }
 
   async #toolCall(part: ModelStreamPart): Promise<void> {
-    const callId = str(part, 'toolCallId');
-    const toolName = str(part, 'toolName');
+    const callId = cappedStr(part, 'toolCallId', MAX_METADATA_VALUE_BYTES);
+    const toolName = cappedStr(part, 'toolName', MAX_AGENT_STRING_BYTES);
     // A call without an id or a tool cannot be answered or replayed; there is nothing to record.
     if (callId === undefined || toolName === undefined) return;
     this.#toolNames.set(callId, toolName);
@@ -242,8 +243,8 @@ class ModelCallRecorder {
   async #toolResult(part: ModelStreamPart): Promise<void> {
     // A preliminary result is a progress report; the final one follows.
     if (field(part, 'preliminary') === true) return;
-    const callId = str(part, 'toolCallId') ?? '';
-    const toolName = str(part, 'toolName') ?? this.#toolNames.get(callId) ?? '';
+    const callId = cappedStr(part, 'toolCallId', MAX_METADATA_VALUE_BYTES) ?? '';
+    const toolName = cappedStr(part, 'toolName', MAX_AGENT_STRING_BYTES) ?? this.#toolNames.get(callId) ?? '';
     const output = field(part, 'output');
     const builder = this.#to.answer(this.#toolCorrelation(callId), encoder.encode(jsonText(output))).contentType(ContentType.json);
     await this.#send(this.#toolRecord(builder, callId, toolName));
@@ -251,8 +252,8 @@ class ModelCallRecorder {
   }
 
   async #toolFailure(part: ModelStreamPart, body: AgentErrorBody): Promise<void> {
-    const callId = str(part, 'toolCallId') ?? '';
-    const toolName = str(part, 'toolName') ?? this.#toolNames.get(callId) ?? '';
+    const callId = cappedStr(part, 'toolCallId', MAX_METADATA_VALUE_BYTES) ?? '';
+    const toolName = cappedStr(part, 'toolName', MAX_AGENT_STRING_BYTES) ?? this.#toolNames.get(callId) ?? '';
     await this.#send(this.#toolRecord(this.#to.fail(this.#toolCorrelation(callId), body), callId, toolName));
     if (part.type === 'tool-error') this.#step.addError(callId, toolName, body.message ?? '');
     else this.#step.addDenied(callId, toolName);
@@ -273,7 +274,8 @@ class ModelCallRecorder {
   async #finishStep(part: ModelStreamPart): Promise<void> {
     const response = field(part, 'response');
     const modelId = typeof response === 'object' && response !== null ? (response as { modelId?: unknown }).modelId : undefined;
-    if (typeof modelId === 'string' && modelId.length > 0) this.#modelId = modelId;
+    // A model id the metadata cannot carry is left out like a missing one: it must not lose the response.
+    if (typeof modelId === 'string' && modelId.length > 0 && utf8Bytes(modelId) <= MAX_METADATA_VALUE_BYTES) this.#modelId = modelId;
     await this.#closeStep(seedFinishReason(field(part, 'finishReason')), tokenUsageOf(field(part, 'usage') as AiSdkUsage | undefined));
   }
 
@@ -296,7 +298,7 @@ class ModelCallRecorder {
     // A stream without finish-step parts (a hand-made one) still closes its last step: the call ended.
     if (this.#step.messages().length > 0) await this.#closeStep(finishReason, undefined);
     else await this.#writers.finishStep(finishReason, undefined);
-    const usage = tokenUsageOf(this.#totalUsage, this.#options.price);
+    const usage = pricedUsage(this.#totalUsage, this.#options.price);
     // A response body may not be empty: a call that wrote no text (only tool calls) answers with its messages as JSON.
     const builder =
       this.#lastText.length > 0
@@ -325,6 +327,22 @@ class ModelCallRecorder {
   #outcome(status: ModelStreamOutcome['status'], finishReason: string, usage: TokenUsage | undefined, response: RecordId | undefined, error: unknown): ModelStreamOutcome {
     return { status, finishReason, modelId: this.#modelId, usage, text: this.#lastText, steps: this.#steps, messages: [...this.#messages], response, error };
   }
+}
+
+// The model reports its usage, so it is advisory like the counts themselves: a cost past u64
+// (absurd counts at a real price) is left out rather than losing the response that answers the request.
+function pricedUsage(usage: AiSdkUsage | undefined, price: ModelPrice | undefined): TokenUsage {
+  const unpriced = tokenUsageOf(usage);
+  if (price === undefined) return unpriced;
+  try {
+    return { ...unpriced, costMicros: costMicrosOf(unpriced, price) };
+  } catch {
+    return unpriced;
+  }
+}
+
+function utf8Bytes(text: string): number {
+  return encoder.encode(text).length;
 }
 
 function retryable(error: unknown): boolean {

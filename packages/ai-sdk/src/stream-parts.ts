@@ -26,6 +26,19 @@ export function str(part: ModelStreamPart, field: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * A part's text field that AGDX can carry in a field capped at `maxBytes` UTF-8 bytes (a tool
+ * name, a metadata value), or `undefined` when it is missing, not text or longer: a hostile
+ * provider's 5,000-byte call id must read as missing, not fail the record it would go on.
+ */
+export function cappedStr(part: ModelStreamPart, field: string, maxBytes: number): string | undefined {
+  const value = str(part, field);
+  if (value === undefined || value.length * 3 <= maxBytes) return value;
+  return utf8.encode(value).length <= maxBytes ? value : undefined;
+}
+
+const utf8 = new TextEncoder();
+
 /** A part's field, unchecked. */
 export function field(part: ModelStreamPart, name: string): unknown {
   return (part as unknown as Record<string, unknown>)[name];
@@ -51,6 +64,41 @@ export function nextOrAbort(iterator: AsyncIterator<ModelStreamPart>, signal: Ab
       },
     );
   });
+}
+
+/**
+ * An iterator over the parts. A web `ReadableStream` (the AI SDK's `fullStream`) is read through
+ * its own reader: its async iterator's `return` waits behind a pending read, so a stalled model
+ * would keep the stream locked and never cancelled, where the reader's `cancel` ends the pending
+ * read at once, cancels the stream and lets the lock go.
+ */
+export function iteratorOf(parts: AsyncIterable<ModelStreamPart>): AsyncIterator<ModelStreamPart> {
+  const getReader = (parts as { getReader?: unknown }).getReader;
+  if (typeof getReader !== 'function') return parts[Symbol.asyncIterator]();
+  const reader = (parts as unknown as ReadableStream<ModelStreamPart>).getReader();
+  // The lock goes with the end of the stream, as a for-await over the stream would let it go.
+  const release = (): void => reader.releaseLock();
+  return {
+    next: () =>
+      reader.read().then(
+        (result) => {
+          if (result.done) release();
+          return result as IteratorResult<ModelStreamPart>;
+        },
+        (error: unknown) => {
+          release();
+          throw error;
+        },
+      ),
+    return: async () => {
+      try {
+        await reader.cancel();
+      } finally {
+        release();
+      }
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** Asks a model stream to stop (its `return`), without waiting on a stalled model. */

@@ -27,8 +27,8 @@ async function weatherAgent() {
   return { laser, log, agent };
 }
 
-function execute(toolDef: Tool<unknown, unknown>, input: unknown, abortSignal?: AbortSignal): Promise<unknown> {
-  return Promise.resolve(toolDef.execute!(input, { toolCallId: 'call-9', messages: [], abortSignal, context: {} } as never));
+function execute(toolDef: Tool<unknown, unknown>, input: unknown, abortSignal?: AbortSignal, toolCallId = 'call-9'): Promise<unknown> {
+  return Promise.resolve(toolDef.execute!(input, { toolCallId, messages: [], abortSignal, context: {} } as never));
 }
 
 describe('agentTool: an AGDX agent as an AI SDK tool', () => {
@@ -52,6 +52,15 @@ describe('agentTool: an AGDX agent as an AI SDK tool', () => {
     expect(command.operation).toBe('weather');
     expect(command.metadata?.get('gen_ai.tool.call.id')).toBe('call-1');
     expect(JSON.parse(decode(command.body))).toEqual({ city: 'Oslo' });
+  });
+
+  it('calls the agent even when the model gives a call id too long to record, leaving the id out', async () => {
+    const { laser, log, agent } = await weatherAgent();
+    const weather = agentTool(laser, { agent: 'weather-agent', source: 'assistant', inputSchema: citySchema, timeoutMs: 10_000 });
+    expect(await execute(weather, { city: 'Oslo' }, undefined, 'c'.repeat(5_000))).toBe('Oslo: 3 °C');
+    await agent.shutdown();
+    const command = (await envelopes(log, AgentTopic.Sessions)).find((e) => e.kind === 'command')!;
+    expect(command.metadata?.get('gen_ai.tool.call.id')).toBeUndefined();
   });
 
   it('turns an error reply into a RejectedError the AI SDK reports as a tool error', async () => {

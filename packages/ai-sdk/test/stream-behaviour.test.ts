@@ -101,6 +101,61 @@ describe('recordModelStream: back-pressure and endings', () => {
     expect(stream.returned()).toBe(true);
   });
 
+  it('cancels a stalled ReadableStream source on its signal and lets its lock go', async () => {
+    const { log, destination } = await target();
+    let cancelled = false;
+    // A web stream read through its async iterator would queue the cancel behind the pending read.
+    const source = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        for (const part of textStream('a').slice(0, 3)) controller.enqueue(part);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const controller = new AbortController();
+    const recording = recordModelStream({ fullStream: source }, destination, { signal: controller.signal });
+    await settle();
+    controller.abort();
+    expect(await recording).toMatchObject({ status: 'aborted', finishReason: 'cancelled' });
+    expect(cancelled).toBe(true);
+    expect(source.locked).toBe(false);
+    const [chat] = channels(await envelopes(log, AgentTopic.Streams));
+    expect(decodeAgentErrorBody(chat!.failed!)).toMatchObject({ code: AgentErrorCode.Cancelled });
+  });
+
+  it('lets go of a ReadableStream source once it has read it to its end, or it failed', async () => {
+    const { destination } = await target();
+    const finished = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        for (const part of textStream('a')) controller.enqueue(part);
+        controller.close();
+      },
+    });
+    expect(await recordModelStream({ fullStream: finished }, destination)).toMatchObject({ status: 'finished', text: 'a' });
+    expect(finished.locked).toBe(false);
+    const broken = new ReadableStream<ModelStreamPart>({
+      start(controller) {
+        controller.enqueue({ type: 'text-start', id: 't' } as ModelStreamPart);
+        controller.error(new Error('connection reset'));
+      },
+    });
+    expect(await recordModelStream(broken, destination)).toMatchObject({ status: 'failed' });
+    expect(broken.locked).toBe(false);
+  });
+
+  it('still answers when the reported usage prices above u64, leaving the cost out', async () => {
+    const { log, destination, correlation } = await target();
+    const absurd = { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: Number.MAX_SAFE_INTEGER };
+    const parts = [...textStream('a').slice(0, 4), { type: 'finish-step', finishReason: 'stop', usage: absurd }, { type: 'finish', finishReason: 'stop', totalUsage: absurd }];
+    const outcome = await recordModelStream(counted(parts).source, destination, { price: { inputPerMillion: '5000', outputPerMillion: '5000' } });
+    expect(outcome.status).toBe('finished');
+    expect(outcome.usage).toEqual({ inputTokens: BigInt(Number.MAX_SAFE_INTEGER), outputTokens: BigInt(Number.MAX_SAFE_INTEGER) });
+    const answer = (await envelopes(log, AgentTopic.Streams)).find((e) => e.kind === 'response' && e.correlation?.equals(correlation));
+    expect(answer?.usage?.costMicros).toBeUndefined();
+    expect(answer?.usage?.inputTokens).toBe(BigInt(Number.MAX_SAFE_INTEGER));
+  });
+
   it('treats a stream that ends without its finish part as failed, never half-open', async () => {
     const { log, destination, correlation } = await target();
     const parts = textStream('a', 'b').slice(0, 4);
@@ -163,6 +218,33 @@ describe('recordModelStream: limits and hostile parts', () => {
     expect(JSON.parse(new TextDecoder().decode(answer.body))).toEqual([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: '', output: { type: 'json', value: '10' } }] }]);
   });
 
+  it('reads a call id, tool name or model id longer than AGDX carries as missing, and still answers', async () => {
+    const { log, destination, correlation } = await target();
+    const longId = 'c'.repeat(5_000);
+    const longTool = 't'.repeat(300);
+    const parts = [
+      { type: 'tool-input-start', id: 'a', toolName: longTool },
+      { type: 'tool-input-delta', id: 'a', delta: '{}' },
+      { type: 'tool-input-end', id: 'a' },
+      { type: 'tool-call', toolCallId: 'a', toolName: longTool, input: {} },
+      { type: 'tool-result', toolCallId: 'a', toolName: longTool, output: 1 },
+      { type: 'tool-call', toolCallId: longId, toolName: 'search', input: {} },
+      { type: 'tool-error', toolCallId: longId, toolName: 'search', error: 'down' },
+      { type: 'finish-step', finishReason: 'tool-calls', usage: {}, response: { modelId: 'm'.repeat(100_000) } },
+      { type: 'finish', finishReason: 'tool-calls', totalUsage: {} },
+    ];
+    const outcome = await recordModelStream(counted(parts).source, destination);
+    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'tool_calls', modelId: undefined });
+    const all = await envelopes(log, AgentTopic.Streams);
+    const toolRecords = all.filter((e) => e.operation === 'execute_tool');
+    expect(toolRecords.map((e) => [e.kind, e.tool, e.metadata?.get('gen_ai.tool.call.id')])).toEqual([
+      ['response', undefined, 'a'],
+      ['error', 'search', ''],
+    ]);
+    const answer = all.find((e) => e.kind === 'response' && e.correlation?.equals(correlation))!;
+    expect(answer.metadata?.get('gen_ai.response.model')).toBeUndefined();
+  });
+
   it('refuses bad options before reading the model stream', async () => {
     const { destination } = await target();
     const stream = counted(textStream('a'));
@@ -171,6 +253,7 @@ describe('recordModelStream: limits and hostile parts', () => {
       recordModelStream(stream.source, destination, { price: { inputPerMillion: 1e-9, outputPerMillion: '1' } }),
       recordModelStream(stream.source, destination, { request: [{ role: 'user', content: 'hi' }] }),
       recordModelStream(stream.source, destination, { buffer: { maxChunks: -1, lingerMs: 0 } }),
+      recordModelStream(stream.source, destination, { provider: 'p'.repeat(2_000) }),
       recordModelStream(stream.source, { send: destination.send } as never),
       recordModelStream({} as never, destination),
     ];

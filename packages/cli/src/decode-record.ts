@@ -7,6 +7,7 @@
 import { readHeaderValue, type LogRecord } from '@agdx/transport';
 import { AgentEnvelope, ContentType, contentTypeName, decodeStrictCbor, taskStateName } from '@agdx/wire';
 import { formatPosition } from './position.js';
+import { printable } from './printable.js';
 
 /** A decoded record, ready to print or to serialise as JSON. */
 export interface DecodedRecord {
@@ -164,15 +165,19 @@ export function decodeRecord(topic: string, record: LogRecord): DecodedRecord {
   }
 }
 
-/** A short multi-line rendering of a decoded record for people. */
+/**
+ * A short multi-line rendering of a decoded record for people: one line per field, every text
+ * from the log shown with its control characters escaped (see `printable`), so a record cannot
+ * add lines of its own or send the terminal escape sequences.
+ */
 export function formatRecord(record: DecodedRecord, showHeaders: boolean): string {
-  const head = `${record.time} ${formatPosition(record)} ${record.kind}${record.fields['operation'] !== undefined ? ` ${record.fields['operation']}` : ''}`;
+  const head = `${record.time} ${printable(formatPosition(record))} ${printable(record.kind)}${record.fields['operation'] !== undefined ? ` ${printable(record.fields['operation'])}` : ''}`;
   const lines = [head];
-  for (const [name, value] of Object.entries(record.fields)) if (name !== 'operation') lines.push(`  ${name.padEnd(16)} ${value}`);
-  if (showHeaders) for (const [name, value] of Object.entries(record.headers)) lines.push(`  header ${name.padEnd(9)} ${value}`);
+  for (const [name, value] of Object.entries(record.fields)) if (name !== 'operation') lines.push(`  ${printable(name).padEnd(16)} ${printable(value)}`);
+  if (showHeaders) for (const [name, value] of Object.entries(record.headers)) lines.push(`  header ${printable(name).padEnd(9)} ${printable(value)}`);
   if (record.contentType !== undefined) lines.push(`  ${'content type'.padEnd(16)} ${record.contentType}`);
-  if (record.error !== undefined) lines.push(`  ${'error'.padEnd(16)} ${record.error}`);
+  if (record.error !== undefined) lines.push(`  ${'error'.padEnd(16)} ${printable(record.error)}`);
   const body = typeof record.body === 'string' ? record.body : JSON.stringify(record.body);
-  if (body !== '') lines.push(`  ${'body'.padEnd(16)} ${body.length > 400 ? `${body.slice(0, 399)}…` : body}`);
+  if (body !== '') lines.push(`  ${'body'.padEnd(16)} ${printable(body.length > 400 ? `${body.slice(0, 399)}…` : body)}`);
   return lines.join('\n');
 }

@@ -1,7 +1,14 @@
 /** Plain-text tables for terminal output. */
 
-/** Renders rows under a header, each column padded to its widest cell. */
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+import { printable } from './printable.js';
+
+/**
+ * Renders rows under a header, each column padded to its widest cell. Cells hold text from the
+ * log (labels, agent names, summaries), so their control characters are escaped: a cell is
+ * always one line and sends the terminal nothing.
+ */
+export function renderTable(header: readonly string[], cellRows: readonly (readonly string[])[]): string {
+  const rows = cellRows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const render = (cells: readonly string[]): string =>
     cells

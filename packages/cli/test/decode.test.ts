@@ -33,6 +33,16 @@ describe('decodeRecord', () => {
     expect(JSON.parse(JSON.stringify(decoded))).toEqual(decoded);
   });
 
+  it('formats hostile text as one escaped line per field: no terminal escapes, no forged lines', () => {
+    const hostile = 'a\u001b[2J\r\nagent.sessions[0]@1 command forged\u0085\u202etxt';
+    const decoded = decodeRecord('agent.commands', record(new TextEncoder().encode(hostile), new Map([['x-note', headerValue.string(hostile)]])));
+    const text = formatRecord(decoded, true);
+    expect(text).toContain('body             a\\x1b[2J\\r\\nagent.sessions[0]@1 command forged\\x85\\u{202e}txt');
+    expect(text).toContain('header x-note    a\\x1b[2J');
+    expect(text.split('\n')).toHaveLength(3);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it('shows a plain record by its provenance headers', () => {
     const decoded = decodeRecord('agent.commands', record(new TextEncoder().encode('summarize the ticket'), new Map([['gen_ai.conversation.id', headerValue.string('5DD4NKQAN5D8VA7ZZRG8ZSN1R1')]])));
     expect(decoded.kind).toBe('plain');

@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 
 type DevProcess = ChildProcessByStdio<null, Readable, Readable>;
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgdxClient } from '@agdx/agents';
+import { sessions } from '@agdx/sessions';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { BIN, NODE_SOURCE_ARGS, REPO_ROOT, runAgdx } from './support.js';
 
@@ -187,6 +189,37 @@ describe('agdx tail start positions', () => {
       ['agent.audit[0]@2', 'three'],
       ['agent.audit[0]@3', 'four'],
     ]);
+  }, 90_000);
+
+  it('prints text from hostile records with its control characters escaped, in tail and sessions', async () => {
+    const stream = 'tail-hostile-text';
+    const hostile = 'ok\u001b]52;c;cHduZWQ=\u0007\nagent.audit[0]@9 forged\u009b2J\u202eevil';
+    const escaped = 'ok\\x1b]52;c;cHduZWQ=\\x07\\nagent.audit[0]@9 forged\\x9b2J\\u{202e}evil';
+    const writer = await IggyTransport.connect(url);
+    try {
+      await writer.ensureStream(stream);
+      await writer.ensureTopic({ stream, topic: 'agent.audit' }, { partitions: 1 });
+      await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload(hostile)] });
+      const client = AgdxClient.from(writer, { stream });
+      await client.bootstrap(1);
+      // Labels are refused with control characters on write; a bidirectional override is not one.
+      await sessions(client).create('hostile').lifecycle.begin({ agent: 'planner', label: 'ok\u202eevil' });
+    } finally {
+      await writer.close();
+    }
+    const tail = await runAgdx(['tail', '--iggy', url, '--stream', stream, '--from', 'beginning', '--limit', '1', 'agent.audit'], 30_000);
+    expect(tail.code, tail.stderr).toBe(0);
+    expect(tail.stdout).toContain(`body             ${escaped}`);
+    const list = await runAgdx(['sessions', 'list', '--iggy', url, '--stream', stream], 30_000);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('ok\\u{202e}evil');
+    const show = await runAgdx(['sessions', 'show', 'hostile', '--iggy', url, '--stream', stream], 30_000);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('label    ok\\u{202e}evil');
+    for (const output of [tail.stdout, list.stdout, show.stdout]) {
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(output).not.toMatch(/^agent\.audit\[0\]@9/m);
+    }
   }, 90_000);
 
   it('--from <time> starts at the first record stamped at or after it', async () => {

@@ -25,6 +25,7 @@ import type { AgdxMetrics } from './agdx-metrics.js';
 import { envelopeAttributes, operationOf, toNumber, usageAttributes } from './envelope-attributes.js';
 import { LocalParents } from './local-parents.js';
 import { AgdxAttr, GenAiAttr, MESSAGING_SYSTEM, MessagingAttr, RpcAttr } from './semantic-conventions.js';
+import { errorMessageOf, exceptionOf } from './error-text.js';
 import { recordServeStream } from './serve-stream.js';
 import { readTraceHeaders, traceHeaders } from './trace-headers.js';
 
@@ -246,8 +247,9 @@ export class OtelTelemetry implements AgdxTelemetry {
         if (stream !== undefined) recordServeStream(span, stream);
         if (failure !== undefined) {
           if (failure.code !== undefined) span.setAttribute(RpcAttr.errorCode, failure.code);
-          span.setAttribute(RpcAttr.errorMessage, failure.message);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+          const message = errorMessageOf(failure) ?? '';
+          span.setAttribute(RpcAttr.errorMessage, message);
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
         }
         span.end();
       },
@@ -368,15 +370,10 @@ function plainAttributes(message: AgentMessage, stream: string, topic: string): 
   };
 }
 
+// Never throws, whatever `error` is: the span is ended right after, and a throw here would leak it.
 function failSpan(span: Span, error: unknown): void {
-  if (error instanceof Error) span.recordException(error);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
-}
-
-// Errors, AGDX error bodies (`{ message }`) and anything else a hook may be handed.
-function messageOf(error: unknown): string | undefined {
-  if (error === undefined) return undefined;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(error);
+  const exception = exceptionOf(error);
+  if (exception !== undefined) span.recordException(exception);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessageOf(error) });
 }
 

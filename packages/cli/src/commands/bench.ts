@@ -102,6 +102,16 @@ function progress(io: CommandIo, index: number, total: number, name: string, sta
   io.err.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${index}/${total} ${name} ${seconds}s   `);
 }
 
+/** A saved result for `--report`: a missing or unreadable file is that benchmark's failure, not the report's. */
+function savedRun(name: string, saved: string): BenchRun {
+  if (!existsSync(saved)) return { name, seconds: 0, error: `no saved result at ${saved}` };
+  try {
+    return { name, seconds: 0, result: JSON.parse(readFileSync(saved, 'utf8')) as unknown };
+  } catch (error) {
+    return { name, seconds: 0, error: `saved result at ${saved} is not readable JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
 /** `agdx bench`. */
 export const benchCommand: Command = {
   name: 'bench',
@@ -130,8 +140,7 @@ export const benchCommand: Command = {
       if (flag(args, 'report')) {
         const name = basename(file, '.bench.ts');
         const saved = join(out, `${name}.json`);
-        if (existsSync(saved)) runs.push({ name, seconds: 0, result: JSON.parse(readFileSync(saved, 'utf8')) as unknown });
-        else runs.push({ name, seconds: 0, error: `no saved result at ${saved}` });
+        runs.push(savedRun(name, saved));
         continue;
       }
       const name = basename(file, '.bench.ts');
@@ -174,6 +183,7 @@ export const benchCommand: Command = {
       line(io.out, `results in ${out} (summary.json, ratios.svg, one JSON per benchmark)`);
     }
     const failed = runs.filter((run) => run.error !== undefined);
-    if (failed.length > 0) throw new Error(`${failed.length} benchmark(s) failed: ${failed.map((run) => run.name).join(', ')}`);
+    // Its own kind: a failed benchmark is a finding, not a bug of agdx (`internal`).
+    if (failed.length > 0) throw Object.assign(new Error(`${failed.length} benchmark(s) failed: ${failed.map((run) => run.name).join(', ')}`), { kind: 'bench-failed' });
   },
 };

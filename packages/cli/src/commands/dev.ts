@@ -1,6 +1,6 @@
 /** `agdx dev`: the Iggy dev server, with the options of `agdx-iggy-dev`. */
 
-import { limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevCluster, startDevServer } from '@agdx/iggy-dev-server';
+import { DevServerError, limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevCluster, startDevServer } from '@agdx/iggy-dev-server';
 import { intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { UsageError } from '../errors.js';
 import { line } from '../io.js';
@@ -31,6 +31,19 @@ ${limitFlagsHelp()}
 
 Exit codes: 0 stopped cleanly, 1 the server could not start, 2 a usage error.`;
 
+/**
+ * Starts the server; an option it refuses (kind `invalid`: a limit out of range, an empty user)
+ * came from a flag, so it is a usage error (exit 2), not a server failure.
+ */
+async function startOrUsage<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof DevServerError && error.kind === 'invalid') throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
 /** `agdx dev`. */
 export const devCommand: Command = {
   name: 'dev',
@@ -60,10 +73,13 @@ export const devCommand: Command = {
     const limits = limitOptionsFromFlags(args.values);
     if ('error' in limits) throw new UsageError(limits.error);
     const nodes = stringOption(args, 'cluster') === undefined ? undefined : intOption(args, 'cluster', 3, 2, 16);
+    const port = intOption(args, 'port', 8090, 0, 65_535);
+    // A cluster takes port..port+n-1 (port 0: any free ports), so the last one must exist too.
+    if (nodes !== undefined && port !== 0 && port + nodes - 1 > 65_535) throw new UsageError(`--port ${port} leaves no room for ${nodes} nodes on ports port..port+${nodes - 1} (at most ${65_536 - nodes})`);
     const start = nodes === undefined ? startDevServer : (o: Parameters<typeof startDevCluster>[0]) => startDevCluster({ ...o, nodes });
-    const server = await start({
+    const server = await startOrUsage(async () => start({
       ...limits.options,
-      port: intOption(args, 'port', 8090, 0, 65_535),
+      port,
       host: stringOption(args, 'host'),
       data,
       fsync,
@@ -72,7 +88,7 @@ export const devCommand: Command = {
       tokens: tokens.length > 0 ? tokens : undefined,
       onInternalError: (error) => line(io.err, `agdx dev: internal error (connection dropped): ${error instanceof Error ? error.message : String(error)}`),
       onStorageError: (error) => line(io.err, `agdx dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`),
-    });
+    }));
     const shape = nodes === undefined ? '' : `cluster of ${nodes}, no replication; `;
     line(io.out, `agdx dev listening on ${server.url} (${shape}${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);
     await new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layou
 import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
 import { formatPosition } from '../position.js';
+import { printable } from '../printable.js';
 import { microsToIso, renderTable } from '../table.js';
 import type { Command } from './command.js';
 import { DEFAULT_IGGY_URL } from './tail.js';
@@ -160,7 +161,7 @@ export const sessionsCommand: Command = {
       }));
       if (info === undefined) throw Object.assign(new Error(`no session ${session.toString()} on stream ${stream}`), { kind: 'not-found' });
       if (json) return line(io.out, toJson({ session: info, events: events.items }));
-      for (const [label, value] of summaryRows(info)) line(io.out, `${label.padEnd(8)} ${value}`);
+      for (const [label, value] of summaryRows(info)) line(io.out, `${label.padEnd(8)} ${printable(value)}`);
       line(io.out);
       line(io.out, 'timeline');
       const rows = events.items.map((e) => [microsToIso(e.brokerTs), e.display, e.agent ?? '-', formatPosition(e.at), `${e.summary}${e.afterEnd ? ' (after end)' : ''}`]);

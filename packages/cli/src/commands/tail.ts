@@ -3,6 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import { BOOTSTRAP_TOPICS, checkLayoutDeclaration, layoutTopics, ON_FIRST_USE_TOPICS, type StreamLayout } from '@agdx/agents';
 import { follow, type LogTransport, type TopicDescription } from '@agdx/transport';
+import { AgentKind, isAgentKind } from '@agdx/wire';
 import { flag, intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { openLog } from '../connect.js';
 import { decodeRecord, formatRecord, type DecodedRecord } from '../decode-record.js';
@@ -10,8 +11,12 @@ import { UsageError } from '../errors.js';
 import { line, type CommandIo } from '../io.js';
 import { LAYOUT_OPTION_SPECS, layoutOptionsHelp, layoutFromArgs } from '../layout-args.js';
 import { formatPosition } from '../position.js';
+import { printable } from '../printable.js';
 import { parseTailFrom, tailStartOffset, type TailFrom } from '../tail-start.js';
 import type { Command } from './command.js';
+
+// What --kind may name: the envelope kinds, and the two the tail gives records without an envelope.
+const TAIL_KINDS = [...Object.values(AgentKind), 'plain', 'undecodable'].join(', ');
 
 /** The default server of commands that talk to Iggy: `agdx dev`'s default address. */
 export const DEFAULT_IGGY_URL = 'iggy://iggy:iggy@127.0.0.1:8090';
@@ -116,7 +121,10 @@ export const tailCommand: Command = {
     const from = parseTailFrom(stringOption(args, 'from') ?? 'end');
     const conversation = stringOption(args, 'conversation')?.toUpperCase();
     if (conversation !== undefined && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(conversation)) throw new UsageError(`--conversation must be a 26-character Crockford id, got "${conversation}"`);
-    const filter: TailFilter = { conversation, agent: stringOption(args, 'agent'), kinds: listOption(args, 'kind'), operations: listOption(args, 'operation') };
+    const kinds = listOption(args, 'kind');
+    // A misspelt kind would match nothing and leave the tail printing nothing until Ctrl-C.
+    for (const kind of kinds) if (!isAgentKind(kind) && kind !== 'plain' && kind !== 'undecodable') throw new UsageError(`--kind must be one of ${TAIL_KINDS}, got "${kind}"`);
+    const filter: TailFilter = { conversation, agent: stringOption(args, 'agent'), kinds, operations: listOption(args, 'operation') };
     const limit = intOption(args, 'limit', 0, 1, Number.MAX_SAFE_INTEGER);
     const layout = layoutFromArgs(args);
     await tail(
@@ -148,7 +156,7 @@ export function defaultTailTopics(layout: StreamLayout): string[] {
 
 /** One stderr line per unreadable record, with its position; the tail goes on. */
 function reportUndecodable(io: CommandIo, stream: string, record: DecodedRecord): void {
-  line(io.err, `agdx tail: skipped an unreadable record at ${formatPosition(record)} on stream ${stream}: ${record.error ?? 'undecodable'}`);
+  line(io.err, `agdx tail: skipped an unreadable record at ${formatPosition(record)} on stream ${stream}: ${printable(record.error ?? 'undecodable')}`);
 }
 
 interface TailOptions {
