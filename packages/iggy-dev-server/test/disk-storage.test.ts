@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -205,6 +205,21 @@ describe('disk storage', () => {
       await createTopic(c, 'fine', 't', 1);
       c.close();
     });
+  });
+
+  it('refuses, at once, a data folder that cannot be made, where Node 20\'s recursive mkdir never returns', async () => {
+    // procfs answers "no such entry" to every create: Node 20's recursive mkdir loops on it forever.
+    const underProc = existsSync('/proc/self') ? [join('/proc', `agdx-${process.pid}`, 'data')] : [];
+    const underFile = join(tempFolder(), 'a-file');
+    writeFileSync(underFile, 'x');
+    for (const data of [...underProc, join(underFile, 'data')]) {
+      await expect(startDevServer({ port: 0, data })).rejects.toSatisfy((e: unknown) => DevServerError.is(e, 'storage'));
+    }
+    // Missing parents are still made, however deep.
+    const deep = join(tempFolder(), 'a', 'b', 'c');
+    const server = await startDevServer({ port: 0, data: deep });
+    await server.close();
+    expect(statSync(join(deep, 'streams')).isDirectory()).toBe(true);
   });
 
   it('refuses a data folder another live server holds, and takes over the lock of a dead one', async () => {

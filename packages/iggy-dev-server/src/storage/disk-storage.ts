@@ -20,7 +20,6 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -36,6 +35,7 @@ import { DevServerError } from '../errors.js';
 import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
 import { bytesOf, storedBatchOf } from '../log/stored-batch.js';
+import { makeFolders } from './make-folders.js';
 import type { MetadataSnapshot } from './metadata.js';
 import type { UsersSnapshot } from './users.js';
 import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
@@ -292,7 +292,7 @@ export class DiskStorage implements Storage {
     this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
     this.cacheBytesPerPartition = options.cacheBytesPerPartition ?? 16 * 1024 * 1024;
     try {
-      mkdirSync(join(this.#dir, 'streams'), { recursive: true });
+      makeFolders(join(this.#dir, 'streams'));
     } catch (cause) {
       throw new DevServerError('storage', `cannot create the data folder ${this.#dir}`, { cause });
     }
@@ -384,7 +384,7 @@ export class DiskStorage implements Storage {
 
   openPartition(streamId: number, topicId: number, partitionId: number): OpenedPartition {
     const dir = this.#partitionDir(streamId, topicId, partitionId);
-    mkdirSync(dir, { recursive: true });
+    makeFolders(dir);
     const key = `${streamId}/${topicId}/${partitionId}`;
     this.#writers.get(key)?.close();
     const segments = readdirSync(dir)
