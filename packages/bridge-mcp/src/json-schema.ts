@@ -5,8 +5,8 @@
  */
 import { Validator, type Schema } from '@cfworker/json-schema';
 import { HandlerConfigError } from '@agdx/agents';
-import { InvalidError } from '@agdx/wire';
-import { MAX_NESTING_DEPTH, MAX_UNIQUE_ITEMS_PAIRS, nestingDepth, schemaUses, uniqueItemsPairs } from './validation-cost.js';
+import { InvalidError, nestsDeeperThan } from '@agdx/wire';
+import { MAX_NESTING_DEPTH, MAX_UNIQUE_ITEMS_PAIRS, schemaUses, uniqueItemsPairs } from './validation-cost.js';
 
 /** The draft a schema without `$schema` is read as (MCP's default dialect). */
 const DEFAULT_DRAFT = '2020-12';
@@ -45,7 +45,7 @@ export function compileSchema(schema: Record<string, unknown>, field: string): S
   return {
     check(value, what) {
       // Refused before the validator runs: it recurses once per level, and its uniqueItems check is quadratic.
-      if (nestingDepth(value, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) refuse(what, `nested deeper than ${MAX_NESTING_DEPTH} levels`);
+      if (nestsDeeperThan(value, MAX_NESTING_DEPTH)) refuse(what, `nested deeper than ${MAX_NESTING_DEPTH} levels`);
       if (checksUniqueItems && uniqueItemsPairs(value, MAX_UNIQUE_ITEMS_PAIRS) > MAX_UNIQUE_ITEMS_PAIRS) {
         refuse(what, `arrays too large to check for unique items (over ${MAX_UNIQUE_ITEMS_PAIRS} item pairs)`);
       }

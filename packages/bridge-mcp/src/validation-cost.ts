@@ -42,26 +42,8 @@ export function uniqueItemsPairs(value: unknown, limit: number): number {
 }
 
 /**
- * How deep a value the validator is given may nest. Its comparisons and recursive schemas recurse
- * once per level, and the result is serialized with `JSON.stringify`, which recurses too: a
- * deeper value would overflow the stack there.
+ * How deep a value the validator is given may nest (checked with `@agdx/wire`'s
+ * `nestsDeeperThan`). Its comparisons and recursive schemas recurse once per level, and the result
+ * is serialized with `JSON.stringify`, which recurses too: a deeper value would overflow the stack there.
  */
 export const MAX_NESTING_DEPTH: number = 256;
-
-/** How deep `value` nests (a scalar is 0), counted without recursion, and stopping once it passes `limit`. */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const nodes: unknown[] = [value];
-  const depths: number[] = [0];
-  while (nodes.length > 0 && deepest <= limit) {
-    const node = nodes.pop();
-    const depth = depths.pop() as number;
-    if (typeof node !== 'object' || node === null) continue;
-    deepest = Math.max(deepest, depth + 1);
-    for (const child of Object.values(node)) {
-      nodes.push(child);
-      depths.push(depth + 1);
-    }
-  }
-  return deepest;
-}
