@@ -652,15 +652,9 @@ export class ConsumerLoop {
   #commitSoon(lane: Lane, generation: number, idle = false): void {
     if (idle && this.#polling && !this.#stopping) {
       const ms = lane.pendingWork ? COMMIT_LINGER_MS : LAZY_COMMIT_MS;
-      const due = performance.now() + ms;
       // Work joining a lazy commit brings it forward; a later idle point never puts it off.
-      if (lane.lingering !== undefined && lane.lingerDue <= due) return;
-      clearTimeout(lane.lingering);
-      lane.lingerDue = due;
-      lane.lingering = setTimeout(() => {
-        lane.lingering = undefined;
-        this.#commitSoon(lane, generation);
-      }, ms);
+      if (lane.lingering !== undefined && lane.lingerDue <= performance.now() + ms) return;
+      this.#commitIn(lane, generation, ms);
       return;
     }
     if (lane.lingering !== undefined) {
@@ -731,12 +725,17 @@ export class ConsumerLoop {
     if (lane.pending === undefined) lane.pending = offset;
     if (work) lane.pendingWork = true;
     if (this.#stopping) return;
+    this.#commitIn(lane, generation, this.#o.retryDelayMs);
+  }
+
+  /** Puts the lane's commit off by `ms`, replacing a put-off commit already set. */
+  #commitIn(lane: Lane, generation: number, ms: number): void {
     clearTimeout(lane.lingering);
-    lane.lingerDue = performance.now() + this.#o.retryDelayMs;
+    lane.lingerDue = performance.now() + ms;
     lane.lingering = setTimeout(() => {
       lane.lingering = undefined;
       this.#commitSoon(lane, generation);
-    }, this.#o.retryDelayMs);
+    }, ms);
   }
 
   async #waitForWork(member: GroupMember, owned: readonly number[]): Promise<void> {
