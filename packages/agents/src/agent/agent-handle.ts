@@ -18,9 +18,8 @@ import { LayoutMismatchError, NoStreamError, SkippedRecordError, TimeoutError, t
 import { HeartbeatRegistry, type SessionLease } from '../lifecycle/heartbeats.js';
 import { SessionLifecycle } from '../lifecycle/session-lifecycle.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
-import { speaksAsSigner } from '../replies/reply-signers.js';
+import { signedByAgent, speaksAsSigner } from '../replies/reply-signers.js';
 import type { VerifiedPrincipal } from '../replies/verifier.js';
-import { signedByMe } from './own-lane-record.js';
 import type { AgentConfig, AgentHandler } from './agent-config.js';
 import { AgentCtx } from './agent-ctx.js';
 import { AnswerEffects, AppendWindow } from './answer-pipeline.js';
@@ -201,7 +200,13 @@ export class AgentHandle {
             continue;
           }
           const position = { stream, topic: AgentTopic.Sessions, partition: part.partition, offset: record.offset };
-          if (verifier !== undefined && !(await signedByMe(verifier, envelope, record, me, (reason, message, cause) => this.#onError(new SkippedRecordError(reason, position, message, { cause }))))) continue;
+          const refused = (reason: 'unverified' | 'source-mismatch', detail: { readonly cause?: unknown; readonly signer?: string }): void =>
+            this.#onError(
+              reason === 'unverified'
+                ? new SkippedRecordError(reason, position, "a lane record claiming to be this agent's failed verification; recovery passes over it", { cause: detail.cause })
+                : new SkippedRecordError(reason, position, `a lane record claiming to be \`${me}\`'s was signed by a key of \`${String(detail.signer)}\`; recovery passes over it`),
+            );
+          if (verifier !== undefined && !(await signedByAgent(verifier, envelope, record, me, refused))) continue;
           lane.push(envelope);
         }
       }

@@ -18,7 +18,7 @@ import {
   type AgentId,
   type RecordHeaders,
 } from '@agdx/wire';
-import { speaksAsSigner } from '../replies/reply-signers.js';
+import { signedByAgent } from '../replies/reply-signers.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { Signer } from '../send/signer.js';
@@ -77,12 +77,12 @@ export async function verifiedKey(signing: CheckedSigning, record: LogRecord): P
     return undefined;
   }
   if (envelope.kind !== 'event' || envelope.operation !== PROCESSED_KEY_OPERATION) return undefined;
+  // Unsigned, another key or tampered: not a processed key.
+  if (!(await signedByAgent(signing.verifier, envelope, record, signing.agent.value))) return undefined;
   try {
-    const signer = await signing.verifier.verifyAt(envelope, record.timestampMicros, record.headers);
-    if (signer.principal !== signing.agent.value || !speaksAsSigner(envelope, signer)) return undefined;
     return keyText.decode(envelope.body);
   } catch {
-    // Unsigned, another key, tampered, or a body that is no key: not a processed key.
+    // A body that is no key (not UTF-8).
     return undefined;
   }
 }

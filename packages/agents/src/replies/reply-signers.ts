@@ -3,10 +3,11 @@
  * say whose answer it expects, or any enrolled agent (an insider) could complete someone else's
  * request.
  */
+import type { LogRecord } from '@agdx/transport';
 import { InvalidError, type AgentEnvelope, type AgentId } from '@agdx/wire';
 import { HandlerConfigError } from '../errors.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
-import type { VerifiedPrincipal } from './verifier.js';
+import type { Verifier, VerifiedPrincipal } from './verifier.js';
 
 /**
  * The signers a verified wait accepts: one agent, a list of agents, or a predicate over the
@@ -52,6 +53,33 @@ export function signerCheck(policy: ReplySignerPolicy, field: string = 'expectFr
  */
 export function speaksAsSigner(envelope: AgentEnvelope, signer: VerifiedPrincipal): boolean {
   return envelope.source.value === signer.principal;
+}
+
+/**
+ * True when `envelope` (read as `record`, judged at its broker time) verifies as signed by a key
+ * enrolled for `agent` and speaks as that agent: what a reader trusts as the agent's own record.
+ * Otherwise `refused` hears why: `unverified` with the verifier's error, or `source-mismatch`
+ * with the principal whose key signed it.
+ */
+export async function signedByAgent(
+  verifier: Verifier,
+  envelope: AgentEnvelope,
+  record: LogRecord,
+  agent: string,
+  refused?: (reason: 'unverified' | 'source-mismatch', detail: { readonly cause?: unknown; readonly signer?: string }) => void,
+): Promise<boolean> {
+  let signer: VerifiedPrincipal;
+  try {
+    signer = await verifier.verifyAt(envelope, record.timestampMicros, record.headers);
+  } catch (cause) {
+    refused?.('unverified', { cause });
+    return false;
+  }
+  if (signer.principal !== agent || !speaksAsSigner(envelope, signer)) {
+    refused?.('source-mismatch', { signer: signer.principal });
+    return false;
+  }
+  return true;
 }
 
 /**
