@@ -1,5 +1,5 @@
 import { agentMessageBody, AgentTopic, RejectedError, replyTopicFor, resolveAgentMessageBody, type AgdxClient, type AgentIdLike, type AgentMessage, type ReplySignerPolicy, type Verifier } from '@agdx/agents';
-import { AgentId, CodecError, ContentType, ConversationId, CorrelationId, decodeAgentErrorBody, InvalidError, MAX_METADATA_VALUE_BYTES, MintUlid } from '@agdx/wire';
+import { AgentId, CodecError, ContentType, ConversationId, CorrelationId, decodeAgentErrorBody, InvalidError, MAX_METADATA_VALUE_BYTES, MintUlid, utf8Length } from '@agdx/wire';
 import { jsonSchema, tool, type FlexibleSchema, type JSONSchema7, type Tool, type ToolExecutionOptions } from 'ai';
 import { jsonText } from './json-text.js';
 
@@ -121,7 +121,7 @@ export function agentTool(client: AgdxClient, options: AgentToolOptions): Tool<u
       .withTarget(agent);
     // The id is the model's: one longer than a metadata value can hold is left out, not a failed call.
     const callId = execution?.toolCallId;
-    if (typeof callId === 'string' && callId.length > 0 && encoder.encode(callId).length <= MAX_METADATA_VALUE_BYTES) builder.withMetadata('gen_ai.tool.call.id', callId);
+    if (typeof callId === 'string' && callId.length > 0 && utf8Length(callId) <= MAX_METADATA_VALUE_BYTES) builder.withMetadata('gen_ai.tool.call.id', callId);
     if (options.operation !== undefined) builder.withOperation(options.operation);
     const reply = await client.request(builder, {
       replyTopic,

@@ -1,6 +1,6 @@
 import type { Signer } from '@agdx/agents';
 import type { Session } from '@agdx/sessions';
-import { AgentErrorCode, ContentType, CorrelationId, InvalidError, MAX_AGENT_STRING_BYTES, MAX_METADATA_VALUE_BYTES, MintUlid, RecordId, type AgentErrorBody, type BlobStore, type TokenUsage } from '@agdx/wire';
+import { AgentErrorCode, ContentType, CorrelationId, InvalidError, MAX_AGENT_STRING_BYTES, MAX_METADATA_VALUE_BYTES, MintUlid, RecordId, utf8Length, type AgentErrorBody, type BlobStore, type TokenUsage } from '@agdx/wire';
 import type { ModelMessage } from 'ai';
 import { resolveDestination, type ModelStreamDestination, type ResolvedDestination } from './destination.js';
 import { seedFinishReason } from './finish-reason.js';
@@ -67,7 +67,7 @@ function checkOptions(options: RecordModelStreamOptions): void {
   for (const field of ['provider', 'requestModel'] as const) {
     const value = options[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) throw new InvalidError(`${field} must be a non-empty string`, { context: { field } });
-    if (value !== undefined && utf8Bytes(value) > MAX_METADATA_VALUE_BYTES) throw new InvalidError(`${field} must be at most ${MAX_METADATA_VALUE_BYTES} UTF-8 bytes`, { context: { field } });
+    if (value !== undefined && utf8Length(value) > MAX_METADATA_VALUE_BYTES) throw new InvalidError(`${field} must be at most ${MAX_METADATA_VALUE_BYTES} UTF-8 bytes`, { context: { field } });
   }
 }
 
@@ -275,7 +275,7 @@ class ModelCallRecorder {
     const response = field(part, 'response');
     const modelId = typeof response === 'object' && response !== null ? (response as { modelId?: unknown }).modelId : undefined;
     // A model id the metadata cannot carry is left out like a missing one: it must not lose the response.
-    if (typeof modelId === 'string' && modelId.length > 0 && utf8Bytes(modelId) <= MAX_METADATA_VALUE_BYTES) this.#modelId = modelId;
+    if (typeof modelId === 'string' && modelId.length > 0 && utf8Length(modelId) <= MAX_METADATA_VALUE_BYTES) this.#modelId = modelId;
     await this.#closeStep(seedFinishReason(field(part, 'finishReason')), tokenUsageOf(field(part, 'usage') as AiSdkUsage | undefined));
   }
 
@@ -339,10 +339,6 @@ function pricedUsage(usage: AiSdkUsage | undefined, price: ModelPrice | undefine
   } catch {
     return unpriced;
   }
-}
-
-function utf8Bytes(text: string): number {
-  return encoder.encode(text).length;
 }
 
 function retryable(error: unknown): boolean {

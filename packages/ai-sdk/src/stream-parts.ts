@@ -1,4 +1,4 @@
-import { InvalidError } from '@agdx/wire';
+import { InvalidError, utf8Length } from '@agdx/wire';
 
 /** One part of the AI SDK's full stream, read structurally (`TextStreamPart` of `streamText`). */
 export interface ModelStreamPart {
@@ -33,11 +33,8 @@ export function str(part: ModelStreamPart, field: string): string | undefined {
  */
 export function cappedStr(part: ModelStreamPart, field: string, maxBytes: number): string | undefined {
   const value = str(part, field);
-  if (value === undefined || value.length * 3 <= maxBytes) return value;
-  return utf8.encode(value).length <= maxBytes ? value : undefined;
+  return value === undefined || utf8Length(value) <= maxBytes ? value : undefined;
 }
-
-const utf8 = new TextEncoder();
 
 /** A part's field, unchecked. */
 export function field(part: ModelStreamPart, name: string): unknown {
