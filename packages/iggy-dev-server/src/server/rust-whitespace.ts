@@ -5,9 +5,11 @@
  * parses must be trimmed the Rust way, or `"\ufeff15m"` would pass here and fail on Iggy.
  */
 
-const WHITE_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
-const LEADING = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
-const TRAILING = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
+// Unicode's White_Space code points, as one character class for the three patterns below.
+const CLASS = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const WHITE_SPACE = new RegExp(`^${CLASS}$`, 'u');
+const LEADING = new RegExp(`^${CLASS}+`, 'u');
+const TRAILING = new RegExp(`${CLASS}+$`, 'u');
 
 /** Rust's `char::is_whitespace` for one code point. */
 export function isRustWhitespace(char: string): boolean {
