@@ -18,28 +18,7 @@ afterEach(async () => {
 
 describe('a dead-lettered record', () => {
   it('ends its handle span with an error and counts a dead letter', async () => {
-    sdk = memorySdk();
-    const client = AgdxClient.from(new MemoryLog(), { stream: 's' });
-    instrument(client, { tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
-    await client.bootstrap(1);
-    const me = AgentId.new('fragile');
-    agent = Agent.builder()
-      .id(me)
-      .listenOn(AgentTopic.Sessions)
-      .heartbeats(false)
-      .pollInterval(5)
-      .retry({ maxAttempts: 1, baseDelayMs: 1 })
-      .handler({
-        handle: async () => {
-          throw new HandlerError('cannot do this');
-        },
-      })
-      .build()
-      .spawn(client);
-    await agent.ready();
-    await client.agdx(AgentTopic.Sessions, AgentId.new('caller'), ConversationId.new()).command(MintUlid.mint(CorrelationId), new Uint8Array([1])).withTarget(me).send();
-    const memory = sdk;
-    await until(() => memory.spans().some((s) => s.kind === SpanKind.CONSUMER), 'the handle span');
+    const memory = await deadLetterThrowing(() => new HandlerError('cannot do this'));
     const span = memory.spans().find((s) => s.kind === SpanKind.CONSUMER)!;
     expect(span.attributes['agdx.outcome']).toBe('dead-lettered');
     expect(span.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'cannot do this' });
