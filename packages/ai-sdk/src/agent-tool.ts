@@ -2,6 +2,7 @@ import { agentMessageBody, AgentTopic, RejectedError, replyTopicFor, resolveAgen
 import { AgentId, CodecError, ContentType, ConversationId, CorrelationId, decodeAgentErrorBody, InvalidError, MAX_METADATA_VALUE_BYTES, MintUlid, utf8Length } from '@agdx/wire';
 import { jsonSchema, tool, type FlexibleSchema, type JSONSchema7, type Tool, type ToolExecutionOptions } from 'ai';
 import { jsonText } from './json-text.js';
+import { utf8Pieces } from './utf8-pieces.js';
 
 /** What {@link agentTool} needs to turn an AGDX agent into an AI SDK tool. */
 export interface AgentToolOptions {
@@ -72,6 +73,21 @@ function checkOptions(options: AgentToolOptions): { agent: AgentId; source: Agen
 }
 
 /**
+ * The most of an agent's error message that a tool error carries, in UTF-8 bytes. The AI SDK hands
+ * the message to the model, and an agent's message can be as long as its record: a longer one is
+ * cut between code points and says how many bytes were left out.
+ */
+export const MAX_TOOL_ERROR_MESSAGE_BYTES = 2048;
+
+/** `message` within {@link MAX_TOOL_ERROR_MESSAGE_BYTES}, and its whole length in UTF-8 bytes. */
+function boundedMessage(message: string): { message: string; messageBytes: number } {
+  const messageBytes = utf8Length(message);
+  if (messageBytes <= MAX_TOOL_ERROR_MESSAGE_BYTES) return { message, messageBytes };
+  const kept = utf8Pieces(message, MAX_TOOL_ERROR_MESSAGE_BYTES)[0] as Uint8Array;
+  return { message: `${lossy.decode(kept)}… (${messageBytes - kept.length} more bytes)`, messageBytes };
+}
+
+/**
  * The tool result of an agent's reply: a JSON body parsed, any other body as UTF-8 text.
  * @throws RejectedError when the agent answered with an error (the AI SDK reports it to the model
  * as a tool error); CodecError when a JSON reply is not JSON.
@@ -87,7 +103,8 @@ async function replyOutput(client: AgdxClient, reply: AgentMessage, agent: Agent
     } catch {
       message = lossy.decode(reply.envelope.body) || message;
     }
-    throw new RejectedError(message, { context });
+    const bounded = boundedMessage(message);
+    throw new RejectedError(bounded.message, { context: { ...context, messageBytes: bounded.messageBytes } });
   }
   const store = client.blobStore;
   const body = store === undefined ? agentMessageBody(reply) : await resolveAgentMessageBody(reply, store);

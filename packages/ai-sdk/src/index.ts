@@ -11,7 +11,7 @@ export { costMicrosOf } from './model-price.js';
 export type { ModelPrice } from './model-price.js';
 export { tokenUsageOf } from './token-usage.js';
 export type { AiSdkUsage } from './token-usage.js';
-export { agentTool } from './agent-tool.js';
+export { agentTool, MAX_TOOL_ERROR_MESSAGE_BYTES } from './agent-tool.js';
 export type { AgentToolOptions } from './agent-tool.js';
 export { appendModelMessages, modelMessagesFromTurns, sessionModelMessages, turnKindOf } from './session-turns.js';
 export { decodeTurnPayload, encodeTurnPayload, TURN_FORMAT } from './turn-payload.js';

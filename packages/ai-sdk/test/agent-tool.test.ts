@@ -1,5 +1,5 @@
 import { Agent, AgentTopic, agentMessageBody } from '@agdx/agents';
-import { agentTool } from '@agdx/ai-sdk';
+import { agentTool, MAX_TOOL_ERROR_MESSAGE_BYTES } from '@agdx/ai-sdk';
 import { AgdxError, AgentEnvelope, AgentErrorCode, AgentId, ContentType, MintUlid, RecordId } from '@agdx/wire';
 import { jsonSchema, stepCountIs, streamText, type JSONSchema7, type Tool } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,30 @@ describe('agentTool: an AGDX agent as an AI SDK tool', () => {
     expect(AgdxError.is(error, 'rejected')).toBe(true);
     expect((error as AgdxError).message).toBe('no such city');
     expect((error as AgdxError).context).toMatchObject({ agent: 'weather-agent', code: AgentErrorCode.ToolFailure });
+  });
+
+  it('gives the model at most MAX_TOOL_ERROR_MESSAGE_BYTES of an error message, cut between code points, and says how long it was', async () => {
+    const { laser } = await memoryClient();
+    // 'é' is two UTF-8 bytes, so the cap (an even number) falls after a whole one only if the cut respects code points.
+    const long = `x${'é'.repeat(50_000)}`;
+    const failing = Agent.builder()
+      .id(AgentId.new('verbose-agent'))
+      .listenOn(AgentTopic.Sessions)
+      .respondOn(AgentTopic.Sessions)
+      .handler({ handle: async (_message, ctx) => ctx.fail({ code: AgentErrorCode.ToolFailure, message: long, retryable: false }) })
+      .build()
+      .spawn(laser);
+    await failing.ready();
+    const verbose = agentTool(laser, { agent: 'verbose-agent', source: 'assistant', inputSchema: citySchema, timeoutMs: 10_000 });
+    const error = (await execute(verbose, { city: 'Oslo' }).then(() => undefined, (e: unknown) => e)) as AgdxError;
+    await failing.shutdown();
+    expect(AgdxError.is(error, 'rejected')).toBe(true);
+    const kept = error.message.slice(0, error.message.indexOf('…'));
+    expect(new TextEncoder().encode(kept).length).toBeLessThanOrEqual(MAX_TOOL_ERROR_MESSAGE_BYTES);
+    expect(kept).toBe(long.slice(0, kept.length));
+    expect(kept.length).toBeGreaterThan(MAX_TOOL_ERROR_MESSAGE_BYTES / 2 - 2);
+    expect(error.message).toMatch(/… \(\d+ more bytes\)$/);
+    expect(error.context).toMatchObject({ agent: 'verbose-agent', messageBytes: 100_001 });
   });
 
   it('parses a JSON reply and times out when nobody answers', async () => {

@@ -1,5 +1,5 @@
 /** `agdx bench --report` over saved results, some of them broken: each is that benchmark's failure. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExitCode, runCli } from '@agdx/cli';
@@ -33,5 +33,21 @@ describe('agdx bench --report', () => {
     expect(summary.ratios).toEqual([{ bench: 'good', metric: 'ratio', ratio: 2 }]);
     expect(stdout()).toBe('corrupt\ngood\nmissing\n');
     expect(err()).toBe('');
+  });
+
+  it('refuses, as a usage error that writes nothing, a report over a folder holding no saved result', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agdx-bench-report-'));
+    writeFileSync(join(dir, 'alone.bench.ts'), '');
+    const out = join(dir, 'elsewhere');
+    const report = memoryIo();
+    expect(await runCli(['bench', '--dir', dir, '--out', out, '--report'], report.io)).toBe(ExitCode.Usage);
+    expect(report.err()).toContain(`no saved benchmark result in ${out}`);
+    expect(existsSync(out)).toBe(false);
+    // An existing folder with other files keeps them untouched.
+    mkdirSync(out);
+    writeFileSync(join(out, 'summary.json'), 'earlier');
+    expect(await runCli(['bench', '--dir', dir, '--out', out, '--report'], memoryIo().io)).toBe(ExitCode.Usage);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe('earlier');
+    expect(existsSync(join(out, 'ratios.svg'))).toBe(false);
   });
 });

@@ -133,6 +133,11 @@ export const benchCommand: Command = {
       for (const file of files) line(io.out, basename(file, '.bench.ts'));
       return;
     }
+    // A report over a folder with no saved result of any selected benchmark would write an empty
+    // summary and chart over whatever was there: that is a mistaken folder, so nothing is written.
+    if (flag(args, 'report') && !files.some((file) => existsSync(join(out, `${basename(file, '.bench.ts')}.json`)))) {
+      throw new UsageError(`no saved benchmark result in ${out}: run agdx bench first, or point --out at the folder it wrote`);
+    }
     mkdirSync(out, { recursive: true });
     const runs: BenchRun[] = [];
     for (const [index, file] of files.entries()) {

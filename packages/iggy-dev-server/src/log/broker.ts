@@ -377,6 +377,10 @@ export class Broker {
 
   /** Updates a topic; absent VSR settings are left unchanged. */
   updateTopic(streamId: Identifier, topicId: Identifier, name: string, settings: TopicSettingsInput, partial: boolean): void {
+    // Iggy 0.9 admits only the updatable keys on an update, before parsing any value: the
+    // partition knobs (segment size, fsync, flush thresholds, preallocation) are create-only,
+    // because they describe how the partitions' storage was laid down.
+    if (partial) for (const key of settings.options?.keys() ?? []) if (!CANONICAL_TOPIC_OPTIONS.has(key)) fail(Status.UnsupportedOptionKey);
     // Settings before the lookup, as in createTopic.
     this.#checkSettings(settings);
     const s = this.stream(streamId);

@@ -47,6 +47,20 @@ describe('VSR: topic options are refused before the stream or topic is looked up
     }
     expect(await c.refused(CommandCode.UpdateTopic, encodeUpdateTopicRequest({ stream, topic: 'missing', name: 'u' }, 'vsr'))).toBe(2010);
   });
+
+  it('UpdateTopic refuses the create-only keys with 4041 (before a bad value elsewhere), and leaves the topic as it was', async () => {
+    const c = await node.client('vsr');
+    const { stream, topic } = await createTopic(c, 1);
+    for (const key of ['segment_size', 'enforce_fsync', 'messages_required_to_save', 'size_of_messages_required_to_save', 'preallocate_segments']) {
+      const value = key === 'enforce_fsync' || key === 'preallocate_segments' ? headerValue.bool(true) : headerValue.uint64(1n << 20n);
+      expect(await headerStatus(c, CommandCode.UpdateTopic, encodeUpdateTopicRequest({ stream, topic, name: 'renamed', options: new Map([[key, value]]) }, 'vsr'))).toBe(4041);
+      // Wire order puts the bad value first; the key check still answers.
+      const both = new Map<string, HeaderValue>([...badValue(), [key, value]]);
+      expect(await headerStatus(c, CommandCode.UpdateTopic, encodeUpdateTopicRequest({ stream, topic, name: 'renamed', options: both }, 'vsr'))).toBe(4041);
+    }
+    // The updatable keys still apply, and nothing above renamed the topic.
+    expect(await c.refused(CommandCode.UpdateTopic, encodeUpdateTopicRequest({ stream, topic: 'renamed', name: 'x' }, 'vsr'))).toBe(2010);
+  });
 });
 
 // VSR carries compression as an option (covered above); classic as a code in the body.
