@@ -7,7 +7,7 @@
  */
 
 /** Bits in the filter of dropped task ids (128 KiB). */
-export const EVICTED_FILTER_BITS = 1 << 20;
+export const EVICTED_FILTER_BITS: number = 1 << 20;
 
 // Three probes: of the ids never dropped, about 0.02 % are claimed after 20,000 drops, 1.5 %
 // after 100,000 and 19 % after 300,000 ((1 - e^(-3n/2^20))^3); each claim costs a bounded scan,
