@@ -42,7 +42,7 @@ import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, 
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
 import { TaskReads, type JudgeRecord, type ReadRecord, type TaskAddress } from './task-reads.js';
-import { TaskIndex, TASK_INDEX_LIMIT, type IndexRecord, type RereadReply } from './task-index.js';
+import { TaskIndex, TASK_INDEX_LIMIT, type IndexReaders, type RereadReply } from './task-index.js';
 import { newTaskId } from './task-id.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
@@ -511,7 +511,7 @@ export class A2aBridge {
     // the task's partition of the reply topic, and the bridge's declared topic or partition.
     const addresses: TaskAddress[] = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
     const allowed = this.#allowedSigners();
-    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexJudge(allowed), rereadReply, signal);
+    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal);
     if (answer.kind === 'found') return answer.task;
     if (answer.kind === 'none') return undefined;
     return this.#taskReads.read(id, transport, addresses, this.#scanJudge(task, allowed), signal);
@@ -531,16 +531,25 @@ export class A2aBridge {
   }
 
   // The reply a record is, for any task: a response or error whose correlation names the task and
-  // whose conversation header (when it has one) names the same id, trusted under a verifier.
-  #indexJudge(allowed: SignerCheck | undefined): IndexRecord {
-    return async (record, at) => {
-      await this.#checkPlacement(record, at);
-      const envelope = replyEnvelope(record, at);
-      if (envelope?.correlation === undefined) return undefined;
-      const task = envelope.correlation.toString();
-      if (conversationDiffers(record.headers, task)) return undefined;
-      if (allowed !== undefined && !(await this.#trusted(envelope, record, at, task, allowed))) return undefined;
-      return { task, found: taskFromEnvelope(task, envelope) };
+  // whose conversation header (when it has one) names the same id. Under a verifier it counts only
+  // once trusted, which is checked when its task is asked (`settle`): the index meets every
+  // task's replies, and verifying each of them up front would cost a signature check per reply.
+  #indexReaders(allowed: SignerCheck | undefined): IndexReaders {
+    return {
+      judge: async (record, at) => {
+        await this.#checkPlacement(record, at);
+        const envelope = replyEnvelope(record, at);
+        if (envelope?.correlation === undefined) return undefined;
+        const task = envelope.correlation.toString();
+        if (conversationDiffers(record.headers, task)) return undefined;
+        return { task, found: taskFromEnvelope(task, envelope), unverified: allowed !== undefined };
+      },
+      reread: rereadReply,
+      settle: async (record, at, task) => {
+        const envelope = replyEnvelope(record, at);
+        if (envelope === undefined || allowed === undefined || !(await this.#trusted(envelope, record, at, task, allowed))) return undefined;
+        return taskFromEnvelope(task, envelope);
+      },
     };
   }
 

@@ -16,6 +16,13 @@ import { KEPT_TASK_READS, type ReadRecord, type TaskAddress, type TaskScanLimits
 /** Tasks a bridge's reply index keeps by default; the least recently asked or answered is dropped first. */
 export const TASK_INDEX_LIMIT = 32_768;
 
+/**
+ * Replies of one task on one place the index holds unverified (under a verifier, a reply is
+ * verified when its task is asked, not when the index meets it); past this the task is answered
+ * by the per-task scan instead, so forgeries aimed at one task cannot grow the index.
+ */
+export const PENDING_REPLIES_PER_TASK = 16;
+
 /** The largest cap {@link TaskIndex} accepts. */
 const MAX_TASK_INDEX_LIMIT = 1 << 24;
 
@@ -43,12 +50,20 @@ interface PlaceHits {
   readonly place: string;
   terminal: Hit | undefined;
   latest: Hit | undefined;
+  /** Replies met after `terminal`/`latest` and not yet verified, oldest first. */
+  pending: Hit[];
+  /** More than {@link PENDING_REPLIES_PER_TASK} replies waited for verification: only a scan can answer. */
+  overflow: boolean;
 }
 
-/** What a record tells: the task it answers (its id text) and the task as that reply leaves it. */
+/**
+ * What a record tells: the task it answers (its id text), the task as that reply leaves it, and
+ * whether it still has to be verified before it counts (then {@link SettleReply} decides).
+ */
 export interface IndexedReply {
   readonly task: string;
   readonly found: A2aTask;
+  readonly unverified: boolean;
 }
 
 /**
@@ -59,6 +74,16 @@ export type IndexRecord = (record: ReadRecord, at: TaskAddress & { readonly part
 
 /** The task a kept reply gives, read back from the log (`undefined` when it no longer decodes). */
 export type RereadReply = (record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }, task: string) => A2aTask | undefined;
+
+/** The task an unverified reply gives when it is trusted, `undefined` when it is refused. */
+export type SettleReply = (record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }, task: string) => Promise<A2aTask | undefined>;
+
+/** How the index reads records: `judge` when it meets them, `reread` and `settle` when a task is asked. */
+export interface IndexReaders {
+  readonly judge: IndexRecord;
+  readonly reread: RereadReply;
+  readonly settle: SettleReply;
+}
 
 /**
  * A lookup's answer: `found` (the task as its replies leave it), `none` (no reply on the places
@@ -155,10 +180,10 @@ export class TaskIndex {
    * non-terminal one. A kept reply is read back from the log (one record) unless the task it gave
    * is still kept. A failed or aborted call keeps the replies it judged before the failure.
    */
-  lookup(task: string, transport: Transport, addresses: readonly TaskAddress[], judge: IndexRecord, reread: RereadReply, signal?: AbortSignal): Promise<IndexAnswer> {
+  lookup(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal?: AbortSignal): Promise<IndexAnswer> {
     return this.exclusive(async () => {
-      await this.#advance(task, transport, addresses, judge, signal);
-      return this.#answer(task, transport, addresses, reread, signal);
+      await this.#advance(task, transport, addresses, readers.judge, signal);
+      return this.#answer(task, transport, addresses, readers, signal);
     });
   }
 
@@ -199,7 +224,7 @@ export class TaskIndex {
         cursor.next = record.offset + 1n;
         cursor.scanned += 1;
         if (reply === undefined) continue;
-        const kept = this.#keep(reply.task, key, { offset: record.offset, micros: record.timestampMicros }, isTerminalA2aState(reply.found.state));
+        const kept = this.#keep(reply.task, key, { offset: record.offset, micros: record.timestampMicros }, isTerminalA2aState(reply.found.state), reply.unverified);
         // The asked task's newest verdict is at hand: keep it, so the answer needs no read back.
         if (kept && reply.task === task) this.#remember(task, key, record.offset, reply.found);
       }
@@ -207,7 +232,7 @@ export class TaskIndex {
   }
 
   // Keeps a reply of `task`; true when it is now the place's terminal or latest reply of the task.
-  #keep(task: string, place: string, hit: Hit, terminal: boolean): boolean {
+  #keep(task: string, place: string, hit: Hit, terminal: boolean, unverified: boolean): boolean {
     let hits = this.#tasks.get(task);
     if (hits === undefined) {
       // Its earlier replies may have been dropped: keeping only the later ones could give a wrong
@@ -220,11 +245,20 @@ export class TaskIndex {
     this.#tasks.set(task, hits);
     let onPlace = hits.find((h) => h.place === place);
     if (onPlace === undefined) {
-      onPlace = { place, terminal: undefined, latest: undefined };
+      onPlace = { place, terminal: undefined, latest: undefined, pending: [], overflow: false };
       hits.push(onPlace);
     }
-    // The first terminal on a place wins there; nothing after it matters.
-    const counts = onPlace.terminal === undefined;
+    // The first terminal on a place wins there; nothing after it matters. A reply behind one
+    // still waiting for verification waits too, so replies are settled in the order they came.
+    const waits = unverified || onPlace.pending.length > 0;
+    const counts = onPlace.terminal === undefined && !onPlace.overflow && !waits;
+    if (onPlace.terminal === undefined && !onPlace.overflow && waits) {
+      if (onPlace.pending.length < PENDING_REPLIES_PER_TASK) onPlace.pending.push(hit);
+      else {
+        onPlace.overflow = true;
+        onPlace.pending = [];
+      }
+    }
     if (counts && terminal) onPlace.terminal = hit;
     else if (counts) onPlace.latest = hit;
     while (this.#tasks.size > this.#limit) {
@@ -247,12 +281,40 @@ export class TaskIndex {
     }
   }
 
-  async #answer(task: string, transport: Transport, addresses: readonly TaskAddress[], reread: RereadReply, signal: AbortSignal | undefined): Promise<IndexAnswer> {
+  // Verifies the task's waiting replies on `address`, oldest first, until one is a trusted terminal.
+  // False when a waiting reply is no longer on the log (retention removed it).
+  async #settle(task: string, onPlace: PlaceHits, address: TaskAddress, transport: Transport, settle: SettleReply, signal: AbortSignal | undefined): Promise<boolean> {
+    const cursor = this.#cursors.get(onPlace.place);
+    if (cursor === undefined) return false;
+    while (onPlace.terminal === undefined && onPlace.pending.length > 0) {
+      const hit = onPlace.pending[0] as Hit;
+      const [record] = await transport.read({ ...address, offset: hit.offset, maxCount: 1, signal });
+      if (record === undefined || record.offset !== hit.offset) return false;
+      const found = await settle(record, { ...address, partitionCount: cursor.partitionCount }, task);
+      onPlace.pending.shift();
+      if (found === undefined) continue;
+      if (isTerminalA2aState(found.state)) {
+        onPlace.terminal = hit;
+        onPlace.pending = [];
+      } else {
+        onPlace.latest = hit;
+      }
+      this.#remember(task, onPlace.place, hit.offset, found);
+    }
+    return true;
+  }
+
+  async #answer(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal: AbortSignal | undefined): Promise<IndexAnswer> {
     const hits = this.#tasks.get(task);
     if (hits === undefined) return this.#evicted.mightHold(task) ? UNKNOWN : NONE;
     // Asked again: it is the newest to keep.
     this.#tasks.delete(task);
     this.#tasks.set(task, hits);
+    for (const address of addresses) {
+      const onPlace = hits.find((h) => h.place === placeKey(address));
+      if (onPlace === undefined) continue;
+      if (onPlace.overflow || !(await this.#settle(task, onPlace, address, transport, readers.settle, signal))) return UNKNOWN;
+    }
     let terminal: { hit: Hit; rank: number; place: string; address: TaskAddress } | undefined;
     let latest: { hit: Hit; rank: number; place: string; address: TaskAddress } | undefined;
     for (const [rank, address] of addresses.entries()) {
@@ -273,7 +335,7 @@ export class TaskIndex {
     const [record] = await transport.read({ ...chosen.address, offset: chosen.hit.offset, maxCount: 1, signal });
     // Gone (retention removed it): only a scan can tell where the task stands now.
     if (record === undefined || record.offset !== chosen.hit.offset || cursor === undefined) return UNKNOWN;
-    const found = reread(record, { ...chosen.address, partitionCount: cursor.partitionCount }, task);
+    const found = readers.reread(record, { ...chosen.address, partitionCount: cursor.partitionCount }, task);
     if (found === undefined) return UNKNOWN;
     this.#remember(task, chosen.place, chosen.hit.offset, found);
     return { kind: 'found', task: found };

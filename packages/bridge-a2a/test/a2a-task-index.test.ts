@@ -1,4 +1,5 @@
-import { AgdxClient, AgentTopic } from '@agdx/agents';
+import { AgdxClient, AgentTopic, type Verifier } from '@agdx/agents';
+import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { A2aBridge, TASK_INDEX_LIMIT } from '@agdx/bridge-a2a';
 import { countingTransport } from '@agdx/bridge-testing';
 import { MemoryLog, partitionForKey, type LogTransport } from '@agdx/transport';
@@ -161,6 +162,57 @@ describe('GetTask reply index', () => {
   });
 });
 
+describe('GetTask reply index under a verifier', () => {
+  const keys = { worker: SigningKey.fromBytes(new Uint8Array(32).fill(71)), insider: SigningKey.fromBytes(new Uint8Array(32).fill(72)) };
+
+  async function signedSetUp(): Promise<{ laser: AgdxClient; bridge: A2aBridge; verified: () => number }> {
+    const registry = new KeyRegistry();
+    registry.enroll('worker', keys.worker);
+    registry.enroll('insider', keys.insider);
+    let verified = 0;
+    const verifier: Verifier = {
+      verifyAt: (envelope, at, headers) => {
+        verified += 1;
+        return registry.verifyAt(envelope, at, headers);
+      },
+    };
+    const laser = AgdxClient.from(new MemoryLog(), { stream: STREAM, verifier });
+    await laser.bootstrap(PARTITIONS);
+    return { laser, bridge: bridgeOn(laser).forAgent(WORKER), verified: () => verified };
+  }
+
+  function signedReply(laser: AgdxClient, task: ConversationId, body: string, as: string, key: SigningKey): Promise<unknown> {
+    return laser.agdx(AgentTopic.Sessions, as, task).respond(CorrelationId.fromBytes(task.toBytes()), text.encode(body)).withTarget(GATEWAY).withTaskState('Completed').signedBy(key).send();
+  }
+
+  it('verifies only the replies of the task asked, when it is asked', async () => {
+    const { laser, bridge, verified } = await signedSetUp();
+    const tasks = Array.from({ length: 60 }, () => ConversationId.new());
+    for (const task of tasks) await signedReply(laser, task, 'genuine', WORKER, keys.worker);
+    await warm(bridge);
+    expect(verified()).toBe(0);
+    expect((await bridge.task(tasks[7]!)).artifacts).toEqual([{ text: 'genuine' }]);
+    expect(verified()).toBe(1);
+    expect((await bridge.task(tasks[7]!)).state).toEqual(COMPLETED);
+    expect(verified()).toBe(1);
+  });
+
+  it('passes over forged replies, and over more forgeries than it holds for one task', async () => {
+    const { laser, bridge } = await signedSetUp();
+    for (const forgeries of [1, 40]) {
+      const task = ConversationId.new();
+      for (let i = 0; i < forgeries; i++) await signedReply(laser, task, `forged ${i}`, WORKER, keys.insider);
+      await signedReply(laser, task, 'forged as itself', 'insider', keys.insider);
+      expect((await bridge.task(task)).state).toEqual({ kind: 'known', name: 'Working' });
+      await signedReply(laser, task, 'genuine', WORKER, keys.worker);
+      await signedReply(laser, task, 'forged after', WORKER, keys.insider);
+      expect(await bridge.task(task)).toEqual({ id: task.toString(), state: COMPLETED, artifacts: [{ text: 'genuine' }] });
+      // a second bridge reads the same
+      expect((await bridgeOn(laser).forAgent(WORKER).task(task)).artifacts).toEqual([{ text: 'genuine' }]);
+    }
+  });
+});
+
 describe('TaskIndex', () => {
   const limits = { passes: 2, recordsPerPartition: 4 };
   const address = [{ stream: 's', topic: 't', partition: 0 }];
@@ -174,16 +226,17 @@ describe('TaskIndex', () => {
   }
 
   // record i answers task `t<i>` and completes it
-  const judge = async (record: { payload: Uint8Array }) => ({ task: `t${record.payload[0]}`, found: pendingTask(`t${record.payload[0]}`, TaskState.Completed) });
+  const judge = async (record: { payload: Uint8Array }) => ({ task: `t${record.payload[0]}`, found: pendingTask(`t${record.payload[0]}`, TaskState.Completed), unverified: false });
   const reread = (record: { payload: Uint8Array }, _at: unknown, task: string) => pendingTask(task, record.payload[0] === undefined ? TaskState.Failed : TaskState.Completed);
+  const readers = { judge, reread, settle: async () => undefined };
 
   it('keeps at most its cap of tasks, and answers unknown, never none, for a dropped one', async () => {
     const log = await partitionOf(8);
     const index = new TaskIndex(limits, 3);
-    expect((await index.lookup('t7', log, address, judge, reread)).kind).toBe('found');
+    expect((await index.lookup('t7', log, address, readers)).kind).toBe('found');
     expect(index.size).toBe(3);
-    for (let i = 0; i < 5; i++) expect((await index.lookup(`t${i}`, log, address, judge, reread)).kind).toBe('unknown');
-    expect((await index.lookup('never', log, address, judge, reread)).kind).toBe('none');
+    for (let i = 0; i < 5; i++) expect((await index.lookup(`t${i}`, log, address, readers)).kind).toBe('unknown');
+    expect((await index.lookup('never', log, address, readers)).kind).toBe('none');
     expect(index.size).toBe(3);
   });
 
@@ -191,8 +244,8 @@ describe('TaskIndex', () => {
     const log = await partitionOf(12);
     const index = new TaskIndex(limits, 100);
     for (let call = 0; call < 3; call++) {
-      expect((await index.lookup('t7', log, address, judge, reread)).kind).toBe('found');
-      expect((await index.lookup('t8', log, address, judge, reread)).kind).toBe('none');
+      expect((await index.lookup('t7', log, address, readers)).kind).toBe('found');
+      expect((await index.lookup('t8', log, address, readers)).kind).toBe('none');
     }
     expect(index.size).toBe(8);
   });
@@ -206,9 +259,9 @@ describe('TaskIndex', () => {
       if (record.payload[0] === 2) throw new Error('contradicts the layout');
       return judge(record);
     };
-    await expect(index.lookup('t0', log, address, throwing, reread)).rejects.toThrow('contradicts');
+    await expect(index.lookup('t0', log, address, { ...readers, judge: throwing }, undefined)).rejects.toThrow('contradicts');
     judged = 0;
-    await expect(index.lookup('t0', log, address, throwing, reread)).rejects.toThrow('contradicts');
+    await expect(index.lookup('t0', log, address, { ...readers, judge: throwing }, undefined)).rejects.toThrow('contradicts');
     expect(judged).toBe(1);
   });
 });
