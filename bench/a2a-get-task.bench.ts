@@ -16,6 +16,7 @@ import { ConversationId, CorrelationId } from '@agdx/wire';
 import { compareAlternating, sinkBit } from './support/alternating.js';
 import { countingTransport } from './support/counting-transport.js';
 import { machine } from './support/machine.js';
+import { spread } from './support/stats.js';
 
 const TASKS = Number(process.env.AGDX_BENCH_A2A_TASKS ?? 20_000);
 const NEW_TASKS = Number(process.env.AGDX_BENCH_A2A_NEW_TASKS ?? 1_000);
@@ -95,6 +96,20 @@ for (const { name, bridge, counts } of counted) {
   r.newIdAfterThat = await readsOf(bridge, counts, added[added.length - 1] as string);
 }
 
+// CPU of the first GetTask of a fresh bridge (it reads the id's partition from its start: the
+// index decodes every record there, the baseline's scan only the task's own), alternating sides.
+const firstLookupCpuMs: Record<string, number[]> = Object.fromEntries(sides.map(([name]) => [name, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = round % 2 === 0 ? sides : [...sides].reverse();
+  for (const [name, Bridge] of order) {
+    const bridge = new Bridge(AgdxClient.from(log, { stream: STREAM }), GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions);
+    const c0 = process.cpuUsage();
+    await bridge.task(ConversationId.new().toString());
+    const cpu = process.cpuUsage(c0);
+    firstLookupCpuMs[name]?.push((cpu.user + cpu.system) / 1000);
+  }
+}
+
 // Heap the index holds per task: a fresh bridge of ours asks 64 random ids, which reads every
 // partition (missing one has a chance of about 4e-8), measured with full GCs around it.
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -132,6 +147,7 @@ console.log(
       baseline: BASELINE_DIR ?? 'none (set AGDX_BENCH_BASELINE_DIR)',
       recordsReadPerGetTask: recordsRead,
       indexHeapBytesPerTask,
+      firstLookupCpuMs: Object.fromEntries(Object.entries(firstLookupCpuMs).map(([name, values]) => [name, spread(values)])),
       randomUnknownIdGetTasksPerCpuSecond: cpu,
       sink: sinkBit(),
       notes:
