@@ -123,6 +123,8 @@ export class TaskIndex {
   readonly #answers = new Map<string, { readonly place: string; readonly offset: bigint; readonly task: A2aTask }>();
   #evicted = new EvictedIds();
   #queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by {@link clear}: a lookup that began before it keeps nothing it reads afterwards. */
+  #epoch = 0;
 
   /**
    * @param limits how deep each place is read (seed 002: 32 passes of 10,000 records).
@@ -157,6 +159,13 @@ export class TaskIndex {
 
   /** Forgets everything: the verdicts depend on the bridge's reply policy, and the places on its stream. */
   clear(): void {
+    this.#epoch += 1;
+    this.#reset();
+  }
+
+  // Lookups run one at a time, so only clear() (a setter of the bridge) can change the index
+  // under a running one; a lookup that finds a topic recreated resets it without that signal.
+  #reset(): void {
     this.#cursors.clear();
     this.#tasks.clear();
     this.#answers.clear();
@@ -182,8 +191,13 @@ export class TaskIndex {
    */
   lookup(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal?: AbortSignal): Promise<IndexAnswer> {
     return this.exclusive(async () => {
+      const epoch = this.#epoch;
       await this.#advance(task, transport, addresses, readers.judge, signal);
-      return this.#answer(task, transport, addresses, readers, signal);
+      // Cleared meanwhile (the reply policy or stream changed): the index cannot answer this call,
+      // which began under the old policy; its own scan does.
+      if (epoch !== this.#epoch) return UNKNOWN;
+      const answer = await this.#answer(task, transport, addresses, readers, signal);
+      return epoch === this.#epoch ? answer : UNKNOWN;
     });
   }
 
@@ -195,7 +209,7 @@ export class TaskIndex {
       const kept = this.#cursors.get(placeKey(d.address));
       return kept !== undefined && (kept.generation !== d.generation || kept.partitionCount !== d.partitionCount || d.end < kept.next);
     });
-    if (stale) this.clear();
+    if (stale) this.#reset();
     const depth = this.#limits.passes * this.#limits.recordsPerPartition;
     for (const d of described) {
       const key = placeKey(d.address);
@@ -210,17 +224,21 @@ export class TaskIndex {
 
   async #readPlace(task: string, key: string, cursor: Cursor, end: bigint, depth: number, transport: Transport, judge: IndexRecord, signal: AbortSignal | undefined): Promise<void> {
     const at = { ...cursor.address, partitionCount: cursor.partitionCount };
+    // The bridge's reply policy or stream changed while this call read (clear()): its verdicts
+    // are the old policy's, so it keeps nothing more.
+    const epoch = this.#epoch;
     for (let pass = 0; pass < this.#limits.passes; pass++) {
       if (cursor.next >= end || cursor.scanned >= depth) return;
       const maxCount = Math.min(this.#limits.recordsPerPartition, depth - cursor.scanned);
       const records = await transport.read({ ...cursor.address, offset: cursor.next, maxCount, signal });
-      if (records.length === 0) return;
+      if (records.length === 0 || epoch !== this.#epoch) return;
       for (const record of records) {
         // Records appended after the call began are left for the next call.
         if (record.offset >= end) return;
         // Judged before the cursor moves: a judge that throws leaves the index before this
         // record, so every later call meets it and fails the same way.
         const reply = await judge(record, at);
+        if (epoch !== this.#epoch) return;
         cursor.next = record.offset + 1n;
         cursor.scanned += 1;
         if (reply === undefined) continue;
@@ -286,11 +304,13 @@ export class TaskIndex {
   async #settle(task: string, onPlace: PlaceHits, address: TaskAddress, transport: Transport, settle: SettleReply, signal: AbortSignal | undefined): Promise<boolean> {
     const cursor = this.#cursors.get(onPlace.place);
     if (cursor === undefined) return false;
+    const epoch = this.#epoch;
     while (onPlace.terminal === undefined && onPlace.pending.length > 0) {
       const hit = onPlace.pending[0] as Hit;
       const [record] = await transport.read({ ...address, offset: hit.offset, maxCount: 1, signal });
-      if (record === undefined || record.offset !== hit.offset) return false;
+      if (record === undefined || record.offset !== hit.offset || epoch !== this.#epoch) return false;
       const found = await settle(record, { ...address, partitionCount: cursor.partitionCount }, task);
+      if (epoch !== this.#epoch) return false;
       onPlace.pending.shift();
       if (found === undefined) continue;
       if (isTerminalA2aState(found.state)) {

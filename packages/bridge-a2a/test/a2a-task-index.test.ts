@@ -250,6 +250,20 @@ describe('TaskIndex', () => {
     expect(index.size).toBe(8);
   });
 
+  it('keeps nothing a lookup read after it was cleared, and sends that lookup to its own scan', async () => {
+    const log = await partitionOf(8);
+    const index = new TaskIndex(limits, 100);
+    const clearing = async (record: { payload: Uint8Array }) => {
+      if (record.payload[0] === 3) index.clear();
+      return judge(record);
+    };
+    expect((await index.lookup('t1', log, address, { ...readers, judge: clearing })).kind).toBe('unknown');
+    expect(index.size).toBe(0);
+    // the next lookup reads from the start under the new state
+    expect((await index.lookup('t1', log, address, readers)).kind).toBe('found');
+    expect(index.size).toBe(8);
+  });
+
   it('stays before a record its judge throws on, so every later call fails the same way', async () => {
     const log = await partitionOf(4);
     const index = new TaskIndex(limits, 100);
