@@ -99,7 +99,7 @@ function placeKey(address: TaskAddress): string {
   return `${address.stream}\u0000${address.topic}\u0000${address.partition}`;
 }
 
-/** The earlier of two replies by append time, the first place asked on a tie. */
+/** True when reply `b` came before reply `a` (by append time, the first place asked on a tie), or there is no `a`. */
 function earlier(a: { hit: Hit; rank: number } | undefined, b: { hit: Hit; rank: number }): boolean {
   return a === undefined || b.hit.micros < a.hit.micros || (b.hit.micros === a.hit.micros && b.rank < a.rank);
 }
@@ -111,7 +111,9 @@ function earlier(a: { hit: Hit; rank: number } | undefined, b: { hit: Hit; rank:
  * `limit` tasks are kept; a dropped task's id goes into a fixed-size filter ({@link EvictedIds}),
  * and a lookup of an id the filter holds answers `unknown`, never `none`. The task as a kept
  * reply leaves it is itself kept for the {@link KEPT_TASK_READS} tasks most recently asked, so a
- * repeated GetTask with nothing new reads no record.
+ * repeated GetTask with nothing new reads no record. Replies the judge marks unverified wait (at
+ * most {@link PENDING_REPLIES_PER_TASK} per task and place) until their task is asked, and are
+ * settled then, oldest first.
  */
 export class TaskIndex {
   readonly #limits: TaskScanLimits;
