@@ -41,7 +41,8 @@ import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
-import { TaskReads, type ReadRecord, type TaskAddress } from './task-reads.js';
+import { TaskReads, type JudgeRecord, type ReadRecord, type TaskAddress } from './task-reads.js';
+import { TaskIndex, TASK_INDEX_LIMIT, type IndexReaders, type RereadReply } from './task-index.js';
 import { newTaskId } from './task-id.js';
 
 /** The A2A methods the bridge serves (no ListTasks: the bridge keeps no state outside the log). */
@@ -104,6 +105,17 @@ function inOtherConversation(headers: RecordHeaders, task: ConversationId): bool
   }
 }
 
+// True when the record's conversation header is readable and names another id than `task` (text).
+function conversationDiffers(headers: RecordHeaders, task: string): boolean {
+  const value = headers.get(HeaderName.ConversationId);
+  if (value === undefined) return false;
+  try {
+    return readConversationHeader(value, HeaderName.ConversationId).toString() !== task;
+  } catch {
+    return false;
+  }
+}
+
 function taskIdOf(id: string | ConversationId): ConversationId {
   if (id instanceof ConversationId) return id;
   const parsed = typeof id === 'string' ? ConversationId.tryParse(id) : undefined;
@@ -128,7 +140,9 @@ export class A2aBridge {
   readonly #replies = new FrontedReplies();
   // task id → position of the unsigned cancel this bridge appended itself.
   readonly #ownCancels = new OwnCancels();
-  // task id → what GetTask read of it so far (the verdicts depend on the reply policy: any change clears it)
+  // task id → where its replies are on the places read so far (the verdicts depend on the reply policy: any change clears it)
+  readonly #taskIndex = new TaskIndex(TASK_SCAN_LIMITS, TASK_INDEX_LIMIT);
+  // task id → what the bounded per-task scan read of it so far, for tasks the index dropped
   readonly #taskReads = new TaskReads(TASK_SCAN_LIMITS);
 
   /**
@@ -149,7 +163,7 @@ export class A2aBridge {
    */
   withDefaultStream(stream: string): this {
     this.#client = this.#client.withDefaultStream(stream);
-    this.#taskReads.clear();
+    this.#forgetReads();
     return this;
   }
 
@@ -187,7 +201,7 @@ export class A2aBridge {
    */
   forAgent(agent: AgentIdLike): this {
     this.#replies.front(agent);
-    this.#taskReads.clear();
+    this.#forgetReads();
     return this;
   }
 
@@ -205,7 +219,7 @@ export class A2aBridge {
    */
   withReplySigners(policy: ReplySignerPolicy): this {
     this.#replies.trust(policy);
-    this.#taskReads.clear();
+    this.#forgetReads();
     return this;
   }
 
@@ -216,7 +230,7 @@ export class A2aBridge {
    */
   withSigningKey(signer: Signer): this {
     this.#signer = signer;
-    this.#taskReads.clear();
+    this.#forgetReads();
     return this;
   }
 
@@ -227,6 +241,24 @@ export class A2aBridge {
   withBridgeHops(previous: readonly string[]): this {
     this.#hops = bridgeHopsAfter(this.#id, previous);
     return this;
+  }
+
+  /**
+   * How many tasks GetTask's reply index keeps (default {@link TASK_INDEX_LIMIT}); the least
+   * recently asked or answered is dropped first, and a dropped task is found again by the bounded
+   * scan of its places. Forgets what the index held.
+   * @throws InvalidError for a limit that is not an integer from 1 to 16,777,216.
+   */
+  withTaskIndexLimit(tasks: number): this {
+    this.#taskIndex.setLimit(tasks);
+    this.#taskReads.clear();
+    return this;
+  }
+
+  // The verdicts depend on the reply policy and the places on the stream: a change forgets them.
+  #forgetReads(): void {
+    this.#taskIndex.clear();
+    this.#taskReads.clear();
   }
 
   /** The A2A v1.0 Agent Card (interface URL `/`; the HTTP handler serves it absolute). */
@@ -378,11 +410,14 @@ export class A2aBridge {
       .withTaskState(TaskState.Canceled)
       .withBridgeHops(this.#hops);
     if (this.#signer !== undefined) builder.signedBy(this.#signer);
-    // No GetTask of this task may pass over the cancel before its position is remembered.
-    await this.#taskReads.exclusive(taskId.toString(), async () => {
-      const receipt = await builder.sendReceipt({ signal: options.signal });
-      if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
-    });
+    // No GetTask may pass over the cancel before its position is remembered: neither the index
+    // (which reads every task's replies) nor a scan of this task.
+    await this.#taskReads.exclusive(taskId.toString(), () =>
+      this.#taskIndex.exclusive(async () => {
+        const receipt = await builder.sendReceipt({ signal: options.signal });
+        if (this.#signer === undefined && this.#client.verifier !== undefined) this.#ownCancels.remember(taskId.toString(), positionKey(receipt.position));
+      }),
+    );
     const settled = await this.#findTask(taskId, options.signal);
     // Our cancel is on the log, so a scan that finds no terminal (it is beyond the scan limits,
     // or a verifier refused every reply) still leaves the task canceled.
@@ -465,45 +500,92 @@ export class A2aBridge {
   }
 
   // The first terminal reply wins; without one, the latest non-terminal reply (InputRequired, …)
-  // tells where the task stands. The read continues where the previous GetTask of the task ended.
+  // tells where the task stands. The reply index continues from where the previous GetTask of any
+  // task ended; a task it dropped is scanned for on its own places, as seed 002 describes.
   async #findTask(task: ConversationId, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
     const id = task.toString();
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
     const transport = this.#client.transport;
-    const layout = this.#client.layout;
     // Replies to this bridge and its own cancels live where the layout routes them for the task:
     // the task's partition of the reply topic, and the bridge's declared topic or partition.
-    const addresses: TaskAddress[] = await locatePartitions(transport, stream, layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
+    const addresses: TaskAddress[] = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
+    const allowed = this.#allowedSigners();
+    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal);
+    if (answer.kind === 'found') return answer.task;
+    if (answer.kind === 'none') return undefined;
+    return this.#taskReads.read(id, transport, addresses, this.#scanJudge(task, allowed), signal);
+  }
+
+  // Under a verifier, the check a reply's signer must pass (HandlerConfigError without a policy).
+  #allowedSigners(): SignerCheck | undefined {
     const policy = this.#replies.policyFor(undefined, this.#client.verifier !== undefined);
-    const allowed: SignerCheck | undefined = policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
-    return this.#taskReads.read(
-      id,
-      transport,
-      addresses,
-      async (record, at) => {
-        // A record of another conversation off its conversation's partition tells a keyed reader the
-        // log was written per agent: the task's replies are on partitions it does not read.
-        if (inOtherConversation(record.headers, task)) {
-          const mismatch = await keyedPlacementMismatch(layout, { ...at, offset: record.offset, headers: record.headers });
-          if (mismatch !== undefined) throw mismatch;
-          return undefined;
-        }
-        let envelope: AgentEnvelope | undefined;
-        try {
-          envelope = readAgentMessage(record, at).envelope;
-        } catch {
-          return undefined;
-        }
-        if (envelope === undefined || (envelope.kind !== 'response' && envelope.kind !== 'error')) return undefined;
-        if (envelope.correlation === undefined || !envelope.correlation.equals(task)) return undefined;
-        if (allowed !== undefined && !(await this.#trusted(envelope, record, at, id, allowed))) return undefined;
-        return taskFromEnvelope(id, envelope);
+    return policy === undefined || this.#client.verifier === undefined ? undefined : signerCheck(policy, 'replySigners');
+  }
+
+  // A record that contradicts the layout fails the read: a keyed reader meeting a record that a
+  // partition-per-agent writer put off its conversation's partition reads the wrong partitions.
+  async #checkPlacement(record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }): Promise<void> {
+    const mismatch = await keyedPlacementMismatch(this.#client.layout, { ...at, offset: record.offset, headers: record.headers });
+    if (mismatch !== undefined) throw mismatch;
+  }
+
+  // The reply a record is, for any task: a response or error whose correlation names the task and
+  // whose conversation header (when it has one) names the same id. Under a verifier it counts only
+  // once trusted, which is checked when its task is asked (`settle`): the index meets every
+  // task's replies, and verifying each of them up front would cost a signature check per reply.
+  #indexReaders(allowed: SignerCheck | undefined): IndexReaders {
+    return {
+      judge: async (record, at) => {
+        await this.#checkPlacement(record, at);
+        const envelope = replyEnvelope(record, at);
+        if (envelope?.correlation === undefined) return undefined;
+        const task = envelope.correlation.toString();
+        if (conversationDiffers(record.headers, task)) return undefined;
+        return { task, found: taskFromEnvelope(task, envelope), unverified: allowed !== undefined };
       },
-      signal,
-    );
+      reread: rereadReply,
+      settle: async (record, at, task) => {
+        const envelope = replyEnvelope(record, at);
+        if (envelope === undefined || allowed === undefined || !(await this.#trusted(envelope, record, at, task, allowed))) return undefined;
+        return taskFromEnvelope(task, envelope);
+      },
+    };
+  }
+
+  // The scan of one task's places, for a task the index dropped: records of other conversations
+  // are skipped without being decoded.
+  #scanJudge(task: ConversationId, allowed: SignerCheck | undefined): JudgeRecord {
+    const id = task.toString();
+    return async (record, at) => {
+      if (inOtherConversation(record.headers, task)) {
+        await this.#checkPlacement(record, at);
+        return undefined;
+      }
+      const envelope = replyEnvelope(record, at);
+      if (envelope?.correlation === undefined || !envelope.correlation.equals(task)) return undefined;
+      if (allowed !== undefined && !(await this.#trusted(envelope, record, at, id, allowed))) return undefined;
+      return taskFromEnvelope(id, envelope);
+    };
   }
 }
+
+// The response or error a record carries, `undefined` for anything else or what does not decode.
+function replyEnvelope(record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }): AgentEnvelope | undefined {
+  let envelope: AgentEnvelope | undefined;
+  try {
+    envelope = readAgentMessage(record, at).envelope;
+  } catch {
+    return undefined;
+  }
+  return envelope !== undefined && (envelope.kind === 'response' || envelope.kind === 'error') ? envelope : undefined;
+}
+
+// A kept reply read back: it was judged when the index met it, so it only needs decoding again.
+const rereadReply: RereadReply = (record, at, task) => {
+  const envelope = replyEnvelope(record, at);
+  return envelope === undefined ? undefined : taskFromEnvelope(task, envelope);
+};
 
 /**
  * The task a successful answer names, for the serve span: `{ task: { id } }` for SendMessage,

@@ -6,6 +6,8 @@ import { BRIDGE_APP_ERROR_CODE } from '@agdx/bridge-kit';
 export { A2aBridge, A2aMethod, CANCEL_MESSAGE, TASK_SCAN_LIMITS } from './a2a-bridge.js';
 export { OWN_CANCEL_MEMORY } from './own-cancels.js';
 export { KEPT_TASK_READS } from './task-reads.js';
+export { PENDING_REPLIES_PER_TASK, TASK_INDEX_LIMIT } from './task-index.js';
+export { EVICTED_FILTER_BITS } from './evicted-ids.js';
 export type { SubmitOptions, WatchedTask, WatchOptions } from './a2a-bridge.js';
 export {
   A2A_CARD_DESCRIPTION,
