@@ -7,8 +7,8 @@
  * the partition's lease is lost.
  */
 import { AgdxClient, Agent, AgentTopic, CancelledError, TimeoutError, TestClock, type AgentCtx } from '@agdx/agents';
-import { AgdxError, ContentType, DeadLetterReason, InvalidError, type GroupMember } from '@agdx/wire';
-import type { JoinGroupRequest } from '@agdx/transport';
+import { AgdxError, AgentEnvelope, ContentType, DeadLetterReason, InvalidError } from '@agdx/wire';
+import type { GroupMember, JoinGroupRequest } from '@agdx/transport';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, readAll, STREAM } from './support-runtime/harness.js';
 import { overriding } from './support-runtime/overriding.js';
@@ -22,7 +22,6 @@ const never = new Promise<void>(() => undefined);
 /** The records on `agent.sessions` the agent wrote as answers (kind response, error, event, chunk). */
 async function answersOf(h: Awaited<ReturnType<typeof harness>>, agent: string): Promise<string[]> {
   const records = await readAll(h.log, AgentTopic.Sessions);
-  const { AgentEnvelope } = await import('@agdx/wire');
   return records
     .map((r) => {
       try {
