@@ -70,6 +70,7 @@ export class AgentBuilder {
   #governor: ActionGovernor | undefined;
   #pollIntervalMs = 100;
   #shutdownGraceMs = 30_000;
+  #handlerTimeoutMs: number | undefined;
   #maxQueued = 4_096;
   #followControl = true;
   #heartbeats: HeartbeatSettings | false = {};
@@ -197,6 +198,19 @@ export class AgentBuilder {
     return this;
   }
 
+  /**
+   * The longest one handler attempt may run (default: no limit). When it passes, `ctx.signal`
+   * aborts with a `TimeoutError`, the attempt counts as failed (retried with backoff, then
+   * dead-lettered `DeadlineExceeded`) whether or not the handler ever settles, the partition
+   * moves on, and the context refuses the attempt's later answers with that `TimeoutError`.
+   * @throws InvalidError unless `ms` is a finite number greater than 0.
+   */
+  handlerTimeout(ms: number): this {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) throw new InvalidError('handlerTimeout must be a finite number of ms greater than 0', { context: { field: 'handlerTimeout' } });
+    this.#handlerTimeoutMs = ms;
+    return this;
+  }
+
   /** Records read ahead per partition (default 4,096). */
   maxQueuedRecords(count: number): this {
     if (!Number.isSafeInteger(count) || count < 1) throw new InvalidError('maxQueuedRecords must be a safe integer of at least 1', { context: { field: 'maxQueuedRecords' } });
@@ -269,6 +283,7 @@ export class AgentBuilder {
       governor: this.#governor,
       pollIntervalMs: this.#pollIntervalMs,
       shutdownGraceMs: this.#shutdownGraceMs,
+      handlerTimeoutMs: this.#handlerTimeoutMs,
       maxQueuedRecords: this.#maxQueued,
       followControl: this.#followControl,
       heartbeats: this.#heartbeats,

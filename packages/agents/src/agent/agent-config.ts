@@ -61,6 +61,11 @@ export interface AgentConfig {
   readonly pollIntervalMs: number;
   /** How long `shutdown()` waits for running handlers, in ms (default 30,000). */
   readonly shutdownGraceMs: number;
+  /**
+   * The longest one handler attempt may run, in ms; past it `ctx.signal` aborts and the attempt
+   * counts as failed whether or not the handler settles. Undefined (the default): no limit.
+   */
+  readonly handlerTimeoutMs?: number | undefined;
   /** Records read ahead per partition (default 4,096). */
   readonly maxQueuedRecords: number;
   /** Follow `agent.control` for pause / resume / cancel (default true). */

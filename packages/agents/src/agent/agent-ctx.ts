@@ -25,7 +25,7 @@ import type { AgentMessage } from '../message/agent-message.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
 import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
-import type { AppendIssuer } from '../send/append-issuer.js';
+import type { AppendIssuer, PreparedAppend } from '../send/append-issuer.js';
 import type { Signer } from '../send/signer.js';
 import type { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { logPositionOf } from './log-position.js';
@@ -39,6 +39,19 @@ export interface ApprovalGateOptions {
    * unaddressed, so without it any enrolled agent could approve.
    */
   readonly expectFrom?: ReplySignerPolicy | undefined;
+}
+
+/**
+ * The runtime's hold on one handler attempt (see handler-attempt.ts): its signal, whether it may
+ * still have effects, and where the context notes that the request was answered.
+ */
+export interface AttemptGate {
+  /** Aborts when the attempt times out, the agent stops or the partition's lease is lost. */
+  readonly signal: AbortSignal;
+  /** The typed error the attempt's answers are refused with from then on, or undefined while they are not. */
+  refusal(): Error | undefined;
+  /** A response or error answering the handled request was issued. */
+  markAnswered(): void;
 }
 
 /** What the runtime gives every context. */
@@ -61,6 +74,8 @@ export interface AgentCtxInit {
   readonly heartbeats: HeartbeatRegistry | undefined;
   /** The handler attempt, 0 for the first. */
   readonly attempt: number;
+  /** The attempt's signal and effect gate; without it the signal never aborts and nothing is refused. */
+  readonly gate?: AttemptGate | undefined;
   /** Takes the answers' appends when they are pipelined; without it every answer is awaited. */
   readonly issuer?: AppendIssuer | undefined;
   /**
@@ -73,11 +88,27 @@ export interface AgentCtxInit {
 /** What a handler receives beside the message. */
 export class AgentCtx {
   readonly #init: AgentCtxInit;
+  readonly #issuer: AppendIssuer | undefined;
   #position: LogPosition | undefined;
+  #idle: AbortSignal | undefined;
 
   /** @internal The runtime builds contexts. */
   constructor(init: AgentCtxInit) {
     this.#init = init;
+    const issuer = init.issuer;
+    const gate = init.gate;
+    this.#issuer = issuer === undefined || gate === undefined ? issuer : new GatedIssuer(issuer, gate);
+  }
+
+  /**
+   * Aborts when this handler attempt should stop: its `handlerTimeout` passed (reason a
+   * `TimeoutError`), the agent hard-stopped (`abort()`, or `shutdown()` past its grace), or the
+   * partition's lease was lost to a rebalance (both a `CancelledError`). Pass it to the model
+   * call, `fetch` or tool the handler waits on. Once it aborted, the context's answers are
+   * refused with the same error.
+   */
+  get signal(): AbortSignal {
+    return this.#init.gate?.signal ?? (this.#idle ??= new AbortController().signal);
   }
 
   /** The client the agent runs on (its governor checks every send). */
@@ -133,8 +164,9 @@ export class AgentCtx {
     // Not an async function: the answer's own send is the only promise (one frame less per
     // answer); a configuration or refinement error still arrives as a rejection.
     try {
+      this.#checkGate();
       const topic = this.#respondTopic('respond()');
-      return this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)));
+      return this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).respond(this.#correlation('respond()'), body)), true);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -145,7 +177,8 @@ export class AgentCtx {
    * @throws HandlerConfigError when the handled message has no correlation.
    */
   async respondInput(replyTopic: string, body: Uint8Array): Promise<void> {
-    await this.#send(this.#answer(this.#init.client.agdx(replyTopic, this.agent, this.conversation).respond(this.#correlation('respondInput()'), body)));
+    this.#checkGate();
+    await this.#send(this.#answer(this.#init.client.agdx(replyTopic, this.agent, this.conversation).respond(this.#correlation('respondInput()'), body)), true);
   }
 
   /**
@@ -156,36 +189,42 @@ export class AgentCtx {
    * with the client's verifier, else the agent's (`verifier(v)` on its builder).
    */
   async approvalGate(replyTopic: string, prompt: Uint8Array, timeoutMs: number, options: ApprovalGateOptions = {}): Promise<Uint8Array> {
+    this.#checkGate();
     const client = this.#init.client;
+    // Without a signal of its own the wait ends with the attempt (its timeout, a stop, a lost lease).
+    const signal = options.signal ?? (this.#init.gate === undefined ? undefined : this.signal);
     return client
       .agdx(AgentTopic.Sessions, this.agent, this.conversation)
-      .requestInput(replyTopic, prompt, timeoutMs, { signal: options.signal, expectFrom: options.expectFrom, verifier: client.verifier ?? this.#init.verifier });
+      .requestInput(replyTopic, prompt, timeoutMs, { signal, expectFrom: options.expectFrom, verifier: client.verifier ?? this.#init.verifier });
   }
 
   /** Emits an event on `respondOn`, tied to the handled request. */
   async emit(body: Uint8Array): Promise<void> {
+    this.#checkGate();
     const topic = this.#respondTopic('emit()');
     const builder = this.#init.client.agdx(topic, this.agent, this.conversation).emit(body);
     const correlation = this.#maybeCorrelation();
     if (correlation !== undefined) builder.withCorrelation(correlation);
-    await this.#send(this.#answer(builder));
+    await this.#send(this.#answer(builder), false);
   }
 
   /** Reports the task state of the handled request (status `task`) on `respondOn`. */
   async status(taskState: number): Promise<void> {
+    this.#checkGate();
     const topic = this.#respondTopic('status()');
     const builder = this.#init.client
       .agdx(topic, this.agent, this.conversation)
       .status('task')
       .withCorrelation(this.#correlation('status()'))
       .withTaskState(taskState);
-    await this.#send(this.#answer(builder));
+    await this.#send(this.#answer(builder), false);
   }
 
   /** Answers with an error (CBOR AgentErrorBody) on `respondOn`. */
   async fail(error: AgentErrorBody): Promise<void> {
+    this.#checkGate();
     const topic = this.#respondTopic('fail()');
-    await this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).fail(this.#correlation('fail()'), error)));
+    await this.#send(this.#answer(this.#init.client.agdx(topic, this.agent, this.conversation).fail(this.#correlation('fail()'), error)), true);
   }
 
   /**
@@ -199,8 +238,10 @@ export class AgentCtx {
     if (requester !== undefined) writer.withTarget(requester);
     const record = this.#init.message.envelope?.record;
     if (record !== undefined) writer.withCause(record, this.#causeAt());
-    const issuer = this.#init.issuer;
+    const issuer = this.#issuer;
     if (issuer !== undefined) writer.pipelineInto(issuer);
+    const gate = this.#init.gate;
+    if (gate !== undefined) writer.gatedBy(() => gate.refusal());
     return writer;
   }
 
@@ -209,11 +250,13 @@ export class AgentCtx {
    * already saw the session end.
    */
   async startSession(start: Partial<Omit<SessionStart, 'agent' | 'sdk'>> = {}, taskState: number = TaskState.Working): Promise<boolean> {
+    this.#checkGate();
     return this.#init.lifecycle.start(this.conversation, start, taskState);
   }
 
   /** Writes a non-terminal session transition (Working, InputRequired, …) on the session lane. */
   async transitionSession(taskState: number): Promise<boolean> {
+    this.#checkGate();
     return this.#init.lifecycle.transition(this.conversation, taskState);
   }
 
@@ -222,6 +265,7 @@ export class AgentCtx {
    * this process) is not written and returns false.
    */
   async endSession(taskState: number, end: SessionEnd = {}): Promise<boolean> {
+    this.#checkGate();
     return this.#init.lifecycle.end(this.conversation, taskState, end);
   }
 
@@ -235,9 +279,19 @@ export class AgentCtx {
 
   // Pipelined (the runtime's default), an answer is issued and its acknowledgment tracked by the
   // runtime, which commits the handled record only once every answer is acknowledged.
-  #send(builder: AgdxSendBuilder): Promise<void> {
-    const issuer = this.#init.issuer;
-    return issuer === undefined ? builder.send().then(nothing) : builder.issueVia(issuer);
+  // An answer (a response or error) is noted once it went out, so a record dead-lettered later
+  // does not get a second, runtime-made answer; pipelined, the gated issuer notes it as it issues.
+  #send(builder: AgdxSendBuilder, answers: boolean): Promise<void> {
+    const issuer = this.#issuer;
+    if (issuer !== undefined) return builder.issueVia(issuer);
+    const gate = this.#init.gate;
+    return builder.send().then(answers && gate !== undefined ? () => gate.markAnswered() : nothing);
+  }
+
+  /** Refuses an effect of an attempt that ended (timed out, stopped, lease lost) with its typed error. */
+  #checkGate(): void {
+    const refusal = this.#init.gate?.refusal();
+    if (refusal !== undefined) throw refusal;
   }
 
   #answer(builder: AgdxSendBuilder): AgdxSendBuilder {
@@ -279,3 +333,25 @@ export class AgentCtx {
 
 /** Drops a send's record id: a context's answers resolve with nothing. */
 function nothing(): void {}
+
+/**
+ * The answer pipeline of one attempt behind its gate: an append prepared after the attempt ended
+ * (a governor or signer awaited past the deadline) is refused at issue, and a response or error
+ * issued notes the request as answered.
+ */
+class GatedIssuer implements AppendIssuer {
+  readonly #inner: AppendIssuer;
+  readonly #gate: AttemptGate;
+
+  constructor(inner: AppendIssuer, gate: AttemptGate) {
+    this.#inner = inner;
+    this.#gate = gate;
+  }
+
+  issue(append: PreparedAppend): Promise<void> | undefined {
+    const refusal = this.#gate.refusal();
+    if (refusal !== undefined) return Promise.reject(refusal);
+    if (append.kind === 'response' || append.kind === 'error') this.#gate.markAnswered();
+    return this.#inner.issue(append);
+  }
+}

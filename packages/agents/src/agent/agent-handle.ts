@@ -4,7 +4,8 @@
  * heartbeats, and the handler contexts, all on one client.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, AgentEnvelope, ContentType, TaskState } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, ContentType, TaskState, type AgentErrorBody, type AgentId } from '@agdx/wire';
+import type { Signer } from '../send/signer.js';
 import { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
 import { consumedPartitions } from '../layouts/stream-layout.js';
@@ -30,6 +31,7 @@ import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type PipelinedAnswers, type RecordOutcome } from './record-pipeline.js';
+import type { HandlerAttempt } from './handler-attempt.js';
 import { headerText } from '../message/header-text.js';
 
 const MAX_KEPT_ERRORS = 100;
@@ -329,18 +331,20 @@ export class AgentHandle {
       verifier: config.verifier,
       clock: client.clock,
       retry: config.retry,
+      handlerTimeoutMs: config.handlerTimeoutMs,
       processedKeys: config.processedKeys ?? new SlidingWindowKeyStore(),
       deadLetters: new DeadLetterWriter(transport, stream),
       sink: config.deadLetterSink,
       pause,
       onPickup,
       onError: this.#onError,
-      invoke: (message: AgentMessage, attempt: number): Promise<PipelinedAnswers | undefined> => {
+      errorReply: respondOn === undefined ? undefined : errorReplyOn(client, respondOn, me, signer),
+      invoke: (message: AgentMessage, attempt: HandlerAttempt): Promise<PipelinedAnswers | undefined> => {
         // Not an async function (no frame per record), so everything is caught here: a throw
         // anywhere in the attempt rejects, as it would from `await`.
         try {
           const effects = window === undefined ? undefined : new AnswerEffects(window, appender);
-          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt, issuer: effects, verifier: config.verifier });
+          const ctx = new AgentCtx({ client, message, agent: me, respondOn, signer, lifecycle, pause, heartbeats, attempt: attempt.number, gate: attempt, issuer: effects, verifier: config.verifier });
           const lease = heartbeats?.acquire(message.provenance.conversation, idleTimeoutMs);
           if (lease !== undefined) return handleLeased(handler, message, ctx, lease, effects);
           // No lease to release: the handler's own promise is all there is to wait for.
@@ -472,6 +476,23 @@ async function checkOwnTopic(client: AgdxClient, stream: string, topic: string, 
       context: { stream, topic, agent },
     });
   }
+}
+
+/**
+ * Sends the error reply to a dead-lettered command (see dead-letter-reply.ts) on `respondOn`, the
+ * route every answer of the agent takes: addressed to the requester, naming the command as its
+ * cause, signed when the agent signs (a verifying caller accepts only a signed reply). Awaited,
+ * like dead letters, so the record is committed only once the reply is on the log.
+ */
+function errorReplyOn(client: AgdxClient, respondOn: string, me: AgentId, signer: Signer | undefined): (message: AgentMessage, body: AgentErrorBody) => Promise<void> {
+  return async (message, body) => {
+    const envelope = message.envelope;
+    if (envelope?.correlation === undefined) return;
+    const builder = client.agdx(respondOn, me, envelope.conversation).fail(envelope.correlation, body).withTarget(envelope.source);
+    if (envelope.record !== undefined) builder.withCause(envelope.record, logPositionOf(message.id));
+    if (signer !== undefined) builder.signedBy(signer);
+    await builder.send();
+  };
 }
 
 /** The hold of a polling log's appender: a handler's answers always wait for the end of its macrotask. */

@@ -82,6 +82,8 @@ interface Lane {
   running: boolean;
   /** Bumped when the partition is lost, so a running lane stops. */
   generation: number;
+  /** Aborted when the lane is dropped (its partition lost): running handlers' `ctx.signal` follows it. */
+  readonly lost: AbortController;
   /** Consumed but not yet committed. */
   pending: bigint | undefined;
   /** No reads before this time (ms, performance-free Date.now) after a failure. */
@@ -185,6 +187,10 @@ class RecordTurn implements HandlerTurn {
 
   again(): Promise<() => void> {
     return this.#again(this.#lane);
+  }
+
+  get signal(): AbortSignal {
+    return this.#lane.lost.signal;
   }
 }
 
@@ -458,6 +464,7 @@ export class ConsumerLoop {
         queue: [],
         running: false,
         generation: 0,
+        lost: new AbortController(),
         pending: undefined,
         retryAt: 0,
         pace: freshPace(),
@@ -480,6 +487,7 @@ export class ConsumerLoop {
   /** Forgets a lane (its partition is lost or must be re-read); one still running is retired until it finishes. */
   #drop(lane: Lane): void {
     lane.generation++;
+    lane.lost.abort();
     lane.queue = [];
     lane.pending = undefined;
     this.#lanes.delete(lane.partition);
@@ -556,7 +564,8 @@ export class ConsumerLoop {
       this.#commitSoon(lane, generation, true);
       const failed = state.failed;
       if (failed !== undefined) {
-        this.#o.onError(failed.error);
+        // A handler given up on because its partition was lost is no error: the new owner has it.
+        if (!(lane.lost.signal.aborted && AgdxError.is(failed.error, 'cancelled'))) this.#o.onError(failed.error);
         if (lane.generation === generation) {
           // Read the failed record again after a pause; everything after it was not committed.
           lane.queue = [];

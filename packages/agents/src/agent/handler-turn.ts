@@ -9,6 +9,8 @@ export interface HandlerTurn {
   release(): void;
   /** After {@link release}: waits for a turn again (a retry); resolves with the call that ends it. */
   again(): Promise<() => void>;
+  /** Aborts when the partition's lease is lost (a rebalance gave it away); absent when the record is handled outside a lane. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 const NOTHING = (): void => undefined;

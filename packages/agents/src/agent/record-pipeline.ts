@@ -9,11 +9,12 @@
  * throwing (a dead letter that could not be written) leaves it uncommitted.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentId } from '@agdx/wire';
+import { AgdxError, DeadLetterReason, type AgentEnvelope, type AgentErrorBody, type AgentId } from '@agdx/wire';
 import type { Clock } from '../clock/clock.js';
 import type { PauseController } from '../control/pause-controller.js';
 import { deadLetterRecord, type DeadLetterRecord, type DeadLetterSink, type DeadLetterWriter } from '../dead-letter/dead-letter.js';
 import { UnwrittenLetters, type UnwrittenLetter } from '../dead-letter/unwritten-letters.js';
+import { deadLetterErrorBody, deadLetterErrorCode } from '../dead-letter/dead-letter-reply.js';
 import { processedKey, type ProcessedKeyStore } from '../dedup/processed-key-store.js';
 import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperations } from '../dispatch/classify.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
@@ -23,6 +24,7 @@ import { PublishFailedError } from '../errors.js';
 import { describeError, handlerFailure, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
+import { HandlerAttempt, type AnswerMark, type AttemptBounds } from './handler-attempt.js';
 import { backoffDelayMs, type RetryPolicy } from './retry-policy.js';
 import type { AgdxTelemetry, HandleSpan } from '../telemetry/agdx-telemetry.js';
 import { endHandle, runIn, startHandle } from '../telemetry/guarded-telemetry.js';
@@ -59,6 +61,8 @@ export interface RecordPipelineOptions {
   readonly clock: Clock;
   /** Handler retries. */
   readonly retry: RetryPolicy;
+  /** The longest one handler attempt may run, in ms (a passed deadline fails the attempt); undefined: no limit. */
+  readonly handlerTimeoutMs?: number | undefined;
   /** Idempotency-key dedup. */
   readonly processedKeys: ProcessedKeyStore;
   /** Where dead letters go. */
@@ -75,8 +79,13 @@ export interface RecordPipelineOptions {
    * Runs the handler once. Resolves when the handler returned, with its pipelined answers when
    * there are any; the attempt succeeded once their `settled()` resolves.
    */
-  readonly invoke: (message: AgentMessage, attempt: number) => Promise<PipelinedAnswers | undefined>;
-  /** Aborts backoff sleeps on a hard stop. */
+  readonly invoke: (message: AgentMessage, attempt: HandlerAttempt) => Promise<PipelinedAnswers | undefined>;
+  /**
+   * Answers the requester of a dead-lettered command with an error envelope (`AgentErrorBody`),
+   * when the agent has a reply route; undefined: no error replies.
+   */
+  readonly errorReply?: ((message: AgentMessage, body: AgentErrorBody) => Promise<void>) | undefined;
+  /** Aborts backoff sleeps and running handlers' signals on a hard stop. */
   readonly signal: AbortSignal;
   /** Told about every outcome. */
   readonly onOutcome: ((outcome: RecordOutcome, address: RecordAddress) => void) | undefined;
@@ -209,8 +218,8 @@ export class RecordPipeline {
   }
 
   /** Writes a dead letter, then says the record was dead-lettered. */
-  async #deadLettered(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, attempts: number, detail: string): Promise<RecordOutcome> {
-    await this.#deadLetter(message, record, address, reason, attempts, detail);
+  async #deadLettered(message: AgentMessage | undefined, record: LogRecord, address: RecordAddress, reason: number, attempts: number, detail: string, reply?: AgentErrorBody): Promise<RecordOutcome> {
+    await this.#deadLetter(message, record, address, reason, attempts, detail, reply);
     return 'dead-lettered';
   }
 
@@ -247,34 +256,47 @@ export class RecordPipeline {
   ): Promise<RecordOutcome> {
     const o = this.#o;
     const deadline = message.provenance.deadlineMicros;
+    const mark: AnswerMark = { answered: false };
     if (deadline !== undefined && o.clock.nowMicros() > deadline) {
-      return this.#deadLettered(message, record, address, DeadLetterReason.DeadlineExceeded, 0, 'message past its deadline');
+      const detail = 'message past its deadline';
+      return this.#deadLettered(message, record, address, DeadLetterReason.DeadlineExceeded, 0, detail, this.#reply(message, mark, DeadLetterReason.DeadlineExceeded, 0, detail, undefined, false));
     }
-    if (o.onPickup !== undefined || span !== undefined || turnReleased) return this.#attempts(message, record, address, key, turn, turnReleased, span, failure, undefined);
+    const bounds = this.#bounds(address, turn);
+    if (o.onPickup !== undefined || span !== undefined || turnReleased) return this.#attempts(message, record, address, key, turn, turnReleased, span, failure, undefined, bounds, mark);
     // The first attempt of a plain record (no pick-up acknowledgment, no span, the lane's turn
     // held) chains on the handler's promise and its answers' instead of an async frame with two
     // awaits; a failure goes on through #attempts, as if its first attempt had failed there.
+    const attempt = new HandlerAttempt(bounds, 0, mark);
     let invoked: Promise<PipelinedAnswers | undefined>;
     try {
-      invoked = o.invoke(message, 0);
+      invoked = attempt.bound(o.invoke(message, attempt));
     } catch (thrown) {
+      attempt.settle();
       turn.release();
-      return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+      return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown, attempt }, bounds, mark);
     }
     return invoked.then(
       (answers) => {
+        attempt.settle();
         turn.release();
         if (answers === undefined) return this.#handled(key);
         return answers.settled().then(
           () => this.#handled(key),
-          (thrown: unknown) => this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown }),
+          (thrown: unknown) => this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown, attempt }, bounds, mark),
         );
       },
       (thrown: unknown) => {
+        attempt.settle();
         turn.release();
-        return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown });
+        return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown, attempt }, bounds, mark);
       },
     );
+  }
+
+  /** What bounds the handler attempts of the record at `address`. */
+  #bounds(address: RecordAddress, turn: HandlerTurn): AttemptBounds {
+    const o = this.#o;
+    return { clock: o.clock, timeoutMs: o.handlerTimeoutMs, stop: o.signal, lease: turn.signal, address };
   }
 
   /** A record whose handler attempt succeeded: its key (when it has one) is remembered as processed. */
@@ -301,7 +323,9 @@ export class RecordPipeline {
     turnReleased: boolean,
     span: HandleSpan | undefined,
     failure: { error?: unknown } | undefined,
-    firstFailed: { readonly thrown: unknown } | undefined,
+    firstFailed: { readonly thrown: unknown; readonly attempt: HandlerAttempt } | undefined,
+    bounds: AttemptBounds,
+    mark: AnswerMark,
   ): Promise<RecordOutcome> {
     const o = this.#o;
     if (o.onPickup !== undefined && firstFailed === undefined) {
@@ -314,20 +338,25 @@ export class RecordPipeline {
     }
 
     let released = turnReleased;
-    let attempt = 0;
+    let attemptNo = 0;
     if (firstFailed !== undefined) {
-      const ended = await this.#failedAttempt(message, record, address, 0, firstFailed.thrown, failure);
+      const ended = await this.#failedAttempt(message, record, address, 0, firstFailed.thrown, failure, firstFailed.attempt, mark);
       if (ended !== undefined) return ended;
-      attempt = 1;
+      attemptNo = 1;
     }
-    for (; ; attempt++) {
+    for (; ; attemptNo++) {
       // A retry after the lane moved on waits for a handler turn of its own.
       const again = released ? await turn.again() : undefined;
+      const attempt = new HandlerAttempt(bounds, attemptNo, mark);
       try {
         let answers: PipelinedAnswers | undefined;
         try {
-          answers = span === undefined ? await o.invoke(message, attempt) : await runIn(span, () => o.invoke(message, attempt));
+          // Lost the partition or stopped during the backoff: the record is not ours to finish.
+          const gone = attempt.abandoned();
+          if (gone !== undefined) throw gone;
+          answers = await attempt.bound(span === undefined ? o.invoke(message, attempt) : runIn(span, () => o.invoke(message, attempt)));
         } finally {
+          attempt.settle();
           if (again === undefined) turn.release();
           else again();
           released = true;
@@ -336,7 +365,7 @@ export class RecordPipeline {
         if (answers !== undefined) await answers.settled();
         break;
       } catch (thrown) {
-        const ended = await this.#failedAttempt(message, record, address, attempt, thrown, failure);
+        const ended = await this.#failedAttempt(message, record, address, attemptNo, thrown, failure, attempt, mark);
         if (ended !== undefined) return ended;
       }
     }
@@ -344,31 +373,62 @@ export class RecordPipeline {
   }
 
   /**
-   * After attempt `attempt` failed with `thrown`: dead-letters the record when the error is not
+   * After attempt `attemptNo` failed with `thrown`: dead-letters the record when the error is not
    * retryable or the attempts are used up (and says so), else sleeps the backoff before the next.
+   * An attempt cut short by a hard stop or a lost lease rethrows its reason instead: the record
+   * stays uncommitted, for this agent after a restart or for the partition's new owner.
    */
-  async #failedAttempt(message: AgentMessage, record: LogRecord, address: RecordAddress, attempt: number, thrown: unknown, failure: { error?: unknown } | undefined): Promise<'dead-lettered' | undefined> {
+  async #failedAttempt(
+    message: AgentMessage,
+    record: LogRecord,
+    address: RecordAddress,
+    attemptNo: number,
+    thrown: unknown,
+    failure: { error?: unknown } | undefined,
+    attempt: HandlerAttempt,
+    mark: AnswerMark,
+  ): Promise<'dead-lettered' | undefined> {
     const o = this.#o;
+    const gone = attempt.abandoned();
+    if (gone !== undefined) throw gone;
     if (failure !== undefined) failure.error = thrown;
     const error = handlerFailure(thrown);
+    const attempts = attemptNo + 1;
     if (!isRetryable(error)) {
-      await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempt + 1, describeError(thrown));
+      const detail = describeError(thrown);
+      await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempts, detail, this.#reply(message, mark, DeadLetterReason.Rejected, attempts, detail, error, false));
       return 'dead-lettered';
     }
-    if (attempt + 1 >= o.retry.maxAttempts) {
-      await this.#deadLetter(message, record, address, DeadLetterReason.RetryExhausted, attempt + 1, describeError(thrown));
+    // Only this attempt's own deadline counts as a timeout (a handler may throw a TimeoutError of its own).
+    const timedOut = attempt.timedOut && thrown === attempt.refusal();
+    if (attempts >= o.retry.maxAttempts) {
+      const reason = timedOut ? DeadLetterReason.DeadlineExceeded : DeadLetterReason.RetryExhausted;
+      const detail = timedOut ? `handler timed out on its last attempt of ${attempts}: ${describeError(thrown)}` : describeError(thrown);
+      await this.#deadLetter(message, record, address, reason, attempts, detail, this.#reply(message, mark, reason, attempts, detail, error, true));
       return 'dead-lettered';
     }
-    const delayMs = backoffDelayMs(o.retry, attempt);
+    const delayMs = backoffDelayMs(o.retry, attemptNo);
     // Work is not started past its deadline (step 6); that holds for a retry too, which would
     // otherwise keep running (and answering a requester that gave up) until the attempts ran out.
     const deadline = message.provenance.deadlineMicros;
     if (deadline !== undefined && o.clock.nowMicros() + BigInt(Math.ceil(delayMs * 1000)) > deadline) {
-      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempt + 1, `message past its deadline after ${attempt + 1} attempt(s): ${describeError(thrown)}`);
+      const detail = `message past its deadline after ${attempts} attempt(s): ${describeError(thrown)}`;
+      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempts, detail, this.#reply(message, mark, DeadLetterReason.DeadlineExceeded, attempts, detail, error, false));
       return 'dead-lettered';
     }
     await o.clock.sleep(delayMs, o.signal);
     return undefined;
+  }
+
+  /**
+   * The error reply for a dead-lettered command, or undefined when none is due: no reply route,
+   * not a command with a correlation, or the handler already answered it (a response or an
+   * error went out in one of its attempts: the caller must not get a second answer).
+   */
+  #reply(message: AgentMessage, mark: AnswerMark, reason: number, attempts: number, detail: string, failure: unknown, retryable: boolean): AgentErrorBody | undefined {
+    const envelope = message.envelope;
+    if (this.#o.errorReply === undefined || mark.answered || envelope?.kind !== 'command' || envelope.correlation === undefined) return undefined;
+    return deadLetterErrorBody(reason, attempts, detail, deadLetterErrorCode(reason, failure), retryable);
   }
 
   async #deadLetter(
@@ -378,6 +438,7 @@ export class RecordPipeline {
     reason: number,
     attempts: number,
     detail: string,
+    reply?: AgentErrorBody,
   ): Promise<void> {
     const letter = deadLetterRecord({ source: address, payload: record.payload, reason, attempts, detail, provenance: provenanceOf(message) });
     // A letter the log refuses as invalid would be refused on every read, and the record would
@@ -391,13 +452,40 @@ export class RecordPipeline {
         detail: `${detail} (the log refused the full letter: ${refusal}; this one leaves out the original ${record.payload.length} payload bytes and provenance, read them at the source position)`,
         provenance: message === undefined ? undefined : { conversation: message.provenance.conversation },
       });
-    await this.#publishLetter(message, record, address, reason, letter, minimal);
+    await this.#publishLetter(message, record, address, reason, letter, minimal, reply);
   }
 
-  /** A record read again after its dead letter failed to append: the letter is written, the handler not run again. */
+  /**
+   * A record read again after its dead letter (or the error reply after it) failed to append: what
+   * is still missing is written, the handler not run again.
+   */
   async #letterAgain(unwritten: UnwrittenLetter, record: LogRecord, address: RecordAddress): Promise<RecordOutcome> {
-    await this.#publishLetter(unwritten.message, record, address, unwritten.reason, unwritten.letter, unwritten.minimal);
+    const { message, reply } = unwritten;
+    if (unwritten.replyOnly === true && message !== undefined && reply !== undefined) await this.#sendReply(message, record, address, unwritten, reply);
+    else await this.#publishLetter(message, record, address, unwritten.reason, unwritten.letter, unwritten.minimal, reply);
     return 'dead-lettered';
+  }
+
+  /**
+   * Answers the dead-lettered command's requester with `reply`. A transient failure (the log did
+   * not take it) is remembered and thrown, so the record stays uncommitted and only the reply is
+   * tried again on the next read; any other (the governor denied it, the log refused it as
+   * invalid) goes to `onError` and the record is committed: the letter is written, and the caller
+   * falls back to its own timeout.
+   */
+  async #sendReply(message: AgentMessage, record: LogRecord, address: RecordAddress, letter: UnwrittenLetter, reply: AgentErrorBody): Promise<void> {
+    const send = this.#o.errorReply;
+    if (send === undefined) return;
+    try {
+      await send(message, reply);
+    } catch (error) {
+      if (!isRetryable(error) || AgdxError.is(error, 'cancelled')) {
+        this.#o.onError(error);
+        return;
+      }
+      this.#unwritten.keep(record, address.partition, { ...letter, message, reply, replyOnly: true });
+      throw error;
+    }
   }
 
   /**
@@ -412,6 +500,7 @@ export class RecordPipeline {
     reason: number,
     full: DeadLetterRecord,
     minimal?: (refusal: string) => DeadLetterRecord,
+    reply?: AgentErrorBody,
   ): Promise<void> {
     const o = this.#o;
     let letter = full;
@@ -447,9 +536,11 @@ export class RecordPipeline {
     // Not committed: the consumer reads the record again and retries the dead letter (only the
     // letter: the verdict stands, so the handler's attempts are not run again).
     if (publishError !== undefined) {
-      this.#unwritten.keep(record, address.partition, { message, reason, letter, minimal: letter === full ? minimal : undefined });
+      this.#unwritten.keep(record, address.partition, { message, reason, letter, minimal: letter === full ? minimal : undefined, reply });
       throw publishError;
     }
+    // The letter is written: now the waiting caller learns of it at once.
+    if (reply !== undefined && message !== undefined) await this.#sendReply(message, record, address, { message, reason, letter }, reply);
   }
 }
 

@@ -1,11 +1,12 @@
 /**
- * Dead letters whose append failed, by the record they are for. The consumer reads such a record
+ * Dead letters whose append failed (or whose error reply did, after the letter), by the record they are for. The consumer reads such a record
  * again (it stays uncommitted); the pipeline then appends the letter it already decided on rather
  * than running the record through the handler's attempts once more: a poison record's handler
  * ran `maxAttempts` more times for every failed append, and a handler with side effects repeated
  * them.
  */
 import type { LogRecord } from '@agdx/transport';
+import type { AgentErrorBody } from '@agdx/wire';
 import type { AgentMessage } from '../message/agent-message.js';
 import type { DeadLetterRecord } from './dead-letter.js';
 
@@ -19,6 +20,10 @@ export interface UnwrittenLetter {
   readonly letter: DeadLetterRecord;
   /** The smaller letter to append instead when the log refuses `letter` as invalid, if not used yet. */
   readonly minimal?: ((refusal: string) => DeadLetterRecord) | undefined;
+  /** The error reply owed to the dead-lettered command's requester, when one is. */
+  readonly reply?: AgentErrorBody | undefined;
+  /** The letter is written; only {@link UnwrittenLetter.reply} is still to be sent. */
+  readonly replyOnly?: boolean | undefined;
 }
 
 /**

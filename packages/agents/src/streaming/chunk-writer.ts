@@ -71,6 +71,7 @@ export class AgdxChunkWriter {
   // undefined: not built yet; null: this stream uses the generic path.
   #encoder: ChunkEncoder | null | undefined;
   #issuer: AppendIssuer | undefined;
+  #gate: (() => Error | undefined) | undefined;
   // null: not started; undefined: no telemetry hook (or it declined).
   #span: ChunkStreamSpan | undefined | null = null;
 
@@ -188,6 +189,16 @@ export class AgdxChunkWriter {
   }
 
   /**
+   * @internal The runtime ties a handler's writer to its attempt: once `gate` names a reason (the
+   * attempt timed out, the agent stopped, the partition was lost), every flush is refused with it
+   * and nothing more is appended.
+   */
+  gatedBy(gate: () => Error | undefined): this {
+    this.#gate = gate;
+    return this;
+  }
+
+  /**
    * Writes one chunk of at most 64 KiB.
    * @throws InvalidError after a terminal call, for an oversized body, or when the opening chunk
    * breaks a rule (for example an unknown purpose).
@@ -221,6 +232,11 @@ export class AgdxChunkWriter {
     if (batch.length === 0) {
       ended?.();
       return;
+    }
+    const refusal = this.#gate?.();
+    if (refusal !== undefined) {
+      ended?.(refusal);
+      throw refusal;
     }
     const issuer = this.#issuer;
     if (issuer !== undefined) {
