@@ -81,10 +81,20 @@ function checksumInput(bytes: number): Uint8Array {
   return fresh;
 }
 
-/** Computes the batch checksum of a batch (header plus frames) as it currently stands. */
+/**
+ * Computes the batch checksum of a batch (header plus frames) as it currently stands.
+ * @throws IggyCodecError when the header or the `messageCount` frames do not fit `batch`
+ * (checked before the checksum input is allocated).
+ */
 export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): bigint {
+  if (batch.length < BATCH_HEADER_SIZE) throw new IggyCodecError(`message batch: need ${BATCH_HEADER_SIZE} header bytes, have ${batch.length}`, { context: { have: batch.length } });
   const view = viewOf(batch);
   const count = messageCount ?? view.getUint32(48, true);
+  // Each frame takes at least its header: a count the bytes cannot hold is refused before the
+  // checksum input (8 bytes per frame) is sized by it.
+  if (!Number.isInteger(count) || count < 0 || count > (batch.length - BATCH_HEADER_SIZE) / FRAME_HEADER_SIZE) {
+    throw new IggyCodecError(`message batch: ${count} messages cannot fit ${batch.length - BATCH_HEADER_SIZE} bytes`, { context: { messageCount: count } });
+  }
   // The scratch the writer uses: a server verifies and re-stamps every batch it admits.
   const input = checksumInput(44 + count * 8);
   input.set(batch.subarray(0, 40), 0);
@@ -93,6 +103,7 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
   // Eight byte moves rather than a subarray and a set per frame: a server runs this twice for
   // every batch it admits (verify, then re-stamp), and the per-frame view was most of its cost.
   for (let i = 0, to = 44; i < count; i++, to += 8) {
+    if (batch.length - pos < FRAME_HEADER_SIZE) throw new IggyCodecError(`message batch: frame ${i} header is truncated`, { context: { offset: pos } });
     for (let k = 0; k < 8; k++) input[to + k] = batch[pos + k] as number;
     pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
   }
