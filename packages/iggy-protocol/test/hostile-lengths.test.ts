@@ -148,3 +148,31 @@ describe('property: claimed counts and lengths only ever produce typed errors or
     );
   });
 });
+
+describe('a VSR poll reply whose base plus a frame delta passes u64', () => {
+  const U64_MAX = (1n << 64n) - 1n;
+  const reply = (stamp: P.BatchStamp, origin?: bigint): Uint8Array => {
+    const batch = P.encodeMessageBatch(messages.map((m) => (origin === undefined ? m : { ...m, originTimestamp: origin + m.originTimestamp - 5n })));
+    return P.encodePollResponseVsr(1, 0n, [P.stampMessageBatch(batch, stamp)]);
+  };
+
+  it('is refused typed instead of handing out offsets no Iggy field can hold', () => {
+    // Two messages: deltas 0 and 1 on a base of u64::MAX.
+    const offsets = reply({ partitionId: 1, baseOffset: U64_MAX, baseTimestamp: 1n });
+    expect(() => P.decodePollMessagesResponse(offsets, 'vsr')).toThrow(IggyCodecError);
+    // Origins u64::MAX − 1 and u64::MAX: fine; one more microsecond on the second passes u64.
+    expect(P.decodePollMessagesResponse(reply({ partitionId: 1, baseOffset: 0n, baseTimestamp: 1n }, U64_MAX - 1n), 'vsr').messages[1]?.originTimestamp).toBe(U64_MAX);
+    const late = P.encodeMessageBatch([{ ...messages[0]!, originTimestamp: U64_MAX - 1n }, { ...messages[1]!, originTimestamp: U64_MAX }]);
+    const view = new DataView(late.buffer);
+    // Second frame's timestamp delta (at frame offset 28) raised from 1 to 2.
+    const second = 256 + 48 + view.getUint32(256 + 32, true) + view.getUint32(256 + 36, true);
+    view.setUint32(second + 28, 2, true);
+    const stampedLate = P.stampMessageBatch(late, { partitionId: 1, baseOffset: 0n, baseTimestamp: 1n });
+    expect(() => P.decodePollMessagesResponse(P.encodePollResponseVsr(1, 0n, [stampedLate]), 'vsr')).toThrow(IggyCodecError);
+  });
+
+  it('still decodes the largest offsets that fit', () => {
+    const polled = P.decodePollMessagesResponse(reply({ partitionId: 1, baseOffset: U64_MAX - 1n, baseTimestamp: 1n }), 'vsr');
+    expect(polled.messages.map((m) => m.offset)).toEqual([U64_MAX - 1n, U64_MAX]);
+  });
+});

@@ -423,10 +423,27 @@ export function stampMessageBatch(batch: Uint8Array, stamp: BatchStamp): Uint8Ar
   return out;
 }
 
-/** Expands a stored batch record into polled messages (offset = base + delta, flat timestamp). */
+/**
+ * Expands a stored batch record into polled messages (offset = base + delta, flat timestamp).
+ * @throws IggyCodecError when a base plus a frame's delta passes u64 (offset or origin timestamp):
+ * a value no Iggy field can hold, which the consumer would otherwise try to commit.
+ */
 export function batchToPolledMessages(batch: MessageBatch): PolledMessage[] {
   const h = batch.header;
-  return batch.frames.map((f) => ({
+  const frames = batch.frames;
+  // The largest deltas as numbers, then one bigint sum each per batch rather than per message.
+  let offsetDelta = 0;
+  let timestampDelta = 0;
+  for (const f of frames) {
+    if (f.offsetDelta > offsetDelta) offsetDelta = f.offsetDelta;
+    if (f.timestampDelta > timestampDelta) timestampDelta = f.timestampDelta;
+  }
+  if (h.baseOffset + BigInt(offsetDelta) > U64 || h.originTimestamp + BigInt(timestampDelta) > U64) {
+    throw new IggyCodecError('message batch: base offset or origin timestamp plus a frame delta passes u64', {
+      context: { baseOffset: String(h.baseOffset), offsetDelta, originTimestamp: String(h.originTimestamp), timestampDelta },
+    });
+  }
+  return frames.map((f) => ({
     offset: h.baseOffset + BigInt(f.offsetDelta),
     timestamp: h.baseTimestamp,
     originTimestamp: h.originTimestamp + BigInt(f.timestampDelta),
