@@ -3,7 +3,19 @@
 // Work is bounded by counting what a decode builds (string pieces, items), never by a clock.
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { AgdxError, decodeEnvelope, decodeStrictCbor, encodeEnvelope, type CborValue } from '@agdx/wire';
+import {
+  AgdxError,
+  applyJsonPatch,
+  decodeEnvelope,
+  decodeStateDelta,
+  decodeStrictCbor,
+  encodeEnvelope,
+  encodeStateDelta,
+  MAX_STATE_DOCUMENT_BYTES,
+  StateFold,
+  type CborValue,
+  type JsonPatchOperation,
+} from '@agdx/wire';
 import { validEnvelope } from './support/arbitrary.js';
 import { fixtureBytes } from './extras-support/fixtures.js';
 
@@ -109,6 +121,46 @@ describe('large and nested map keys cost work bounded by the record', () => {
   it('one level of nesting stays within the bound and decodes', () => {
     const once = concat([0xa1, 0xa1], bigKey(), [0x00, 0x00]);
     expect((decodeStrictCbor(once) as ReadonlyMap<CborValue, CborValue>).size).toBe(1);
+  });
+});
+
+describe('a state delta that copies the document into itself', () => {
+  const copies = (n: number): JsonPatchOperation[] => Array.from({ length: n }, (_, i) => ({ op: 'copy' as const, from: '', path: `/k${i}` }));
+
+  it('is rejected once the document would pass the snapshot cap, before the copy is made', () => {
+    // 24 operations in a record of under 1 KiB, each doubling the document: 2^24 times its size.
+    const bytes = encodeStateDelta({ baseRevision: 1n, patch: copies(24), opId: 'grow' });
+    expect(bytes.length).toBeLessThan(1024);
+    const document = { a: 'x'.repeat(3 * 1024 * 1024) };
+    const fold = new StateFold();
+    expect(fold.apply({ kind: 'snapshot', snapshot: { baseRevision: 0n, document } })).toBe('applied');
+    expect(fold.apply({ kind: 'delta', delta: decodeStateDelta(bytes) })).toBe('rejected');
+    expect(fold.document).toEqual(document);
+    expect(fold.revision).toBe(1n);
+    let error: unknown;
+    try {
+      applyJsonPatch(document, copies(24));
+    } catch (e) {
+      error = e;
+    }
+    // The first copy (6 MiB) fits; the second would make 12 MiB.
+    expect(AgdxError.is(error, 'invalid')).toBe(true);
+    expect((error as AgdxError).context).toMatchObject({ path: '/k1' });
+  });
+
+  it('applies while the document stays within the cap', () => {
+    const fold = new StateFold();
+    expect(fold.apply({ kind: 'delta', delta: decodeStateDelta(encodeStateDelta({ baseRevision: 0n, patch: copies(10), opId: 'small' })) })).toBe('applied');
+    expect(JSON.stringify(fold.document).length).toBeLessThan(MAX_STATE_DOCUMENT_BYTES);
+  });
+
+  it('counts what a removal gave back before refusing: a large value replaced near the cap still applies', () => {
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    const doc = { a: big };
+    // Counted generously the add makes 10 MiB; measured, the document is 5 MiB.
+    const patched = applyJsonPatch(doc, [{ op: 'remove', path: '/a' }, { op: 'add', path: '/b', value: big }]);
+    expect(Object.keys(patched as object)).toEqual(['b']);
+    expect(() => applyJsonPatch(doc, [{ op: 'copy', from: '/a', path: '/b' }])).toThrow(/past 8388608 bytes/);
   });
 });
 

@@ -1,6 +1,7 @@
 import jsonpatch from 'fast-json-patch';
 import { DEFAULT_MAX_CBOR_DEPTH } from '../cbor/strict.js';
 import { AgdxError, InvalidError } from '../errors.js';
+import { utf8Length } from '../ids/utf8.js';
 import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json-value.js';
 
 /**
@@ -9,6 +10,14 @@ import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json
  * refused, so every document a fold reaches can be snapshotted, copied and serialized.
  */
 export const MAX_STATE_DEPTH: number = DEFAULT_MAX_CBOR_DEPTH;
+
+/**
+ * Largest compact-JSON size (UTF-8 bytes) a patch may leave a state document at: the size a state
+ * snapshot may hold, so every document a fold reaches can be snapshotted. Checked as operations
+ * grow the document, before a `copy` duplicates anything: a 521-byte delta of twenty
+ * `{"op":"copy","from":"","path":"/kN"}` doubled the document twenty times (7.8 MB).
+ */
+export const MAX_STATE_DOCUMENT_BYTES: number = 8 * 1024 * 1024;
 
 /** One RFC 6902 operation. */
 export interface JsonPatchOperation {
@@ -133,16 +142,62 @@ function copyDocument(document: JsonValue): unknown {
   }
 }
 
+/** Compact-JSON UTF-8 size of a value, as the state caps count it. */
+function jsonSize(value: unknown): number {
+  return utf8Length(JSON.stringify(value) ?? '');
+}
+
+/**
+ * What an operation may add to the document's compact-JSON size, counted generously (a member's
+ * key, quotes, colon and comma; nothing subtracted for what it replaces or removes), so the
+ * running total never falls below the document's real size.
+ */
+function growthOf(op: JsonPatchOperation, path: readonly string[], working: unknown, from: readonly string[] | undefined): number {
+  const member = path.length === 0 ? 0 : jsonSize(path[path.length - 1]) + 2;
+  switch (op.op) {
+    case 'add':
+    case 'replace':
+      return jsonSize(op.value) + member;
+    case 'copy':
+      return jsonSize(walk(working, from as string[], op.from as string)) + member;
+    case 'move':
+      return member;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Tracks the document's size through a patch: an upper bound, replaced by the measured size
+ * whenever it passes the cap, so a patch is refused only when the document really would.
+ */
+class SizeBudget {
+  #size: number | undefined;
+
+  /** Charges `growth` for the operation about to be applied to `working` (InvalidError past the cap). */
+  charge(working: unknown, growth: number, pointer: string): void {
+    if (growth === 0) return;
+    this.#size ??= jsonSize(working);
+    if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) this.#size = jsonSize(working);
+    if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) {
+      throw fail(`JSON Patch operation at \`${pointer}\` would grow the document past ${MAX_STATE_DOCUMENT_BYTES} bytes`, pointer);
+    }
+    this.#size += growth;
+  }
+}
+
 /**
  * Applies an RFC 6902 patch atomically: the input document is never modified, and the result is
  * returned only when every operation succeeded. Every failure is an InvalidError naming the
  * path (`JSON Patch path `/a` does not exist`, `JSON Patch test failed at `/a``, ...). Paths through
  * `__proto__`, `constructor` or `prototype` are refused, and so is an operation that would nest the
- * document deeper than {@link MAX_STATE_DEPTH} levels.
+ * document deeper than {@link MAX_STATE_DEPTH} levels or grow it past
+ * {@link MAX_STATE_DOCUMENT_BYTES} (measured before a `copy` duplicates anything).
  */
 export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
   if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
   let working: unknown = copyDocument(document);
+  const budget = new SizeBudget();
   for (const raw of patch) {
     const { op, path, from } = readOperation(raw);
     // Before anything copies the operand (structuredClone recurses).
@@ -177,6 +232,7 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
         break;
       }
     }
+    budget.charge(working, growthOf(op, path, working, from), op.path);
     try {
       const operand = { ...op, value: op.value === undefined ? undefined : structuredClone(op.value) } as jsonpatch.Operation;
       working = jsonpatch.applyOperation(working, operand, false, true, true).newDocument;
