@@ -156,10 +156,10 @@ describe('a state delta that copies the document into itself', () => {
 
   it('counts what a removal gave back before refusing: a large value replaced near the cap still applies', () => {
     const big = 'x'.repeat(5 * 1024 * 1024);
-    const doc = { a: big };
-    // Counted generously the add makes 10 MiB; measured, the document is 5 MiB.
-    const patched = applyJsonPatch(doc, [{ op: 'remove', path: '/a' }, { op: 'add', path: '/b', value: big }]);
-    expect(Object.keys(patched as object)).toEqual(['b']);
+    const doc = { a: big, s: 'small' };
+    // The copy starts the count; counted generously the add then makes 10 MiB, measured 5 MiB.
+    const patched = applyJsonPatch(doc, [{ op: 'copy', from: '/s', path: '/t' }, { op: 'remove', path: '/a' }, { op: 'add', path: '/b', value: big }]);
+    expect(Object.keys(patched as object)).toEqual(['s', 't', 'b']);
     expect(() => applyJsonPatch(doc, [{ op: 'copy', from: '/a', path: '/b' }])).toThrow(/past 8388608 bytes/);
   });
 });

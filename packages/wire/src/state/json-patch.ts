@@ -12,10 +12,10 @@ import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json
 export const MAX_STATE_DEPTH: number = DEFAULT_MAX_CBOR_DEPTH;
 
 /**
- * Largest compact-JSON size (UTF-8 bytes) a patch may leave a state document at: the size a state
- * snapshot may hold, so every document a fold reaches can be snapshotted. Checked as operations
- * grow the document, before a `copy` duplicates anything: a 521-byte delta of twenty
- * `{"op":"copy","from":"","path":"/kN"}` doubled the document twenty times (7.8 MB).
+ * Largest compact-JSON size (UTF-8 bytes) a patch with a `copy` may leave a state document at: the
+ * size a state snapshot may hold. A `copy` is the one operation whose growth its own bytes do not
+ * pay for: a 521-byte delta of twenty `{"op":"copy","from":"","path":"/kN"}` doubled the document
+ * twenty times (7.8 MB), and a few more exhaust the heap. Checked before the copy is made.
  */
 export const MAX_STATE_DOCUMENT_BYTES: number = 8 * 1024 * 1024;
 
@@ -152,7 +152,8 @@ function jsonSize(value: unknown): number {
  * key, quotes, colon and comma; nothing subtracted for what it replaces or removes), so the
  * running total never falls below the document's real size.
  */
-function growthOf(op: JsonPatchOperation, path: readonly string[], working: unknown, from: readonly string[] | undefined): number {
+function growthOf(op: JsonPatchOperation, path: readonly string[], working: unknown, from: readonly string[] | undefined, tracking: boolean): number {
+  if (!tracking && op.op !== 'copy') return 0;
   const member = path.length === 0 ? 0 : jsonSize(path[path.length - 1]) + 2;
   switch (op.op) {
     case 'add':
@@ -168,15 +169,22 @@ function growthOf(op: JsonPatchOperation, path: readonly string[], working: unkn
 }
 
 /**
- * Tracks the document's size through a patch: an upper bound, replaced by the measured size
- * whenever it passes the cap, so a patch is refused only when the document really would.
+ * Tracks the document's size through a patch from its first `copy` on (before it, every byte added
+ * came with the patch, and a patch without a copy pays no measuring): an upper bound, replaced by
+ * the measured size whenever it passes the cap, so a patch is refused only when the document
+ * really would be too large.
  */
 class SizeBudget {
   #size: number | undefined;
 
-  /** Charges `growth` for the operation about to be applied to `working` (InvalidError past the cap). */
-  charge(working: unknown, growth: number, pointer: string): void {
-    if (growth === 0) return;
+  /** Whether a `copy` has started the count (growth is only worked out from then on). */
+  get tracking(): boolean {
+    return this.#size !== undefined;
+  }
+
+  /** Charges `growth` for `op`, about to be applied to `working` (InvalidError past the cap). */
+  charge(working: unknown, op: JsonPatchOperation, growth: number, pointer: string): void {
+    if (growth === 0 || (this.#size === undefined && op.op !== 'copy')) return;
     this.#size ??= jsonSize(working);
     if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) this.#size = jsonSize(working);
     if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) {
@@ -191,8 +199,8 @@ class SizeBudget {
  * returned only when every operation succeeded. Every failure is an InvalidError naming the
  * path (`JSON Patch path `/a` does not exist`, `JSON Patch test failed at `/a``, ...). Paths through
  * `__proto__`, `constructor` or `prototype` are refused, and so is an operation that would nest the
- * document deeper than {@link MAX_STATE_DEPTH} levels or grow it past
- * {@link MAX_STATE_DOCUMENT_BYTES} (measured before a `copy` duplicates anything).
+ * document deeper than {@link MAX_STATE_DEPTH} levels, or (from the patch's first `copy` on) grow
+ * it past {@link MAX_STATE_DOCUMENT_BYTES}, checked before the copy is made.
  */
 export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
   if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
@@ -232,7 +240,7 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
         break;
       }
     }
-    budget.charge(working, growthOf(op, path, working, from), op.path);
+    budget.charge(working, op, growthOf(op, path, working, from, budget.tracking), op.path);
     try {
       const operand = { ...op, value: op.value === undefined ? undefined : structuredClone(op.value) } as jsonpatch.Operation;
       working = jsonpatch.applyOperation(working, operand, false, true, true).newDocument;
