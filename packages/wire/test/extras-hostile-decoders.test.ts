@@ -164,6 +164,32 @@ describe('a state delta that copies the document into itself', () => {
   });
 });
 
+describe('a state delta of many moves', () => {
+  it('copies the document once per patch, not once per move', () => {
+    const doc = { items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `item ${i}` })), a: 1 };
+    const patch = Array.from({ length: 256 }, (_, i): JsonPatchOperation => (i % 2 === 0 ? { op: 'move', from: '/a', path: '/b' } : { op: 'move', from: '/b', path: '/a' }));
+    const delta = decodeStateDelta(encodeStateDelta({ baseRevision: 0n, patch, opId: 'moves' }));
+    // Every whole-document copy goes through structuredClone: count them.
+    const clone = vi.spyOn(globalThis, 'structuredClone');
+    try {
+      expect(applyJsonPatch(doc, delta.patch)).toEqual(doc);
+      expect(clone.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      clone.mockRestore();
+    }
+  });
+
+  it('still checks the target of a move in the document as it is after the removal', () => {
+    // Removing /list/0 shifts the array: index 2 is then past the end (length 1).
+    expect(() => applyJsonPatch({ list: [1, 2] }, [{ op: 'move', from: '/list/0', path: '/list/2' }])).toThrow(/out of bounds/);
+    expect(applyJsonPatch({ list: [1, 2] }, [{ op: 'move', from: '/list/0', path: '/list/1' }])).toEqual({ list: [2, 1] });
+    expect(applyJsonPatch({ a: { b: 1 }, c: {} }, [{ op: 'move', from: '/a/b', path: '/c/b' }])).toEqual({ a: {}, c: { b: 1 } });
+    const original = { a: 1, list: [0] };
+    expect(() => applyJsonPatch(original, [{ op: 'move', from: '/a', path: '/missing/x' }])).toThrow(/does not exist/);
+    expect(original).toEqual({ a: 1, list: [0] });
+  });
+});
+
 /** Items in a decoded strict value (each takes at least one input byte). */
 function itemCount(value: CborValue): number {
   if (Array.isArray(value)) return 1 + (value as readonly CborValue[]).reduce((n: number, v) => n + itemCount(v), 0);

@@ -234,14 +234,24 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
           if (op.path === source) continue;
           throw fail(`JSON Patch cannot move \`${source}\` into its own child \`${op.path}\``, op.path);
         }
-        // A move adds into the document as it is after the removal (RFC 6902 §4.4).
-        const target = op.op === 'move' ? jsonpatch.applyOperation(structuredClone(working), { op: 'remove', path: source }, false, true, true).newDocument : working;
-        checkAddTarget(target, path, op.path);
+        // A move's target is checked after its removal (below), against the document as it is then.
+        if (op.op === 'copy') checkAddTarget(working, path, op.path);
         break;
       }
     }
     budget.charge(working, op, growthOf(op, path, working, from, budget.tracking), op.path);
     try {
+      if (op.op === 'move') {
+        // A move adds into the document as it is after the removal (RFC 6902 §4.4). `working` is
+        // this call's own copy and is thrown away on any failure, so the removal is made in place
+        // and the target checked after it: a clone of the whole document per move let a 6 KB
+        // delta of 256 moves cost 2.6 s of CPU on a 640 KB document.
+        const value = walk(working, from as string[], op.from as string);
+        working = jsonpatch.applyOperation(working, { op: 'remove', path: op.from as string }, false, true, true).newDocument;
+        checkAddTarget(working, path, op.path);
+        working = jsonpatch.applyOperation(working, { op: 'add', path: op.path, value }, false, true, true).newDocument;
+        continue;
+      }
       const operand = { ...op, value: op.value === undefined ? undefined : structuredClone(op.value) } as jsonpatch.Operation;
       working = jsonpatch.applyOperation(working, operand, false, true, true).newDocument;
     } catch (error) {
