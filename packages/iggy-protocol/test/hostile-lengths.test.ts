@@ -12,7 +12,7 @@ beforeAll(async () => {
   await P.initChecksums();
 });
 
-const SEED = 20261203;
+const SEED = Number(process.env.FUZZ_SEED ?? 20261203);
 
 const headers = new Map([['k', headerValue.uint32(7)], ['s', headerValue.string('v')]]);
 const messages = [{ id: 1n, payload: utf8('hello'), headers, originTimestamp: 5n }, { id: 2n, payload: utf8('x'), originTimestamp: 6n }];

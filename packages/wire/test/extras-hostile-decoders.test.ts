@@ -19,7 +19,7 @@ import {
 import { validEnvelope } from './support/arbitrary.js';
 import { fixtureBytes } from './extras-support/fixtures.js';
 
-const SEED = 20261203;
+const SEED = Number(process.env.FUZZ_SEED ?? 20261203);
 
 function hex(text: string): Uint8Array {
   return Uint8Array.from((text.match(/../g) ?? []).map((b) => parseInt(b, 16)));
