@@ -137,7 +137,7 @@ export { ChunkAssembler, FINISH_REASON_GAP, FINISH_REASON_ABANDONED } from './ch
 export type { AssemblerRecord, ChunkEvent, ChunkBodyEvent, ChunkFinishedEvent, ChunkFailedEvent } from './chunks/assembler.js';
 export { reassembleChannel } from './chunks/reassemble.js';
 export type { ChannelRecord, ReassembledChannel } from './chunks/reassemble.js';
-export { applyJsonPatch, MAX_STATE_DEPTH, parseJsonPatch, parseJsonPointer } from './state/json-patch.js';
+export { applyJsonPatch, MAX_STATE_DEPTH, MAX_STATE_DOCUMENT_BYTES, parseJsonPatch, parseJsonPointer } from './state/json-patch.js';
 export type { JsonPatchOperation } from './state/json-patch.js';
 export { isJsonObject, jsonEqual, nestsDeeperThan } from './state/json-value.js';
 export type { JsonValue } from './state/json-value.js';

@@ -20,6 +20,8 @@ export const BATCH_HEADER_SIZE = 256;
 export const FRAME_HEADER_SIZE = 48;
 
 const U64 = 0xffff_ffff_ffff_ffffn;
+/** The largest base a u32 delta cannot carry past u64. */
+const U64_LESS_U32 = U64 - 0xffff_ffffn;
 
 /** The decoded batch header. */
 export interface BatchHeader {
@@ -81,10 +83,28 @@ function checksumInput(bytes: number): Uint8Array {
   return fresh;
 }
 
-/** Computes the batch checksum of a batch (header plus frames) as it currently stands. */
+/**
+ * The message count of `batch` (`messageCount`, else its header's), checked against its bytes: a
+ * batch shorter than its header, or a count its bytes cannot hold (each frame takes at least its
+ * header), is refused before anything is sized by the count.
+ */
+function checkedCount(batch: Uint8Array, view: DataView, messageCount: number | undefined): number {
+  if (batch.length < BATCH_HEADER_SIZE) throw new IggyCodecError(`message batch: need ${BATCH_HEADER_SIZE} header bytes, have ${batch.length}`, { context: { have: batch.length } });
+  const count = messageCount ?? view.getUint32(48, true);
+  if (!Number.isInteger(count) || count < 0 || count > (batch.length - BATCH_HEADER_SIZE) / FRAME_HEADER_SIZE) {
+    throw new IggyCodecError(`message batch: ${count} messages cannot fit ${batch.length - BATCH_HEADER_SIZE} bytes`, { context: { messageCount: count } });
+  }
+  return count;
+}
+
+/**
+ * Computes the batch checksum of a batch (header plus frames) as it currently stands.
+ * @throws IggyCodecError when the header or the `messageCount` frames do not fit `batch`
+ * (checked before the checksum input is allocated).
+ */
 export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): bigint {
   const view = viewOf(batch);
-  const count = messageCount ?? view.getUint32(48, true);
+  const count = checkedCount(batch, view, messageCount);
   // The scratch the writer uses: a server verifies and re-stamps every batch it admits.
   const input = checksumInput(44 + count * 8);
   input.set(batch.subarray(0, 40), 0);
@@ -92,9 +112,15 @@ export function computeBatchChecksum(batch: Uint8Array, messageCount?: number): 
   let pos = BATCH_HEADER_SIZE;
   // Eight byte moves rather than a subarray and a set per frame: a server runs this twice for
   // every batch it admits (verify, then re-stamp), and the per-frame view was most of its cost.
-  for (let i = 0, to = 44; i < count; i++, to += 8) {
-    for (let k = 0; k < 8; k++) input[to + k] = batch[pos + k] as number;
-    pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
+  // A frame that starts too near the end fails its length reads (which lie past its checksum), so
+  // the loop checks nothing itself: the DataView's RangeError is turned into the codec error.
+  try {
+    for (let i = 0, to = 44; i < count; i++, to += 8) {
+      for (let k = 0; k < 8; k++) input[to + k] = batch[pos + k] as number;
+      pos += FRAME_HEADER_SIZE + view.getUint32(pos + 32, true) + view.getUint32(pos + 36, true);
+    }
+  } catch (cause) {
+    throw new IggyCodecError(`message batch: a frame header at ${pos} runs past the batch's ${batch.length} bytes`, { cause, context: { offset: pos } });
   }
   return xxh3_64(input.subarray(0, 44 + count * 8));
 }
@@ -412,10 +438,30 @@ export function stampMessageBatch(batch: Uint8Array, stamp: BatchStamp): Uint8Ar
   return out;
 }
 
-/** Expands a stored batch record into polled messages (offset = base + delta, flat timestamp). */
+/**
+ * Expands a stored batch record into polled messages (offset = base + delta, flat timestamp).
+ * @throws IggyCodecError when a base plus a frame's delta passes u64 (offset or origin timestamp):
+ * a value no Iggy field can hold, which the consumer would otherwise try to commit.
+ */
 export function batchToPolledMessages(batch: MessageBatch): PolledMessage[] {
   const h = batch.header;
-  return batch.frames.map((f) => ({
+  const frames = batch.frames;
+  // Deltas are u32, so only a base within 2^32 of u64::MAX can overflow: the frames are walked
+  // for their largest deltas only then, and a poll pays two comparisons per batch otherwise.
+  if (h.baseOffset > U64_LESS_U32 || h.originTimestamp > U64_LESS_U32) {
+    let offsetDelta = 0;
+    let timestampDelta = 0;
+    for (const f of frames) {
+      if (f.offsetDelta > offsetDelta) offsetDelta = f.offsetDelta;
+      if (f.timestampDelta > timestampDelta) timestampDelta = f.timestampDelta;
+    }
+    if (h.baseOffset + BigInt(offsetDelta) > U64 || h.originTimestamp + BigInt(timestampDelta) > U64) {
+      throw new IggyCodecError('message batch: base offset or origin timestamp plus a frame delta passes u64', {
+        context: { baseOffset: String(h.baseOffset), offsetDelta, originTimestamp: String(h.originTimestamp), timestampDelta },
+      });
+    }
+  }
+  return frames.map((f) => ({
     offset: h.baseOffset + BigInt(f.offsetDelta),
     timestamp: h.baseTimestamp,
     originTimestamp: h.originTimestamp + BigInt(f.timestampDelta),

@@ -1,4 +1,4 @@
-import { CborFormatError, CborLimitError, CborReader, latin1, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT, MAJOR_UINT } from '../codec/reader.js';
+import { CborFormatError, CborLimitError, CborReader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT, MAJOR_UINT } from '../codec/reader.js';
 import type { CborValue } from './strict.js';
 
 /** Limits one strict decode runs under; all are checked before anything is allocated. @internal */
@@ -88,10 +88,16 @@ class StrictDecoder {
       const key = this.#item(depth + 1);
       if (typeof key === 'string') {
         if (out.has(key)) throw new CborFormatError(`duplicate map key ${JSON.stringify(key)}`);
+      } else if (typeof key !== 'object' || key === null) {
+        // Integers, floats, booleans and null compare by value, as the Map that holds them does:
+        // 1.0 written in two widths is one key (RFC 8949 does not tell widths apart), and 0.0
+        // beside -0.0 or two NaNs would fold into one entry here, so the map would lose one.
+        if (out.has(key)) throw new CborFormatError('duplicate map key');
       } else {
-        // Non-text keys are compared by their exact bytes (shortest heads make those unique).
+        // Byte strings, arrays and maps are compared by their exact bytes (shortest heads make
+        // those unique).
         rawKeys ??= new Set<string>();
-        const raw = latin1(r.buf, start, r.pos);
+        const raw = r.rawKeyOf(start, r.pos);
         if (rawKeys.has(raw)) throw new CborFormatError('duplicate map key');
         rawKeys.add(raw);
       }

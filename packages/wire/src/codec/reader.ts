@@ -21,6 +21,16 @@ export const MAX_DEPTH = 64;
  */
 export const MAX_ITEMS = 65_536;
 
+/**
+ * Bytes of map keys one decode may copy into strings to compare them by their exact bytes (every
+ * key of a skipped map, the non-text keys of read ones), per input byte. A key that is itself a
+ * map (or holds one) is copied once for every map it sits in, so without a bound a record of
+ * nested maps-as-keys around one large byte string cost its size times the nesting depth (an
+ * 8 MiB record took seconds); flat and once-nested keys fit, and no envelope, body or capsule
+ * schema has a non-text key at all.
+ */
+export const KEY_BYTES_PER_INPUT_BYTE = 2;
+
 /** How many small bigints {@link smallBigInt} hands out from its table (chunk sequences, counts). @internal */
 export const SMALL_BIGINTS = 1024;
 const smallBigInts: readonly bigint[] = Array.from({ length: SMALL_BIGINTS }, (_, i) => BigInt(i));
@@ -58,13 +68,15 @@ export class CborFormatError extends Error {}
  * the cap in the error context. @internal
  */
 export class CborLimitError extends CborFormatError {
-  /** Which limit: `items` or `depth`. */
-  readonly limit: 'items' | 'depth';
+  /** Which limit: `items`, `depth` or `key-bytes` (see {@link KEY_BYTES_PER_INPUT_BYTE}). */
+  readonly limit: 'items' | 'depth' | 'key-bytes';
   /** The cap that was crossed. */
   readonly cap: number;
 
-  constructor(limit: 'items' | 'depth', cap: number) {
-    super(limit === 'items' ? `more than ${cap} CBOR items` : `nesting deeper than ${cap}`);
+  constructor(limit: 'items' | 'depth' | 'key-bytes', cap: number) {
+    super(
+      limit === 'items' ? `more than ${cap} CBOR items` : limit === 'depth' ? `nesting deeper than ${cap}` : `more than ${cap} bytes of map keys to compare`,
+    );
     this.limit = limit;
     this.cap = cap;
   }
@@ -96,6 +108,8 @@ export class CborReader {
   itemsLeft: number;
   /** The item cap this reader started with. */
   readonly maxItems: number;
+  /** Bytes {@link CborReader.rawKeyOf} may still copy in this decode. */
+  keyBytesLeft: number;
   #view: DataView | undefined;
 
   constructor(buf: Uint8Array, pos = 0, maxItems: number = MAX_ITEMS) {
@@ -103,6 +117,7 @@ export class CborReader {
     this.pos = pos;
     this.itemsLeft = maxItems;
     this.maxItems = maxItems;
+    this.keyBytesLeft = buf.length * KEY_BYTES_PER_INPUT_BYTE;
   }
 
   /**
@@ -113,10 +128,22 @@ export class CborReader {
     this.buf = buf;
     this.pos = 0;
     this.itemsLeft = this.maxItems;
+    this.keyBytesLeft = buf.length * KEY_BYTES_PER_INPUT_BYTE;
     this.#view = undefined;
     this.bigArg = undefined;
     this.otherKey = undefined;
     this.rawKey = '';
+  }
+
+  /**
+   * The exact bytes at `start..end` of the input as a string key for a duplicate check, charged
+   * to {@link CborReader.keyBytesLeft} before the string is built.
+   */
+  rawKeyOf(start: number, end: number): string {
+    const n = end - start;
+    if (n > this.keyBytesLeft) throw new CborLimitError('key-bytes', this.buf.length * KEY_BYTES_PER_INPUT_BYTE);
+    this.keyBytesLeft -= n;
+    return latin1(this.buf, start, end);
   }
 
   get view(): DataView {
@@ -258,14 +285,20 @@ export class CborReader {
     throw new CborFormatError('simple values are not supported');
   }
 
-  /** Byte string payload of the last head (a fresh copy). */
+  /** Byte string payload of the last head (a fresh copy, always a plain Uint8Array). */
   bytesPayload(): Uint8Array {
     const n = this.arg;
     this.need(n);
     const buf = this.buf;
     const start = this.pos;
     this.pos = start + n;
-    if (n > SMALL_COPY) return buf.slice(start, start + n);
+    if (n > SMALL_COPY) {
+      // Not `buf.slice`: on a Node Buffer input that is a view sharing the caller's memory, so a
+      // decoded value would change when the caller reuses its buffer.
+      const copy = new Uint8Array(n);
+      copy.set(buf.subarray(start, start + n));
+      return copy;
+    }
     // Ids, key ids and signatures: a plain constructor plus a loop is several times cheaper than
     // `slice` (species lookup, builtin call) for a handful of bytes.
     const out = new Uint8Array(n);
@@ -306,7 +339,7 @@ export class CborReader {
     if (this.major === MAJOR_SIMPLE && this.info === 31) throw new CborFormatError('unexpected break');
     this.pos = start;
     this.skip(depth + 1);
-    this.rawKey = latin1(this.buf, start, this.pos);
+    this.rawKey = this.rawKeyOf(start, this.pos);
     return undefined;
   }
 
@@ -333,7 +366,7 @@ export class CborReader {
     if (this.major === MAJOR_SIMPLE && this.info === 31) throw new CborFormatError('unexpected break');
     this.pos = start;
     this.skip(depth + 1);
-    this.rawKey = latin1(this.buf, start, this.pos);
+    this.rawKey = this.rawKeyOf(start, this.pos);
     this.otherKey = undefined;
     return -1;
   }
@@ -444,7 +477,7 @@ export class CborReader {
         const entry = (): void => {
           const keyStart = this.pos;
           this.skip(depth + 1);
-          const key = latin1(this.buf, keyStart, this.pos);
+          const key = this.rawKeyOf(keyStart, this.pos);
           if (seen.has(key)) throw new CborFormatError('found repeat map key');
           seen.add(key);
           this.skip(depth + 1);
@@ -468,11 +501,29 @@ export class CborReader {
   }
 }
 
-/** Raw bytes as a binary string: a cheap exact key for duplicate detection. */
+/** Keys up to this many bytes are built a char at a time; longer ones a chunk at a time. */
+const LATIN1_LOOP = 64;
+/** Bytes per `String.fromCharCode` call for a long key: well under any engine's argument limit. */
+const LATIN1_CHUNK = 4096;
+
+/**
+ * Raw bytes as a binary string: a cheap exact key for duplicate detection. A long key (a
+ * megabyte byte string used as a map key, which anyone who can append a record may send) is
+ * built from flat chunks: appending a char at a time made a rope node per byte, about 32 bytes of
+ * heap and a string operation for every input byte (an 8 MiB key took a second of CPU and
+ * 200+ MB of heap before its duplicate check ran).
+ */
 export function latin1(buf: Uint8Array, start: number, end: number): string {
-  let s = '';
-  for (let i = start; i < end; i++) s += String.fromCharCode(buf[i] as number);
-  return s;
+  if (end - start <= LATIN1_LOOP) {
+    let s = '';
+    for (let i = start; i < end; i++) s += String.fromCharCode(buf[i] as number);
+    return s;
+  }
+  const parts: string[] = [];
+  for (let at = start; at < end; at += LATIN1_CHUNK) {
+    parts.push(String.fromCharCode.apply(null, buf.subarray(at, Math.min(end, at + LATIN1_CHUNK)) as unknown as number[]));
+  }
+  return parts.join('');
 }
 
 /** Wraps a format failure as the reference's `failed to decode <surface>` CodecError. @internal */

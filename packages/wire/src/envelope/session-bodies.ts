@@ -8,7 +8,6 @@ import {
   CborFormatError,
   CborReader,
   formatFailure,
-  latin1,
   MAJOR_ARRAY,
   MAJOR_BYTES,
   MAJOR_MAP,
@@ -238,7 +237,7 @@ function mapEntries(r: CborReader, surface: string, depth: number, onKey: (k: st
     }
     r.pos = start;
     r.skip(depth + 1);
-    const raw = `r${latin1(r.buf, start, r.pos)}`;
+    const raw = `r${r.rawKeyOf(start, r.pos)}`;
     if (seen.has(raw)) throw new CborFormatError('found repeat map key');
     seen.add(raw);
     r.skip(depth + 1);

@@ -1,6 +1,7 @@
 import jsonpatch from 'fast-json-patch';
 import { DEFAULT_MAX_CBOR_DEPTH } from '../cbor/strict.js';
 import { AgdxError, InvalidError } from '../errors.js';
+import { utf8Length } from '../ids/utf8.js';
 import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json-value.js';
 
 /**
@@ -9,6 +10,14 @@ import { isJsonObject, jsonEqual, nestsDeeperThan, type JsonValue } from './json
  * refused, so every document a fold reaches can be snapshotted, copied and serialized.
  */
 export const MAX_STATE_DEPTH: number = DEFAULT_MAX_CBOR_DEPTH;
+
+/**
+ * Largest compact-JSON size (UTF-8 bytes) a patch with a `copy` may leave a state document at: the
+ * size a state snapshot may hold. A `copy` is the one operation whose growth its own bytes do not
+ * pay for: a 521-byte delta of twenty `{"op":"copy","from":"","path":"/kN"}` doubled the document
+ * twenty times (7.8 MB), and a few more exhaust the heap. Checked before the copy is made.
+ */
+export const MAX_STATE_DOCUMENT_BYTES: number = 8 * 1024 * 1024;
 
 /** One RFC 6902 operation. */
 export interface JsonPatchOperation {
@@ -133,16 +142,70 @@ function copyDocument(document: JsonValue): unknown {
   }
 }
 
+/** Compact-JSON UTF-8 size of a value, as the state caps count it. */
+function jsonSize(value: unknown): number {
+  return utf8Length(JSON.stringify(value) ?? '');
+}
+
+/**
+ * What an operation may add to the document's compact-JSON size, counted generously (a member's
+ * key, quotes, colon and comma; nothing subtracted for what it replaces or removes), so the
+ * running total never falls below the document's real size.
+ */
+function growthOf(op: JsonPatchOperation, path: readonly string[], working: unknown, from: readonly string[] | undefined, tracking: boolean): number {
+  if (!tracking && op.op !== 'copy') return 0;
+  const member = path.length === 0 ? 0 : jsonSize(path[path.length - 1]) + 2;
+  switch (op.op) {
+    case 'add':
+    case 'replace':
+      return jsonSize(op.value) + member;
+    case 'copy':
+      return jsonSize(walk(working, from as string[], op.from as string)) + member;
+    case 'move':
+      return member;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Tracks the document's size through a patch from its first `copy` on (before it, every byte added
+ * came with the patch, and a patch without a copy pays no measuring): an upper bound, replaced by
+ * the measured size whenever it passes the cap, so a patch is refused only when the document
+ * really would be too large.
+ */
+class SizeBudget {
+  #size: number | undefined;
+
+  /** Whether a `copy` has started the count (growth is only worked out from then on). */
+  get tracking(): boolean {
+    return this.#size !== undefined;
+  }
+
+  /** Charges `growth` for `op`, about to be applied to `working` (InvalidError past the cap). */
+  charge(working: unknown, op: JsonPatchOperation, growth: number, pointer: string): void {
+    if (growth === 0 || (this.#size === undefined && op.op !== 'copy')) return;
+    this.#size ??= jsonSize(working);
+    if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) this.#size = jsonSize(working);
+    if (this.#size + growth > MAX_STATE_DOCUMENT_BYTES) {
+      throw fail(`JSON Patch operation at \`${pointer}\` would grow the document past ${MAX_STATE_DOCUMENT_BYTES} bytes`, pointer);
+    }
+    this.#size += growth;
+  }
+}
+
 /**
  * Applies an RFC 6902 patch atomically: the input document is never modified, and the result is
  * returned only when every operation succeeded. Every failure is an InvalidError naming the
  * path (`JSON Patch path `/a` does not exist`, `JSON Patch test failed at `/a``, ...). Paths through
  * `__proto__`, `constructor` or `prototype` are refused, and so is an operation that would nest the
- * document deeper than {@link MAX_STATE_DEPTH} levels.
+ * document deeper than {@link MAX_STATE_DEPTH} levels, or (from the patch's first `copy` on) grow
+ * it past {@link MAX_STATE_DOCUMENT_BYTES}, checked before the copy is made.
  */
 export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
   if (!Array.isArray(patch)) throw fail('a JSON Patch document must be an array');
   let working: unknown = copyDocument(document);
+  const budget = new SizeBudget();
   for (const raw of patch) {
     const { op, path, from } = readOperation(raw);
     // Before anything copies the operand (structuredClone recurses).
@@ -171,13 +234,24 @@ export function applyJsonPatch(document: JsonValue, patch: unknown): JsonValue {
           if (op.path === source) continue;
           throw fail(`JSON Patch cannot move \`${source}\` into its own child \`${op.path}\``, op.path);
         }
-        // A move adds into the document as it is after the removal (RFC 6902 §4.4).
-        const target = op.op === 'move' ? jsonpatch.applyOperation(structuredClone(working), { op: 'remove', path: source }, false, true, true).newDocument : working;
-        checkAddTarget(target, path, op.path);
+        // A move's target is checked after its removal (below), against the document as it is then.
+        if (op.op === 'copy') checkAddTarget(working, path, op.path);
         break;
       }
     }
+    budget.charge(working, op, growthOf(op, path, working, from, budget.tracking), op.path);
     try {
+      if (op.op === 'move') {
+        // A move adds into the document as it is after the removal (RFC 6902 §4.4). `working` is
+        // this call's own copy and is thrown away on any failure, so the removal is made in place
+        // and the target checked after it: a clone of the whole document per move let a 6 KB
+        // delta of 256 moves cost 2.6 s of CPU on a 640 KB document.
+        const value = walk(working, from as string[], op.from as string);
+        working = jsonpatch.applyOperation(working, { op: 'remove', path: op.from as string }, false, true, true).newDocument;
+        checkAddTarget(working, path, op.path);
+        working = jsonpatch.applyOperation(working, { op: 'add', path: op.path, value }, false, true, true).newDocument;
+        continue;
+      }
       const operand = { ...op, value: op.value === undefined ? undefined : structuredClone(op.value) } as jsonpatch.Operation;
       working = jsonpatch.applyOperation(working, operand, false, true, true).newDocument;
     } catch (error) {

@@ -3,13 +3,13 @@ import { FieldReader } from '../cbor/fields.js';
 import { encodeCbor, type CborValue } from '../cbor/strict.js';
 import { CodecError, InvalidError } from '../errors.js';
 import { cborToJson, jsonToCbor } from './json-cbor.js';
-import { parseJsonPatch, type JsonPatchOperation } from './json-patch.js';
+import { MAX_STATE_DOCUMENT_BYTES, parseJsonPatch, type JsonPatchOperation } from './json-patch.js';
 import { isJsonObject, type JsonValue } from './json-value.js';
 
 /** Most operations in one state delta. */
 export const MAX_STATE_PATCH_OPS = 256;
 /** Largest compact-JSON size of a state patch or document. */
-export const MAX_STATE_JSON_BYTES: number = 8 * 1024 * 1024;
+export const MAX_STATE_JSON_BYTES: number = MAX_STATE_DOCUMENT_BYTES;
 
 /** Status operation of a state snapshot event. */
 export const STATE_SNAPSHOT_OPERATION = 'state_snapshot';
