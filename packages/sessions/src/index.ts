@@ -32,7 +32,7 @@ export { CONSOLIDATE_SCAN_LIMIT, SessionMemory } from './memory/session-memory.j
 export type { ConsolidateOptions, ConsolidateReport, RememberOptions, Summarizer, VectorMemory, VectorMemoryOptions } from './memory/session-memory.js';
 export { DEFAULT_RECALL_LIMIT, MAX_RECALL_QUERY_LENGTH, RecallBuilder } from './memory/recall-builder.js';
 export type { MemoryItem } from './memory/recall-builder.js';
-export { MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
+export { MAX_PENDING_FEEDBACK, MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
 export {
   FEEDBACK_DOUBLING_WEIGHT,
   FEEDBACK_WEIGHT_CAP,
