@@ -3,6 +3,7 @@ import type { LogRecord, LogTransport } from '@agdx/transport';
 import { reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import type { Checkpoint } from '../checkpoint/checkpoint.js';
 import { topicTails } from '../checkpoint/checkpoint.js';
+import { ownedRecord } from './owned-record.js';
 import type { ContextMessage } from './session-turn.js';
 
 /** Raw records examined per partition by context and turn reads (seed 004 "Read limits"). */
@@ -62,16 +63,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A cheap pre-filter: false only when the conversation header plainly names another conversation. */
-function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Array): boolean {
+/** What the conversation header says before decoding: another conversation, this one, or nothing sure. */
+type Belongs = 'no' | 'yes' | 'maybe';
+
+/** A cheap pre-filter: `no` only when the conversation header plainly names another conversation. */
+function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Array): Belongs {
   const header = record.headers.get(CONVERSATION_HEADER);
-  if (header === undefined) return true;
-  if (header.kind === 'string') return sameBytes(header.value, textBytes);
+  if (header === undefined) return 'maybe';
+  if (header.kind === 'string') return sameBytes(header.value, textBytes) ? 'yes' : 'no';
   if (header.kind === 'uint128' && header.value.length === 16) {
-    for (let i = 0; i < 16; i++) if (header.value[i] !== bigEndian[15 - i]) return false;
-    return true;
+    for (let i = 0; i < 16; i++) if (header.value[i] !== bigEndian[15 - i]) return 'no';
+    return 'yes';
   }
-  return true;
+  return 'maybe';
 }
 
 /** One partition slice to read for one conversation. @internal */
@@ -110,15 +114,21 @@ export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
     const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
     for (const record of records) {
       if (clipped && record.offset >= range.end) break;
-      if (!mayBelong(record, textBytes, bigEndian)) continue;
+      const belongs = mayBelong(record, textBytes, bigEndian);
+      if (belongs === 'no') continue;
+      // A kept turn must not pin the read reply its record is a view into, so it is decoded from a
+      // copy with bytes of its own: at once when the header names this conversation, else once
+      // the decoded record turns out to be this conversation's.
+      let source = belongs === 'yes' ? ownedRecord(record) : record;
       let message;
       try {
-        message = readAgentMessage(record, address);
+        message = readAgentMessage(source, address);
       } catch (error) {
         reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
         continue;
       }
       if (!message.provenance.conversation.equals(conversation)) continue;
+      if (source === record && (source = ownedRecord(record)) !== record) message = readAgentMessage(source, address);
       // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
       const turn: ContextMessage = {
         id: message.id,
