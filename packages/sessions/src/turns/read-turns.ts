@@ -3,7 +3,7 @@ import type { LogRecord, LogTransport } from '@agdx/transport';
 import { reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import type { Checkpoint } from '../checkpoint/checkpoint.js';
 import { topicTails } from '../checkpoint/checkpoint.js';
-import { ownedRecord } from './owned-record.js';
+import { ownedRecords } from './owned-record.js';
 import type { ContextMessage } from './session-turn.js';
 
 /** Raw records examined per partition by context and turn reads (seed 004 "Read limits"). */
@@ -112,23 +112,35 @@ export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
     if (records.length === 0) break;
     // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
     const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
+    // A kept turn must not pin the read reply its record is a view into, so this conversation's
+    // records of the batch are copied out of it (into one buffer of their own) and decoded there.
+    const mine: LogRecord[] = [];
     for (const record of records) {
       if (clipped && record.offset >= range.end) break;
       const belongs = mayBelong(record, textBytes, bigEndian);
       if (belongs === 'no') continue;
-      // A kept turn must not pin the read reply its record is a view into, so it is decoded from a
-      // copy with bytes of its own: at once when the header names this conversation, else once
-      // the decoded record turns out to be this conversation's.
-      let source = belongs === 'yes' ? ownedRecord(record) : record;
+      if (belongs === 'maybe') {
+        // no header to tell: decode to learn the conversation (a record that fails is reported below)
+        let message;
+        try {
+          message = readAgentMessage(record, address);
+        } catch {
+          mine.push(record);
+          continue;
+        }
+        if (!message.provenance.conversation.equals(conversation)) continue;
+      }
+      mine.push(record);
+    }
+    for (const record of mine.length === 0 ? mine : ownedRecords(mine)) {
       let message;
       try {
-        message = readAgentMessage(source, address);
+        message = readAgentMessage(record, address);
       } catch (error) {
         reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
         continue;
       }
       if (!message.provenance.conversation.equals(conversation)) continue;
-      if (source === record && (source = ownedRecord(record)) !== record) message = readAgentMessage(source, address);
       // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
       const turn: ContextMessage = {
         id: message.id,
