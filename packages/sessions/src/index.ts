@@ -21,7 +21,8 @@ export {
 export { sessionTurnText } from './turns/session-turn.js';
 export type { ContextMessage, SessionTurn } from './turns/session-turn.js';
 export { atCheckpointBounds, CONTEXT_READ_WINDOW, readConversation, sinceCheckpointBounds, windowedBounds } from './turns/read-turns.js';
-export { MAX_CACHED_TURN_WINDOWS } from './turns/turn-window.js';
+export { MAX_CACHED_TURN_BYTES, MAX_CACHED_TURN_WINDOWS, MAX_CACHED_TURNS } from './turns/turn-window.js';
+export type { TurnWindowUsage } from './turns/turn-window.js';
 export type { PartitionBounds } from './turns/read-turns.js';
 export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
