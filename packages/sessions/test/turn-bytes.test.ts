@@ -52,4 +52,19 @@ describe('turns keep only their own bytes', () => {
     // each body lies within its own record's bytes (a memory record is a few dozen bytes around its body)
     expect([...bodies].reduce((n, b) => n + b.byteLength, 0)).toBeLessThanOrEqual(itemBytes + 20 * 128);
   });
+
+  it("a read batch made mostly of the conversation's records is kept as it is, holding at most about twice their bytes", async () => {
+    const log = new MemoryLog();
+    const laser = await clientOn(replyBufferLog(log), 1);
+    const session = sessions(laser).create('alone');
+    const headers = encodeProvenanceHeaders({ conversation: session.conversation });
+    const records = Array.from({ length: 2500 }, (_, i) => ({ headers, payload: new TextEncoder().encode(`turn ${i}`) }));
+    await log.append({ stream: 'demo', topic: AgentTopic.Commands, records, routing: { partition: 0 } });
+    const turns = (await session.turns()).map((t) => t.message);
+    expect(turns).toHaveLength(2500);
+    const own = turns.reduce((n, m) => n + ownBytes(m), 0);
+    // three read batches (1,000 records each at most): their replies, nothing else
+    expect(retainedBytes(turns)).toBeLessThanOrEqual(2 * own + 3 * 1024);
+    expect(retainedBytes(turns)).toBeGreaterThanOrEqual(own);
+  });
 });
