@@ -21,7 +21,8 @@ export {
 export { sessionTurnText } from './turns/session-turn.js';
 export type { ContextMessage, SessionTurn } from './turns/session-turn.js';
 export { atCheckpointBounds, CONTEXT_READ_WINDOW, readConversation, sinceCheckpointBounds, windowedBounds } from './turns/read-turns.js';
-export { MAX_CACHED_TURN_WINDOWS } from './turns/turn-window.js';
+export { MAX_CACHED_TURN_BYTES, MAX_CACHED_TURN_WINDOWS, MAX_CACHED_TURNS } from './turns/turn-window.js';
+export type { TurnWindowUsage } from './turns/turn-window.js';
 export type { PartitionBounds } from './turns/read-turns.js';
 export { Chain, defaultTokenEstimator, LastN, RoleFilter, TokenBudget } from './context/context-policy.js';
 export type { ContextPolicy, TokenEstimator } from './context/context-policy.js';
@@ -32,7 +33,7 @@ export { CONSOLIDATE_SCAN_LIMIT, SessionMemory } from './memory/session-memory.j
 export type { ConsolidateOptions, ConsolidateReport, RememberOptions, Summarizer, VectorMemory, VectorMemoryOptions } from './memory/session-memory.js';
 export { DEFAULT_RECALL_LIMIT, MAX_RECALL_QUERY_LENGTH, RecallBuilder } from './memory/recall-builder.js';
 export type { MemoryItem } from './memory/recall-builder.js';
-export { MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
+export { MAX_PENDING_FEEDBACK, MEMORY_INDEX_CACHE_SIZE, MEMORY_NAMESPACE_HEADER } from './memory/memory-index.js';
 export {
   FEEDBACK_DOUBLING_WEIGHT,
   FEEDBACK_WEIGHT_CAP,

@@ -1,4 +1,4 @@
-import { InvalidError } from '@agdx/wire';
+import { InvalidError, utf8Length } from '@agdx/wire';
 import {
   DEFAULT_SESSION_CONTEXT_TOKENS,
   DEFAULT_SESSION_CONTEXT_TURNS,
@@ -17,9 +17,10 @@ interface Layout {
   readonly contextTokens: number;
 }
 
+/** Names go into Iggy identifiers and headers, which hold 1 to 255 UTF-8 bytes. */
 function checkName(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 255) {
-    throw new InvalidError(`${what} must be a non-empty string of at most 255 characters`, { context: { field: what } });
+  if (typeof value !== 'string' || value.length === 0 || utf8Length(value) > 255) {
+    throw new InvalidError(`${what} must be a non-empty string of at most 255 UTF-8 bytes`, { context: { field: what } });
   }
   return value;
 }

@@ -13,7 +13,7 @@ import {
   type PartitionBounds,
 } from './turns/read-turns.js';
 import type { ContextMessage, SessionTurn } from './turns/session-turn.js';
-import { turnWindowFor } from './turns/turn-window.js';
+import { readTurnWindow } from './turns/turn-window.js';
 import type { SessionTurnKind } from './turns/turn-kind.js';
 import { SessionMemory } from './memory/session-memory.js';
 import { SessionLifecycleWriter } from './lifecycle/lifecycle-writer.js';
@@ -62,7 +62,7 @@ export class Session {
       read: (readTopics: readonly string[], bounds: PartitionBounds = windowedBounds, signal?: AbortSignal) => {
         const stream = runtime.stream();
         // the open window is kept between reads, so a repeated context read costs what the log gained
-        if (bounds === windowedBounds) return turnWindowFor(runtime, stream, conversation, readTopics).read(runtime.client.transport, signal, runtime.onError);
+        if (bounds === windowedBounds) return readTurnWindow(runtime, stream, conversation, readTopics, signal);
         return readConversation(runtime.client.transport, stream, readTopics, conversation, bounds, signal, runtime.onError);
       },
     });

@@ -19,6 +19,7 @@ import type { SessionInfo } from './reads/session-fold.js';
 import { Session } from './session.js';
 import { SessionConfig } from './session-config.js';
 import { resolveStream, type SessionsRuntime } from './sessions-runtime.js';
+import { turnWindowUsage, type TurnWindowUsage } from './turns/turn-window.js';
 
 /** Options of {@link sessions} beside the layout. */
 export interface SessionsOptions {
@@ -91,6 +92,15 @@ export class Sessions {
   open(conversation: ConversationId): Session {
     if (!(conversation instanceof ConversationId)) throw new InvalidError('open takes a ConversationId', { context: { field: 'conversation' } });
     return new Session(this.#runtime, conversation);
+  }
+
+  /**
+   * What the context and turn read windows this factory keeps hold now: conversations, turns and
+   * their payload and header bytes, within `MAX_CACHED_TURN_WINDOWS`, `MAX_CACHED_TURNS`
+   * and `MAX_CACHED_TURN_BYTES`.
+   */
+  get turnWindows(): TurnWindowUsage {
+    return turnWindowUsage(this.#runtime);
   }
 
   /** Session reads served from the log: list, get, events, state, links, sources, changes. */

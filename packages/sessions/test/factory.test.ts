@@ -131,6 +131,19 @@ describe('factory and opening', () => {
     expect(() => new Chain([{}] as never)).toThrow(InvalidError);
   });
 
+  it('TokenBudget: an estimate of Infinity never fits (the walk stops there, the newest is still kept); NaN and negatives cost nothing', async () => {
+    const { laser } = await setup();
+    const session = sessions(laser).create('estimates');
+    for (const text of ['old', 'huge', 'new', 'newest']) await session.append('response', text);
+    const estimate = (cost: number) => (m: { readonly payload: Uint8Array }) => (new TextDecoder().decode(m.payload) === 'huge' ? cost : 1);
+    expect((await session.contextWith(new TokenBudget(100, estimate(Infinity)))).map(sessionTurnText)).toEqual(['new', 'newest']);
+    expect((await session.contextWith(new TokenBudget(100, estimate(Number.NaN)))).map(sessionTurnText)).toEqual(['old', 'huge', 'new', 'newest']);
+    expect((await session.contextWith(new TokenBudget(100, estimate(-5)))).map(sessionTurnText)).toEqual(['old', 'huge', 'new', 'newest']);
+    const newestHuge = (m: { readonly payload: Uint8Array }) => (new TextDecoder().decode(m.payload) === 'newest' ? Infinity : 1);
+    expect((await session.contextWith(new TokenBudget(100, newestHuge))).map(sessionTurnText)).toEqual(['newest']);
+    expect((await session.contextWith(new TokenBudget(Infinity, estimate(Infinity)))).length).toBe(4);
+  });
+
   it('config setters validate and return new configs', () => {
     const base = new SessionConfig();
     const next = base.contextTurns(3);

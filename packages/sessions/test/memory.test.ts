@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMemoryRecord, encodeMemoryRecord, sessions, toContextBlock } from '@agdx/sessions';
-import { CodecError, encodeCbor, type CborValue } from '@agdx/wire';
+import { decodeMemoryRecord, encodeMemoryRecord, SessionConfig, sessions, toContextBlock } from '@agdx/sessions';
+import { CodecError, encodeCbor, InvalidError, type CborValue } from '@agdx/wire';
 import { setup } from './helpers.js';
 
 describe('session memory on a plain log (folded in process)', () => {
@@ -72,5 +72,20 @@ describe('session memory on a plain log (folded in process)', () => {
     const item = (t: string) => ({ text: () => t });
     expect(toContextBlock([item('x'.repeat(100))], 1)).toBe('x'.repeat(100));
     expect(toContextBlock([])).toBe('');
+  });
+
+  it('a namespace, stream or topic name over 255 UTF-8 bytes is refused when it is given, not at the first write', async () => {
+    const { laser } = await setup();
+    const session = sessions(laser).create('names');
+    const wide = 'é'.repeat(128); // 128 characters, 256 UTF-8 bytes
+    expect(() => session.memory(wide)).toThrow(InvalidError);
+    expect(() => session.memory('é'.repeat(127))).not.toThrow();
+    expect(() => new SessionConfig().memoryNamespace(wide)).toThrow(InvalidError);
+    expect(() => new SessionConfig().stream(wide)).toThrow(InvalidError);
+    expect(() => new SessionConfig().topic('instruction', wide)).toThrow(InvalidError);
+    // the longest name that fits is written and read back
+    const memory = session.memory('é'.repeat(127));
+    await memory.remember('kept');
+    expect((await memory.recall().fetch()).map((i) => i.text())).toEqual(['kept']);
   });
 });

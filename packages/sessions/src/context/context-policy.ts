@@ -53,7 +53,8 @@ export class TokenBudget implements ContextPolicy {
     let start = history.length;
     for (let i = history.length - 1; i >= 0; i--) {
       const raw = this.#estimate(history[i] as ContextMessage);
-      const cost = Number.isFinite(raw) && raw > 0 ? raw : 0;
+      // max(0, estimate): NaN and negatives cost nothing, and Infinity never fits (an estimator's "too big")
+      const cost = typeof raw === 'number' && raw > 0 ? raw : 0;
       if (used + cost > this.maxTokens && i !== history.length - 1) break;
       used += cost;
       start = i;

@@ -13,6 +13,12 @@ import { unitVector, vectorFromBytes } from './vector.js';
 export const MEMORY_NAMESPACE_HEADER = 'agdx.mem.ns';
 /** Folded memory indexes one sessions factory keeps in process (least recently used evicted first). */
 export const MEMORY_INDEX_CACHE_SIZE = 256;
+/**
+ * Feedback weights one memory fold keeps for ids that are not live items (feedback on an id never
+ * remembered, or on a named slot that was forgotten): the newest this many, so a writer appending
+ * feedback on made-up ids cannot grow the fold with the log.
+ */
+export const MAX_PENDING_FEEDBACK = 1024;
 
 // ignoreBOM: text that starts with U+FEFF is returned with it (the default decoder drops it).
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
@@ -55,6 +61,12 @@ export class MemoryIndex {
    */
   #forgotten = new PositionWindow();
   #weights = new Map<string, number>();
+  /**
+   * The ids in `#weights` that are not live items, oldest feedback first: at most
+   * {@link MAX_PENDING_FEEDBACK}, the oldest dropped with its weight. A named slot written later
+   * (or again) takes the weight it still has here.
+   */
+  #pending = new Set<string>();
   /** Live items whose summed weight is not zero: the few that a recent recall must sort. */
   #weighted = new Set<string>();
   /**
@@ -179,6 +191,11 @@ export class MemoryIndex {
     return run;
   }
 
+  /** How many feedback weights the fold holds: those of live items and at most {@link MAX_PENDING_FEEDBACK} others. */
+  get heldWeights(): number {
+    return this.#weights.size;
+  }
+
   /** How many identities the fold holds to recognise redelivered records (bounded by {@link REDELIVERY_WINDOW} per partition). */
   get heldIdentities(): { readonly writes: number; readonly forgotten: number } {
     return { writes: this.#writes.size, forgotten: this.#forgotten.size };
@@ -223,6 +240,7 @@ export class MemoryIndex {
     this.#items = new Map();
     this.#forgotten = new PositionWindow();
     this.#weights = new Map();
+    this.#pending = new Set();
     this.#weighted = new Set();
     this.#writes = new PositionWindow();
     this.#ordered = [];
@@ -260,13 +278,24 @@ export class MemoryIndex {
         // an unnamed id is never written again, so its feedback can go with it
         this.#forgotten.note(partition, offset, record.target);
         this.#weights.delete(record.target);
+        this.#pending.delete(record.target);
+      } else if (this.#weights.has(record.target)) {
+        // a named slot keeps its weight for a later write, among the bounded pending ones
+        this.#holdPending(record.target);
       }
     } else if (record.kind === 'feedback') {
       const { target } = record;
       if (this.#forgotten.has(target) && !target.startsWith(this.#namedPrefix)) return;
       const weight = this.weight(target) + record.weight;
-      this.#weights.set(target, weight);
-      if (weight !== 0 && this.#items.has(target)) this.#weighted.add(target);
+      const live = this.#items.has(target);
+      if (weight === 0) {
+        this.#weights.delete(target);
+        this.#pending.delete(target);
+      } else {
+        this.#weights.set(target, weight);
+        if (!live) this.#holdPending(target);
+      }
+      if (weight !== 0 && live) this.#weighted.add(target);
       else this.#weighted.delete(target);
     } else {
       const named = record.id.startsWith(this.#namedPrefix);
@@ -281,10 +310,21 @@ export class MemoryIndex {
         storedVector: unitOrUndefined(record.embedding === undefined ? undefined : vectorFromBytes(record.embedding)),
       };
       this.#items.set(item.id, item);
+      this.#pending.delete(item.id);
       if (this.weight(item.id) !== 0) this.#weighted.add(item.id);
       this.#ordered.push(item);
       this.#bm25?.add(item, tokenize(itemText(item)));
     }
+  }
+
+  /** Marks the weight of `id`, not a live item, as the newest pending one, dropping the oldest beyond the bound. */
+  #holdPending(id: string): void {
+    this.#pending.delete(id);
+    this.#pending.add(id);
+    if (this.#pending.size <= MAX_PENDING_FEEDBACK) return;
+    const oldest = this.#pending.values().next().value as string;
+    this.#pending.delete(oldest);
+    this.#weights.delete(oldest);
   }
 
   #drop(id: string): void {

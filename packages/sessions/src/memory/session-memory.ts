@@ -1,5 +1,5 @@
 import { AgentTopic, type MessagePosition } from '@agdx/agents';
-import { InvalidError, MintUlid, RecordId, stringHeader, type ConversationId } from '@agdx/wire';
+import { InvalidError, MintUlid, RecordId, stringHeader, utf8Length, type ConversationId } from '@agdx/wire';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { appendPlain } from '../turns/append-turn.js';
 import { SummarizerError } from './memory-errors.js';
@@ -91,7 +91,10 @@ export class SessionMemory implements RecallSource {
 
   /** @internal Built by `Session.memory`. */
   constructor(runtime: SessionsRuntime, conversation: ConversationId, namespace: string, vectors?: VectorConfig) {
-    if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 255) throw new InvalidError('memory namespace must be a non-empty string');
+    // the namespace travels in a string header, which holds 1 to 255 UTF-8 bytes
+    if (typeof namespace !== 'string' || namespace.length === 0 || utf8Length(namespace) > 255) {
+      throw new InvalidError('memory namespace must be a non-empty string of at most 255 UTF-8 bytes');
+    }
     this.#runtime = runtime;
     this.#conversation = conversation;
     this.#namespace = namespace;

@@ -3,6 +3,7 @@ import type { LogRecord, LogTransport } from '@agdx/transport';
 import { reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import type { Checkpoint } from '../checkpoint/checkpoint.js';
 import { topicTails } from '../checkpoint/checkpoint.js';
+import { ownedRecords } from './owned-record.js';
 import type { ContextMessage } from './session-turn.js';
 
 /** Raw records examined per partition by context and turn reads (seed 004 "Read limits"). */
@@ -62,16 +63,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A cheap pre-filter: false only when the conversation header plainly names another conversation. */
-function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Array): boolean {
+/** What the conversation header says before decoding: another conversation, this one, or nothing sure. */
+type Belongs = 'no' | 'yes' | 'maybe';
+
+/** A cheap pre-filter: `no` only when the conversation header plainly names another conversation. */
+function mayBelong(record: LogRecord, textBytes: Uint8Array, bigEndian: Uint8Array): Belongs {
   const header = record.headers.get(CONVERSATION_HEADER);
-  if (header === undefined) return true;
-  if (header.kind === 'string') return sameBytes(header.value, textBytes);
+  if (header === undefined) return 'maybe';
+  if (header.kind === 'string') return sameBytes(header.value, textBytes) ? 'yes' : 'no';
   if (header.kind === 'uint128' && header.value.length === 16) {
-    for (let i = 0; i < 16; i++) if (header.value[i] !== bigEndian[15 - i]) return false;
-    return true;
+    for (let i = 0; i < 16; i++) if (header.value[i] !== bigEndian[15 - i]) return 'no';
+    return 'yes';
   }
-  return true;
+  return 'maybe';
 }
 
 /** One partition slice to read for one conversation. @internal */
@@ -108,9 +112,27 @@ export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
     if (records.length === 0) break;
     // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
     const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
+    // A kept turn must not pin the read reply its record is a view into, so this conversation's
+    // records of the batch are copied out of it (into one buffer of their own) and decoded there.
+    const mine: LogRecord[] = [];
     for (const record of records) {
       if (clipped && record.offset >= range.end) break;
-      if (!mayBelong(record, textBytes, bigEndian)) continue;
+      const belongs = mayBelong(record, textBytes, bigEndian);
+      if (belongs === 'no') continue;
+      if (belongs === 'maybe') {
+        // no header to tell: decode to learn the conversation (a record that fails is reported below)
+        let message;
+        try {
+          message = readAgentMessage(record, address);
+        } catch {
+          mine.push(record);
+          continue;
+        }
+        if (!message.provenance.conversation.equals(conversation)) continue;
+      }
+      mine.push(record);
+    }
+    for (const record of mine.length === 0 ? mine : ownedRecords(mine)) {
       let message;
       try {
         message = readAgentMessage(record, address);

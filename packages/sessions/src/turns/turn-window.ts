@@ -7,6 +7,14 @@ import type { ContextMessage } from './session-turn.js';
 
 /** Conversations whose read windows one sessions factory keeps (least recently used dropped first). */
 export const MAX_CACHED_TURN_WINDOWS = 64;
+/**
+ * Turns the kept read windows of one sessions factory hold together (each costs about 700 bytes
+ * of heap besides its bytes): past it the least recently read windows are dropped, and a window
+ * that alone holds more is not kept. 64 windows of six topics could otherwise hold 3,840,000.
+ */
+export const MAX_CACHED_TURNS = 100_000;
+/** Payload and header bytes the kept read windows of one sessions factory hold together (64 MiB), dropped like {@link MAX_CACHED_TURNS}. */
+export const MAX_CACHED_TURN_BYTES: number = 64 * 1024 * 1024;
 
 const WINDOW = BigInt(CONTEXT_READ_WINDOW);
 
@@ -19,6 +27,8 @@ interface PartitionWindow {
   /** The conversation's turns read so far, in offset order; those from `head` on are still in the window. */
   found: Keyed[];
   head: number;
+  /** Payload and header value bytes of every entry of `found`, those before `head` included. */
+  bytes: number;
 }
 
 /** What a read found on one partition, applied to the window only once every partition was read. */
@@ -63,6 +73,19 @@ export class TurnWindow {
     this.#conversation = conversation;
     this.#topics = [...topics];
     this.#keys = conversationKeys(conversation);
+  }
+
+  /** The turns this window holds, those the window slid past but not yet released included, and their bytes. */
+  get held(): { readonly turns: number; readonly bytes: number } {
+    let turns = 0;
+    let bytes = 0;
+    for (const partitions of this.#partitions.values()) {
+      for (const w of partitions.values()) {
+        turns += w.found.length;
+        bytes += w.bytes;
+      }
+    }
+    return { turns, bytes };
   }
 
   /** The conversation's turns within the window, in read order (broker time, topic, partition, offset). */
@@ -147,12 +170,23 @@ export class TurnWindow {
   }
 }
 
+/** The bytes a kept turn holds: its payload and header values. */
+function turnBytes(k: Keyed): number {
+  let n = k.message.payload.byteLength;
+  for (const header of k.message.headers.values()) n += header.value.byteLength;
+  return n;
+}
+
 function apply(update: PartitionUpdate): PartitionWindow {
-  const w: PartitionWindow = update.kept ?? { createdAtMicros: update.createdAtMicros, next: 0n, found: [], head: 0 };
-  for (const k of update.fresh) w.found.push(k);
+  const w: PartitionWindow = update.kept ?? { createdAtMicros: update.createdAtMicros, next: 0n, found: [], head: 0, bytes: 0 };
+  for (const k of update.fresh) {
+    w.found.push(k);
+    w.bytes += turnBytes(k);
+  }
   while (w.head < w.found.length && (w.found[w.head] as Keyed).message.id.offset < update.from) w.head++;
   // turns that left the window are skipped by `head`; once they are the majority the list is rebuilt
   if (w.head > 1024 && w.head * 2 > w.found.length) {
+    for (let i = 0; i < w.head; i++) w.bytes -= turnBytes(w.found[i] as Keyed);
     w.found = w.found.slice(w.head);
     w.head = 0;
   }
@@ -162,11 +196,43 @@ function apply(update: PartitionUpdate): PartitionWindow {
 
 const caches = new WeakMap<SessionsRuntime, Map<string, TurnWindow>>();
 
+/** What the kept read windows of one sessions factory hold. */
+export interface TurnWindowUsage {
+  /** Conversations (and topic lists) with a kept window: at most {@link MAX_CACHED_TURN_WINDOWS}. */
+  readonly windows: number;
+  /** Turns held: at most {@link MAX_CACHED_TURNS}. */
+  readonly turns: number;
+  /** Their payload and header bytes: at most {@link MAX_CACHED_TURN_BYTES}. */
+  readonly bytes: number;
+}
+
+/** What the kept windows of `runtime` hold now. */
+export function turnWindowUsage(runtime: SessionsRuntime): TurnWindowUsage {
+  let turns = 0;
+  let bytes = 0;
+  const cache = caches.get(runtime);
+  for (const window of cache?.values() ?? []) {
+    const held = window.held;
+    turns += held.turns;
+    bytes += held.bytes;
+  }
+  return { windows: cache?.size ?? 0, turns, bytes };
+}
+
 /**
- * The kept read window of `conversation` on `topics` for this sessions factory, shared by every
- * session handle on it, so that each context or turn read continues where the last one stopped.
+ * Reads the open window of `conversation` on `topics`, kept between reads for this sessions
+ * factory and shared by every session handle on it, so that each context or turn read continues
+ * where the last one stopped. After the read the kept windows are brought back within
+ * {@link MAX_CACHED_TURNS} and {@link MAX_CACHED_TURN_BYTES}: the least recently read go first,
+ * and this one is not kept when it alone is over (its next read reads the whole window again).
  */
-export function turnWindowFor(runtime: SessionsRuntime, stream: string, conversation: ConversationId, topics: readonly string[]): TurnWindow {
+export async function readTurnWindow(
+  runtime: SessionsRuntime,
+  stream: string,
+  conversation: ConversationId,
+  topics: readonly string[],
+  signal?: AbortSignal,
+): Promise<ContextMessage[]> {
   let cache = caches.get(runtime);
   if (cache === undefined) caches.set(runtime, (cache = new Map()));
   const key = `${stream}\u0000${conversation.toString()}\u0000${topics.join('\u0000')}`;
@@ -179,5 +245,31 @@ export function turnWindowFor(runtime: SessionsRuntime, stream: string, conversa
     if (cache.size >= MAX_CACHED_TURN_WINDOWS) cache.delete(cache.keys().next().value as string);
   }
   cache.set(key, window);
-  return window;
+  const turns = await window.read(runtime.client.transport, signal, runtime.onError);
+  withinBudget(cache, key, window);
+  return turns;
+}
+
+/**
+ * Drops windows until the kept ones fit the budget: `current` first when it alone is over (the
+ * others fitted before this read), else the least recently used others.
+ */
+function withinBudget(cache: Map<string, TurnWindow>, key: string, current: TurnWindow): void {
+  const own = current.held;
+  if ((own.turns > MAX_CACHED_TURNS || own.bytes > MAX_CACHED_TURN_BYTES) && cache.get(key) === current) cache.delete(key);
+  let turns = 0;
+  let bytes = 0;
+  for (const window of cache.values()) {
+    const held = window.held;
+    turns += held.turns;
+    bytes += held.bytes;
+  }
+  for (const [k, window] of cache) {
+    if (turns <= MAX_CACHED_TURNS && bytes <= MAX_CACHED_TURN_BYTES) return;
+    if (window === current) continue;
+    const held = window.held;
+    cache.delete(k);
+    turns -= held.turns;
+    bytes -= held.bytes;
+  }
 }
