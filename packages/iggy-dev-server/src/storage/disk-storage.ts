@@ -26,6 +26,7 @@ import {
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -40,6 +41,7 @@ import type { MetadataSnapshot } from './metadata.js';
 import type { UsersSnapshot } from './users.js';
 import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
 import type { OpenedPartition, Storage } from './storage.js';
+import type { RecoveryNotice } from './recovery-notice.js';
 
 /** When appended data is synced to the disk. */
 export type FsyncPolicy = 'always' | 'interval' | 'never';
@@ -61,6 +63,8 @@ export interface DiskStorageOptions {
    * nobody waits for those syncs, so this is the only place their failure shows.
    */
   readonly onError?: (error: DevServerError) => void;
+  /** Called, while the folder is opened, for each partition whose torn tail recovery cut. */
+  readonly onRecovery?: (notice: RecoveryNotice) => void;
 }
 
 const METADATA = 'metadata.json';
@@ -97,6 +101,17 @@ function lockFolder(dir: string): string {
     }
   }
   throw new DevServerError('storage', `cannot lock the data folder ${dir}`);
+}
+
+/** The format version of `metadata.json` and `users.json` this server reads and writes. */
+const FORMAT_VERSION = 1;
+
+/** A `storage` DevServerError for a file of another format version, naming both versions. */
+function refuseOtherFormat(file: string, parsed: unknown): void {
+  const version = typeof parsed === 'object' && parsed !== null ? (parsed as { version?: unknown }).version : undefined;
+  if (version === FORMAT_VERSION) return;
+  const found = typeof version === 'number' ? `version ${version}` : 'no format version';
+  throw new DevServerError('storage', `${file} has ${found}; this server reads version ${FORMAT_VERSION} (written by ${typeof version === 'number' && version > FORMAT_VERSION ? 'a newer' : 'another'} server?), so it does not start`);
 }
 
 function segmentName(base: bigint): string {
@@ -270,6 +285,40 @@ class SegmentWriter implements PartitionWriter {
   }
 }
 
+/**
+ * The newest recovered batches that keep their bytes, within a byte budget; older ones drop
+ * theirs (their frame tables are built already, so a partial poll of them needs no read).
+ */
+class RecordWindow {
+  readonly #budget: number;
+  readonly #batches: StoredBatch[] = [];
+  #head = 0;
+  #bytes = 0;
+
+  constructor(budget: number) {
+    this.#budget = budget;
+  }
+
+  add(b: StoredBatch): void {
+    this.#batches.push(b);
+    this.#bytes += b.length;
+    // The newest batch always keeps its bytes, as the partition's own cache does.
+    while (this.#bytes > this.#budget && this.#head < this.#batches.length - 1) {
+      const old = this.#batches[this.#head++] as StoredBatch;
+      this.#bytes -= old.length;
+      old.bytes = undefined;
+    }
+  }
+
+  /** Copies the bytes still held out of the segment contents they view. */
+  detach(): void {
+    for (let i = this.#head; i < this.#batches.length; i++) {
+      const b = this.#batches[i] as StoredBatch;
+      if (b.bytes !== undefined) b.bytes = b.bytes.slice();
+    }
+  }
+}
+
 /** Storage in a data folder, with crash recovery on open. */
 export class DiskStorage implements Storage {
   readonly kind: 'disk' = 'disk';
@@ -284,10 +333,12 @@ export class DiskStorage implements Storage {
   #timer: ReturnType<typeof setInterval> | undefined;
   #lock: string | undefined;
   readonly #onError: (error: DevServerError) => void;
+  readonly #onRecovery: (notice: RecoveryNotice) => void;
 
   constructor(options: DiskStorageOptions) {
     this.#dir = options.dir;
     this.#onError = options.onError ?? (() => undefined);
+    this.#onRecovery = options.onRecovery ?? (() => undefined);
     this.fsync = options.fsync ?? 'always';
     this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
     this.cacheBytesPerPartition = options.cacheBytesPerPartition ?? 16 * 1024 * 1024;
@@ -317,9 +368,17 @@ export class DiskStorage implements Storage {
   loadMetadata(): MetadataSnapshot | undefined {
     const file = join(this.#dir, METADATA);
     if (!existsSync(file)) return undefined;
+    let parsed: MetadataSnapshot;
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as MetadataSnapshot;
-      if (parsed.version !== 1 || !Array.isArray(parsed.streams)) throw new Error('unknown metadata version');
+      parsed = JSON.parse(readFileSync(file, 'utf8')) as MetadataSnapshot;
+    } catch (cause) {
+      throw new DevServerError('storage', `cannot read ${file}`, { cause });
+    }
+    // A newer format is refused before anything is opened: recovery would take its segments for
+    // torn tails and cut them, and the next metadata write would drop what this version cannot read.
+    refuseOtherFormat(file, parsed);
+    try {
+      if (!Array.isArray(parsed.streams)) throw new Error('no streams list');
       for (const s of parsed.streams) for (const t of s.topics) decodeOptions(Buffer.from(t.options, 'base64'));
       return parsed;
     } catch (cause) {
@@ -334,11 +393,14 @@ export class DiskStorage implements Storage {
   loadUsers(): UsersSnapshot | undefined {
     const file = join(this.#dir, USERS);
     if (!existsSync(file)) return undefined;
+    let parsed: UsersSnapshot;
     try {
-      return JSON.parse(readFileSync(file, 'utf8')) as UsersSnapshot;
+      parsed = JSON.parse(readFileSync(file, 'utf8')) as UsersSnapshot;
     } catch (cause) {
       throw new DevServerError('storage', `cannot read ${file}`, { cause });
     }
+    refuseOtherFormat(file, parsed);
+    return parsed;
   }
 
   saveUsers(snapshot: UsersSnapshot): void {
@@ -393,15 +455,22 @@ export class DiskStorage implements Storage {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const batches: StoredBatch[] = [];
     const located: Array<{ batch: StoredBatch; base: bigint; position: number }> = [];
+    // Batches still holding bytes (views into their segment's contents), oldest first: only the
+    // newest cacheBytesPerPartition stay, so opening a large partition never holds it all.
+    const hot = new RecordWindow(this.cacheBytesPerPartition);
     let expected: bigint | undefined;
     let lastBase = 0n;
     let lastSize = 0;
-    let broken = false;
+    let cut: { segment: string; keptBytes: number; droppedBytes: number } | undefined;
+    const removed: string[] = [];
+    let removedBytes = 0;
     for (const base of segments) {
       const logPath = join(dir, `${segmentName(base)}.log`);
       const indexPath = join(dir, `${segmentName(base)}.index`);
-      if (broken) {
+      if (cut !== undefined) {
         // Everything after a torn record was never acknowledged.
+        removedBytes += statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
+        removed.push(`${segmentName(base)}.log`);
         rmSync(logPath, { force: true });
         rmSync(indexPath, { force: true });
         continue;
@@ -421,13 +490,14 @@ export class DiskStorage implements Storage {
         } finally {
           closeSync(fd);
         }
-        broken = true;
+        cut = { segment: `${segmentName(base)}.log`, keptBytes: scan.validLength, droppedBytes: file.length - scan.validLength };
       }
       const index = new Uint8Array(scan.records.length * 16);
       const view = new DataView(index.buffer);
       scan.records.forEach((r, i) => {
-        const b = storedBatchOf(r.batch.slice());
+        const b = storedBatchOf(r.batch);
         batches.push(b);
+        hot.add(b);
         located.push({ batch: b, base, position: r.position });
         view.setUint32(i * 16, Number(b.baseOffset - base), true);
         view.setUint32(i * 16 + 4, r.position, true);
@@ -438,10 +508,19 @@ export class DiskStorage implements Storage {
       lastBase = base;
       lastSize = scan.validLength;
     }
+    // The batches kept in memory get bytes of their own, so no segment's contents stay behind them.
+    hot.detach();
     const kept = segments.filter((b) => b <= lastBase);
     const writer = new SegmentWriter(dir, this, kept.length === 0 ? 0n : lastBase, lastSize, kept.slice(0, -1));
     this.#writers.set(key, writer);
     for (const l of located) l.batch.load = writer.loader(l.base, l.position, l.batch.length);
+    if (cut !== undefined) {
+      try {
+        this.#onRecovery({ streamId, topicId, partitionId, ...cut, removedSegments: removed, removedBytes, nextOffset: expected ?? lastBase });
+      } catch {
+        // A failing reporter must not stop the start.
+      }
+    }
     return { writer, batches, startOffset: kept.length === 0 ? 0n : lastBase };
   }
 
