@@ -103,6 +103,12 @@ function lockFolder(dir: string): string {
   throw new DevServerError('storage', `cannot lock the data folder ${dir}`);
 }
 
+/**
+ * Partitions whose segment files stay open for appending at once (two descriptors each); the
+ * least recently appended closes its files past this, and opens them again at its next append.
+ */
+const MAX_OPEN_PARTITIONS = 256;
+
 /** The format version of `metadata.json` and `users.json` this server reads and writes. */
 const FORMAT_VERSION = 1;
 
@@ -123,6 +129,13 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
+/**
+ * Appends to one partition's segments. Its two append descriptors (log and index) are opened at
+ * the first append, not when the partition is made, and the storage closes those of the least
+ * recently appended partitions past {@link MAX_OPEN_PARTITIONS}; a cold read opens its segment
+ * for that read only. So the descriptors a server holds do not grow with the partitions and
+ * segments a client makes.
+ */
 class SegmentWriter implements PartitionWriter {
   readonly #dir: string;
   readonly #storage: DiskStorage;
@@ -130,12 +143,11 @@ class SegmentWriter implements PartitionWriter {
   #index = -1;
   #base = 0n;
   #size = 0;
+  #indexSize = 0;
   dirty = false;
 
   /** Bases of the sealed segments, ascending (the active one is `#base`). */
   readonly #sealed: bigint[];
-  /** Read-only descriptors per segment base, opened on the first read. */
-  readonly #readers = new Map<bigint, number>();
 
   get cacheBytes(): number {
     return this.#storage.cacheBytesPerPartition;
@@ -144,19 +156,19 @@ class SegmentWriter implements PartitionWriter {
   /** Reads `length` bytes at `position` of segment `base`. */
   read(base: bigint, position: number, length: number): Uint8Array {
     try {
-      let fd = this.#readers.get(base);
-      if (fd === undefined) {
-        fd = openSync(join(this.#dir, `${segmentName(base)}.log`), 'r');
-        this.#readers.set(base, fd);
+      const fd = openSync(join(this.#dir, `${segmentName(base)}.log`), 'r');
+      try {
+        const out = new Uint8Array(length);
+        let done = 0;
+        while (done < length) {
+          const n = readSync(fd, out, done, length - done, position + done);
+          if (n === 0) throw new Error('unexpected end of segment');
+          done += n;
+        }
+        return out;
+      } finally {
+        closeSync(fd);
       }
-      const out = new Uint8Array(length);
-      let done = 0;
-      while (done < length) {
-        const n = readSync(fd, out, done, length - done, position + done);
-        if (n === 0) throw new Error('unexpected end of segment');
-        done += n;
-      }
-      return out;
     } catch (cause) {
       throw new IggyError(1, `cannot read segment ${segmentName(base)} of ${this.#dir}`, { cause });
     }
@@ -167,17 +179,12 @@ class SegmentWriter implements PartitionWriter {
     return () => this.read(base, position + RECORD_HEADER_SIZE, length);
   }
 
-  #closeReader(base: bigint): void {
-    const fd = this.#readers.get(base);
-    if (fd !== undefined) closeSync(fd);
-    this.#readers.delete(base);
-  }
-
   constructor(dir: string, storage: DiskStorage, base: bigint, size: number, sealed: readonly bigint[]) {
     this.#dir = dir;
     this.#storage = storage;
     this.#sealed = [...sealed];
-    this.#open(base, size);
+    this.#base = base;
+    this.#size = size;
   }
 
   sealedSegmentsEnd(count: number): bigint | undefined {
@@ -196,27 +203,35 @@ class SegmentWriter implements PartitionWriter {
       const next = this.#sealed[1] ?? this.#base;
       if (next > offset) break;
       const base = this.#sealed.shift() as bigint;
-      this.#closeReader(base);
       rmSync(join(this.#dir, `${segmentName(base)}.log`), { force: true });
       rmSync(join(this.#dir, `${segmentName(base)}.index`), { force: true });
     }
   }
 
-  #indexSize = 0;
-
-  #open(base: bigint, size: number): void {
-    this.#base = base;
-    this.#size = size;
-    this.#log = openSync(join(this.#dir, `${segmentName(base)}.log`), 'a');
-    this.#index = openSync(join(this.#dir, `${segmentName(base)}.index`), 'a');
-    this.#indexSize = fstatSync(this.#index).size;
+  /** Opens the active segment's files for appending, unless they are open. */
+  #ensureOpen(): void {
+    if (this.#log < 0) {
+      const log = openSync(join(this.#dir, `${segmentName(this.#base)}.log`), 'a');
+      let index: number;
+      try {
+        index = openSync(join(this.#dir, `${segmentName(this.#base)}.index`), 'a');
+        this.#indexSize = fstatSync(index).size;
+      } catch (error) {
+        closeSync(log);
+        throw error;
+      }
+      this.#log = log;
+      this.#index = index;
+    }
+    this.#storage.appending(this);
   }
 
   append(batch: StoredBatch): void {
     if (this.#size >= this.#storage.segmentBytes) {
-      this.#closeAppend();
+      this.closeAppend();
       this.#sealed.push(this.#base);
-      this.#open(batch.baseOffset, 0);
+      this.#base = batch.baseOffset;
+      this.#size = 0;
     }
     const bytes = bytesOf(batch);
     const header = recordHeader(bytes);
@@ -229,6 +244,7 @@ class SegmentWriter implements PartitionWriter {
     view.setUint32(4, this.#size, true);
     view.setBigUint64(8, batch.timestamp, true);
     try {
+      this.#ensureOpen();
       writeAll(this.#log, record);
       writeAll(this.#index, entry);
       if (this.#storage.fsync === 'always') fdatasyncSync(this.#log);
@@ -250,9 +266,19 @@ class SegmentWriter implements PartitionWriter {
   }
 
   sync(): void {
-    if (!this.dirty || this.#log < 0) return;
-    // Clean only after the sync succeeded: a failed one is retried on the next tick.
-    fdatasyncSync(this.#log);
+    if (!this.dirty) return;
+    // Clean only after the sync succeeded: a failed one is retried on the next tick. Files
+    // closed meanwhile (for another partition's appends) are synced through a new descriptor,
+    // which flushes the file's dirty pages all the same.
+    if (this.#log >= 0) fdatasyncSync(this.#log);
+    else {
+      const fd = openSync(join(this.#dir, `${segmentName(this.#base)}.log`), 'r');
+      try {
+        fdatasyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
     this.dirty = false;
   }
 
@@ -265,23 +291,32 @@ class SegmentWriter implements PartitionWriter {
     this.close();
     for (const f of readdirSync(this.#dir)) rmSync(join(this.#dir, f), { force: true });
     this.#sealed.length = 0;
-    this.#open(0n, 0);
+    this.#base = 0n;
+    this.#size = 0;
   }
 
   close(): void {
-    for (const base of [...this.#readers.keys()]) this.#closeReader(base);
-    this.#closeAppend();
+    this.closeAppend();
   }
 
-  #closeAppend(): void {
-    if (this.#log >= 0) {
-      if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(this.#log);
-      closeSync(this.#log);
-      closeSync(this.#index);
-    }
+  /**
+   * Syncs (unless fsync is `never`) and closes the append descriptors. They are closed even when
+   * the sync fails; the segment then stays dirty, so the next periodic sync or close retries it.
+   */
+  closeAppend(): void {
+    this.#storage.released(this);
+    if (this.#log < 0) return;
+    const log = this.#log;
+    const index = this.#index;
     this.#log = -1;
     this.#index = -1;
-    this.dirty = false;
+    try {
+      if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(log);
+      this.dirty = false;
+    } finally {
+      closeSync(log);
+      closeSync(index);
+    }
   }
 }
 
@@ -330,6 +365,8 @@ export class DiskStorage implements Storage {
   readonly cacheBytesPerPartition: number;
   readonly #dir: string;
   readonly #writers = new Map<string, SegmentWriter>();
+  /** Writers with open append descriptors, least recently appended first. */
+  readonly #appending = new Set<SegmentWriter>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #lock: string | undefined;
   readonly #onError: (error: DevServerError) => void;
@@ -363,6 +400,29 @@ export class DiskStorage implements Storage {
         this.#onError(new DevServerError('storage', `periodic fsync of ${w.dir} failed`, { cause }));
       }
     }
+  }
+
+  /**
+   * A writer appends: it becomes the most recent, and past {@link MAX_OPEN_PARTITIONS} the least
+   * recently appended one closes its files (a failed sync on the way is reported, not thrown at
+   * the append that made room: that segment stays dirty and is synced again later).
+   */
+  appending(w: SegmentWriter): void {
+    this.#appending.delete(w);
+    this.#appending.add(w);
+    while (this.#appending.size > MAX_OPEN_PARTITIONS) {
+      const oldest = this.#appending.values().next().value as SegmentWriter;
+      try {
+        oldest.closeAppend();
+      } catch (cause) {
+        this.#onError(new DevServerError('storage', `fsync of ${oldest.dir} failed while closing its files`, { cause }));
+      }
+    }
+  }
+
+  /** A writer closed its append descriptors. */
+  released(w: SegmentWriter): void {
+    this.#appending.delete(w);
   }
 
   loadMetadata(): MetadataSnapshot | undefined {
