@@ -227,12 +227,7 @@ class SegmentWriter implements PartitionWriter {
   }
 
   append(batch: StoredBatch): void {
-    if (this.#size >= this.#storage.segmentBytes) {
-      this.closeAppend();
-      this.#sealed.push(this.#base);
-      this.#base = batch.baseOffset;
-      this.#size = 0;
-    }
+    if (this.#size >= this.#storage.segmentBytes) this.#roll(batch.baseOffset);
     const bytes = bytesOf(batch);
     const header = recordHeader(bytes);
     const record = new Uint8Array(RECORD_HEADER_SIZE + bytes.length);
@@ -263,6 +258,20 @@ class SegmentWriter implements PartitionWriter {
     this.#size += record.length;
     this.#indexSize += entry.length;
     if (this.#storage.fsync !== 'always') this.dirty = true;
+  }
+
+  /** Seals the full active segment (synced first; a failure refuses the append) and starts one at `base`. */
+  #roll(base: bigint): void {
+    try {
+      this.#flushPending();
+    } catch (cause) {
+      throw new IggyError(1, `cannot sync the full segment of ${this.#dir}`, { cause });
+    }
+    this.closeAppend();
+    this.#sealed.push(this.#base);
+    this.#base = base;
+    this.#size = 0;
+    this.#indexSize = 0;
   }
 
   sync(): void {
@@ -296,12 +305,25 @@ class SegmentWriter implements PartitionWriter {
   }
 
   close(): void {
-    this.closeAppend();
+    try {
+      this.#flushPending();
+    } finally {
+      this.closeAppend();
+    }
+  }
+
+  /** Syncs what was appended and not yet synced (unless fsync is `never`), open or not. */
+  #flushPending(): void {
+    if (!this.dirty) return;
+    if (this.#storage.fsync === 'never') this.dirty = false;
+    else this.sync();
   }
 
   /**
-   * Syncs (unless fsync is `never`) and closes the append descriptors. They are closed even when
-   * the sync fails; the segment then stays dirty, so the next periodic sync or close retries it.
+   * Closes the append descriptors, without a sync: a roll and a close sync first
+   * (`#flushPending`), and a partition closed to make room for another keeps its dirty mark for
+   * the next periodic sync, which opens the file again, so making room never puts an fdatasync
+   * on another partition's append.
    */
   closeAppend(): void {
     this.#storage.released(this);
@@ -311,10 +333,8 @@ class SegmentWriter implements PartitionWriter {
     this.#log = -1;
     this.#index = -1;
     try {
-      if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(log);
-      this.dirty = false;
-    } finally {
       closeSync(log);
+    } finally {
       closeSync(index);
     }
   }
@@ -404,8 +424,8 @@ export class DiskStorage implements Storage {
 
   /**
    * A writer appends: it becomes the most recent, and past {@link MAX_OPEN_PARTITIONS} the least
-   * recently appended one closes its files (a failed sync on the way is reported, not thrown at
-   * the append that made room: that segment stays dirty and is synced again later).
+   * recently appended one closes its files (without a sync: a dirty one is synced by the next
+   * periodic sync, or at close).
    */
   appending(w: SegmentWriter): void {
     this.#appending.delete(w);
@@ -415,7 +435,7 @@ export class DiskStorage implements Storage {
       try {
         oldest.closeAppend();
       } catch (cause) {
-        this.#onError(new DevServerError('storage', `fsync of ${oldest.dir} failed while closing its files`, { cause }));
+        this.#onError(new DevServerError('storage', `cannot close the segment files of ${oldest.dir}`, { cause }));
       }
     }
   }
