@@ -112,6 +112,8 @@ export class DiskStorage implements Storage, SegmentHost {
   readonly #writers = new Map<string, SegmentWriter>();
   /** Writers with open append descriptors, least recently appended first. */
   readonly #appending = new Set<SegmentWriter>();
+  /** The last writer moved to the end of `#appending`. */
+  #newest: SegmentWriter | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #lock: string | undefined;
   readonly #onError: (error: DevServerError) => void;
@@ -153,6 +155,9 @@ export class DiskStorage implements Storage, SegmentHost {
    * periodic sync, or at close).
    */
   appending(w: SegmentWriter): void {
+    // Appends to one partition in a row are the common case: nothing to reorder.
+    if (this.#newest === w) return;
+    this.#newest = w;
     this.#appending.delete(w);
     this.#appending.add(w);
     while (this.#appending.size > MAX_OPEN_PARTITIONS) {
@@ -167,6 +172,7 @@ export class DiskStorage implements Storage, SegmentHost {
 
   /** A writer closed its append descriptors. */
   released(w: SegmentWriter): void {
+    if (this.#newest === w) this.#newest = undefined;
     this.#appending.delete(w);
   }
 

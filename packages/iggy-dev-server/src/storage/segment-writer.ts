@@ -18,8 +18,10 @@ export type FsyncPolicy = 'always' | 'interval' | 'never';
 /**
  * Partitions whose segment files stay open for appending at once (two descriptors each); the
  * least recently appended closes its files past this, and opens them again at its next append.
+ * Large enough for balanced sends over a topic of 1000 partitions (the per-topic maximum) to
+ * never reopen a file: reopening costs about 15 times the append itself.
  */
-export const MAX_OPEN_PARTITIONS = 256;
+export const MAX_OPEN_PARTITIONS = 1024;
 
 /** What a segment writer needs of its storage. */
 export interface SegmentHost {
