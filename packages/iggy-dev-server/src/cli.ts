@@ -7,6 +7,8 @@ import type { CliCommand } from './cli-args.js';
 import { clusterStatus, runControlLine } from './cluster/control.js';
 import { startDevCluster } from './cluster/dev-cluster.js';
 import { startDevServer } from './dev-server.js';
+import type { RecoveryNotice } from './storage/recovery-notice.js';
+import { describeRecovery } from './storage/recovery-notice.js';
 
 function reportInternalError(error: unknown): void {
   process.stderr.write(`agdx-iggy-dev: internal error (connection dropped): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -14,6 +16,10 @@ function reportInternalError(error: unknown): void {
 
 function reportStorageError(error: Error & { cause?: unknown }): void {
   process.stderr.write(`agdx-iggy-dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}\n`);
+}
+
+function reportRecovery(notice: RecoveryNotice): void {
+  process.stderr.write(`agdx-iggy-dev: ${describeRecovery(notice)}\n`);
 }
 
 function stopped(): Promise<void> {
@@ -28,7 +34,7 @@ function stopped(): Promise<void> {
 async function runCluster(command: Extract<CliCommand, { kind: 'start' }>, nodes: number): Promise<number> {
   let cluster;
   try {
-    cluster = await startDevCluster({ ...command.options, nodes, onInternalError: reportInternalError, onStorageError: reportStorageError });
+    cluster = await startDevCluster({ ...command.options, nodes, onInternalError: reportInternalError, onStorageError: reportStorageError, onRecovery: reportRecovery });
   } catch (error) {
     process.stderr.write(`agdx-iggy-dev: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -69,6 +75,7 @@ async function main(): Promise<number> {
       ...command.options,
       onInternalError: reportInternalError,
       onStorageError: reportStorageError,
+      onRecovery: reportRecovery,
     });
   } catch (error) {
     process.stderr.write(`agdx-iggy-dev: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -89,7 +89,7 @@ export async function openSharedState(o: ResolvedOptions): Promise<SharedNodeSta
   const storage: Storage =
     o.data === undefined
       ? new MemoryStorage()
-      : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition, onError: onStorageError });
+      : new DiskStorage({ dir: o.data, fsync: o.fsync, fsyncIntervalMs: o.fsyncIntervalMs, segmentBytes: o.segmentBytes, cacheBytesPerPartition: o.cacheBytesPerPartition, onError: onStorageError, onRecovery: o.onRecovery });
   const clock = new ServerClock();
   let broker: Broker;
   try {

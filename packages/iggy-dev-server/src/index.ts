@@ -11,6 +11,8 @@ export type { BatchHashing, DevServerOptions } from './options.js';
 export type { DevCluster, DevClusterNode, DevClusterOptions } from './cluster/dev-cluster.js';
 export { startDevCluster } from './cluster/dev-cluster.js';
 export type { FsyncPolicy } from './storage/disk-storage.js';
+export type { RecoveryNotice } from './storage/recovery-notice.js';
+export { describeRecovery } from './storage/recovery-notice.js';
 export type { DevServerErrorKind } from './errors.js';
 export { DevServerError } from './errors.js';
 export type { LimitFlag, LimitOption } from './limit-flags.js';

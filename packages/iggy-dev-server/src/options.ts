@@ -2,6 +2,7 @@
 
 import { DevServerError } from './errors.js';
 import type { FsyncPolicy } from './storage/disk-storage.js';
+import type { RecoveryNotice } from './storage/recovery-notice.js';
 
 /** Options of {@link startDevServer}. Every field is optional. */
 export interface DevServerOptions {
@@ -95,6 +96,12 @@ export interface DevServerOptions {
    * Default: ignore.
    */
   readonly onStorageError?: ((error: DevServerError) => void) | undefined;
+  /**
+   * With `data`: called while the folder is opened, once per partition whose torn tail recovery
+   * cut (a record a crash left half-written, or bytes that are not a record), with what was
+   * dropped. Every whole record before it is kept. Default: ignore.
+   */
+  readonly onRecovery?: ((notice: RecoveryNotice) => void) | undefined;
 }
 
 /** How the server hashes VSR message batches (see {@link DevServerOptions.batchHashing}). */
@@ -128,6 +135,7 @@ export interface ResolvedOptions {
   readonly heartbeatIntervalMs: number;
   readonly onInternalError: (error: unknown) => void;
   readonly onStorageError: (error: DevServerError) => void;
+  readonly onRecovery: (notice: RecoveryNotice) => void;
 }
 
 const utf8 = new TextEncoder();
@@ -181,5 +189,6 @@ export function resolveOptions(options: DevServerOptions = {}): ResolvedOptions 
     heartbeatIntervalMs: integer(options.heartbeatIntervalMs, 30_000, 0, 86_400_000, 'heartbeatIntervalMs'),
     onInternalError: options.onInternalError ?? (() => undefined),
     onStorageError: options.onStorageError ?? (() => undefined),
+    onRecovery: options.onRecovery ?? (() => undefined),
   };
 }

@@ -83,6 +83,38 @@ describe('VsrServerSession with VsrClientSession', () => {
     expect(server.state).toBe('closed');
   });
 
+  it('keeps at most replyCacheBytes of replies, oldest out first, the newest even when larger, the Register reply always', () => {
+    const server = new VsrServerSession({ replyCacheBytes: 10_000 });
+    const client = new VsrClientSession({ clientId: 6n });
+    const register = client.register({ username: 'iggy', password: 'iggy' }).frame;
+    const [regReply] = pipe(server, register);
+    client.handleFrame(regReply!);
+    const big = (n: number) => () => ({ payload: new Uint8Array(n).fill(1) });
+    const sent = [];
+    for (let i = 0; i < 8; i++) {
+      const req = client.command(CommandCode.CreateStream, encodeCreateStreamRequest({ name: `s${i}` }, 'vsr'));
+      const [reply] = pipe(server, req.frame, big(3000));
+      client.handleFrame(reply!);
+      sent.push({ req, reply });
+      expect(server.cachedReplyBytes).toBeLessThanOrEqual(10_000);
+    }
+    // The three newest fit; an older one is answered 59, the newest replayed as it was.
+    const [old] = pipe(server, sent[0]!.req.frame, () => {
+      throw new Error('a resent request must not run again');
+    });
+    expect(old!.length).toBeLessThan(1000);
+    const [newest] = pipe(server, sent[7]!.req.frame);
+    expect(newest).toEqual(sent[7]!.reply);
+    // A reply larger than the whole budget is still kept on its own, as the newest.
+    const huge = client.command(CommandCode.CreateStream, encodeCreateStreamRequest({ name: 'huge' }, 'vsr'));
+    const [hugeReply] = pipe(server, huge.frame, big(20_000));
+    client.handleFrame(hugeReply!);
+    expect(server.cachedReplyBytes).toBe(hugeReply!.length);
+    expect(pipe(server, huge.frame)[0]).toEqual(hugeReply);
+    // Re-Register on the bound connection still replays the session.
+    expect(pipe(server, register)[0]).toEqual(regReply);
+  });
+
   it('evicts a bad password with reason 9 → IggyError 42', () => {
     const server = new VsrServerSession();
     const client = new VsrClientSession({ clientId: 5n });

@@ -1,6 +1,6 @@
 /** `agdx dev`: the Iggy dev server, with the options of `agdx-iggy-dev`. */
 
-import { DevServerError, limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevCluster, startDevServer } from '@agdx/iggy-dev-server';
+import { DevServerError, describeRecovery, limitFlagSpecs, limitFlagsHelp, limitOptionsFromFlags, startDevCluster, startDevServer } from '@agdx/iggy-dev-server';
 import { intOption, listOption, parseCommandArgs, stringOption } from '../args.js';
 import { UsageError } from '../errors.js';
 import { line } from '../io.js';
@@ -88,6 +88,7 @@ export const devCommand: Command = {
       tokens: tokens.length > 0 ? tokens : undefined,
       onInternalError: (error) => line(io.err, `agdx dev: internal error (connection dropped): ${error instanceof Error ? error.message : String(error)}`),
       onStorageError: (error) => line(io.err, `agdx dev: ${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`),
+      onRecovery: (notice) => line(io.err, `agdx dev: ${describeRecovery(notice)}`),
     }));
     const shape = nodes === undefined ? '' : `cluster of ${nodes}, no replication; `;
     line(io.out, `agdx dev listening on ${server.url} (${shape}${data === undefined ? 'in memory' : `data in ${data}`}; development and tests only)`);

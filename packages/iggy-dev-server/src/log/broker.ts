@@ -14,18 +14,22 @@ import { ConsumerGroupState } from './consumer-group.js';
 import type { GroupMemberState } from './consumer-group.js';
 import type { BatchSlice } from './partition-log.js';
 import { PartitionLog } from './partition-log.js';
+import { MAX_CONSUMER_GROUPS, MAX_STREAMS, MAX_TOPICS, MAX_TOTAL_PARTITIONS, countResources } from './resource-limits.js';
 
 /** Iggy error codes the broker raises. */
 export const Status = {
+  Error: 1,
   InvalidCommand: 3,
   InvalidFormat: 4,
   FeatureUnavailable: 5,
   StreamNotFound: 1009,
   StreamNameExists: 1012,
+  TooManyStreams: 1020,
   TopicNotFound: 2010,
   TopicNameExists: 2013,
   TooManyPartitions: 2015,
   InvalidPartitionsCount: 2019,
+  TooManyTopics: 2021,
   PartitionNotFound: 3007,
   ConsumerOffsetNotFound: 3021,
   InvalidMessagesCount: 4009,
@@ -308,6 +312,7 @@ export class Broker {
   /** Creates a stream (1012 when the name exists). */
   createStream(name: string): StreamState {
     if (this.findStream(name) !== undefined) fail(Status.StreamNameExists);
+    if (this.streams.size >= MAX_STREAMS) fail(Status.TooManyStreams, `a server holds at most ${MAX_STREAMS} streams`);
     const s = new StreamState(lowestFreeId(this.streams), name, this.now());
     this.streams.set(s.id, s);
     this.#persist();
@@ -349,11 +354,45 @@ export class Broker {
     this.#checkSettings(settings);
     const s = this.stream(streamId);
     if (this.findTopic(s, name) !== undefined) fail(Status.TopicNameExists);
+    const counts = countResources(this.streams.values());
+    if (counts.topics >= MAX_TOPICS) fail(Status.TooManyTopics, `a server holds at most ${MAX_TOPICS} topics`);
+    this.#checkPartitionRoom(counts.partitions, partitions);
     const t = new TopicState(lowestFreeId(s.topics), name, this.now(), settings);
+    this.#addPartitions(s, t, partitions);
     s.topics.set(t.id, t);
-    for (let i = 0; i < partitions; i++) t.partitions.push(this.#newPartition(s, t, i));
     this.#persist();
     return t;
+  }
+
+  /** 2015 when `adding` more partitions would pass the server's total. */
+  #checkPartitionRoom(held: number, adding: number): void {
+    if (held + adding > MAX_TOTAL_PARTITIONS) fail(Status.TooManyPartitions, `a server holds at most ${MAX_TOTAL_PARTITIONS} partitions`);
+  }
+
+  /**
+   * Opens `count` partitions at the end of a topic, all or none: when storage fails part way
+   * (a folder it cannot make, no file descriptor left) the ones opened are closed and deleted
+   * again and the client gets status 1, so no topic is left with half its partitions.
+   */
+  #addPartitions(s: StreamState, t: TopicState, count: number): void {
+    const first = t.partitions.length;
+    try {
+      for (let i = 0; i < count; i++) t.partitions.push(this.#newPartition(s, t, first + i));
+    } catch (cause) {
+      // The opened ones and the one that failed part way.
+      const made = t.partitions.splice(first).length;
+      for (let id = first; id <= first + made; id++) this.#dropQuietly(s.id, t.id, id);
+      if (cause instanceof IggyError) throw cause;
+      throw new IggyError(Status.Error, `cannot create partitions of topic ${t.id} in stream ${s.id}`, { cause });
+    }
+  }
+
+  #dropQuietly(streamId: number, topicId: number, partitionId: number): void {
+    try {
+      this.#storage.dropPartition(streamId, topicId, partitionId);
+    } catch {
+      // What cannot be removed now is dropped again before the id is next used (`#newPartition`).
+    }
   }
 
   /** A compression code outside Iggy's two, then the options block (see `#checkOptions`). */
@@ -432,7 +471,8 @@ export class Broker {
     const s = this.stream(streamId);
     const t = this.findTopic(s, topicId) ?? fail(Status.TopicNotFound);
     if (t.partitions.length + count > MAX_PARTITIONS) fail(Status.TooManyPartitions);
-    for (let i = 0; i < count; i++) t.partitions.push(this.#newPartition(s, t, t.partitions.length));
+    this.#checkPartitionRoom(countResources(this.streams.values()).partitions, count);
+    this.#addPartitions(s, t, count);
     for (const g of t.groups.values()) g.resize(t.partitions.length);
     this.#persist();
   }
@@ -626,6 +666,7 @@ export class Broker {
   createGroup(streamId: Identifier, topicId: Identifier, name: string): { topic: TopicState; group: ConsumerGroupState } {
     const t = this.topic(streamId, topicId);
     if (this.findGroup(t, name) !== undefined) fail(Status.GroupNameExists);
+    if (countResources(this.streams.values()).groups >= MAX_CONSUMER_GROUPS) fail(Status.Error, `a server holds at most ${MAX_CONSUMER_GROUPS} consumer groups`);
     const g = new ConsumerGroupState(t.nextGroupId++, name, t.partitions.length, this.#timeoutMs);
     t.groups.set(g.id, g);
     this.#persist();

@@ -13,36 +13,23 @@
  * leaves it to the operating system.
  */
 
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IggyError, decodeOptions } from '@agdx/iggy-protocol';
 import { DevServerError } from '../errors.js';
-import type { PartitionWriter } from '../log/partition-log.js';
 import type { StoredBatch } from '../log/stored-batch.js';
-import { bytesOf, storedBatchOf } from '../log/stored-batch.js';
+import { storedBatchOf } from '../log/stored-batch.js';
 import { makeFolders } from './make-folders.js';
 import type { MetadataSnapshot } from './metadata.js';
 import type { UsersSnapshot } from './users.js';
-import { RECORD_HEADER_SIZE, recordHeader, scanRecords } from './record-file.js';
+import { scanRecords } from './record-file.js';
+import { RecordWindow } from './record-window.js';
+import type { RecoveryNotice } from './recovery-notice.js';
+import { MAX_OPEN_PARTITIONS, SegmentWriter, segmentName, writeAll } from './segment-writer.js';
+import type { FsyncPolicy, SegmentHost } from './segment-writer.js';
 import type { OpenedPartition, Storage } from './storage.js';
 
-/** When appended data is synced to the disk. */
-export type FsyncPolicy = 'always' | 'interval' | 'never';
+export type { FsyncPolicy } from './segment-writer.js';
 
 /** Options of {@link DiskStorage}. */
 export interface DiskStorageOptions {
@@ -61,6 +48,8 @@ export interface DiskStorageOptions {
    * nobody waits for those syncs, so this is the only place their failure shows.
    */
   readonly onError?: (error: DevServerError) => void;
+  /** Called, while the folder is opened, for each partition whose torn tail recovery cut. */
+  readonly onRecovery?: (notice: RecoveryNotice) => void;
 }
 
 const METADATA = 'metadata.json';
@@ -99,179 +88,19 @@ function lockFolder(dir: string): string {
   throw new DevServerError('storage', `cannot lock the data folder ${dir}`);
 }
 
-function segmentName(base: bigint): string {
-  return base.toString().padStart(20, '0');
-}
+/** The format version of `metadata.json` and `users.json` this server reads and writes. */
+const FORMAT_VERSION = 1;
 
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-}
-
-class SegmentWriter implements PartitionWriter {
-  readonly #dir: string;
-  readonly #storage: DiskStorage;
-  #log = -1;
-  #index = -1;
-  #base = 0n;
-  #size = 0;
-  dirty = false;
-
-  /** Bases of the sealed segments, ascending (the active one is `#base`). */
-  readonly #sealed: bigint[];
-  /** Read-only descriptors per segment base, opened on the first read. */
-  readonly #readers = new Map<bigint, number>();
-
-  get cacheBytes(): number {
-    return this.#storage.cacheBytesPerPartition;
-  }
-
-  /** Reads `length` bytes at `position` of segment `base`. */
-  read(base: bigint, position: number, length: number): Uint8Array {
-    try {
-      let fd = this.#readers.get(base);
-      if (fd === undefined) {
-        fd = openSync(join(this.#dir, `${segmentName(base)}.log`), 'r');
-        this.#readers.set(base, fd);
-      }
-      const out = new Uint8Array(length);
-      let done = 0;
-      while (done < length) {
-        const n = readSync(fd, out, done, length - done, position + done);
-        if (n === 0) throw new Error('unexpected end of segment');
-        done += n;
-      }
-      return out;
-    } catch (cause) {
-      throw new IggyError(1, `cannot read segment ${segmentName(base)} of ${this.#dir}`, { cause });
-    }
-  }
-
-  /** A loader for the record at `position` (its header included) of segment `base`. */
-  loader(base: bigint, position: number, length: number): () => Uint8Array {
-    return () => this.read(base, position + RECORD_HEADER_SIZE, length);
-  }
-
-  #closeReader(base: bigint): void {
-    const fd = this.#readers.get(base);
-    if (fd !== undefined) closeSync(fd);
-    this.#readers.delete(base);
-  }
-
-  constructor(dir: string, storage: DiskStorage, base: bigint, size: number, sealed: readonly bigint[]) {
-    this.#dir = dir;
-    this.#storage = storage;
-    this.#sealed = [...sealed];
-    this.#open(base, size);
-  }
-
-  sealedSegmentsEnd(count: number): bigint | undefined {
-    if (this.#sealed.length === 0) return undefined;
-    // A sealed segment ends where the next one (or the active one) starts.
-    return count >= this.#sealed.length ? this.#base : (this.#sealed[count] as bigint);
-  }
-
-  get segmentsCount(): number {
-    return this.#sealed.length + 1;
-  }
-
-  expireBefore(offset: bigint): void {
-    // A sealed segment ends where the next one starts; the active segment is never deleted.
-    while (this.#sealed.length > 0) {
-      const next = this.#sealed[1] ?? this.#base;
-      if (next > offset) break;
-      const base = this.#sealed.shift() as bigint;
-      this.#closeReader(base);
-      rmSync(join(this.#dir, `${segmentName(base)}.log`), { force: true });
-      rmSync(join(this.#dir, `${segmentName(base)}.index`), { force: true });
-    }
-  }
-
-  #indexSize = 0;
-
-  #open(base: bigint, size: number): void {
-    this.#base = base;
-    this.#size = size;
-    this.#log = openSync(join(this.#dir, `${segmentName(base)}.log`), 'a');
-    this.#index = openSync(join(this.#dir, `${segmentName(base)}.index`), 'a');
-    this.#indexSize = fstatSync(this.#index).size;
-  }
-
-  append(batch: StoredBatch): void {
-    if (this.#size >= this.#storage.segmentBytes) {
-      this.#closeAppend();
-      this.#sealed.push(this.#base);
-      this.#open(batch.baseOffset, 0);
-    }
-    const bytes = bytesOf(batch);
-    const header = recordHeader(bytes);
-    const record = new Uint8Array(RECORD_HEADER_SIZE + bytes.length);
-    record.set(header, 0);
-    record.set(bytes, RECORD_HEADER_SIZE);
-    const entry = new Uint8Array(16);
-    const view = new DataView(entry.buffer);
-    view.setUint32(0, Number(batch.baseOffset - this.#base), true);
-    view.setUint32(4, this.#size, true);
-    view.setBigUint64(8, batch.timestamp, true);
-    try {
-      writeAll(this.#log, record);
-      writeAll(this.#index, entry);
-      if (this.#storage.fsync === 'always') fdatasyncSync(this.#log);
-    } catch (cause) {
-      // Cut a partial record off again: a torn record in the middle would hide every later one
-      // from recovery. The append is refused, nothing was acknowledged.
-      try {
-        ftruncateSync(this.#log, this.#size);
-        ftruncateSync(this.#index, this.#indexSize);
-      } catch {
-        // The next recovery cuts the torn tail instead.
-      }
-      throw new IggyError(1, `cannot append to ${this.#dir}`, { cause });
-    }
-    batch.load = this.loader(this.#base, this.#size, batch.length);
-    this.#size += record.length;
-    this.#indexSize += entry.length;
-    if (this.#storage.fsync !== 'always') this.dirty = true;
-  }
-
-  sync(): void {
-    if (!this.dirty || this.#log < 0) return;
-    // Clean only after the sync succeeded: a failed one is retried on the next tick.
-    fdatasyncSync(this.#log);
-    this.dirty = false;
-  }
-
-  /** The partition folder (for error reports). */
-  get dir(): string {
-    return this.#dir;
-  }
-
-  purge(): void {
-    this.close();
-    for (const f of readdirSync(this.#dir)) rmSync(join(this.#dir, f), { force: true });
-    this.#sealed.length = 0;
-    this.#open(0n, 0);
-  }
-
-  close(): void {
-    for (const base of [...this.#readers.keys()]) this.#closeReader(base);
-    this.#closeAppend();
-  }
-
-  #closeAppend(): void {
-    if (this.#log >= 0) {
-      if (this.dirty && this.#storage.fsync !== 'never') fdatasyncSync(this.#log);
-      closeSync(this.#log);
-      closeSync(this.#index);
-    }
-    this.#log = -1;
-    this.#index = -1;
-    this.dirty = false;
-  }
+/** A `storage` DevServerError for a file of another format version, naming both versions. */
+function refuseOtherFormat(file: string, parsed: unknown): void {
+  const version = typeof parsed === 'object' && parsed !== null ? (parsed as { version?: unknown }).version : undefined;
+  if (version === FORMAT_VERSION) return;
+  const found = typeof version === 'number' ? `version ${version}` : 'no format version';
+  throw new DevServerError('storage', `${file} has ${found}; this server reads version ${FORMAT_VERSION} (written by ${typeof version === 'number' && version > FORMAT_VERSION ? 'a newer' : 'another'} server?), so it does not start`);
 }
 
 /** Storage in a data folder, with crash recovery on open. */
-export class DiskStorage implements Storage {
+export class DiskStorage implements Storage, SegmentHost {
   readonly kind: 'disk' = 'disk';
   /** The fsync policy. */
   readonly fsync: FsyncPolicy;
@@ -281,13 +110,19 @@ export class DiskStorage implements Storage {
   readonly cacheBytesPerPartition: number;
   readonly #dir: string;
   readonly #writers = new Map<string, SegmentWriter>();
+  /** Writers with open append descriptors, least recently appended first. */
+  readonly #appending = new Set<SegmentWriter>();
+  /** The last writer moved to the end of `#appending`. */
+  #newest: SegmentWriter | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #lock: string | undefined;
   readonly #onError: (error: DevServerError) => void;
+  readonly #onRecovery: (notice: RecoveryNotice) => void;
 
   constructor(options: DiskStorageOptions) {
     this.#dir = options.dir;
     this.#onError = options.onError ?? (() => undefined);
+    this.#onRecovery = options.onRecovery ?? (() => undefined);
     this.fsync = options.fsync ?? 'always';
     this.segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
     this.cacheBytesPerPartition = options.cacheBytesPerPartition ?? 16 * 1024 * 1024;
@@ -314,12 +149,47 @@ export class DiskStorage implements Storage {
     }
   }
 
+  /**
+   * A writer appends: it becomes the most recent, and past {@link MAX_OPEN_PARTITIONS} the least
+   * recently appended one closes its files (without a sync: a dirty one is synced by the next
+   * periodic sync, or at close).
+   */
+  appending(w: SegmentWriter): void {
+    // Appends to one partition in a row are the common case: nothing to reorder.
+    if (this.#newest === w) return;
+    this.#newest = w;
+    this.#appending.delete(w);
+    this.#appending.add(w);
+    while (this.#appending.size > MAX_OPEN_PARTITIONS) {
+      const oldest = this.#appending.values().next().value as SegmentWriter;
+      try {
+        oldest.closeAppend();
+      } catch (cause) {
+        this.#onError(new DevServerError('storage', `cannot close the segment files of ${oldest.dir}`, { cause }));
+      }
+    }
+  }
+
+  /** A writer closed its append descriptors. */
+  released(w: SegmentWriter): void {
+    if (this.#newest === w) this.#newest = undefined;
+    this.#appending.delete(w);
+  }
+
   loadMetadata(): MetadataSnapshot | undefined {
     const file = join(this.#dir, METADATA);
     if (!existsSync(file)) return undefined;
+    let parsed: MetadataSnapshot;
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as MetadataSnapshot;
-      if (parsed.version !== 1 || !Array.isArray(parsed.streams)) throw new Error('unknown metadata version');
+      parsed = JSON.parse(readFileSync(file, 'utf8')) as MetadataSnapshot;
+    } catch (cause) {
+      throw new DevServerError('storage', `cannot read ${file}`, { cause });
+    }
+    // A newer format is refused before anything is opened: recovery would take its segments for
+    // torn tails and cut them, and the next metadata write would drop what this version cannot read.
+    refuseOtherFormat(file, parsed);
+    try {
+      if (!Array.isArray(parsed.streams)) throw new Error('no streams list');
       for (const s of parsed.streams) for (const t of s.topics) decodeOptions(Buffer.from(t.options, 'base64'));
       return parsed;
     } catch (cause) {
@@ -334,11 +204,14 @@ export class DiskStorage implements Storage {
   loadUsers(): UsersSnapshot | undefined {
     const file = join(this.#dir, USERS);
     if (!existsSync(file)) return undefined;
+    let parsed: UsersSnapshot;
     try {
-      return JSON.parse(readFileSync(file, 'utf8')) as UsersSnapshot;
+      parsed = JSON.parse(readFileSync(file, 'utf8')) as UsersSnapshot;
     } catch (cause) {
       throw new DevServerError('storage', `cannot read ${file}`, { cause });
     }
+    refuseOtherFormat(file, parsed);
+    return parsed;
   }
 
   saveUsers(snapshot: UsersSnapshot): void {
@@ -393,15 +266,22 @@ export class DiskStorage implements Storage {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const batches: StoredBatch[] = [];
     const located: Array<{ batch: StoredBatch; base: bigint; position: number }> = [];
+    // Batches still holding bytes (views into their segment's contents), oldest first: only the
+    // newest cacheBytesPerPartition stay, so opening a large partition never holds it all.
+    const hot = new RecordWindow(this.cacheBytesPerPartition);
     let expected: bigint | undefined;
     let lastBase = 0n;
     let lastSize = 0;
-    let broken = false;
+    let cut: { segment: string; keptBytes: number; droppedBytes: number } | undefined;
+    const removed: string[] = [];
+    let removedBytes = 0;
     for (const base of segments) {
       const logPath = join(dir, `${segmentName(base)}.log`);
       const indexPath = join(dir, `${segmentName(base)}.index`);
-      if (broken) {
+      if (cut !== undefined) {
         // Everything after a torn record was never acknowledged.
+        removedBytes += statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
+        removed.push(`${segmentName(base)}.log`);
         rmSync(logPath, { force: true });
         rmSync(indexPath, { force: true });
         continue;
@@ -421,13 +301,14 @@ export class DiskStorage implements Storage {
         } finally {
           closeSync(fd);
         }
-        broken = true;
+        cut = { segment: `${segmentName(base)}.log`, keptBytes: scan.validLength, droppedBytes: file.length - scan.validLength };
       }
       const index = new Uint8Array(scan.records.length * 16);
       const view = new DataView(index.buffer);
       scan.records.forEach((r, i) => {
-        const b = storedBatchOf(r.batch.slice());
+        const b = storedBatchOf(r.batch);
         batches.push(b);
+        hot.add(b);
         located.push({ batch: b, base, position: r.position });
         view.setUint32(i * 16, Number(b.baseOffset - base), true);
         view.setUint32(i * 16 + 4, r.position, true);
@@ -438,10 +319,19 @@ export class DiskStorage implements Storage {
       lastBase = base;
       lastSize = scan.validLength;
     }
+    // The batches kept in memory get bytes of their own, so no segment's contents stay behind them.
+    hot.detach();
     const kept = segments.filter((b) => b <= lastBase);
     const writer = new SegmentWriter(dir, this, kept.length === 0 ? 0n : lastBase, lastSize, kept.slice(0, -1));
     this.#writers.set(key, writer);
     for (const l of located) l.batch.load = writer.loader(l.base, l.position, l.batch.length);
+    if (cut !== undefined) {
+      try {
+        this.#onRecovery({ streamId, topicId, partitionId, ...cut, removedSegments: removed, removedBytes, nextOffset: expected ?? lastBase });
+      } catch {
+        // A failing reporter must not stop the start.
+      }
+    }
     return { writer, batches, startOffset: kept.length === 0 ? 0n : lastBase };
   }
 

@@ -30,7 +30,16 @@ export type VsrServerAdmission =
 export interface VsrServerSessionOptions {
   /** How many replies to keep for deduplication of metadata requests (default 64). */
   readonly replyCacheSize?: number;
+  /**
+   * How many bytes of those replies to keep at most (default 256 KiB); the oldest go first, and
+   * the newest is kept even when it alone is larger. Without a byte bound, 64 large replies (a
+   * CreateTopic of 1000 partitions answers about 40 KB) would stay in memory per connection.
+   */
+  readonly replyCacheBytes?: number;
 }
+
+/** Default of {@link VsrServerSessionOptions.replyCacheBytes}. */
+const DEFAULT_REPLY_CACHE_BYTES = 256 * 1024;
 
 const REPLICATED_CODES: ReadonlySet<number> = new Set(
   [128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 160, 161, 162]
@@ -48,9 +57,18 @@ export class VsrServerSession {
   readonly #replies = new Map<bigint, Uint8Array>();
   readonly #checksums = new Map<bigint, bigint>();
   readonly #cacheSize: number;
+  readonly #cacheBytes: number;
+  /** Bytes of the cached replies other than the Register reply. */
+  #cachedBytes = 0;
 
   constructor(options: VsrServerSessionOptions = {}) {
     this.#cacheSize = options.replyCacheSize ?? 64;
+    this.#cacheBytes = options.replyCacheBytes ?? DEFAULT_REPLY_CACHE_BYTES;
+  }
+
+  /** Bytes of metadata replies kept for deduplication (the Register reply aside). */
+  get cachedReplyBytes(): number {
+    return this.#cachedBytes;
   }
 
   /** `unbound` until a Register succeeds; `closed` after Logout or an eviction. */
@@ -123,6 +141,21 @@ export class VsrServerSession {
     return { action: 'execute', code };
   }
 
+  /**
+   * Drops the oldest cached replies (never the Register reply under 0, never `newest`) while more
+   * than `replyCacheSize` replies or `replyCacheBytes` bytes are kept; a request whose reply went
+   * is answered 59 (RequestAlreadyApplied) if sent again.
+   */
+  #trimReplies(newest: bigint): void {
+    for (const [key, frame] of this.#replies) {
+      if (this.#replies.size <= this.#cacheSize + 1 && this.#cachedBytes <= this.#cacheBytes) return;
+      if (key === 0n || key === newest) continue;
+      this.#replies.delete(key);
+      this.#checksums.delete(key);
+      this.#cachedBytes -= frame.length;
+    }
+  }
+
   #deny(header: VsrRequestHeader, status: number): VsrServerAdmission {
     return { action: 'respond', frame: this.reply(header, { status }), closes: false };
   }
@@ -142,6 +175,7 @@ export class VsrServerSession {
     this.#watermark = 0n;
     this.#replies.clear();
     this.#checksums.clear();
+    this.#cachedBytes = 0;
     const frame = encodeVsrReplyFrame(
       { client: header.client, request: 0n, operation: Operation.Register, op: session, release: header.release, requestChecksum: header.requestChecksum },
       encodeResultSection([], registerReply),
@@ -180,17 +214,11 @@ export class VsrServerSession {
     );
     if (status === 0 && isMetadataOperation(header.operation) && this.#state === 'bound') {
       if (header.request > this.#watermark) this.#watermark = header.request;
+      this.#cachedBytes -= this.#replies.get(header.request)?.length ?? 0;
       this.#replies.set(header.request, frame);
       this.#checksums.set(header.request, header.requestChecksum);
-      if (this.#replies.size > this.#cacheSize + 1) {
-        for (const key of this.#replies.keys()) {
-          if (key !== 0n) {
-            this.#replies.delete(key);
-            this.#checksums.delete(key);
-            break;
-          }
-        }
-      }
+      this.#cachedBytes += frame.length;
+      this.#trimReplies(header.request);
     }
     if (op === Operation.Logout && status === 0) this.#state = 'closed';
     return frame;
