@@ -164,9 +164,9 @@ export class IggyGroupMember implements GroupMember {
    */
   async commit(partition: number, offset: bigint, options: CallOptions = {}): Promise<void> {
     checkSignal(options.signal);
+    this.#checkOpen();
     checkPartitionId(partition);
     checkOffset(offset);
-    this.#checkOpen();
     if (this.#connection.protocol !== 'vsr' && !(await this.owns(partition, options))) {
       throw new ConflictError(`partition ${partition} is not assigned to this member of group ${this.group}`, { context: { partition, group: this.group } });
     }
@@ -219,8 +219,8 @@ export class IggyGroupMember implements GroupMember {
 
   async #waitFor(timeoutMs: number, options: CallOptions): Promise<boolean> {
     checkSignal(options.signal);
-    const limit = checkTimeout(timeoutMs);
     this.#checkOpen();
+    const limit = checkTimeout(timeoutMs);
     const deadline = Date.now() + limit;
     const { stream, topic, group } = this.#target;
     const o = { signal: options.signal };

@@ -285,7 +285,10 @@ export class IggyTransport implements LogTransport {
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
     const messages = toOutgoingMessages(records);
-    const routing = request.routing ?? { balanced: true };
+    const routing = request.routing === undefined ? { balanced: true } : request.routing;
+    // Checked as MemoryLog does: `in` on a string or null would throw an untyped TypeError, and
+    // a null routing is no more "balanced" here than it is there.
+    if (typeof routing !== 'object' || routing === null) throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
     let wire: Partitioning;
     if ('partition' in routing) wire = partitioning.partitionId(checkPartitionId(routing.partition));
     else if ('key' in routing) wire = partitioning.key(routingKeyBytes(routing.key));
