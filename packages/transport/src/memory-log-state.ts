@@ -97,12 +97,27 @@ export function newPartition(id: number): PartitionState {
   return { id, records: [], base: 0, start: 0, next: 0, lastTimestamp: 0n, waiters: new Set() };
 }
 
-/** Compaction threshold: expired records are cut off once this many pile up at the front. */
+/** Compaction threshold: the array is cut once this many expired slots pile up at its front. */
 const COMPACT_AFTER = 1024;
 
 /**
- * Moves the partition's start past records older than the topic's expiry, and occasionally
- * drops them from memory. Timestamps are non-decreasing, so this is amortised O(1).
+ * What an expired record's slot holds until the array is compacted. Never read (reads start at
+ * `start`); it only lets the record, its payload and its headers go at once. Before, the slots kept
+ * them until a thousand had expired, so a topic of large records never released any: up to 1,023
+ * payloads of up to 64 MB each, however short the expiry.
+ */
+const EXPIRED: LogRecord = Object.freeze({
+  partition: -1,
+  offset: -1n,
+  timestampMicros: -1n,
+  headers: new Map(),
+  payload: new Uint8Array(0),
+});
+
+/**
+ * Moves the partition's start past records older than the topic's expiry, releasing each one, and
+ * occasionally cuts the expired slots off the array. Timestamps are non-decreasing, so this is
+ * amortised O(1).
  */
 export function dropExpired(topic: TopicState, partition: PartitionState, now: bigint): void {
   const expiry = topic.expiry;
@@ -110,7 +125,7 @@ export function dropExpired(topic: TopicState, partition: PartitionState, now: b
   const records = partition.records;
   let start = partition.start;
   const cutoff = now - expiry;
-  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) start++;
+  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) records[start++] = EXPIRED;
   if (start >= COMPACT_AFTER && start * 2 >= records.length) {
     partition.records = records.slice(start);
     partition.base += start;
