@@ -70,6 +70,14 @@ export interface TopicState {
   readonly groups: Map<string, GroupState>;
   /** Creation time in microseconds, unique within the log (the topic's generation). */
   readonly createdAtMicros: bigint;
+  /**
+   * Where the copies of this topic's payloads go: a small batch is carved from a 64 KiB slab, a
+   * batch over 4 KiB gets its own allocation. One per topic, not per log: a slab lives as long as
+   * any record in it, so a slab shared with a topic that never expires kept an expiring topic's
+   * bytes (or a deleted topic's) alive for good. A topic's records expire at one rate and are
+   * deleted together, so its slabs go with them. Empty until the topic's first copied batch.
+   */
+  readonly payloads: ByteSlab;
 }
 
 /** The whole log. */
@@ -78,18 +86,18 @@ export interface LogState {
   readonly streams: Map<string, Map<string, TopicState>>;
   /** Where broker timestamps come from. */
   readonly clock: LogClock;
-  /**
-   * Where a batch's payload copies go: a small batch is carved from a shared 64 KiB slab, a batch
-   * over 4 KiB gets its own allocation. A record holds its slab no longer than the log holds it.
-   */
-  readonly payloads: ByteSlab;
   /** The newest topic creation time handed out, so two creations never share a generation. */
   lastCreatedMicros: bigint;
 }
 
 /** A fresh log state. */
 export function newLogState(clock: LogClock): LogState {
-  return { streams: new Map(), clock, payloads: new ByteSlab(64 * 1024, 4 * 1024), lastCreatedMicros: 0n };
+  return { streams: new Map(), clock, lastCreatedMicros: 0n };
+}
+
+/** A topic's payload slab (see {@link TopicState.payloads}). */
+export function newPayloadSlab(): ByteSlab {
+  return new ByteSlab(64 * 1024, 4 * 1024);
 }
 
 /** Creates a partition with no records. */

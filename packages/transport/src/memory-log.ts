@@ -40,6 +40,7 @@ import type {
 import {
   dropExpired,
   newLogState,
+  newPayloadSlab,
   newPartition,
   rebalance,
   type GroupState,
@@ -203,6 +204,7 @@ export class MemoryLog implements LogTransport {
       partitions: Array.from({ length: partitions }, (_, id) => newPartition(id)),
       expiry,
       balancedCursor: 0,
+      payloads: newPayloadSlab(),
       consumerOffsets: new Map(),
       groups: new Map(),
       createdAtMicros: this.#nextGeneration(),
@@ -322,7 +324,7 @@ export class MemoryLog implements LogTransport {
     const id = partition.id;
     // Immutable payloads are kept as they are; others are copied, into one allocation per batch,
     // so a 64-record batch costs a few allocations instead of a few hundred.
-    const payloads = request.payloadsImmutable === true ? undefined : this.#state.payloads.take(payloadBytes);
+    const payloads = request.payloadsImmutable === true ? undefined : topic.payloads.take(payloadBytes);
     let at = 0;
     for (let i = 0; i < records.length; i++) {
       let payload = inputs[i] as Uint8Array;

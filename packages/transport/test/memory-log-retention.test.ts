@@ -54,4 +54,32 @@ describe('MemoryLog retention', () => {
     collect();
     expect(ref.deref()).toBeDefined();
   });
+
+  it("a record that never expires does not keep another topic's expired bytes alive", async () => {
+    const clock = new ManualLogClock(1_000_000_000n);
+    const log = new MemoryLog({ clock });
+    await log.ensureStream('s');
+    const kept = { stream: 's', topic: 'registry' } as const;
+    const brief = { stream: 's', topic: 'events' } as const;
+    await log.ensureTopic(kept, { partitions: 1 });
+    await log.ensureTopic(brief, { partitions: 1, messageExpiryMicros: 1_000_000n });
+    // One small record that stays, then more small, copied records of an expiring topic than
+    // one 64 KiB slab holds.
+    await log.append({ ...kept, routing: { partition: 0 }, records: [{ payload: Uint8Array.of(1) }] });
+    const slab = await firstSlabOf(log, brief);
+    clock.advance(2_000_000n);
+    expect(await log.read({ ...brief, partition: 0, offset: 0n })).toEqual([]);
+    await tick();
+    collect();
+    expect(slab.deref()).toBeUndefined();
+    expect((await log.read({ ...kept, partition: 0, offset: 0n }))[0]?.payload).toEqual(Uint8Array.of(1));
+  });
 });
+
+/** Fills more than one slab of `at` with 4 KiB records; a weak reference to the first one's buffer. */
+async function firstSlabOf(log: MemoryLog, at: { stream: string; topic: string }): Promise<WeakRef<ArrayBufferLike>> {
+  const payload = new Uint8Array(4096).fill(3);
+  for (let i = 0; i < 20; i++) await log.append({ ...at, routing: { partition: 0 }, records: [{ payload }] });
+  const [first] = await log.read({ ...at, partition: 0, offset: 0n, maxCount: 1 });
+  return new WeakRef((first as { payload: Uint8Array }).payload.buffer);
+}
