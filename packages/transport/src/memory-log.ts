@@ -469,6 +469,7 @@ export class MemoryLog implements LogTransport {
       open: (signal) => this.#open(signal),
       expire: (t, p) => this.#expire(t, p),
       forget: () => this.#members.delete(member),
+      live: (t) => this.#state.streams.get(t.stream)?.get(t.name) === t,
       waiters: this.#waiters,
     });
     this.#members.add(member);
@@ -522,6 +523,8 @@ interface ConnectionHooks {
   readonly expire: (topic: TopicState, partition: PartitionState) => void;
   /** Removes the member from the connection's set. */
   readonly forget: () => void;
+  /** False once the topic was deleted (even if one of the same name was created since). */
+  readonly live: (topic: TopicState) => boolean;
   /** The connection's pending waits, rejected when it closes. */
   readonly waiters: WaitRegistry;
 }
@@ -548,6 +551,14 @@ class MemoryGroupMember implements GroupMember {
   #open(signal: AbortSignal | undefined): void {
     this.#hooks.open(signal);
     if (this.#left) throw new ClosedError(`member ${this.memberId} has left group ${JSON.stringify(this.group)}`);
+    // The member holds the topic it joined; once that is deleted, polls and commits into it
+    // would answer from (and store into) a topic no one else can see. Iggy answers not-found.
+    if (!this.#hooks.live(this.#topic)) {
+      const topic = this.#topic;
+      throw new NotFoundError(`topic ${JSON.stringify(topic.name)} of group ${JSON.stringify(this.group)} was deleted`, {
+        context: { stream: topic.stream, topic: topic.name, group: this.group },
+      });
+    }
   }
 
   owns(group: GroupState, partition: number): boolean {
