@@ -14,7 +14,7 @@ import {
   TransportError,
 } from './errors.js';
 import { copyRecordHeaders, headerBlockBytes, type RecordHeaders } from './headers.js';
-import { batchRecordBytes, checkBatchBytes } from './batch-limit.js';
+import { batchRecordBytes, checkBatchBytes, MAX_BATCH_BYTES } from './batch-limit.js';
 import { EMPTY_HEADERS, isSealedHeaders } from './sealed-headers.js';
 import { routingKeyHash } from './key-routing.js';
 import type {
@@ -251,8 +251,9 @@ export class MemoryLog implements LogTransport {
   async append(request: AppendRequest): Promise<AppendResult> {
     checkRequest(request);
     this.#open(request.signal);
-    checkName(request.stream, 'stream');
-    checkName(request.topic, 'topic');
+    // Looked up now, but a missing topic (or a bad name) is reported only after every other
+    // argument passed; looking up first spares the hot path the name checks.
+    const found = this.#state.streams.get(request.stream)?.get(request.topic);
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) {
       throw new InvalidArgumentError('records must be a non-empty array');
@@ -260,7 +261,8 @@ export class MemoryLog implements LogTransport {
     // Validate and copy the headers and measure the batch before anything is stored: a header
     // map repeated across the batch (a chunk stream's) is copied and measured once.
     const inputs = new Array<Uint8Array>(records.length);
-    const headers = new Array<RecordHeaders>(records.length);
+    // Made only for a batch with headers: most batches have none.
+    let headers: RecordHeaders[] | undefined;
     let payloadBytes = 0;
     let batchBytes = 0;
     try {
@@ -277,18 +279,21 @@ export class MemoryLog implements LogTransport {
           });
         }
         const input = record.headers;
-        if (input === undefined) headers[i] = EMPTY_HEADERS;
-        else if (input === lastInput) headers[i] = lastCopy;
-        else {
-          lastCopy = isSealedHeaders(input) ? input : copyRecordHeaders(input);
-          lastInput = input;
-          lastBytes = headerBlockBytes(lastCopy);
+        let headerBytes = 0;
+        if (input !== undefined) {
+          if (input !== lastInput) {
+            lastCopy = isSealedHeaders(input) ? input : copyRecordHeaders(input);
+            lastInput = input;
+            lastBytes = headerBlockBytes(lastCopy);
+          }
+          headerBytes = lastBytes;
+          headers ??= new Array<RecordHeaders>(records.length).fill(EMPTY_HEADERS);
           headers[i] = lastCopy;
         }
         inputs[i] = payload;
         payloadBytes += payload.length;
-        batchBytes += batchRecordBytes(payload.length, input === undefined ? 0 : lastBytes);
-        checkBatchBytes(batchBytes, i);
+        batchBytes += batchRecordBytes(payload.length, headerBytes);
+        if (batchBytes > MAX_BATCH_BYTES) checkBatchBytes(batchBytes, i);
       }
     } catch (error) {
       if (TransportError.is(error)) throw error;
@@ -308,7 +313,7 @@ export class MemoryLog implements LogTransport {
       throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
     }
 
-    const topic = this.#topic(request.stream, request.topic);
+    const topic = found ?? this.#topic(request.stream, request.topic);
     const count = topic.partitions.length;
     const balanced = partitionId === undefined && keyHash === undefined;
     let partition: PartitionState;
@@ -335,7 +340,7 @@ export class MemoryLog implements LogTransport {
       } else if (payload.constructor !== Uint8Array) {
         payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.length); // a Buffer: store a plain view
       }
-      stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers: headers[i] as RecordHeaders, payload });
+      stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers: headers === undefined ? EMPTY_HEADERS : (headers[i] as RecordHeaders), payload });
     }
     partition.next = base + records.length;
     partition.lastTimestamp = timestamp;
