@@ -221,7 +221,8 @@ export class IggyGroupMember implements GroupMember {
     checkSignal(options.signal);
     this.#checkOpen();
     const limit = checkTimeout(timeoutMs);
-    const deadline = Date.now() + limit;
+    // The monotonic clock: a wall clock stepped back would stretch the wait without bound.
+    const deadline = performance.now() + limit;
     const { stream, topic, group } = this.#target;
     const o = { signal: options.signal };
     const { waitMinMs, waitMaxMs } = this.#connection.options;
@@ -242,7 +243,7 @@ export class IggyGroupMember implements GroupMember {
           if (cmd.nextOffsetOf(info) > from) return true;
         }
       }
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return false;
       await sleepUnlessStopped(Math.min(pause, left), options.signal, this.#stop.signal);
       this.#checkOpen();

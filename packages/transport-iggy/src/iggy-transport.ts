@@ -416,12 +416,13 @@ export class IggyTransport implements LogTransport {
     const partition = checkPartitionId(request.partition);
     const offset = checkOffset(request.offset);
     const limit = checkTimeout(request.timeoutMs);
-    const deadline = Date.now() + limit;
+    // The monotonic clock: a wall clock stepped back would stretch the wait without bound.
+    const deadline = performance.now() + limit;
     let pause = this.#options.waitMinMs;
     for (;;) {
       const found = await this.#poll(stream, topic, partition, { kind: 'offset', value: offset }, 1, o);
       if (found.some((r) => r.offset >= offset)) return true;
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return false;
       await sleepUnlessStopped(Math.min(pause, left), o.signal, this.#stop.signal);
       pause = Math.min(this.#options.waitMaxMs, pause * 2);
