@@ -7,7 +7,7 @@
 
 import { encodeUserHeaders } from '@agdx/iggy-protocol';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
-import { batchRecordBytes, checkBatchBytes, copyRecordHeaders, InvalidArgumentError, isSealedHeaders } from '@agdx/transport';
+import { batchRecordBytes, checkBatchBytes, copyRecordHeaders, InvalidArgumentError, isSealedHeaders, TransportError } from '@agdx/transport';
 import type { AppendRecord, RecordHeaders } from '@agdx/transport';
 import { toTransportError } from './error-mapping.js';
 import { checkPayload } from './validation.js';
@@ -57,6 +57,16 @@ function bare(record: AppendRecord): boolean {
  * @throws InvalidArgumentError for a record, payload or header the transport refuses.
  */
 export function toOutgoingMessages(records: readonly AppendRecord[]): readonly OutgoingMessage[] {
+  try {
+    return checkedMessages(records);
+  } catch (error) {
+    // A getter or a header map that throws is a bad argument, typed as MemoryLog types it.
+    if (TransportError.is(error)) throw error;
+    throw new InvalidArgumentError('a record could not be read', { cause: error });
+  }
+}
+
+function checkedMessages(records: readonly AppendRecord[]): readonly OutgoingMessage[] {
   const n = records.length;
   // Built only from the first record that cannot go as it is.
   let messages: OutgoingMessage[] | undefined;

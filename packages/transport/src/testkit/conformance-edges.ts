@@ -59,6 +59,23 @@ export function describeEdgeCases(hooks: EdgeCaseHooks): void {
       expect(described.partitions.map((p) => p.nextOffset)).toEqual([0n, 0n]);
     });
 
+    it('a record whose fields throw when read is invalid, not an untyped error, and stores nothing', async () => {
+      const t = await hooks.transport();
+      const { stream, topic } = await freshTopic(t, 1);
+      const hostile = [
+        {
+          get payload(): Uint8Array {
+            throw new Error('a getter that throws');
+          },
+        },
+        { payload: text('x'), headers: new Proxy(new Map(), { get: () => { throw new Error('a map that throws'); } }) as RecordHeaders },
+      ];
+      for (const record of hostile) {
+        await expectKind('invalid', () => t.append({ stream, topic, routing: { partition: 0 }, records: [{ payload: text('ok') }, record] }));
+      }
+      expect((await t.describeTopic({ stream, topic })).partitions[0]?.nextOffset).toBe(0n);
+    });
+
     it('a timestamp beyond the u64 range is invalid, like an offset', async () => {
       const t = await hooks.transport();
       const { stream, topic } = await freshTopic(t, 1);
