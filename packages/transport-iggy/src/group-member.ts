@@ -164,9 +164,9 @@ export class IggyGroupMember implements GroupMember {
    */
   async commit(partition: number, offset: bigint, options: CallOptions = {}): Promise<void> {
     checkSignal(options.signal);
+    this.#checkOpen();
     checkPartitionId(partition);
     checkOffset(offset);
-    this.#checkOpen();
     if (this.#connection.protocol !== 'vsr' && !(await this.owns(partition, options))) {
       throw new ConflictError(`partition ${partition} is not assigned to this member of group ${this.group}`, { context: { partition, group: this.group } });
     }
@@ -219,9 +219,10 @@ export class IggyGroupMember implements GroupMember {
 
   async #waitFor(timeoutMs: number, options: CallOptions): Promise<boolean> {
     checkSignal(options.signal);
-    const limit = checkTimeout(timeoutMs);
     this.#checkOpen();
-    const deadline = Date.now() + limit;
+    const limit = checkTimeout(timeoutMs);
+    // The monotonic clock: a wall clock stepped back would stretch the wait without bound.
+    const deadline = performance.now() + limit;
     const { stream, topic, group } = this.#target;
     const o = { signal: options.signal };
     const { waitMinMs, waitMaxMs } = this.#connection.options;
@@ -242,7 +243,7 @@ export class IggyGroupMember implements GroupMember {
           if (cmd.nextOffsetOf(info) > from) return true;
         }
       }
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return false;
       await sleepUnlessStopped(Math.min(pause, left), options.signal, this.#stop.signal);
       this.#checkOpen();

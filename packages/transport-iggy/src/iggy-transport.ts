@@ -285,7 +285,10 @@ export class IggyTransport implements LogTransport {
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) throw new InvalidArgumentError('records must be a non-empty array');
     const messages = toOutgoingMessages(records);
-    const routing = request.routing ?? { balanced: true };
+    const routing = request.routing === undefined ? { balanced: true } : request.routing;
+    // Checked as MemoryLog does: `in` on a string or null would throw an untyped TypeError, and
+    // a null routing is no more "balanced" here than it is there.
+    if (typeof routing !== 'object' || routing === null) throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
     let wire: Partitioning;
     if ('partition' in routing) wire = partitioning.partitionId(checkPartitionId(routing.partition));
     else if ('key' in routing) wire = partitioning.key(routingKeyBytes(routing.key));
@@ -413,12 +416,13 @@ export class IggyTransport implements LogTransport {
     const partition = checkPartitionId(request.partition);
     const offset = checkOffset(request.offset);
     const limit = checkTimeout(request.timeoutMs);
-    const deadline = Date.now() + limit;
+    // The monotonic clock: a wall clock stepped back would stretch the wait without bound.
+    const deadline = performance.now() + limit;
     let pause = this.#options.waitMinMs;
     for (;;) {
       const found = await this.#poll(stream, topic, partition, { kind: 'offset', value: offset }, 1, o);
       if (found.some((r) => r.offset >= offset)) return true;
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return false;
       await sleepUnlessStopped(Math.min(pause, left), o.signal, this.#stop.signal);
       pause = Math.min(this.#options.waitMaxMs, pause * 2);

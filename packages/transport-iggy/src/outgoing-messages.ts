@@ -7,7 +7,7 @@
 
 import { encodeUserHeaders } from '@agdx/iggy-protocol';
 import type { OutgoingMessage } from '@agdx/iggy-protocol';
-import { copyRecordHeaders, InvalidArgumentError, isSealedHeaders } from '@agdx/transport';
+import { batchRecordBytes, checkBatchBytes, copyRecordHeaders, InvalidArgumentError, isSealedHeaders, TransportError } from '@agdx/transport';
 import type { AppendRecord, RecordHeaders } from '@agdx/transport';
 import { toTransportError } from './error-mapping.js';
 import { checkPayload } from './validation.js';
@@ -57,14 +57,28 @@ function bare(record: AppendRecord): boolean {
  * @throws InvalidArgumentError for a record, payload or header the transport refuses.
  */
 export function toOutgoingMessages(records: readonly AppendRecord[]): readonly OutgoingMessage[] {
+  try {
+    return checkedMessages(records);
+  } catch (error) {
+    // A getter or a header map that throws is a bad argument, typed as MemoryLog types it.
+    if (TransportError.is(error)) throw error;
+    throw new InvalidArgumentError('a record could not be read', { cause: error });
+  }
+}
+
+function checkedMessages(records: readonly AppendRecord[]): readonly OutgoingMessage[] {
   const n = records.length;
   // Built only from the first record that cannot go as it is.
   let messages: OutgoingMessage[] | undefined;
+  // Measured as MemoryLog measures it, so both refuse the same batches (see MAX_BATCH_BYTES).
+  let batchBytes = 0;
   for (let i = 0; i < n; i++) {
     const record = records[i] as AppendRecord;
     if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('each record must be an object');
     const payload = checkPayload(record.payload);
     if (bare(record)) {
+      batchBytes += batchRecordBytes(payload.length, 0);
+      checkBatchBytes(batchBytes, i);
       if (messages !== undefined) messages[i] = record;
       continue;
     }
@@ -79,6 +93,8 @@ export function toOutgoingMessages(records: readonly AppendRecord[]): readonly O
         if (copy.size > 0) rawHeaders = encodeBlock(copy);
       }
     }
+    batchBytes += batchRecordBytes(payload.length, rawHeaders === undefined ? 0 : rawHeaders.length);
+    checkBatchBytes(batchBytes, i);
     messages[i] = rawHeaders === undefined ? { payload } : { payload, rawHeaders };
   }
   return messages ?? records;

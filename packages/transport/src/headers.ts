@@ -324,6 +324,16 @@ function keyByteLength(key: string): number {
 }
 
 /**
+ * The encoded size of a header map that already passed {@link copyRecordHeaders} (or was
+ * sealed): what the map adds to a batch's size (see `batch-limit.ts`).
+ */
+export function headerBlockBytes(headers: RecordHeaders): number {
+  let total = 0;
+  for (const [key, header] of headers) total += PAIR_FRAMING_BYTES + keyByteLength(key) + header.value.length;
+  return total;
+}
+
+/**
  * Validates a whole header map (keys 1..255 UTF-8 bytes, every value per
  * {@link checkHeaderValue}, encoded block at most 100,000 bytes) and returns a deep copy, so
  * later changes by the caller cannot reach stored records.

@@ -33,6 +33,7 @@ export { watchAbort } from './abort-watch.js';
 export { ByteSlab } from './byte-slab.js';
 export { isSealedHeaders, sealHeaders } from './sealed-headers.js';
 export { keyBytes as routingKeyBytes, MAX_KEY_BYTES, partitionForKey, xxh32 } from './key-routing.js';
+export { batchRecordBytes, checkBatchBytes, MAX_BATCH_BYTES, RECORD_FRAMING_BYTES } from './batch-limit.js';
 export type {
   AppendRecord,
   AppendRequest,

@@ -64,10 +64,27 @@ const stringHashes = new Map<string, number>();
  * @throws InvalidArgumentError for a key outside 1..255 UTF-8 bytes.
  */
 export function partitionForStringKeySync(key: string, partitionCount: number): number | undefined {
+  return stringKeyHash(key) % partitionCount;
+}
+
+/**
+ * The XXH32 of a string key's UTF-8 bytes, remembered per key (bounded).
+ * @throws InvalidArgumentError for a key outside 1..255 UTF-8 bytes.
+ */
+export function stringKeyHash(key: string): number {
   const known = stringHashes.get(key);
-  if (known !== undefined) return known % partitionCount;
+  if (known !== undefined) return known;
   const hash = xxh32Bytes(keyBytes(key));
   if (stringHashes.size >= STRING_HASH_CACHE_LIMIT) stringHashes.clear();
   stringHashes.set(key, hash);
-  return hash % partitionCount;
+  return hash;
+}
+
+/**
+ * The XXH32 a key routes by: of a string's UTF-8 bytes or of the bytes given, checked against
+ * the 1..255-byte rule. The partition is this modulo the partition count.
+ * @throws InvalidArgumentError for a key that is not a string or bytes, or outside 1..255 bytes.
+ */
+export function routingKeyHash(key: string | Uint8Array): number {
+  return typeof key === 'string' ? stringKeyHash(key) : xxh32Bytes(keyBytes(key));
 }

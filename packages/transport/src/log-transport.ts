@@ -88,7 +88,11 @@ export type Routing =
 
 /** An append request. */
 export interface AppendRequest extends TopicAddress, CallOptions {
-  /** The batch, 1 or more records. */
+  /**
+   * The batch, 1 or more records, at most `MAX_BATCH_BYTES` counting each record's payload,
+   * encoded header block and `RECORD_FRAMING_BYTES` (a larger batch is `InvalidArgumentError`,
+   * refused before anything is copied or sent).
+   */
   readonly records: readonly AppendRecord[];
   /** Partition choice; balanced when omitted. */
   readonly routing?: Routing | undefined;
@@ -233,7 +237,10 @@ export interface GroupMember {
    * assignment changed; `false` after `timeoutMs`. No busy polling.
    */
   waitFor(timeoutMs: number, options?: CallOptions): Promise<boolean>;
-  /** Leaves the group (idempotent); the remaining members share its partitions. */
+  /**
+   * Leaves the group (idempotent); the remaining members share its partitions. It leaves even
+   * when `options.signal` has already fired: leaving is the clean-up after aborted work.
+   */
   leave(options?: CallOptions): Promise<void>;
 }
 
@@ -243,7 +250,9 @@ export interface GroupMember {
  * Errors are typed (`TransportError` subclasses, each with a stable `kind`): `invalid` for a
  * bad argument, `not-found` for an unknown stream, topic, partition or group, `conflict` for a
  * request that contradicts existing state, `cancelled` when the signal fires, `closed` after
- * {@link LogTransport.close}, `timeout` and `transport` for network failures.
+ * {@link LogTransport.close}, `timeout` and `transport` for network failures. A call checks in
+ * that order: `closed`, `cancelled`, then every argument (`invalid`), and only then its targets
+ * (`not-found`, `conflict`), so a bad argument is `invalid` whether or not its topic exists.
  */
 export interface LogTransport {
   /**

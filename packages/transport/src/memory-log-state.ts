@@ -70,6 +70,14 @@ export interface TopicState {
   readonly groups: Map<string, GroupState>;
   /** Creation time in microseconds, unique within the log (the topic's generation). */
   readonly createdAtMicros: bigint;
+  /**
+   * Where the copies of this topic's payloads go: a small batch is carved from a 64 KiB slab, a
+   * batch over 4 KiB gets its own allocation. One per topic, not per log: a slab lives as long as
+   * any record in it, so a slab shared with a topic that never expires kept an expiring topic's
+   * bytes (or a deleted topic's) alive for good. A topic's records expire at one rate and are
+   * deleted together, so its slabs go with them. Empty until the topic's first copied batch.
+   */
+  readonly payloads: ByteSlab;
 }
 
 /** The whole log. */
@@ -78,18 +86,18 @@ export interface LogState {
   readonly streams: Map<string, Map<string, TopicState>>;
   /** Where broker timestamps come from. */
   readonly clock: LogClock;
-  /**
-   * Where a batch's payload copies go: a small batch is carved from a shared 64 KiB slab, a batch
-   * over 4 KiB gets its own allocation. A record holds its slab no longer than the log holds it.
-   */
-  readonly payloads: ByteSlab;
   /** The newest topic creation time handed out, so two creations never share a generation. */
   lastCreatedMicros: bigint;
 }
 
 /** A fresh log state. */
 export function newLogState(clock: LogClock): LogState {
-  return { streams: new Map(), clock, payloads: new ByteSlab(64 * 1024, 4 * 1024), lastCreatedMicros: 0n };
+  return { streams: new Map(), clock, lastCreatedMicros: 0n };
+}
+
+/** A topic's payload slab (see {@link TopicState.payloads}). */
+export function newPayloadSlab(): ByteSlab {
+  return new ByteSlab(64 * 1024, 4 * 1024);
 }
 
 /** Creates a partition with no records. */
@@ -97,12 +105,27 @@ export function newPartition(id: number): PartitionState {
   return { id, records: [], base: 0, start: 0, next: 0, lastTimestamp: 0n, waiters: new Set() };
 }
 
-/** Compaction threshold: expired records are cut off once this many pile up at the front. */
+/** Compaction threshold: the array is cut once this many expired slots pile up at its front. */
 const COMPACT_AFTER = 1024;
 
 /**
- * Moves the partition's start past records older than the topic's expiry, and occasionally
- * drops them from memory. Timestamps are non-decreasing, so this is amortised O(1).
+ * What an expired record's slot holds until the array is compacted. Never read (reads start at
+ * `start`); it only lets the record, its payload and its headers go at once. Before, the slots kept
+ * them until a thousand had expired, so a topic of large records never released any: up to 1,023
+ * payloads of up to 64 MB each, however short the expiry.
+ */
+const EXPIRED: LogRecord = Object.freeze({
+  partition: -1,
+  offset: -1n,
+  timestampMicros: -1n,
+  headers: new Map(),
+  payload: new Uint8Array(0),
+});
+
+/**
+ * Moves the partition's start past records older than the topic's expiry, releasing each one, and
+ * occasionally cuts the expired slots off the array. Timestamps are non-decreasing, so this is
+ * amortised O(1).
  */
 export function dropExpired(topic: TopicState, partition: PartitionState, now: bigint): void {
   const expiry = topic.expiry;
@@ -110,7 +133,7 @@ export function dropExpired(topic: TopicState, partition: PartitionState, now: b
   const records = partition.records;
   let start = partition.start;
   const cutoff = now - expiry;
-  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) start++;
+  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) records[start++] = EXPIRED;
   if (start >= COMPACT_AFTER && start * 2 >= records.length) {
     partition.records = records.slice(start);
     partition.base += start;

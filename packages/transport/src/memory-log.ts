@@ -13,11 +13,11 @@ import {
   NotFoundError,
   TransportError,
 } from './errors.js';
-import { copyRecordHeaders, type RecordHeaders } from './headers.js';
+import { copyRecordHeaders, headerBlockBytes, type RecordHeaders } from './headers.js';
+import { batchRecordBytes, checkBatchBytes, MAX_BATCH_BYTES } from './batch-limit.js';
 import { EMPTY_HEADERS, isSealedHeaders } from './sealed-headers.js';
-import { keyBytes, partitionForKey, partitionForKeySync, partitionForStringKeySync } from './key-routing.js';
+import { routingKeyHash } from './key-routing.js';
 import type {
-  AppendRecord,
   AppendRequest,
   AppendResult,
   CallOptions,
@@ -40,6 +40,7 @@ import type {
 import {
   dropExpired,
   newLogState,
+  newPayloadSlab,
   newPartition,
   rebalance,
   type GroupState,
@@ -177,11 +178,12 @@ export class MemoryLog implements LogTransport {
     this.#open(options.signal);
     checkRequest(address);
     checkRequest(settings);
-    const topics = this.#state.streams.get(address.stream);
-    if (topics === undefined) this.#topic(address.stream, address.topic);
+    checkName(address.stream, 'stream');
     checkName(address.topic, 'topic');
     const partitions = checkPartitionCount(settings.partitions);
     const expiry = checkExpiry(settings.messageExpiryMicros);
+    const topics = this.#state.streams.get(address.stream);
+    if (topics === undefined) this.#topic(address.stream, address.topic);
     const existing = topics?.get(address.topic);
     if (existing !== undefined) {
       if (existing.partitions.length !== partitions || existing.expiry !== expiry) {
@@ -202,6 +204,7 @@ export class MemoryLog implements LogTransport {
       partitions: Array.from({ length: partitions }, (_, id) => newPartition(id)),
       expiry,
       balancedCursor: 0,
+      payloads: newPayloadSlab(),
       consumerOffsets: new Map(),
       groups: new Map(),
       createdAtMicros: this.#nextGeneration(),
@@ -240,56 +243,32 @@ export class MemoryLog implements LogTransport {
     return describe(this.#topic(address.stream, address.topic));
   }
 
-  /** Appends a batch to one partition; the batch is all-or-nothing. */
+  /**
+   * Appends a batch to one partition; the batch is all-or-nothing. Every argument is checked
+   * before the topic is looked up, as a network transport checks them before sending, so a bad
+   * batch is `invalid` whether or not its topic exists.
+   */
   async append(request: AppendRequest): Promise<AppendResult> {
     checkRequest(request);
     this.#open(request.signal);
-    const topic = this.#topic(request.stream, request.topic);
+    // Looked up now, but a missing topic (or a bad name) is reported only after every other
+    // argument passed; looking up first spares the hot path the name checks.
+    const found = this.#state.streams.get(request.stream)?.get(request.topic);
     const records = request.records;
     if (!Array.isArray(records) || records.length === 0) {
       throw new InvalidArgumentError('records must be a non-empty array');
     }
-    const routing = request.routing;
-    const count = topic.partitions.length;
-    let partition: PartitionState;
-    let balanced = false;
-    if (routing === undefined) {
-      balanced = true;
-      partition = topic.partitions[topic.balancedCursor % count] as PartitionState;
-    } else if (typeof routing !== 'object' || routing === null) {
-      throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
-    } else if ('partition' in routing) {
-      partition = this.#partition(topic, routing.partition);
-    } else if ('key' in routing) {
-      const key = routing.key;
-      let id = typeof key === 'string' ? partitionForStringKeySync(key, count) : undefined;
-      const bytes = id === undefined ? keyBytes(key) : undefined;
-      if (bytes !== undefined) id = partitionForKeySync(bytes, count);
-      if (id === undefined) {
-        id = await partitionForKey(bytes ?? keyBytes(key), count);
-        this.#open(request.signal);
-      }
-      partition = topic.partitions[id] as PartitionState;
-    } else if (routing.balanced === true) {
-      balanced = true;
-      partition = topic.partitions[topic.balancedCursor % count] as PartitionState;
-    } else {
-      throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
-    }
-
-    const now = this.#state.clock.nowMicros();
-    if (topic.expiry !== undefined) dropExpired(topic, partition, now);
-    const timestamp = now > partition.lastTimestamp ? now : partition.lastTimestamp;
-    const stored = partition.records;
-    const before = stored.length;
-    const base = partition.next;
-    const id = partition.id;
+    // Validate and copy the headers and measure the batch before anything is stored: a header
+    // map repeated across the batch (a chunk stream's) is copied and measured once.
+    const inputs = new Array<Uint8Array>(records.length);
+    // Made only for a batch with headers: most batches have none.
+    let headers: RecordHeaders[] | undefined;
+    let payloadBytes = 0;
+    let batchBytes = 0;
     try {
-      // Validate everything first, then copy: one allocation holds every payload of the batch
-      // and a header map repeated across the batch (a chunk stream's) is copied once, so a
-      // 64-record batch costs a few allocations instead of a few hundred.
-      let payloadBytes = 0;
-      const inputs = new Array<Uint8Array>(records.length);
+      let lastInput: RecordHeaders | undefined;
+      let lastCopy: RecordHeaders = EMPTY_HEADERS;
+      let lastBytes = 0;
       for (let i = 0; i < records.length; i++) {
         const record = records[i];
         if (typeof record !== 'object' || record === null) throw new InvalidArgumentError('record must be an object');
@@ -299,39 +278,69 @@ export class MemoryLog implements LogTransport {
             context: { index: i },
           });
         }
+        const input = record.headers;
+        let headerBytes = 0;
+        if (input !== undefined) {
+          if (input !== lastInput) {
+            lastCopy = isSealedHeaders(input) ? input : copyRecordHeaders(input);
+            lastInput = input;
+            lastBytes = headerBlockBytes(lastCopy);
+          }
+          headerBytes = lastBytes;
+          headers ??= new Array<RecordHeaders>(records.length).fill(EMPTY_HEADERS);
+          headers[i] = lastCopy;
+        }
         inputs[i] = payload;
         payloadBytes += payload.length;
-      }
-      // Immutable payloads are kept as they are; others are copied, into one allocation per batch.
-      const keep = request.payloadsImmutable === true;
-      const payloads = keep ? undefined : this.#state.payloads.take(payloadBytes);
-      let at = 0;
-      let lastInput: RecordHeaders | undefined;
-      let lastCopy: RecordHeaders = EMPTY_HEADERS;
-      for (let i = 0; i < records.length; i++) {
-        const input = (records[i] as AppendRecord).headers;
-        let headers: RecordHeaders;
-        if (input === undefined) headers = EMPTY_HEADERS;
-        else if (input === lastInput) headers = lastCopy;
-        else if (isSealedHeaders(input)) headers = input;
-        else {
-          headers = lastCopy = copyRecordHeaders(input);
-          lastInput = input;
-        }
-        let payload = inputs[i] as Uint8Array;
-        if (payloads !== undefined) {
-          payloads.set(payload, at);
-          payload = payloads.subarray(at, at + payload.length);
-          at += payload.length;
-        } else if (payload.constructor !== Uint8Array) {
-          payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.length); // a Buffer: store a plain view
-        }
-        stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers, payload });
+        batchBytes += batchRecordBytes(payload.length, headerBytes);
+        if (batchBytes > MAX_BATCH_BYTES) checkBatchBytes(batchBytes, i);
       }
     } catch (error) {
-      stored.length = before;
       if (TransportError.is(error)) throw error;
       throw new InvalidArgumentError('a record could not be read', { cause: error });
+    }
+    // The routing's form (and a key's hash) is checked before the lookup too.
+    const routing = request.routing;
+    let partitionId: number | undefined;
+    let keyHash: number | undefined;
+    if (routing === undefined) {
+      // balanced
+    } else if (typeof routing !== 'object' || routing === null) {
+      throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
+    } else if ('partition' in routing) partitionId = checkPartitionId(routing.partition);
+    else if ('key' in routing) keyHash = routingKeyHash(routing.key);
+    else if (routing.balanced !== true) {
+      throw new InvalidArgumentError('routing must be { partition }, { key } or { balanced: true }');
+    }
+
+    const topic = found ?? this.#topic(request.stream, request.topic);
+    const count = topic.partitions.length;
+    const balanced = partitionId === undefined && keyHash === undefined;
+    let partition: PartitionState;
+    if (partitionId !== undefined) partition = this.#partition(topic, partitionId);
+    else if (keyHash !== undefined) partition = topic.partitions[keyHash % count] as PartitionState;
+    else partition = topic.partitions[topic.balancedCursor % count] as PartitionState;
+
+    const now = this.#state.clock.nowMicros();
+    if (topic.expiry !== undefined) dropExpired(topic, partition, now);
+    const timestamp = now > partition.lastTimestamp ? now : partition.lastTimestamp;
+    const stored = partition.records;
+    const base = partition.next;
+    const id = partition.id;
+    // Immutable payloads are kept as they are; others are copied, into one allocation per batch,
+    // so a 64-record batch costs a few allocations instead of a few hundred.
+    const payloads = request.payloadsImmutable === true ? undefined : topic.payloads.take(payloadBytes);
+    let at = 0;
+    for (let i = 0; i < records.length; i++) {
+      let payload = inputs[i] as Uint8Array;
+      if (payloads !== undefined) {
+        payloads.set(payload, at);
+        payload = payloads.subarray(at, at + payload.length);
+        at += payload.length;
+      } else if (payload.constructor !== Uint8Array) {
+        payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.length); // a Buffer: store a plain view
+      }
+      stored.push({ partition: id, offset: BigInt(base + i), timestampMicros: timestamp, headers: headers === undefined ? EMPTY_HEADERS : (headers[i] as RecordHeaders), payload });
     }
     partition.next = base + records.length;
     partition.lastTimestamp = timestamp;
@@ -348,10 +357,11 @@ export class MemoryLog implements LogTransport {
   async read(request: ReadRequest): Promise<readonly LogRecord[]> {
     checkRequest(request);
     this.#open(request.signal);
-    const topic = this.#topic(request.stream, request.topic);
-    const partition = this.#partition(topic, request.partition);
+    checkPartitionId(request.partition);
     const offset = checkOffset(request.offset);
     const max = checkMaxCount(request.maxCount);
+    const topic = this.#topic(request.stream, request.topic);
+    const partition = this.#partition(topic, request.partition);
     this.#expire(topic, partition);
     return sliceFrom(partition, offset, max);
   }
@@ -360,11 +370,12 @@ export class MemoryLog implements LogTransport {
   async readFromTimestamp(request: ReadFromTimestampRequest): Promise<readonly LogRecord[]> {
     checkRequest(request);
     this.#open(request.signal);
+    checkPartitionId(request.partition);
+    // A u64 on the wire, so a network transport cannot send more: refused here alike.
+    const at = checkOffset(request.timestampMicros, 'timestampMicros');
+    const max = checkMaxCount(request.maxCount);
     const topic = this.#topic(request.stream, request.topic);
     const partition = this.#partition(topic, request.partition);
-    const at = request.timestampMicros;
-    if (typeof at !== 'bigint' || at < 0n) throw new InvalidArgumentError('timestampMicros must be a non-negative bigint');
-    const max = checkMaxCount(request.maxCount);
     this.#expire(topic, partition);
     const records = partition.records;
     let low = partition.start;
@@ -381,10 +392,11 @@ export class MemoryLog implements LogTransport {
   async waitFor(request: WaitRequest): Promise<boolean> {
     checkRequest(request);
     this.#open(request.signal);
-    const topic = this.#topic(request.stream, request.topic);
-    const partition = this.#partition(topic, request.partition);
+    checkPartitionId(request.partition);
     const target = position(checkOffset(request.offset));
     const timeoutMs = checkTimeout(request.timeoutMs);
+    const topic = this.#topic(request.stream, request.topic);
+    const partition = this.#partition(topic, request.partition);
     return waitUntil(() => partition.next > target, [partition.waiters], this.#waiters, timeoutMs, request.signal);
   }
 
@@ -392,9 +404,11 @@ export class MemoryLog implements LogTransport {
   async storeOffset(request: StoreOffsetRequest): Promise<void> {
     checkRequest(request);
     this.#open(request.signal);
+    checkPartitionId(request.partition);
+    checkOffset(request.offset);
+    const consumer = checkConsumer(request.consumer);
     const topic = this.#topic(request.stream, request.topic);
     const partition = this.#partition(topic, request.partition);
-    const consumer = checkConsumer(request.consumer);
     const offset = checkStorableOffset(partition, request.offset);
     if (consumer.kind === 'consumer') {
       let offsets = topic.consumerOffsets.get(consumer.name);
@@ -409,9 +423,10 @@ export class MemoryLog implements LogTransport {
   async getOffset(request: OffsetRequest): Promise<bigint | undefined> {
     checkRequest(request);
     this.#open(request.signal);
+    checkPartitionId(request.partition);
+    const consumer = checkConsumer(request.consumer);
     const topic = this.#topic(request.stream, request.topic);
     const partition = this.#partition(topic, request.partition);
-    const consumer = checkConsumer(request.consumer);
     if (consumer.kind === 'consumer') return topic.consumerOffsets.get(consumer.name)?.get(partition.id);
     return groupOf(topic, consumer.name).offsets.get(partition.id);
   }
@@ -420,9 +435,10 @@ export class MemoryLog implements LogTransport {
   async deleteOffset(request: OffsetRequest): Promise<boolean> {
     checkRequest(request);
     this.#open(request.signal);
+    checkPartitionId(request.partition);
+    const consumer = checkConsumer(request.consumer);
     const topic = this.#topic(request.stream, request.topic);
     const partition = this.#partition(topic, request.partition);
-    const consumer = checkConsumer(request.consumer);
     if (consumer.kind === 'consumer') return topic.consumerOffsets.get(consumer.name)?.delete(partition.id) ?? false;
     return this.#ownedGroup(topic, consumer.name, partition.id).offsets.delete(partition.id);
   }
@@ -444,8 +460,8 @@ export class MemoryLog implements LogTransport {
   async joinGroup(request: JoinGroupRequest): Promise<GroupMember> {
     checkRequest(request);
     this.#open(request.signal);
-    const topic = this.#topic(request.stream, request.topic);
     const name = checkName(request.group, 'group');
+    const topic = this.#topic(request.stream, request.topic);
     let group = topic.groups.get(name);
     if (group === undefined) {
       group = { name, members: [], nextMemberId: 0, offsets: new Map() };
@@ -458,6 +474,7 @@ export class MemoryLog implements LogTransport {
       open: (signal) => this.#open(signal),
       expire: (t, p) => this.#expire(t, p),
       forget: () => this.#members.delete(member),
+      live: (t) => this.#state.streams.get(t.stream)?.get(t.name) === t,
       waiters: this.#waiters,
     });
     this.#members.add(member);
@@ -511,6 +528,8 @@ interface ConnectionHooks {
   readonly expire: (topic: TopicState, partition: PartitionState) => void;
   /** Removes the member from the connection's set. */
   readonly forget: () => void;
+  /** False once the topic was deleted (even if one of the same name was created since). */
+  readonly live: (topic: TopicState) => boolean;
   /** The connection's pending waits, rejected when it closes. */
   readonly waiters: WaitRegistry;
 }
@@ -537,6 +556,14 @@ class MemoryGroupMember implements GroupMember {
   #open(signal: AbortSignal | undefined): void {
     this.#hooks.open(signal);
     if (this.#left) throw new ClosedError(`member ${this.memberId} has left group ${JSON.stringify(this.group)}`);
+    // The member holds the topic it joined; once that is deleted, polls and commits into it
+    // would answer from (and store into) a topic no one else can see. Iggy answers not-found.
+    if (!this.#hooks.live(this.#topic)) {
+      const topic = this.#topic;
+      throw new NotFoundError(`topic ${JSON.stringify(topic.name)} of group ${JSON.stringify(this.group)} was deleted`, {
+        context: { stream: topic.stream, topic: topic.name, group: this.group },
+      });
+    }
   }
 
   owns(group: GroupState, partition: number): boolean {
@@ -570,9 +597,10 @@ class MemoryGroupMember implements GroupMember {
   async commit(partition: number, offset: bigint, options: CallOptions = {}): Promise<void> {
     this.#open(options.signal);
     checkPartitionId(partition);
+    checkOffset(offset);
+    // A partition the topic lacks is one the member does not own: a conflict, as Iggy answers.
     const state = this.#topic.partitions[partition];
-    if (state === undefined) throw new NotFoundError(`partition ${partition} does not exist`, { context: { partition } });
-    if (!this.#state.partitions.includes(partition)) {
+    if (state === undefined || !this.#state.partitions.includes(partition)) {
       throw new ConflictError(`member ${this.memberId} does not own partition ${partition}`, {
         context: { group: this.group, partition },
       });
@@ -595,9 +623,12 @@ class MemoryGroupMember implements GroupMember {
     return waitUntil(ready, sets, this.#hooks.waiters, timeout, options.signal);
   }
 
-  async leave(options: CallOptions = {}): Promise<void> {
-    if (this.#left) return;
-    checkSignal(options.signal);
+  /**
+   * Leaves at once, whatever the signal says: leaving is the clean-up a caller runs when its work
+   * was aborted (often with that same signal), and a member that stayed would hold its partitions
+   * from the rest of the group for good. Over Iggy a leave likewise always ends the membership.
+   */
+  async leave(_options: CallOptions = {}): Promise<void> {
     this.depart();
   }
 

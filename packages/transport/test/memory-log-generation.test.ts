@@ -32,4 +32,27 @@ describe('MemoryLog topic generations and deleteTopic', () => {
     await log.deleteTopic(address);
     await expect(waiting).resolves.toBe(false);
   });
+
+  it('a member of a deleted topic gets not-found, as over Iggy, instead of polling and committing into the old one', async () => {
+    const log = new MemoryLog();
+    await log.ensureStream('s');
+    await log.ensureTopic(address, { partitions: 1 });
+    await log.append({ ...address, routing: { partition: 0 }, records: [{ payload: new Uint8Array([1]) }] });
+    const member = await log.joinGroup({ ...address, group: 'g' });
+    await member.commit(0, 0n);
+    const waiting = member.waitFor(60_000);
+    await log.deleteTopic(address);
+    await expect(waiting).resolves.toBe(false);
+    const notFound = (e: unknown): boolean => TransportError.is(e) && e.kind === 'not-found';
+    await expect(member.poll()).rejects.toSatisfy(notFound);
+    await expect(member.commit(0, 0n)).rejects.toSatisfy(notFound);
+    await expect(member.waitFor(10)).rejects.toSatisfy(notFound);
+    await expect(member.assignment()).rejects.toSatisfy(notFound);
+    // The recreated topic is another one: the old member's commit never lands in it.
+    await log.ensureTopic(address, { partitions: 1 });
+    await log.append({ ...address, routing: { partition: 0 }, records: [{ payload: new Uint8Array([2]) }] });
+    await expect(member.commit(0, 0n)).rejects.toSatisfy(notFound);
+    await expect(log.getOffset({ ...address, partition: 0, consumer: { kind: 'group', name: 'g' } })).rejects.toSatisfy(notFound);
+    await member.leave();
+  });
 });

@@ -10,6 +10,7 @@ import { HEADER_KINDS, headerValue, readHeaderValue, type HeaderValue, type Reco
 import { xxh32 } from '../key-routing.js';
 import { sealHeaders } from '../sealed-headers.js';
 import type { LogRecord, LogTransport } from '../log-transport.js';
+import { describeEdgeCases } from './conformance-edges.js';
 import {
   cpuMicros,
   eventually,
@@ -623,6 +624,8 @@ export function describeLogTransportConformance(name: string, factory: Conforman
         await expectKind('invalid', () => headerValue.raw(new Uint8Array(256)));
       });
     });
+
+    describeEdgeCases({ transport: async () => (await subject()).transport });
 
     describe('message expiry', () => {
       it('records older than the expiry are no longer returned', async (ctx) => {
