@@ -26,6 +26,7 @@ import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import { checkLayoutReplacement, declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
+import { checkBodyFits, checkPayloadFits } from '../send/payload-limit.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ensureTopicCreated, losingBootstrapError } from './bootstrap-strays.js';
@@ -294,7 +295,8 @@ export class AgdxClient {
    * Publishes a ready envelope: checks the kind rules, runs the governor, signs when asked,
    * writes the header block with wire's shared encoder and appends it keyed by its conversation
    * (routed by the layout). Returns the log position.
-   * @throws InvalidError; PolicyBlockedError; PublishFailedError.
+   * @throws InvalidError (also for a body or encoded envelope too large for one record, before it
+   * is signed or appended); PolicyBlockedError; PublishFailedError.
    */
   async publish(topic: string, envelope: AgentEnvelope, contentType: ContentTypeLike, options: PublishOptions = {}): Promise<MessagePosition> {
     const core = this.#core;
@@ -309,11 +311,14 @@ export class AgdxClient {
         envelope = envelope.withBody(body);
       }
     }
+    // Before the signer or the encoder copies the whole body.
+    checkBodyFits(envelope.body);
     if (options.signer !== undefined) {
       envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
     const payload = encodeEnvelope(envelope);
+    checkPayloadFits(payload);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
       core.shared.appender.append({ core, stream, topic, kind: signed.kind, target: signed.target, conversationKey: signed.conversation.toString(), records: [{ headers, payload }] }, options.signal),

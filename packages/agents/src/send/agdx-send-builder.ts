@@ -40,6 +40,7 @@ import {
   type AgentIdLike,
   type TaskStateLike,
 } from './refinements.js';
+import { checkBodyFits, checkPayloadFits } from './payload-limit.js';
 import type { Signer } from './signer.js';
 import { endSend, sendHeaders, startSend } from '../telemetry/guarded-telemetry.js';
 
@@ -337,7 +338,8 @@ export class AgdxSendBuilder {
 
   /**
    * Publishes the envelope and returns its record id.
-   * @throws InvalidError for a rule violation or a second send (nothing published);
+   * @throws InvalidError for a rule violation, a body too large for one record (checked before it
+   * is encoded or signed; claim-check larger bodies) or a second send (nothing published);
    * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
    */
   async send(options?: SendOptions): Promise<RecordId> {
@@ -444,6 +446,8 @@ export class AgdxSendBuilder {
         contentType = checked.contentType ?? contentType;
       }
     }
+    // Before the signer encodes the whole body to sign it.
+    checkBodyFits(envelope.body);
     if (signer !== undefined) envelope = await signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
     return this.#encoded(envelope, contentType);
   }
@@ -453,7 +457,9 @@ export class AgdxSendBuilder {
     const to = this.#to;
     const core = to.core;
     validateEnvelope(envelope);
+    checkBodyFits(envelope.body);
     const payload = encodeEnvelope(envelope);
+    checkPayloadFits(payload);
     const headers = core.headersFor(envelope, contentType, to.topic);
     // A send span starts here so its trace context rides in the record's headers; it ends when
     // the append is acknowledged, by whichever path issues it.

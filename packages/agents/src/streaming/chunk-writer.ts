@@ -267,7 +267,7 @@ export class AgdxChunkWriter {
     if (finishReason !== undefined) checkText(finishReason, 'finish_reason');
     if (usage !== undefined) checkObject(usage, 'usage');
     this.#terminal = true;
-    await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
+    await this.#enqueueTerminal(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
     const span = this.#span;
     await this.#flush(options, span ? (error) => endChunkStream(span, finishReason, usage, error) : undefined);
   }
@@ -282,7 +282,7 @@ export class AgdxChunkWriter {
     const body = encodeAgentErrorBody(checkErrorBody(error));
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
-    await this.#enqueue(envelope, ContentType.cbor);
+    await this.#enqueueTerminal(envelope, ContentType.cbor);
     const span = this.#span;
     await this.#flush(options, span ? () => endChunkStream(span, undefined, undefined, error) : undefined);
   }
@@ -317,18 +317,34 @@ export class AgdxChunkWriter {
     });
   }
 
+  /**
+   * {@link #enqueue} for `finish` and `fail`, which marked the stream terminal first (so no write
+   * slips in while the governor decides): a refused terminal leaves the stream open, so the
+   * caller can still end it (another reason, or `fail`) instead of holding a writer that refuses
+   * everything while its readers wait for an end that was never written.
+   */
+  async #enqueueTerminal(envelope: AgentEnvelope, contentType: number): Promise<void> {
+    try {
+      await this.#enqueue(envelope, contentType);
+    } catch (error) {
+      this.#terminal = false;
+      throw error;
+    }
+  }
+
   async #enqueue(envelope: AgentEnvelope, contentType: number): Promise<void> {
     const core = this.#core;
-    if (core.governor !== undefined) {
-      validateEnvelope(envelope);
-      const body = await core.govern(core.actionOf(envelope, this.#stream, this.#topic, false));
-      if (body !== envelope.body) envelope = envelope.withBody(body);
-    }
     try {
+      if (core.governor !== undefined) {
+        validateEnvelope(envelope);
+        const body = await core.govern(core.actionOf(envelope, this.#stream, this.#topic, false));
+        if (body !== envelope.body) envelope = envelope.withBody(body);
+      }
       validateEnvelope(envelope);
     } catch (error) {
-      // A refused chunk never took its sequence number.
-      if (envelope.kind === 'chunk') this.#next--;
+      // A refused record (invalid, or denied by the governor) never took its sequence number:
+      // the next record gets it, or readers would see a gap and end the stream there.
+      this.#releaseSequence(envelope.sequence);
       throw error;
     }
     if (this.#span === null) this.#span = startChunkStream(core.shared.telemetry, { opening: envelope, stream: this.#stream, topic: this.#topic });
@@ -346,7 +362,7 @@ export class AgdxChunkWriter {
       try {
         validateEnvelope(envelope);
       } catch (error) {
-        this.#next--;
+        this.#releaseSequence(envelope.sequence);
         throw error;
       }
       this.#push(encodeEnvelope(envelope), this.#contentType);
@@ -355,6 +371,14 @@ export class AgdxChunkWriter {
     const payload = encoder.encode(this.#next, body);
     this.#next++;
     this.#push(payload, this.#contentType);
+  }
+
+  /**
+   * Gives back the sequence a refused record took, unless a later record (a write that did not
+   * wait for this one) took the next one meanwhile: that sequence is then lost either way.
+   */
+  #releaseSequence(sequence: bigint | undefined): void {
+    if (sequence !== undefined && this.#next === sequence + 1n) this.#next = sequence;
   }
 
   #push(payload: Uint8Array, contentType: number): void {
