@@ -19,11 +19,11 @@ import type { AgentMessage, MessagePosition } from '../message/agent-message.js'
 import type { ReplyHub, ReplyWaitOptions } from '../replies/reply-hub.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
-import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
+import { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
 import { OrderedAppender } from '../send/ordered-appender.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
-import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import { checkLayoutReplacement, declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
 import { checkBodyFits, checkPayloadFits } from '../send/payload-limit.js';
@@ -341,7 +341,8 @@ export class AgdxClient {
    * The hub starts reading at the tail when called; register before sending the request, or use
    * {@link AgdxClient.request} / `replies(topic).expect(...)`.
    */
-  awaitReply(replyTopic: string, options: ReplyWaitOptions): Promise<AgentMessage> {
+  async awaitReply(replyTopic: string, options: ReplyWaitOptions): Promise<AgentMessage> {
+    checkObject(options, 'options');
     return this.replies(replyTopic, { requester: options.requester }).wait(options);
   }
 
@@ -356,6 +357,8 @@ export class AgdxClient {
    * a target nor `expectFrom`; TimeoutError; CancelledError.
    */
   async request(request: AgdxSendBuilder, options: RequestOptions): Promise<AgentMessage> {
+    checkInstance(request, AgdxSendBuilder, 'request');
+    checkObject(options, 'options');
     const correlation = request.correlation;
     if (correlation === undefined) throw new InvalidError('a request needs a correlation', { context: { field: 'correlation' } });
     const hub = this.replies(options.replyTopic, { requester: request.source });

@@ -239,6 +239,7 @@ export class AgdxSendBuilder {
    * @throws InvalidError for an empty id or an id listed twice (a loop).
    */
   withBridgeHops(hops: readonly string[]): this {
+    if (!Array.isArray(hops)) throw new InvalidError('`bridge_hops` must be an array of bridge ids', { context: { field: 'bridge_hops' } });
     let path: readonly string[] = [];
     for (const hop of hops) path = enterBridge(hop, path);
     return this.withMetadata(BRIDGE_HOPS_METADATA_KEY, bridgeHopMetadata(path) as MetadataValue);

@@ -17,7 +17,7 @@ import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
 import { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { AgdxSendBuilder, type SendTarget } from './agdx-send-builder.js';
-import { checkBytes, checkErrorBody, checkText, toAgentId, type AgentIdLike } from './refinements.js';
+import { checkBytes, checkErrorBody, checkObject, checkText, toAgentId, type AgentIdLike } from './refinements.js';
 
 /** Options of {@link AgdxSend.requestInput}. */
 export interface RequestInputOptions {
@@ -105,6 +105,7 @@ export class AgdxSend {
     checkTimeoutMs(timeoutMs);
     checkText(replyTopic, 'replyTopic');
     checkBytes(prompt, 'prompt');
+    checkObject(options, 'options');
     const to = this.#to;
     const core = to.core;
     const target = options.target === undefined ? undefined : toAgentId(options.target);

@@ -89,6 +89,21 @@ export function checkMethods<T>(value: unknown, field: string, methods: readonly
   return object as T;
 }
 
+/**
+ * Checks a `signal` option: absent, or an AbortSignal (anything with `aborted` and
+ * `addEventListener`, so a signal of another realm passes). Something else would surface as a
+ * platform TypeError only once a wait or a queued send starts watching it.
+ * @throws InvalidError otherwise.
+ */
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const signal = value as { readonly aborted?: unknown; readonly addEventListener?: unknown } | null;
+  if (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+    throw new InvalidError('`signal` must be an AbortSignal', { context: { field: 'signal' } });
+  }
+  return value as AbortSignal;
+}
+
 /** Checks a BlobStore argument. */
 export function checkBlobStore(value: unknown): BlobStore {
   return checkMethods<BlobStore>(value, 'blob store', ['put', 'get']);
