@@ -1,4 +1,4 @@
-import { AgentId, IdempotencyKey, InvalidError, LogPosition, TaskState, type AgentErrorBody, type BlobStore, type TaskStateName } from '@agdx/wire';
+import { AgentId, IdempotencyKey, InvalidError, LogPosition, TaskState, type BlobStore, type TaskStateName } from '@agdx/wire';
 
 /** An agent id, or its text (checked with `AgentId.new`). */
 export type AgentIdLike = AgentId | string;
@@ -71,13 +71,6 @@ export function checkLogPosition(value: unknown): LogPosition {
 export function checkObject<T>(value: unknown, field: string): T {
   if (typeof value !== 'object' || value === null) throw new InvalidError(`\`${field}\` must be an object`, { context: { field } });
   return value as T;
-}
-
-/** Checks an AgentErrorBody argument. @throws InvalidError when it has no numeric `code`. */
-export function checkErrorBody(value: unknown): AgentErrorBody {
-  const body = checkObject<AgentErrorBody>(value, 'error body');
-  if (typeof body.code !== 'number') throw new InvalidError('`error body` needs a numeric `code`', { context: { field: 'code' } });
-  return body;
 }
 
 /** Checks an object that has the named methods (signer, blob store). @throws InvalidError otherwise. */

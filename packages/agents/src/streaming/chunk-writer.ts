@@ -3,7 +3,6 @@ import {
   ChannelId,
   ContentType,
   CorrelationId,
-  encodeAgentErrorBody,
   encodeEnvelope,
   InvalidError,
   RecordId,
@@ -20,7 +19,8 @@ import type { ClientCore } from '../client/client-core.js';
 import type { AppendIssuer } from '../send/append-issuer.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
-import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { encodeErrorBody } from '../send/error-body.js';
+import { checkBytes, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 import type { ChunkStreamSpan } from '../telemetry/agdx-telemetry.js';
 import { chunksAppended, endChunkStream, sendHeaders, startChunkStream } from '../telemetry/guarded-telemetry.js';
 
@@ -275,11 +275,12 @@ export class AgdxChunkWriter {
   /**
    * Ends the stream with an error envelope naming the channel and the next sequence (content
    * type cbor), published together with every pending chunk.
-   * @throws InvalidError when the stream is already terminal.
+   * @throws InvalidError when the stream is already terminal, or for an error body readers could
+   * not decode (the stream stays open).
    */
   async fail(error: AgentErrorBody, options: ChunkWriteOptions = {}): Promise<void> {
     if (this.#terminal) throw new InvalidError(TERMINAL);
-    const body = encodeAgentErrorBody(checkErrorBody(error));
+    const body = encodeErrorBody(error);
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
     await this.#enqueueTerminal(envelope, ContentType.cbor);
