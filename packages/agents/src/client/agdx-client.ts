@@ -352,16 +352,22 @@ export class AgdxClient {
    * correlation, belongs to the session, is a response or error, is addressed to the requester
    * (or to everyone) and is not the request itself; with a verifier it must also verify, come
    * from the agent its key is enrolled for, and that agent must pass `expectFrom` (default the
-   * request's target).
-   * @throws InvalidError when the request has no correlation, or a verified request has neither
-   * a target nor `expectFrom`; TimeoutError; CancelledError.
+   * request's target). The wait watches `replyTopic` on the request's stream (the default stream
+   * of the client that built it), so a request built by `withDefaultStream(other)` is answered
+   * there.
+   * @throws InvalidError when the request has no correlation, was built by another client family,
+   * or a verified request has neither a target nor `expectFrom`; TimeoutError; CancelledError.
    */
   async request(request: AgdxSendBuilder, options: RequestOptions): Promise<AgentMessage> {
     checkInstance(request, AgdxSendBuilder, 'request');
     checkObject(options, 'options');
+    // Its appends and this client's waits would go through different logs.
+    if (!request.builtWith(this.#core)) throw new InvalidError('the request was built by another client (not this one or one derived from it)', { context: { field: 'request' } });
     const correlation = request.correlation;
     if (correlation === undefined) throw new InvalidError('a request needs a correlation', { context: { field: 'correlation' } });
-    const hub = this.replies(options.replyTopic, { requester: request.source });
+    // The reply comes on the stream the request goes to, which is the default stream of the
+    // client that built it (say `withDefaultStream(other)`), not necessarily this one's.
+    const hub = this.replies(options.replyTopic, { stream: request.stream, requester: request.source });
     // Registered synchronously while the hub's readers run: no promise and hop of its own.
     const registering = hub.register({
       correlation,

@@ -156,6 +156,16 @@ export class AgdxSendBuilder {
     return this.#to.conversation;
   }
 
+  /** The stream the envelope is published on (the default stream of the client that built it). */
+  get stream(): string {
+    return this.#to.stream;
+  }
+
+  /** @internal True when the client family of `core` built this builder (they share appends and waits). */
+  builtWith(core: ClientCore): boolean {
+    return this.#to.core.shared === core.shared;
+  }
+
   /** The author. */
   get source(): AgentId {
     return this.#to.source;
