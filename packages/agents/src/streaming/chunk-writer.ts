@@ -120,8 +120,14 @@ export class AgdxChunkWriter {
     return this.#terminal;
   }
 
-  /** Addresses every chunk to one agent. */
+  /**
+   * Addresses every chunk to one agent. Set it before the first chunk is written: the addressee
+   * routes chunks (a layout with a topic or a partition per agent puts them in the addressee's
+   * place) and readers filter by it, so a stream addressed midway would be split in two.
+   * @throws InvalidError for an invalid id, or after the first chunk.
+   */
   withTarget(target: AgentIdLike): this {
+    if (this.#next > 0n) throw new InvalidError('withTarget() must be called before the first chunk is written');
     this.#target = toAgentId(target);
     this.#headers = undefined;
     this.#encoder = undefined;
@@ -156,8 +162,12 @@ export class AgdxChunkWriter {
     return this;
   }
 
-  /** Sets the opening chunk's deadline (the reader's abandonment bound), epoch microseconds. */
+  /**
+   * Sets the opening chunk's deadline (the reader's abandonment bound), epoch microseconds.
+   * @throws InvalidError after the first chunk (it would never be published).
+   */
   withDeadlineMicros(deadlineMicros: bigint | number): this {
+    if (this.#next > 0n) throw new InvalidError('withDeadlineMicros() must be called before the first chunk is written');
     this.#deadline = toMicros(deadlineMicros, 'deadline_micros');
     return this;
   }
