@@ -71,6 +71,8 @@ export class AgdxChunkWriter {
   // undefined: not built yet; null: this stream uses the generic path.
   #encoder: ChunkEncoder | null | undefined;
   #issuer: AppendIssuer | undefined;
+  /** The flush in flight (awaited appends only), which the next flush waits for. */
+  #flushing: Promise<void> | undefined;
   // null: not started; undefined: no telemetry hook (or it declined).
   #span: ChunkStreamSpan | undefined | null = null;
 
@@ -227,43 +229,70 @@ export class AgdxChunkWriter {
    * append fails or is refused).
    */
   async #flush(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
+    const issuer = this.#issuer;
+    if (issuer === undefined) return this.#flushInTurn(options, ended);
     const batch = this.#pending;
     if (batch.length === 0) {
       ended?.();
       return;
     }
-    const issuer = this.#issuer;
-    if (issuer !== undefined) {
-      // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
+    // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
+    this.#pending = [];
+    const span = this.#span;
+    let ending = ended;
+    const end = (error?: unknown): void => {
+      const f = ending;
+      ending = undefined;
+      f?.(error);
+    };
+    const acknowledged = span
+      ? (at: unknown, error?: unknown): void => {
+          if (at !== undefined) chunksAppended(span, batch.length);
+          end(at === undefined ? (error ?? new Error('the stream\'s last append was not acknowledged')) : undefined);
+        }
+      : undefined;
+    try {
+      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+    } catch (error) {
+      end(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The awaited flush: one at a time, in call order. Writes that are not awaited one by one
+   * (a token callback) each flush while an append is in flight; each flush waits for the one
+   * before it and then takes what is pending as one append, so every chunk is appended once and
+   * in sequence (taking the whole pending list while its append was in flight re-sent every
+   * chunk once per concurrent write). Only a successful append drops its chunks: a failed one
+   * puts them back in front of those written meanwhile, so the next flush retries them in order.
+   */
+  async #flushInTurn(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
+    const previous = this.#flushing;
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    this.#flushing = turn;
+    try {
+      if (previous !== undefined) await previous;
+      const batch = this.#pending;
+      if (batch.length === 0) {
+        ended?.();
+        return;
+      }
       this.#pending = [];
-      const span = this.#span;
-      let ending = ended;
-      const end = (error?: unknown): void => {
-        const f = ending;
-        ending = undefined;
-        f?.(error);
-      };
-      const acknowledged = span
-        ? (at: unknown, error?: unknown): void => {
-            if (at !== undefined) chunksAppended(span, batch.length);
-            end(at === undefined ? (error ?? new Error('the stream\'s last append was not acknowledged')) : undefined);
-          }
-        : undefined;
+      const core = this.#core;
       try {
-        await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+        await core.shared.appender.append({ core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch }, options.signal);
       } catch (error) {
-        end(error);
+        this.#pending = this.#pending.length === 0 ? batch : batch.concat(this.#pending);
         throw error;
       }
-      return;
+      if (this.#span) chunksAppended(this.#span, batch.length);
+      ended?.();
+    } finally {
+      if (this.#flushing === turn) this.#flushing = undefined;
+      release();
     }
-    const core = this.#core;
-    await core.shared.appender.append({ core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch }, options.signal);
-    if (this.#span) chunksAppended(this.#span, batch.length);
-    // Only a successful append drops them, so a failed flush can be retried.
-    if (this.#pending === batch) this.#pending = [];
-    else this.#pending.splice(0, batch.length);
-    ended?.();
   }
 
   /**
