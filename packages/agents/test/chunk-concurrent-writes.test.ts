@@ -4,7 +4,7 @@
  * retried by the next flush, still in order.
  */
 import { describe, expect, it } from 'vitest';
-import { AgdxClient, AgentTopic, PublishFailedError, readAgentMessage } from '@agdx/agents';
+import { AgdxClient, AgentTopic, CancelledError, PublishFailedError, readAgentMessage } from '@agdx/agents';
 import { ChunkAssembler, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { MemoryLog, type AppendRequest, type AppendResult, type LogTransport } from '@agdx/transport';
 import { readAll } from './support-client/client.js';
@@ -75,6 +75,47 @@ describe('chunk writes that are not awaited one by one', () => {
     expect(sequences).toEqual(upTo(N + 1));
     expect(bodies).toEqual(upTo(N));
     expect(assembler.duplicatesDropped).toBe(0n);
+    expect(last).toMatchObject({ kind: 'finished', synthetic: false });
+  });
+
+  it('a flush waiting behind a slow append honours its own signal; its chunk stays pending and goes out in order', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => (entered = resolve));
+    const inner = new MemoryLog();
+    let first = true;
+    const transport = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === 'append') {
+          return async (request: AppendRequest): Promise<AppendResult> => {
+            if (request.topic === AgentTopic.Streams && first) {
+              first = false;
+              entered();
+              await held;
+            }
+            return target.append(request);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as LogTransport;
+    const { writer, read } = await stream(transport, false);
+    const slow = writer.write(Uint8Array.of(0));
+    // The opening chunk's append is in flight (held); the next write's flush waits behind it.
+    await inFlight;
+    const abort = new AbortController();
+    const waiting = writer.write(Uint8Array.of(1), { signal: abort.signal });
+    abort.abort();
+    await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+    expect(writer.pendingChunks).toBe(1);
+    release();
+    await slow;
+    await writer.finish('stop');
+    const { sequences, bodies, last } = await read();
+    expect(sequences).toEqual([0, 1, 2]);
+    expect(bodies).toEqual([0, 1]);
     expect(last).toMatchObject({ kind: 'finished', synthetic: false });
   });
 });

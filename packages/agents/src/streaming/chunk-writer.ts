@@ -14,13 +14,14 @@ import {
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
-import type { AppendRecord } from '@agdx/transport';
+import { watchAbort, type AppendRecord } from '@agdx/transport';
+import { CancelledError } from '../errors.js';
 import type { ClientCore } from '../client/client-core.js';
 import type { AppendIssuer } from '../send/append-issuer.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
 import { encodeErrorBody } from '../send/error-body.js';
-import { checkBytes, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { checkBytes, checkInstance, checkSignal, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 import type { ChunkStreamSpan } from '../telemetry/agdx-telemetry.js';
 import { chunksAppended, endChunkStream, sendHeaders, startChunkStream } from '../telemetry/guarded-telemetry.js';
 
@@ -273,7 +274,7 @@ export class AgdxChunkWriter {
     const turn = new Promise<void>((resolve) => (release = resolve));
     this.#flushing = turn;
     try {
-      if (previous !== undefined) await previous;
+      if (previous !== undefined) await untilTurn(previous, options.signal);
       const batch = this.#pending;
       if (batch.length === 0) {
         ended?.();
@@ -290,8 +291,15 @@ export class AgdxChunkWriter {
       if (this.#span) chunksAppended(this.#span, batch.length);
       ended?.();
     } finally {
-      if (this.#flushing === turn) this.#flushing = undefined;
-      release();
+      const done = (): void => {
+        if (this.#flushing === turn) this.#flushing = undefined;
+        release();
+      };
+      // A flush aborted while it waited still passes its turn on only once the one in flight has
+      // settled, so the flushes after it wait for that append too (a failed one puts its chunks back
+      // in front, and the next flush must see them there).
+      if (previous === undefined) done();
+      else void previous.then(done);
     }
   }
 
@@ -441,4 +449,20 @@ export class AgdxChunkWriter {
     if (this.#lingerMicros === 0n) return true;
     return this.#core.clock.nowMicros() - this.#firstPendingAt >= this.#lingerMicros;
   }
+}
+
+/**
+ * Resolves when the flush before settles (its turn never rejects), or rejects with CancelledError
+ * when `signal` fires first: a flush waiting behind a slow append still honours its own signal,
+ * and its chunks stay pending.
+ */
+function untilTurn(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (checkSignal(signal) === undefined) return previous;
+  return new Promise<void>((resolve, reject) => {
+    const unwatch = watchAbort(signal, () => reject(new CancelledError('the flush was aborted', { cause: signal.reason })));
+    void previous.then(() => {
+      unwatch();
+      resolve();
+    });
+  });
 }
