@@ -109,7 +109,9 @@ export function endHandle(span: HandleSpan | undefined, outcome: Parameters<Hand
 /**
  * Sends a request and waits for its answer, inside a wait span when a hook is installed: the
  * send runs in the span's context; a failed send cancels the wait and rethrows, a sent one tells
- * the wait so (`pending.sent()`).
+ * the wait so (`pending.sent()`). The wait settles the call even while the append is still
+ * unacknowledged: its timeout and signal bound the whole call (a hung append must not outlast
+ * them), and a reply proves the request was stored.
  */
 export function sendAndWait(
   telemetry: AgdxTelemetry | undefined,
@@ -129,26 +131,45 @@ function startWait(telemetry: AgdxTelemetry, event: () => WaitEvent): WaitSpan |
   }
 }
 
-async function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<void> {
+/**
+ * Starts the send and resolves once it is issued; the returned `answer` settles with the first
+ * of: the reply (or the wait's TimeoutError / CancelledError), or the send's own failure, which
+ * cancels the wait. A send that fails after the wait settled changes nothing.
+ */
+function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<{ readonly answer: Promise<AgentMessage> }> {
+  let failed!: (error: unknown) => void;
+  const sendFailed = new Promise<never>((_, reject) => (failed = reject));
+  let sending: Promise<unknown>;
   try {
-    await send();
-    pending.sent();
+    sending = send();
   } catch (error) {
-    pending.cancel();
-    throw error;
+    sending = Promise.reject(error);
   }
+  sending.then(
+    () => pending.sent(),
+    (error: unknown) => {
+      failed(error);
+      pending.cancel();
+    },
+  );
+  // The send's failure wins over the CancelledError its cancel causes: it is raced first.
+  const answer = Promise.race([sendFailed, pending.reply]);
+  // Never awaited when the reply wins.
+  sendFailed.catch(ignore);
+  return Promise.resolve({ answer });
 }
 
+function ignore(): void {}
+
 async function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
-  await publish(send, pending);
-  return pending.reply;
+  return (await publish(send, pending)).answer;
 }
 
 async function waitInSpan(span: WaitSpan, send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
   let answer: AgentMessage;
   try {
-    await runIn(span, () => publish(send, pending));
-    answer = await pending.reply;
+    const started = await runIn(span, () => publish(send, pending));
+    answer = await started.answer;
   } catch (error) {
     endWait(span, undefined, error);
     throw error;
