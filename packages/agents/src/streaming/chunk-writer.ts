@@ -457,9 +457,10 @@ export class AgdxChunkWriter {
  * and its chunks stay pending.
  */
 function untilTurn(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (checkSignal(signal) === undefined) return previous;
+  const watched = checkSignal(signal);
+  if (watched === undefined) return previous;
   return new Promise<void>((resolve, reject) => {
-    const unwatch = watchAbort(signal, () => reject(new CancelledError('the flush was aborted', { cause: signal.reason })));
+    const unwatch = watchAbort(watched, () => reject(new CancelledError('the flush was aborted', { cause: watched.reason })));
     void previous.then(() => {
       unwatch();
       resolve();
