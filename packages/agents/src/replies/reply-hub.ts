@@ -240,8 +240,8 @@ export class ReplyHub {
     checkTimeoutMs(options.timeoutMs);
     checkInstance(options.correlation, CorrelationId, 'correlation');
     checkInstance(options.conversation, ConversationId, 'conversation');
-    // Compared with every reply of the correlation by the shared readers: a bad one would throw
-    // there and fail every wait on the hub.
+    // Anything but a RecordId (its text, say) would never equal a reply's record: the rule that
+    // a request never answers itself would be off without a word.
     if (options.request !== undefined) checkInstance(options.request, RecordId, 'request');
     const signal = checkSignal(options.signal);
     const cancelMessage = options.cancelMessage ?? 'reply wait aborted';

@@ -132,11 +132,12 @@ function startWait(telemetry: AgdxTelemetry, event: () => WaitEvent): WaitSpan |
 }
 
 /**
- * Starts the send and resolves once it is issued; the returned `answer` settles with the first
- * of: the reply (or the wait's TimeoutError / CancelledError), or the send's own failure, which
- * cancels the wait. A send that fails after the wait settled changes nothing.
+ * Starts the send; the returned `answer` settles with the first of: the reply (or the wait's
+ * TimeoutError / CancelledError), or the send's own failure, which cancels the wait. A send that
+ * fails after the wait settled changes nothing. (An object, so a span's `run` does not await the
+ * answer as if it were the send.)
  */
-function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<{ readonly answer: Promise<AgentMessage> }> {
+function publish(send: () => Promise<unknown>, pending: PendingReply): { readonly answer: Promise<AgentMessage> } {
   let failed!: (error: unknown) => void;
   const sendFailed = new Promise<never>((_, reject) => (failed = reject));
   let sending: Promise<unknown>;
@@ -156,19 +157,19 @@ function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<{
   const answer = Promise.race([sendFailed, pending.reply]);
   // Never awaited when the reply wins.
   sendFailed.catch(ignore);
-  return Promise.resolve({ answer });
+  return { answer };
 }
 
 function ignore(): void {}
 
-async function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
-  return (await publish(send, pending)).answer;
+function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
+  return publish(send, pending).answer;
 }
 
 async function waitInSpan(span: WaitSpan, send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
   let answer: AgentMessage;
   try {
-    const started = await runIn(span, () => publish(send, pending));
+    const started = await runIn(span, () => Promise.resolve(publish(send, pending)));
     answer = await started.answer;
   } catch (error) {
     endWait(span, undefined, error);
