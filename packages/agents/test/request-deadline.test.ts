@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgdxClient, AgentTopic, CancelledError, TestClock, TimeoutError, agentMessageBody } from '@agdx/agents';
 import { ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
-import { MemoryLog, type AppendRequest, type AppendResult, type LogTransport } from '@agdx/transport';
+import { MAX_PAYLOAD_BYTES, MemoryLog, type AppendRequest, type AppendResult, type LogTransport } from '@agdx/transport';
 
 /** A MemoryLog whose appends of commands are held (stored only on `release`, acknowledged as `ack` says). */
 function holdingLog(): { transport: LogTransport; release: () => void; stored: Promise<void> } {
@@ -85,5 +85,13 @@ describe('a request over an append that is never acknowledged', () => {
     await stored;
     await laser.agdx(AgentTopic.Responses, 'worker', conversation).respond(correlation, new Uint8Array([7])).withTarget('me').send();
     expect(agentMessageBody(await asking)[0]).toBe(7);
+  });
+
+  it('a send that fails first rejects the call with its own error, and the wait is released', async () => {
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo' });
+    await laser.bootstrap(1);
+    const request = laser.agdx(AgentTopic.Commands, 'me', ConversationId.new()).command(MintUlid.mint(CorrelationId), new Uint8Array(MAX_PAYLOAD_BYTES));
+    await expect(laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 60_000 })).rejects.toMatchObject({ kind: 'invalid', context: { field: 'body' } });
+    expect(laser.replies(AgentTopic.Responses).pending).toBe(0);
   });
 });

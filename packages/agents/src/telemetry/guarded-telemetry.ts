@@ -132,14 +132,15 @@ function startWait(telemetry: AgdxTelemetry, event: () => WaitEvent): WaitSpan |
 }
 
 /**
- * Starts the send; the returned `answer` settles with the first of: the reply (or the wait's
- * TimeoutError / CancelledError), or the send's own failure, which cancels the wait. A send that
- * fails after the wait settled changes nothing. (An object, so a span's `run` does not await the
- * answer as if it were the send.)
+ * Starts the send and returns the answer: the reply, or the wait's TimeoutError /
+ * CancelledError, whichever comes first, or the send's own failure, which cancels the wait (the
+ * CancelledError that causes is replaced by the send's error). A send that fails after the wait
+ * settled changes nothing. Only the wait's own promise chain: no race, no promise of its own per
+ * request.
  */
-function publish(send: () => Promise<unknown>, pending: PendingReply): { readonly answer: Promise<AgentMessage> } {
-  let failed!: (error: unknown) => void;
-  const sendFailed = new Promise<never>((_, reject) => (failed = reject));
+function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
+  let failed = false;
+  let sendError: unknown;
   let sending: Promise<unknown>;
   try {
     sending = send();
@@ -149,27 +150,21 @@ function publish(send: () => Promise<unknown>, pending: PendingReply): { readonl
   sending.then(
     () => pending.sent(),
     (error: unknown) => {
-      failed(error);
+      failed = true;
+      sendError = error;
       pending.cancel();
     },
   );
-  // The send's failure wins over the CancelledError its cancel causes: it is raced first.
-  const answer = Promise.race([sendFailed, pending.reply]);
-  // Never awaited when the reply wins.
-  sendFailed.catch(ignore);
-  return { answer };
-}
-
-function ignore(): void {}
-
-function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
-  return publish(send, pending).answer;
+  return pending.reply.catch((error: unknown) => {
+    throw failed ? sendError : error;
+  });
 }
 
 async function waitInSpan(span: WaitSpan, send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
   let answer: AgentMessage;
   try {
-    const started = await runIn(span, () => Promise.resolve(publish(send, pending)));
+    // An object, so the span's run does not await the answer as if it were the send.
+    const started = await runIn(span, () => Promise.resolve({ answer: publishAndWait(send, pending) }));
     answer = await started.answer;
   } catch (error) {
     endWait(span, undefined, error);
