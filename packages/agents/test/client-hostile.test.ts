@@ -72,6 +72,14 @@ describe('hostile input', () => {
         () => laser.replies(AgentTopic.Sessions).wait({ correlation: value as never, conversation: ConversationId.new(), timeoutMs: 1 }),
         () => laser.replies(AgentTopic.Sessions).wait({ correlation: MintUlid.mint(CorrelationId), conversation: value as never, timeoutMs: 1 }),
         () => laser.publish(AgentTopic.Sessions, value as never, 0),
+        () => laser.request(value as never, { replyTopic: AgentTopic.Sessions, timeoutMs: 1 }),
+        () => laser.request(send.command(MintUlid.mint(CorrelationId), new Uint8Array(1)), value as never),
+        () => laser.request(send.command(MintUlid.mint(CorrelationId), new Uint8Array(1)), { replyTopic: AgentTopic.Sessions, timeoutMs: 1, signal: value as never }),
+        () => laser.awaitReply(AgentTopic.Sessions, value as never),
+        () => laser.replies(AgentTopic.Sessions).wait({ correlation: MintUlid.mint(CorrelationId), conversation: ConversationId.new(), timeoutMs: 1, request: value as never }),
+        () => send.requestInput(AgentTopic.Sessions, new Uint8Array(1), 1, value as never),
+        () => send.emit(new Uint8Array(1)).withBridgeHops(value as never),
+        () => send.emit(new Uint8Array(1)).send({ signal: value as never }),
       ]) {
         try {
           await attempt();
@@ -80,5 +88,16 @@ describe('hostile input', () => {
         }
       }
     }
+  });
+
+  it('a wait given a request id that is no RecordId (its text, say) is refused, not registered with the request rule silently off', async () => {
+    const laser = AgdxClient.from(new MemoryLog(), { stream: 'demo' });
+    await laser.bootstrap(1);
+    const hub = laser.replies(AgentTopic.Sessions);
+    const request = MintUlid.mint(RecordId);
+    const registering = hub.expect({ correlation: MintUlid.mint(CorrelationId), conversation: ConversationId.new(), timeoutMs: 60_000, request: request.toString() as never });
+    await expect(registering).rejects.toMatchObject({ kind: 'invalid', context: { field: 'request' } });
+    expect(hub.pending).toBe(0);
+    await laser.close();
   });
 });

@@ -19,13 +19,14 @@ import type { AgentMessage, MessagePosition } from '../message/agent-message.js'
 import type { ReplyHub, ReplyWaitOptions } from '../replies/reply-hub.js';
 import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
-import type { AgdxSendBuilder } from '../send/agdx-send-builder.js';
+import { AgdxSendBuilder } from '../send/agdx-send-builder.js';
 import { AgdxSend } from '../send/agdx-send.js';
 import { OrderedAppender } from '../send/ordered-appender.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
-import { toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { streamScopedName } from '../layouts/stream-scoped-name.js';
 import { checkLayoutReplacement, declareLayout, LAYOUT_DECLARATION_TOPIC } from '../layouts/layout-declaration.js';
+import { checkBodyFits, checkPayloadFits } from '../send/payload-limit.js';
 import type { Signer } from '../send/signer.js';
 import { AgentTopic, BOOTSTRAP_TOPICS, HEARTBEAT_EXPIRY_MICROS, ON_FIRST_USE_TOPICS } from './agent-topic.js';
 import { ensureTopicCreated, losingBootstrapError } from './bootstrap-strays.js';
@@ -294,7 +295,8 @@ export class AgdxClient {
    * Publishes a ready envelope: checks the kind rules, runs the governor, signs when asked,
    * writes the header block with wire's shared encoder and appends it keyed by its conversation
    * (routed by the layout). Returns the log position.
-   * @throws InvalidError; PolicyBlockedError; PublishFailedError.
+   * @throws InvalidError (also for a body or encoded envelope too large for one record, before it
+   * is signed or appended); PolicyBlockedError; PublishFailedError.
    */
   async publish(topic: string, envelope: AgentEnvelope, contentType: ContentTypeLike, options: PublishOptions = {}): Promise<MessagePosition> {
     const core = this.#core;
@@ -309,11 +311,14 @@ export class AgdxClient {
         envelope = envelope.withBody(body);
       }
     }
+    // Before the signer or the encoder copies the whole body.
+    checkBodyFits(envelope.body);
     if (options.signer !== undefined) {
       envelope = await options.signer.sign(envelope, { contentType: ct, agentVersion: AGENT_OP_VERSION });
       validateEnvelope(envelope);
     }
     const payload = encodeEnvelope(envelope);
+    checkPayloadFits(payload);
     const signed = envelope;
     const at = await tracedAppend(core.shared.telemetry, { envelope, contentType: ct, stream, topic }, core.headersFor(envelope, ct, topic), (headers) =>
       core.shared.appender.append({ core, stream, topic, kind: signed.kind, target: signed.target, conversationKey: signed.conversation.toString(), records: [{ headers, payload }] }, options.signal),
@@ -336,7 +341,8 @@ export class AgdxClient {
    * The hub starts reading at the tail when called; register before sending the request, or use
    * {@link AgdxClient.request} / `replies(topic).expect(...)`.
    */
-  awaitReply(replyTopic: string, options: ReplyWaitOptions): Promise<AgentMessage> {
+  async awaitReply(replyTopic: string, options: ReplyWaitOptions): Promise<AgentMessage> {
+    checkObject(options, 'options');
     return this.replies(replyTopic, { requester: options.requester }).wait(options);
   }
 
@@ -346,14 +352,22 @@ export class AgdxClient {
    * correlation, belongs to the session, is a response or error, is addressed to the requester
    * (or to everyone) and is not the request itself; with a verifier it must also verify, come
    * from the agent its key is enrolled for, and that agent must pass `expectFrom` (default the
-   * request's target).
-   * @throws InvalidError when the request has no correlation, or a verified request has neither
-   * a target nor `expectFrom`; TimeoutError; CancelledError.
+   * request's target). The wait watches `replyTopic` on the request's stream (the default stream
+   * of the client that built it), so a request built by `withDefaultStream(other)` is answered
+   * there.
+   * @throws InvalidError when the request has no correlation, was built by another client family,
+   * or a verified request has neither a target nor `expectFrom`; TimeoutError; CancelledError.
    */
   async request(request: AgdxSendBuilder, options: RequestOptions): Promise<AgentMessage> {
+    checkInstance(request, AgdxSendBuilder, 'request');
+    checkObject(options, 'options');
+    // Its appends and this client's waits would go through different logs.
+    if (!request.builtWith(this.#core)) throw new InvalidError('the request was built by another client (not this one or one derived from it)', { context: { field: 'request' } });
     const correlation = request.correlation;
     if (correlation === undefined) throw new InvalidError('a request needs a correlation', { context: { field: 'correlation' } });
-    const hub = this.replies(options.replyTopic, { requester: request.source });
+    // The reply comes on the stream the request goes to, which is the default stream of the
+    // client that built it (say `withDefaultStream(other)`), not necessarily this one's.
+    const hub = this.replies(options.replyTopic, { stream: request.stream, requester: request.source });
     // Registered synchronously while the hub's readers run: no promise and hop of its own.
     const registering = hub.register({
       correlation,

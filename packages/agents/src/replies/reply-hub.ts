@@ -1,4 +1,4 @@
-import { AgdxError, ConversationId, CorrelationId, InvalidError, type AgentEnvelope, type RecordId } from '@agdx/wire';
+import { AgdxError, ConversationId, CorrelationId, InvalidError, RecordId, type AgentEnvelope } from '@agdx/wire';
 import { burstEnd } from '../clock/after-burst.js';
 import { CooperativeYield } from '../clock/cooperative-yield.js';
 import { PollPacer } from '../clock/poll-pacer.js';
@@ -8,7 +8,7 @@ import { routeRecord } from '../layouts/stream-layout.js';
 import type { ClientCore } from '../client/client-core.js';
 import { CancelledError, SkippedRecordError, TimeoutError, type SkipReason } from '../errors.js';
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
-import { checkInstance, checkObject, toAgentId, type AgentIdLike } from '../send/refinements.js';
+import { checkInstance, checkObject, checkSignal, toAgentId, type AgentIdLike } from '../send/refinements.js';
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
@@ -240,7 +240,10 @@ export class ReplyHub {
     checkTimeoutMs(options.timeoutMs);
     checkInstance(options.correlation, CorrelationId, 'correlation');
     checkInstance(options.conversation, ConversationId, 'conversation');
-    const signal = options.signal;
+    // Anything but a RecordId (its text, say) would never equal a reply's record: the rule that
+    // a request never answers itself would be off without a word.
+    if (options.request !== undefined) checkInstance(options.request, RecordId, 'request');
+    const signal = checkSignal(options.signal);
     const cancelMessage = options.cancelMessage ?? 'reply wait aborted';
     if (signal?.aborted === true) throw new CancelledError(cancelMessage, { cause: signal.reason });
     if (this.#core.shared.closed) throw new CancelledError('the client is closed');

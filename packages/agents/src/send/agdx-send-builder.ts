@@ -40,6 +40,7 @@ import {
   type AgentIdLike,
   type TaskStateLike,
 } from './refinements.js';
+import { checkBodyFits, checkPayloadFits } from './payload-limit.js';
 import type { Signer } from './signer.js';
 import { endSend, sendHeaders, startSend } from '../telemetry/guarded-telemetry.js';
 
@@ -155,6 +156,16 @@ export class AgdxSendBuilder {
     return this.#to.conversation;
   }
 
+  /** The stream the envelope is published on (the default stream of the client that built it). */
+  get stream(): string {
+    return this.#to.stream;
+  }
+
+  /** @internal True when the client family of `core` built this builder (they share appends and waits). */
+  builtWith(core: ClientCore): boolean {
+    return this.#to.core.shared === core.shared;
+  }
+
   /** The author. */
   get source(): AgentId {
     return this.#to.source;
@@ -238,6 +249,7 @@ export class AgdxSendBuilder {
    * @throws InvalidError for an empty id or an id listed twice (a loop).
    */
   withBridgeHops(hops: readonly string[]): this {
+    if (!Array.isArray(hops)) throw new InvalidError('`bridge_hops` must be an array of bridge ids', { context: { field: 'bridge_hops' } });
     let path: readonly string[] = [];
     for (const hop of hops) path = enterBridge(hop, path);
     return this.withMetadata(BRIDGE_HOPS_METADATA_KEY, bridgeHopMetadata(path) as MetadataValue);
@@ -337,7 +349,8 @@ export class AgdxSendBuilder {
 
   /**
    * Publishes the envelope and returns its record id.
-   * @throws InvalidError for a rule violation or a second send (nothing published);
+   * @throws InvalidError for a rule violation, a body too large for one record (checked before it
+   * is encoded or signed; claim-check larger bodies) or a second send (nothing published);
    * PolicyBlockedError when the governor denies; PublishFailedError when the append fails.
    */
   async send(options?: SendOptions): Promise<RecordId> {
@@ -444,6 +457,8 @@ export class AgdxSendBuilder {
         contentType = checked.contentType ?? contentType;
       }
     }
+    // Before the signer encodes the whole body to sign it.
+    checkBodyFits(envelope.body);
     if (signer !== undefined) envelope = await signer.sign(envelope, { contentType, agentVersion: AGENT_OP_VERSION });
     return this.#encoded(envelope, contentType);
   }
@@ -453,7 +468,9 @@ export class AgdxSendBuilder {
     const to = this.#to;
     const core = to.core;
     validateEnvelope(envelope);
+    checkBodyFits(envelope.body);
     const payload = encodeEnvelope(envelope);
+    checkPayloadFits(payload);
     const headers = core.headersFor(envelope, contentType, to.topic);
     // A send span starts here so its trace context rides in the record's headers; it ends when
     // the append is acknowledged, by whichever path issues it.

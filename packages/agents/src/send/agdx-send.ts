@@ -1,7 +1,6 @@
 import {
   CorrelationId,
   decodeAgentErrorBody,
-  encodeAgentErrorBody,
   RecordId,
   type AgentErrorBody,
   type AgentId,
@@ -17,7 +16,8 @@ import type { ReplySignerPolicy } from '../replies/reply-signers.js';
 import type { Verifier } from '../replies/verifier.js';
 import { AgdxChunkWriter } from '../streaming/chunk-writer.js';
 import { AgdxSendBuilder, type SendTarget } from './agdx-send-builder.js';
-import { checkBytes, checkErrorBody, checkText, toAgentId, type AgentIdLike } from './refinements.js';
+import { encodeErrorBody } from './error-body.js';
+import { checkBytes, checkObject, checkText, toAgentId, type AgentIdLike } from './refinements.js';
 
 /** Options of {@link AgdxSend.requestInput}. */
 export interface RequestInputOptions {
@@ -82,9 +82,13 @@ export class AgdxSend {
     return new AgdxSendBuilder(this.#to, 'status', this.#to.core.mint(RecordId), undefined, new Uint8Array(0)).withOperation(operation);
   }
 
-  /** An error answering `correlation`; the body is the CBOR AgentErrorBody and the content type stays `cbor`. */
+  /**
+   * An error answering `correlation`; the body is the CBOR AgentErrorBody and the content type stays `cbor`.
+   * @throws InvalidError for a body readers could not decode (a code outside 0..255, a message
+   * that is not a string or over 1 MiB, ...): see `encodeErrorBody`.
+   */
   fail(correlation: CorrelationId, error: AgentErrorBody): AgdxSendBuilder {
-    return new AgdxSendBuilder(this.#to, 'error', this.#to.core.mint(RecordId), correlation, encodeAgentErrorBody(checkErrorBody(error)));
+    return new AgdxSendBuilder(this.#to, 'error', this.#to.core.mint(RecordId), correlation, encodeErrorBody(error));
   }
 
   /** A chunk stream under `correlation`; `purpose` (`chat`, `reasoning`, `tool_args`) rides the opening chunk. */
@@ -105,6 +109,7 @@ export class AgdxSend {
     checkTimeoutMs(timeoutMs);
     checkText(replyTopic, 'replyTopic');
     checkBytes(prompt, 'prompt');
+    checkObject(options, 'options');
     const to = this.#to;
     const core = to.core;
     const target = options.target === undefined ? undefined : toAgentId(options.target);

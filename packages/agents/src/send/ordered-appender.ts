@@ -5,6 +5,7 @@ import { afterBurst } from '../clock/after-burst.js';
 import { CancelledError } from '../errors.js';
 import { routeRecord } from '../layouts/stream-layout.js';
 import type { PreparedAppend } from './append-issuer.js';
+import { checkSignal } from './refinements.js';
 
 /** Most records merged into one append. */
 export const MAX_MERGED_RECORDS = 4096;
@@ -113,6 +114,11 @@ export class OrderedAppender {
    * a record the layout cannot route rejects.
    */
   append(append: PreparedAppend, signal?: AbortSignal): Promise<BatchPosition> {
+    try {
+      checkSignal(signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (signal?.aborted === true) return Promise.reject(aborted(signal));
     let route: ReturnType<typeof routeRecord>;
     try {

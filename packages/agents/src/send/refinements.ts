@@ -1,4 +1,4 @@
-import { AgentId, IdempotencyKey, InvalidError, LogPosition, TaskState, type AgentErrorBody, type BlobStore, type TaskStateName } from '@agdx/wire';
+import { AgentId, IdempotencyKey, InvalidError, LogPosition, TaskState, type BlobStore, type TaskStateName } from '@agdx/wire';
 
 /** An agent id, or its text (checked with `AgentId.new`). */
 export type AgentIdLike = AgentId | string;
@@ -73,13 +73,6 @@ export function checkObject<T>(value: unknown, field: string): T {
   return value as T;
 }
 
-/** Checks an AgentErrorBody argument. @throws InvalidError when it has no numeric `code`. */
-export function checkErrorBody(value: unknown): AgentErrorBody {
-  const body = checkObject<AgentErrorBody>(value, 'error body');
-  if (typeof body.code !== 'number') throw new InvalidError('`error body` needs a numeric `code`', { context: { field: 'code' } });
-  return body;
-}
-
 /** Checks an object that has the named methods (signer, blob store). @throws InvalidError otherwise. */
 export function checkMethods<T>(value: unknown, field: string, methods: readonly string[]): T {
   const object = checkObject<Record<string, unknown>>(value, field);
@@ -87,6 +80,21 @@ export function checkMethods<T>(value: unknown, field: string, methods: readonly
     if (typeof object[m] !== 'function') throw new InvalidError(`\`${field}\` must have a ${m}() method`, { context: { field } });
   }
   return object as T;
+}
+
+/**
+ * Checks a `signal` option: absent, or an AbortSignal (anything with `aborted` and
+ * `addEventListener`, so a signal of another realm passes). Something else would surface as a
+ * platform TypeError only once a wait or a queued send starts watching it.
+ * @throws InvalidError otherwise.
+ */
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const signal = value as { readonly aborted?: unknown; readonly addEventListener?: unknown } | null;
+  if (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+    throw new InvalidError('`signal` must be an AbortSignal', { context: { field: 'signal' } });
+  }
+  return value as AbortSignal;
 }
 
 /** Checks a BlobStore argument. */

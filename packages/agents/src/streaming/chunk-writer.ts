@@ -3,7 +3,6 @@ import {
   ChannelId,
   ContentType,
   CorrelationId,
-  encodeAgentErrorBody,
   encodeEnvelope,
   InvalidError,
   RecordId,
@@ -15,12 +14,14 @@ import {
   type RecordHeaders,
   type TokenUsage,
 } from '@agdx/wire';
-import type { AppendRecord } from '@agdx/transport';
+import { watchAbort, type AppendRecord } from '@agdx/transport';
+import { CancelledError } from '../errors.js';
 import type { ClientCore } from '../client/client-core.js';
 import type { AppendIssuer } from '../send/append-issuer.js';
 import { toContentType, type ContentTypeLike } from '../send/content-type.js';
 import { ChunkEncoder, type ChunkStreamFields } from './chunk-encoder.js';
-import { checkBytes, checkErrorBody, checkInstance, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
+import { encodeErrorBody } from '../send/error-body.js';
+import { checkBytes, checkInstance, checkSignal, checkLogPosition, checkObject, checkText, toAgentId, toMicros, type AgentIdLike } from '../send/refinements.js';
 import type { ChunkStreamSpan } from '../telemetry/agdx-telemetry.js';
 import { chunksAppended, endChunkStream, sendHeaders, startChunkStream } from '../telemetry/guarded-telemetry.js';
 
@@ -72,6 +73,8 @@ export class AgdxChunkWriter {
   #encoder: ChunkEncoder | null | undefined;
   #issuer: AppendIssuer | undefined;
   #gate: (() => Error | undefined) | undefined;
+  /** The flush in flight (awaited appends only), which the next flush waits for. */
+  #flushing: Promise<void> | undefined;
   // null: not started; undefined: no telemetry hook (or it declined).
   #span: ChunkStreamSpan | undefined | null = null;
 
@@ -121,8 +124,14 @@ export class AgdxChunkWriter {
     return this.#terminal;
   }
 
-  /** Addresses every chunk to one agent. */
+  /**
+   * Addresses every chunk to one agent. Set it before the first chunk is written: the addressee
+   * routes chunks (a layout with a topic or a partition per agent puts them in the addressee's
+   * place) and readers filter by it, so a stream addressed midway would be split in two.
+   * @throws InvalidError for an invalid id, or after the first chunk.
+   */
   withTarget(target: AgentIdLike): this {
+    if (this.#next > 0n) throw new InvalidError('withTarget() must be called before the first chunk is written');
     this.#target = toAgentId(target);
     this.#headers = undefined;
     this.#encoder = undefined;
@@ -157,8 +166,12 @@ export class AgdxChunkWriter {
     return this;
   }
 
-  /** Sets the opening chunk's deadline (the reader's abandonment bound), epoch microseconds. */
+  /**
+   * Sets the opening chunk's deadline (the reader's abandonment bound), epoch microseconds.
+   * @throws InvalidError after the first chunk (it would never be published).
+   */
   withDeadlineMicros(deadlineMicros: bigint | number): this {
+    if (this.#next > 0n) throw new InvalidError('withDeadlineMicros() must be called before the first chunk is written');
     this.#deadline = toMicros(deadlineMicros, 'deadline_micros');
     return this;
   }
@@ -187,7 +200,6 @@ export class AgdxChunkWriter {
     this.#issuer = issuer;
     return this;
   }
-
   /**
    * @internal The runtime ties a handler's writer to its attempt: once `gate` names a reason (the
    * attempt timed out, the agent stopped, the partition was lost), every flush is refused with it
@@ -228,6 +240,8 @@ export class AgdxChunkWriter {
    * append fails or is refused).
    */
   async #flush(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
+    const issuer = this.#issuer;
+    if (issuer === undefined) return this.#flushInTurn(options, ended);
     const batch = this.#pending;
     if (batch.length === 0) {
       ended?.();
@@ -238,38 +252,76 @@ export class AgdxChunkWriter {
       ended?.(refusal);
       throw refusal;
     }
-    const issuer = this.#issuer;
-    if (issuer !== undefined) {
-      // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
+    // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
+    this.#pending = [];
+    const span = this.#span;
+    let ending = ended;
+    const end = (error?: unknown): void => {
+      const f = ending;
+      ending = undefined;
+      f?.(error);
+    };
+    const acknowledged = span
+      ? (at: unknown, error?: unknown): void => {
+          if (at !== undefined) chunksAppended(span, batch.length);
+          end(at === undefined ? (error ?? new Error('the stream\'s last append was not acknowledged')) : undefined);
+        }
+      : undefined;
+    try {
+      await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+    } catch (error) {
+      end(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The awaited flush: one at a time, in call order. Writes that are not awaited one by one
+   * (a token callback) each flush while an append is in flight; each flush waits for the one
+   * before it and then takes what is pending as one append, so every chunk is appended once and
+   * in sequence (taking the whole pending list while its append was in flight re-sent every
+   * chunk once per concurrent write). Only a successful append drops its chunks: a failed one
+   * puts them back in front of those written meanwhile, so the next flush retries them in order.
+   */
+  async #flushInTurn(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
+    const previous = this.#flushing;
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    this.#flushing = turn;
+    try {
+      if (previous !== undefined) await untilTurn(previous, options.signal);
+      const batch = this.#pending;
+      if (batch.length === 0) {
+        ended?.();
+        return;
+      }
+      // Judged once this flush has its turn: the attempt may have ended while it waited.
+      const refusal = this.#gate?.();
+      if (refusal !== undefined) {
+        ended?.(refusal);
+        throw refusal;
+      }
       this.#pending = [];
-      const span = this.#span;
-      let ending = ended;
-      const end = (error?: unknown): void => {
-        const f = ending;
-        ending = undefined;
-        f?.(error);
-      };
-      const acknowledged = span
-        ? (at: unknown, error?: unknown): void => {
-            if (at !== undefined) chunksAppended(span, batch.length);
-            end(at === undefined ? (error ?? new Error('the stream\'s last append was not acknowledged')) : undefined);
-          }
-        : undefined;
+      const core = this.#core;
       try {
-        await issuer.issue({ core: this.#core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch, acknowledged });
+        await core.shared.appender.append({ core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch }, options.signal);
       } catch (error) {
-        end(error);
+        this.#pending = this.#pending.length === 0 ? batch : batch.concat(this.#pending);
         throw error;
       }
-      return;
+      if (this.#span) chunksAppended(this.#span, batch.length);
+      ended?.();
+    } finally {
+      const done = (): void => {
+        if (this.#flushing === turn) this.#flushing = undefined;
+        release();
+      };
+      // A flush aborted while it waited still passes its turn on only once the one in flight has
+      // settled, so the flushes after it wait for that append too (a failed one puts its chunks back
+      // in front, and the next flush must see them there).
+      if (previous === undefined) done();
+      else void previous.then(done);
     }
-    const core = this.#core;
-    await core.shared.appender.append({ core, stream: this.#stream, topic: this.#topic, kind: 'chunk', target: this.#target, conversationKey: this.#conversationKey, records: batch }, options.signal);
-    if (this.#span) chunksAppended(this.#span, batch.length);
-    // Only a successful append drops them, so a failed flush can be retried.
-    if (this.#pending === batch) this.#pending = [];
-    else this.#pending.splice(0, batch.length);
-    ended?.();
   }
 
   /**
@@ -283,7 +335,7 @@ export class AgdxChunkWriter {
     if (finishReason !== undefined) checkText(finishReason, 'finish_reason');
     if (usage !== undefined) checkObject(usage, 'usage');
     this.#terminal = true;
-    await this.#enqueue(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
+    await this.#enqueueTerminal(this.#chunk(EMPTY, true, finishReason, usage), this.#contentType);
     const span = this.#span;
     await this.#flush(options, span ? (error) => endChunkStream(span, finishReason, usage, error) : undefined);
   }
@@ -291,14 +343,15 @@ export class AgdxChunkWriter {
   /**
    * Ends the stream with an error envelope naming the channel and the next sequence (content
    * type cbor), published together with every pending chunk.
-   * @throws InvalidError when the stream is already terminal.
+   * @throws InvalidError when the stream is already terminal, or for an error body readers could
+   * not decode (the stream stays open).
    */
   async fail(error: AgentErrorBody, options: ChunkWriteOptions = {}): Promise<void> {
     if (this.#terminal) throw new InvalidError(TERMINAL);
-    const body = encodeAgentErrorBody(checkErrorBody(error));
+    const body = encodeErrorBody(error);
     this.#terminal = true;
     const envelope = AgentEnvelope.fromFields({ kind: 'error', record: this.#core.mint(RecordId), ...this.#streamFields(), sequence: this.#next++, body });
-    await this.#enqueue(envelope, ContentType.cbor);
+    await this.#enqueueTerminal(envelope, ContentType.cbor);
     const span = this.#span;
     await this.#flush(options, span ? () => endChunkStream(span, undefined, undefined, error) : undefined);
   }
@@ -333,18 +386,34 @@ export class AgdxChunkWriter {
     });
   }
 
+  /**
+   * {@link #enqueue} for `finish` and `fail`, which marked the stream terminal first (so no write
+   * slips in while the governor decides): a refused terminal leaves the stream open, so the
+   * caller can still end it (another reason, or `fail`) instead of holding a writer that refuses
+   * everything while its readers wait for an end that was never written.
+   */
+  async #enqueueTerminal(envelope: AgentEnvelope, contentType: number): Promise<void> {
+    try {
+      await this.#enqueue(envelope, contentType);
+    } catch (error) {
+      this.#terminal = false;
+      throw error;
+    }
+  }
+
   async #enqueue(envelope: AgentEnvelope, contentType: number): Promise<void> {
     const core = this.#core;
-    if (core.governor !== undefined) {
-      validateEnvelope(envelope);
-      const body = await core.govern(core.actionOf(envelope, this.#stream, this.#topic, false));
-      if (body !== envelope.body) envelope = envelope.withBody(body);
-    }
     try {
+      if (core.governor !== undefined) {
+        validateEnvelope(envelope);
+        const body = await core.govern(core.actionOf(envelope, this.#stream, this.#topic, false));
+        if (body !== envelope.body) envelope = envelope.withBody(body);
+      }
       validateEnvelope(envelope);
     } catch (error) {
-      // A refused chunk never took its sequence number.
-      if (envelope.kind === 'chunk') this.#next--;
+      // A refused record (invalid, or denied by the governor) never took its sequence number:
+      // the next record gets it, or readers would see a gap and end the stream there.
+      this.#releaseSequence(envelope.sequence);
       throw error;
     }
     if (this.#span === null) this.#span = startChunkStream(core.shared.telemetry, { opening: envelope, stream: this.#stream, topic: this.#topic });
@@ -362,7 +431,7 @@ export class AgdxChunkWriter {
       try {
         validateEnvelope(envelope);
       } catch (error) {
-        this.#next--;
+        this.#releaseSequence(envelope.sequence);
         throw error;
       }
       this.#push(encodeEnvelope(envelope), this.#contentType);
@@ -371,6 +440,14 @@ export class AgdxChunkWriter {
     const payload = encoder.encode(this.#next, body);
     this.#next++;
     this.#push(payload, this.#contentType);
+  }
+
+  /**
+   * Gives back the sequence a refused record took, unless a later record (a write that did not
+   * wait for this one) took the next one meanwhile: that sequence is then lost either way.
+   */
+  #releaseSequence(sequence: bigint | undefined): void {
+    if (sequence !== undefined && this.#next === sequence + 1n) this.#next = sequence;
   }
 
   #push(payload: Uint8Array, contentType: number): void {
@@ -393,4 +470,21 @@ export class AgdxChunkWriter {
     if (this.#lingerMicros === 0n) return true;
     return this.#core.clock.nowMicros() - this.#firstPendingAt >= this.#lingerMicros;
   }
+}
+
+/**
+ * Resolves when the flush before settles (its turn never rejects), or rejects with CancelledError
+ * when `signal` fires first: a flush waiting behind a slow append still honours its own signal,
+ * and its chunks stay pending.
+ */
+function untilTurn(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  const watched = checkSignal(signal);
+  if (watched === undefined) return previous;
+  return new Promise<void>((resolve, reject) => {
+    const unwatch = watchAbort(watched, () => reject(new CancelledError('the flush was aborted', { cause: watched.reason })));
+    void previous.then(() => {
+      unwatch();
+      resolve();
+    });
+  });
 }

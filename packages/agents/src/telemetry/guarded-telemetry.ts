@@ -109,7 +109,9 @@ export function endHandle(span: HandleSpan | undefined, outcome: Parameters<Hand
 /**
  * Sends a request and waits for its answer, inside a wait span when a hook is installed: the
  * send runs in the span's context; a failed send cancels the wait and rethrows, a sent one tells
- * the wait so (`pending.sent()`).
+ * the wait so (`pending.sent()`). The wait settles the call even while the append is still
+ * unacknowledged: its timeout and signal bound the whole call (a hung append must not outlast
+ * them), and a reply proves the request was stored.
  */
 export function sendAndWait(
   telemetry: AgdxTelemetry | undefined,
@@ -129,26 +131,41 @@ function startWait(telemetry: AgdxTelemetry, event: () => WaitEvent): WaitSpan |
   }
 }
 
-async function publish(send: () => Promise<unknown>, pending: PendingReply): Promise<void> {
+/**
+ * Starts the send and returns the answer: the reply, or the wait's TimeoutError /
+ * CancelledError, whichever comes first, or the send's own failure, which cancels the wait (the
+ * CancelledError that causes is replaced by the send's error). A send that fails after the wait
+ * settled changes nothing. Only the wait's own promise chain: no race, no promise of its own per
+ * request.
+ */
+function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
+  let failed = false;
+  let sendError: unknown;
+  let sending: Promise<unknown>;
   try {
-    await send();
-    pending.sent();
+    sending = send();
   } catch (error) {
-    pending.cancel();
-    throw error;
+    sending = Promise.reject(error);
   }
-}
-
-async function publishAndWait(send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
-  await publish(send, pending);
-  return pending.reply;
+  sending.then(
+    () => pending.sent(),
+    (error: unknown) => {
+      failed = true;
+      sendError = error;
+      pending.cancel();
+    },
+  );
+  return pending.reply.catch((error: unknown) => {
+    throw failed ? sendError : error;
+  });
 }
 
 async function waitInSpan(span: WaitSpan, send: () => Promise<unknown>, pending: PendingReply): Promise<AgentMessage> {
   let answer: AgentMessage;
   try {
-    await runIn(span, () => publish(send, pending));
-    answer = await pending.reply;
+    // An object, so the span's run does not await the answer as if it were the send.
+    const started = await runIn(span, () => Promise.resolve({ answer: publishAndWait(send, pending) }));
+    answer = await started.answer;
   } catch (error) {
     endWait(span, undefined, error);
     throw error;
