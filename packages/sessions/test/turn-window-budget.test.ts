@@ -10,11 +10,15 @@ import { MemoryLog } from '@agdx/transport';
 import { encodeProvenanceHeaders } from '@agdx/wire';
 import { clientOn, countingLog } from './support/counting-log.js';
 
-/** Appends `count` turns of `size` bytes for `session` on `topic` and `partition`, by hand, in batches. */
+/**
+ * Appends `count` turns of `size` bytes for `session` on `topic` and `partition`, by hand, in
+ * batches of at most 1,000 records and 16 MiB (a transport refuses a batch over MAX_BATCH_BYTES).
+ */
 async function fill(log: MemoryLog, session: Session, topic: string, count: number, size: number, partition = 0): Promise<void> {
   const headers = encodeProvenanceHeaders({ conversation: session.conversation });
+  const perBatch = Math.max(1, Math.min(1000, Math.floor((16 * 1024 * 1024) / size)));
   for (let done = 0; done < count; ) {
-    const n = Math.min(1000, count - done);
+    const n = Math.min(perBatch, count - done);
     const records = Array.from({ length: n }, (_, i) => ({ headers, payload: new Uint8Array(size).fill((done + i) % 251) }));
     await log.append({ stream: 'demo', topic, records, routing: { partition } });
     done += n;
