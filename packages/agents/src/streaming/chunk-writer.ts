@@ -242,16 +242,8 @@ export class AgdxChunkWriter {
   async #flush(options: ChunkWriteOptions, ended: ((error?: unknown) => void) | undefined): Promise<void> {
     const issuer = this.#issuer;
     if (issuer === undefined) return this.#flushInTurn(options, ended);
-    const batch = this.#pending;
-    if (batch.length === 0) {
-      ended?.();
-      return;
-    }
-    const refusal = this.#gate?.();
-    if (refusal !== undefined) {
-      ended?.(refusal);
-      throw refusal;
-    }
+    const batch = this.#takeable(ended);
+    if (batch === undefined) return;
     // The issuer owns the batch from here: a failed acknowledgment fails the handled record.
     this.#pending = [];
     const span = this.#span;
@@ -276,6 +268,24 @@ export class AgdxChunkWriter {
   }
 
   /**
+   * The pending chunks a flush may append, or `undefined` (after `ended()`) when none are pending.
+   * @throws the attempt's own error (after `ended` with it) once the runtime's gate closed.
+   */
+  #takeable(ended: ((error?: unknown) => void) | undefined): AppendRecord[] | undefined {
+    const batch = this.#pending;
+    if (batch.length === 0) {
+      ended?.();
+      return undefined;
+    }
+    const refusal = this.#gate?.();
+    if (refusal !== undefined) {
+      ended?.(refusal);
+      throw refusal;
+    }
+    return batch;
+  }
+
+  /**
    * The awaited flush: one at a time, in call order. Writes that are not awaited one by one
    * (a token callback) each flush while an append is in flight; each flush waits for the one
    * before it and then takes what is pending as one append, so every chunk is appended once and
@@ -290,17 +300,9 @@ export class AgdxChunkWriter {
     this.#flushing = turn;
     try {
       if (previous !== undefined) await untilTurn(previous, options.signal);
-      const batch = this.#pending;
-      if (batch.length === 0) {
-        ended?.();
-        return;
-      }
       // Judged once this flush has its turn: the attempt may have ended while it waited.
-      const refusal = this.#gate?.();
-      if (refusal !== undefined) {
-        ended?.(refusal);
-        throw refusal;
-      }
+      const batch = this.#takeable(ended);
+      if (batch === undefined) return;
       this.#pending = [];
       const core = this.#core;
       try {
