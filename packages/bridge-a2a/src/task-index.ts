@@ -11,7 +11,7 @@ import { describePlaces, type AgdxClient } from '@agdx/agents';
 import { InvalidError } from '@agdx/wire';
 import { EvictedIds } from './evicted-ids.js';
 import { isTerminalA2aState, type A2aTask } from './task.js';
-import { KEPT_TASK_READS, type ReadRecord, type TaskAddress, type TaskScanLimits } from './task-reads.js';
+import { KEPT_TASK_READS, type Cursor, type ReadRecord, type TaskAddress, type TaskScanLimits } from './task-reads.js';
 
 /** Tasks a bridge's reply index keeps by default; the least recently asked or answered is dropped first. */
 export const TASK_INDEX_LIMIT = 32_768;
@@ -27,17 +27,6 @@ export const PENDING_REPLIES_PER_TASK = 16;
 const MAX_TASK_INDEX_LIMIT = 1 << 24;
 
 type Transport = AgdxClient['transport'];
-
-/** Where a place of the log stands in the index. */
-interface Cursor {
-  readonly address: TaskAddress;
-  readonly generation: bigint | undefined;
-  readonly partitionCount: number;
-  /** The next offset to read. */
-  next: bigint;
-  /** Records read since the partition's start (the seed's depth limit counts these). */
-  scanned: number;
-}
 
 /** One reply the index kept: its offset and the broker's append time. */
 interface Hit {

@@ -35,11 +35,13 @@ export interface TaskScanLimits {
 export type JudgeRecord = (record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }) => Promise<A2aTask | undefined>;
 
 /** Where one partition stands: the generation it was read under, the next offset, and the records scanned since its start. */
-interface Cursor {
+export interface Cursor {
   readonly address: TaskAddress;
   readonly generation: bigint | undefined;
   readonly partitionCount: number;
+  /** The next offset to read. */
   next: bigint;
+  /** Records read since the partition's start (the seed's depth limit counts these). */
   scanned: number;
 }
 
