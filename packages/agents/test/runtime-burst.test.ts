@@ -106,6 +106,9 @@ describe.each(platforms)('work that arrives in one burst on an in-process log, $
     // Warm up with a burst, so the readers last saw several records at once.
     await Promise.all(Array.from({ length: 8 }, (_, n) => request(client, conversation, n)));
     await request(client, conversation, 8);
+    // On a loaded machine the warm-up can outlast a loop's 10 ms slice and leave its yield hop in
+    // flight: let such hops land on real turns before the clock is frozen.
+    for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => realImmediate(resolve));
     // With timers, macrotask hops and the clock frozen (so no time-sliced yield falls due), only
     // microtasks run until the real hop below (a MessageChannel hop would be counted).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', ...(hide ? [] : (['setImmediate', 'clearImmediate'] as const))] });
