@@ -77,14 +77,14 @@ describe("a command's own deadline bounds its handler attempt", () => {
     const [letter] = await deadLetters(h.log);
     expect(letter?.reason).toBe(DeadLetterReason.DeadlineExceeded);
     expect(letter?.attempts).toBe(1);
-    expect(letter?.detail).toContain("the command's deadline passed while the handler ran");
+    expect(letter?.detail).toBe(`the command's deadline (${START + 1_000_000n} µs) passed while the handler ran, on attempt 1`);
     // Attempts were left, but none was started past the deadline.
     expect(contexts).toHaveLength(1);
     await eventually(async () => (await errorReplies(h, 'hasty')).length === 1, 5_000, 'the error reply');
     const [reply] = await errorReplies(h, 'hasty');
     expect(reply?.code).toBe(AgentErrorCode.DeadlineExceeded);
     expect(reply?.retryable).toBe(false);
-    expect(reply?.message).toContain("the command's deadline passed while the handler ran");
+    expect(reply?.message).toContain(`the command's deadline (${START + 1_000_000n} µs) passed while the handler ran`);
 
     // Late effects are refused with the attempt's error, and nothing of them reaches the log.
     await expect(first.respond(text.encode('late'))).rejects.toBe(first.signal.reason);
@@ -124,7 +124,7 @@ describe("a command's own deadline bounds its handler attempt", () => {
     const [letter] = await deadLetters(h.log);
     expect(letter?.reason).toBe(DeadLetterReason.DeadlineExceeded);
     expect(letter?.attempts).toBe(2);
-    expect(letter?.detail).toContain("the command's deadline passed while the handler ran");
+    expect(letter?.detail).toBe(`the command's deadline (${START + 1_500_000n} µs) passed while the handler ran, on attempt 2`);
     expect(contexts).toHaveLength(2);
     await eventually(async () => (await errorReplies(h, 'patient-ish')).length === 1, 5_000, 'the error reply');
     expect((await errorReplies(h, 'patient-ish'))[0]?.retryable).toBe(false);

@@ -398,7 +398,7 @@ export class RecordPipeline {
     const timedOut = attempt.timedOut && thrown === attempt.refusal();
     if (timedOut && attempt.deadlinePassed) {
       // The requester gave up at its deadline: no retry can start, and none is worth running.
-      const detail = `the command's deadline passed while the handler ran (attempt ${attempts}): ${describeError(thrown)}`;
+      const detail = `the command's deadline (${String(message.provenance.deadlineMicros)} µs) passed while the handler ran, on attempt ${attempts}`;
       await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempts, detail, this.#reply(message, mark, DeadLetterReason.DeadlineExceeded, attempts, detail, error, false));
       return 'dead-lettered';
     }
