@@ -101,11 +101,11 @@ export class AgentCtx {
   }
 
   /**
-   * Aborts when this handler attempt should stop: its `handlerTimeout` passed (reason a
-   * `TimeoutError`), the agent hard-stopped (`abort()`, or `shutdown()` past its grace), or the
-   * partition's lease was lost to a rebalance (both a `CancelledError`). Pass it to the model
-   * call, `fetch` or tool the handler waits on. Once it aborted, the context's answers are
-   * refused with the same error.
+   * Aborts when this handler attempt should stop: its `handlerTimeout` or the command's own
+   * deadline passed (reason a `TimeoutError` saying which), the agent hard-stopped (`abort()`,
+   * or `shutdown()` past its grace), or the partition's lease was lost to a rebalance (both a
+   * `CancelledError`). Pass it to the model call, `fetch` or tool the handler waits on. Once it
+   * aborted, the context's answers are refused with the same error.
    */
   get signal(): AbortSignal {
     return this.#init.gate?.signal ?? (this.#idle ??= new AbortController().signal);

@@ -1,12 +1,14 @@
 /**
- * One handler attempt's life: its `AbortSignal` (`ctx.signal`), its deadline (the agent's
- * `handlerTimeout`), and whether it may still have effects. An attempt ends abnormally when its
- * deadline passes (a `TimeoutError`), when the agent hard-stops, or when the partition's lease is
- * lost (both a `CancelledError`); from then on the context refuses its answers with that error,
- * so a handler that ignored the signal cannot append as if its handling had succeeded.
+ * One handler attempt's life: its `AbortSignal` (`ctx.signal`), its deadline (the earlier of the
+ * agent's `handlerTimeout` and the command's own `deadline_micros`), and whether it may still
+ * have effects. An attempt ends abnormally when its deadline passes (a `TimeoutError` saying
+ * which one), when the agent hard-stops, or when the partition's lease is lost (both a
+ * `CancelledError`); from then on the context refuses its answers with that error, so a handler
+ * that ignored the signal cannot append as if its handling had succeeded.
  *
- * The signal is made only when a handler asks for it (most never do), and without a timeout
- * nothing is armed or listened to: the plain path costs one small object per attempt.
+ * The signal is made only when a handler asks for it (most never do), and with neither a timeout
+ * nor a command deadline nothing is armed or listened to: the plain path costs one small object
+ * per attempt.
  */
 import type { Clock } from '../clock/clock.js';
 import { startTimer } from '../clock/clock.js';
@@ -17,8 +19,10 @@ import type { RecordAddress } from './log-position.js';
 export interface AttemptBounds {
   /** The agent's clock: the deadline is measured on it (a TestClock drives it in tests). */
   readonly clock: Clock;
-  /** The longest an attempt may run, in ms; undefined: no deadline. */
+  /** The longest an attempt may run, in ms; undefined: no timeout. */
   readonly timeoutMs: number | undefined;
+  /** The command's own deadline (`deadline_micros`, epoch µs on the agent's clock); undefined: none. */
+  readonly deadlineMicros: bigint | undefined;
   /** Aborts on the agent's hard stop (`abort()`, or `shutdown()` past its grace). */
   readonly stop: AbortSignal;
   /** Aborts when the partition's lease is lost (a rebalance gave it away); undefined when not leased (a drained parked record). */
@@ -41,6 +45,7 @@ export class HandlerAttempt {
   #controller: AbortController | undefined;
   #ended: Error | undefined;
   #timedOut = false;
+  #deadlinePassed = false;
   #settled = false;
   #cancelTimer: (() => void) | undefined;
   #onExpired: ((reason: Error) => void) | undefined;
@@ -69,9 +74,14 @@ export class HandlerAttempt {
     return this.#attempt;
   }
 
-  /** True once the deadline passed before the handler settled. */
+  /** True once the attempt's deadline (the timeout or the command's own) passed before the handler settled. */
   get timedOut(): boolean {
     return this.#timedOut;
+  }
+
+  /** True when the deadline that ended the attempt was the command's own (no retry can start before it then). */
+  get deadlinePassed(): boolean {
+    return this.#deadlinePassed;
   }
 
   /** Why this attempt may have no more effects (timed out, stopped, lease lost), or undefined while it may. */
@@ -97,21 +107,18 @@ export class HandlerAttempt {
   /**
    * The handler's promise bounded by the deadline, the stop and the lease: rejects with the
    * reason as soon as one of them ends the attempt, whether or not the handler ever settles.
-   * Without a timeout the handler's own promise is returned (nothing armed).
+   * With neither a timeout nor a command deadline the handler's own promise is returned (nothing
+   * armed).
    */
   bound<T>(handled: Promise<T>): Promise<T> {
-    const ms = this.#bounds.timeoutMs;
-    if (ms === undefined) return handled;
+    const b = this.#bounds;
+    if (b.timeoutMs === undefined && b.deadlineMicros === undefined) return handled;
+    const limit = this.#limit();
     return new Promise<T>((resolve, reject) => {
       this.#onExpired = reject;
-      this.#cancelTimer = startTimer(this.#bounds.clock, ms, () => {
-        // A stop or a lost lease that came first stays the reason.
-        if (this.#ended !== undefined || this.refusal() !== undefined) return;
-        this.#timedOut = true;
-        const b = this.#bounds;
-        this.#expire(new TimeoutError(`the handler ran past its timeout of ${ms} ms (attempt ${this.#attempt + 1})`, { context: { ...b.address, attempt: this.#attempt, timeoutMs: ms } }));
-      });
-      if (this.#ended === undefined) this.#link();
+      // The handler's outcome is followed before the timer is armed: when the deadline had
+      // already passed by the time the handler returned (it worked synchronously), a handler
+      // that already settled still reports its own outcome, not the deadline.
       handled.then(
         (value) => {
           this.settle();
@@ -122,7 +129,41 @@ export class HandlerAttempt {
           reject(error);
         },
       );
+      this.#cancelTimer = startTimer(b.clock, limit.ms, () => {
+        // A settled handler, or a stop or lost lease that came first, stays the outcome.
+        if (this.#settled || this.#ended !== undefined || this.refusal() !== undefined) return;
+        this.#timedOut = true;
+        this.#deadlinePassed = limit.byDeadline;
+        this.#expire(limit.byDeadline ? this.#pastDeadline() : this.#pastTimeout());
+      });
+      if (this.#ended === undefined) this.#link();
     });
+  }
+
+  /**
+   * How long from now the attempt may run, and whether the command's deadline (rather than the
+   * timeout) is what ends it. The deadline counts as passed once the clock is beyond it, as at
+   * pick-up, hence the one extra microsecond; on a tie the deadline wins, since no retry could
+   * start after it anyway.
+   */
+  #limit(): { readonly ms: number; readonly byDeadline: boolean } {
+    const b = this.#bounds;
+    const timeoutMs = b.timeoutMs ?? Infinity;
+    if (b.deadlineMicros === undefined) return { ms: timeoutMs, byDeadline: false };
+    const left = b.deadlineMicros - b.clock.nowMicros() + 1n;
+    const deadlineMs = left > 0n ? Number(left) / 1000 : 0;
+    return deadlineMs <= timeoutMs ? { ms: deadlineMs, byDeadline: true } : { ms: timeoutMs, byDeadline: false };
+  }
+
+  #pastTimeout(): TimeoutError {
+    const b = this.#bounds;
+    return new TimeoutError(`the handler ran past its timeout of ${String(b.timeoutMs)} ms (attempt ${this.#attempt + 1})`, { context: { ...b.address, attempt: this.#attempt, timeoutMs: b.timeoutMs } });
+  }
+
+  #pastDeadline(): TimeoutError {
+    const b = this.#bounds;
+    const deadline = String(b.deadlineMicros);
+    return new TimeoutError(`the command's deadline (${deadline} µs) passed while the handler ran (attempt ${this.#attempt + 1})`, { context: { ...b.address, attempt: this.#attempt, deadlineMicros: deadline } });
   }
 
   /** The handler settled (or was given up on): nothing is armed or listened to any more. */

@@ -261,7 +261,7 @@ export class RecordPipeline {
       const detail = 'message past its deadline';
       return this.#deadLettered(message, record, address, DeadLetterReason.DeadlineExceeded, 0, detail, this.#reply(message, mark, DeadLetterReason.DeadlineExceeded, 0, detail, undefined, false));
     }
-    const bounds = this.#bounds(address, turn);
+    const bounds = this.#bounds(address, turn, deadline);
     if (o.onPickup !== undefined || span !== undefined || turnReleased) return this.#attempts(message, record, address, key, turn, turnReleased, span, failure, undefined, bounds, mark);
     // The first attempt of a plain record (no pick-up acknowledgment, no span, the lane's turn
     // held) chains on the handler's promise and its answers' instead of an async frame with two
@@ -293,10 +293,10 @@ export class RecordPipeline {
     );
   }
 
-  /** What bounds the handler attempts of the record at `address`. */
-  #bounds(address: RecordAddress, turn: HandlerTurn): AttemptBounds {
+  /** What bounds the handler attempts of the record at `address`, whose command's own deadline is `deadlineMicros`. */
+  #bounds(address: RecordAddress, turn: HandlerTurn, deadlineMicros: bigint | undefined): AttemptBounds {
     const o = this.#o;
-    return { clock: o.clock, timeoutMs: o.handlerTimeoutMs, stop: o.signal, lease: turn.signal, address };
+    return { clock: o.clock, timeoutMs: o.handlerTimeoutMs, deadlineMicros, stop: o.signal, lease: turn.signal, address };
   }
 
   /** A record whose handler attempt succeeded: its key (when it has one) is remembered as processed. */
@@ -394,13 +394,19 @@ export class RecordPipeline {
     if (failure !== undefined) failure.error = thrown;
     const error = handlerFailure(thrown);
     const attempts = attemptNo + 1;
+    // Only this attempt's own deadline counts as a timeout (a handler may throw a TimeoutError of its own).
+    const timedOut = attempt.timedOut && thrown === attempt.refusal();
+    if (timedOut && attempt.deadlinePassed) {
+      // The requester gave up at its deadline: no retry can start, and none is worth running.
+      const detail = `the command's deadline (${String(message.provenance.deadlineMicros)} µs) passed while the handler ran, on attempt ${attempts}`;
+      await this.#deadLetter(message, record, address, DeadLetterReason.DeadlineExceeded, attempts, detail, this.#reply(message, mark, DeadLetterReason.DeadlineExceeded, attempts, detail, error, false));
+      return 'dead-lettered';
+    }
     if (!isRetryable(error)) {
       const detail = describeError(thrown);
       await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, attempts, detail, this.#reply(message, mark, DeadLetterReason.Rejected, attempts, detail, error, false));
       return 'dead-lettered';
     }
-    // Only this attempt's own deadline counts as a timeout (a handler may throw a TimeoutError of its own).
-    const timedOut = attempt.timedOut && thrown === attempt.refusal();
     if (attempts >= o.retry.maxAttempts) {
       const reason = timedOut ? DeadLetterReason.DeadlineExceeded : DeadLetterReason.RetryExhausted;
       const detail = timedOut ? `handler timed out on its last attempt of ${attempts}: ${describeError(thrown)}` : describeError(thrown);
