@@ -39,8 +39,8 @@ interface Setup {
   readonly clean: readonly AguiEvent[];
 }
 
-/** A finished answer, then an undecodable record and a state record with an unreadable body. */
-async function setup(): Promise<Setup> {
+/** A bridge over a fresh log holding one finished answer, and the answer's events (read with nothing reported). */
+async function answered(): Promise<Omit<Setup, 'hostile'>> {
   const log = new MemoryLog();
   const laser = AgdxClient.from(log, { stream: 'demo' });
   await laser.bootstrap(4);
@@ -49,15 +49,19 @@ async function setup(): Promise<Setup> {
   const { conversation } = await writeAnswer(laser, bridge);
   const clean = await bridge.aguiEvents(conversation);
   expect(errors).toEqual([]);
-  const state = AgentEnvelope.fromFields({
-    kind: 'event',
-    record: MintUlid.mint(RecordId),
-    conversation,
-    source: AgentId.new('assistant'),
-    operation: 'state_snapshot',
-    body: wideMap(200_000),
-  });
-  const good = envelopeRecord(state, ContentType.cbor, { topic: AgentTopic.Sessions });
+  return { log, laser, bridge, errors, conversation, clean };
+}
+
+/** The assistant's state snapshot of `conversation` with `body`, as a record for agent.sessions. */
+function stateSnapshotRecord(conversation: ConversationId, body: Uint8Array, contentType: number) {
+  const state = AgentEnvelope.fromFields({ kind: 'event', record: MintUlid.mint(RecordId), conversation, source: AgentId.new('assistant'), operation: 'state_snapshot', body });
+  return envelopeRecord(state, contentType, { topic: AgentTopic.Sessions });
+}
+
+/** A finished answer, then an undecodable record and a state record with an unreadable body. */
+async function setup(): Promise<Setup> {
+  const { log, laser, bridge, errors, conversation, clean } = await answered();
+  const good = stateSnapshotRecord(conversation, wideMap(200_000), ContentType.cbor);
   const hostile: bigint[] = [];
   for (const payload of [zeros(16 * 1024 * 1024 - 8), good.payload]) {
     const result = await log.append({ stream: 'demo', topic: AgentTopic.Sessions, routing: { key: good.partitionKey }, records: [{ headers: good.headers, payload }] });
@@ -131,23 +135,9 @@ describe('AG-UI reads past hostile records', () => {
 describe('AG-UI reads past a legacy JSON state record nested too deep', () => {
   /** An answer, then a legacy (plain JSON) state snapshot nested 100,000 levels deep, then another answer. */
   async function deepSetup() {
-    const log = new MemoryLog();
-    const laser = AgdxClient.from(log, { stream: 'demo' });
-    await laser.bootstrap(4);
-    const errors: CodecError[] = [];
-    const bridge = new AguiBridge(laser, { onError: (e) => errors.push(e) });
-    const { conversation } = await writeAnswer(laser, bridge);
-    const clean = await bridge.aguiEvents(conversation);
+    const { log, laser, bridge, errors, conversation, clean } = await answered();
     const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-    const state = AgentEnvelope.fromFields({
-      kind: 'event',
-      record: MintUlid.mint(RecordId),
-      conversation,
-      source: AgentId.new('assistant'),
-      operation: 'state_snapshot',
-      body: new TextEncoder().encode(deep),
-    });
-    const record = envelopeRecord(state, ContentType.json, { topic: AgentTopic.Sessions });
+    const record = stateSnapshotRecord(conversation, new TextEncoder().encode(deep), ContentType.json);
     const written = await log.append({ stream: 'demo', topic: AgentTopic.Sessions, routing: { key: record.partitionKey }, records: [{ headers: record.headers, payload: record.payload }] });
     await laser.agdx(AgentTopic.Sessions, AgentId.new('assistant'), conversation).fail(MintUlid.mint(CorrelationId), { code: 6, message: 'after the deep record', retryable: false }).send();
     return { laser, bridge, errors, conversation, clean, hostile: [written.baseOffset] };
