@@ -6,10 +6,13 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CommandCode, decodeTopicDetails, encodeTopicTarget, encodeUpdateTopicRequest, initChecksums } from '@agdx/iggy-protocol';
 import { retainedRecordBytes } from '@agdx/transport';
 import { IggyTransport } from '@agdx/transport-iggy';
 import { startDevServer } from '@agdx/iggy-dev-server';
 import type { DevServer } from '@agdx/iggy-dev-server';
+import { RawClient } from './helpers/raw-client.js';
+import { createTopic, pollFrom, sendTexts, textsOf } from './helpers/ops.js';
 
 const folders: string[] = [];
 const servers: DevServer[] = [];
@@ -95,4 +98,33 @@ describe('max_topic_size on disk', () => {
     expect(segmentBases(data, 0)).toEqual([8n]);
     await t.close();
   });
+});
+
+describe('max_topic_size in memory', () => {
+  for (const protocol of ['vsr', 'classic'] as const) {
+    it(`a limit lowered by UpdateTopic applies at the next append, and size_bytes follows (${protocol})`, async () => {
+      await initChecksums();
+      const server = await startDevServer({ port: 0 });
+      servers.push(server);
+      const c = await RawClient.connect(server.port, protocol);
+      try {
+        await c.login();
+        await createTopic(c, 's', 't', 1);
+        for (let i = 0; i < 10; i++) await sendTexts(c, 's', 't', 0, [`m${i}`]);
+        // Each message: a 48-byte frame header and a 2-byte payload.
+        const details = async () => decodeTopicDetails(await c.ok(CommandCode.GetTopic, encodeTopicTarget({ stream: 's', topic: 't' })), protocol);
+        expect((await details())?.sizeBytes).toBe(500n);
+        await c.ok(CommandCode.UpdateTopic, encodeUpdateTopicRequest({ stream: 's', topic: 't', name: 't', maxTopicSize: 150n }, protocol));
+        expect((await details())?.maxTopicSize).toBe(150n);
+        expect(textsOf(await pollFrom(c, 's', 't', 0, 0n))).toHaveLength(10);
+        await sendTexts(c, 's', 't', 0, ['mA']);
+        expect(textsOf(await pollFrom(c, 's', 't', 0, 0n))).toEqual(['m8', 'm9', 'mA']);
+        const after = await details();
+        expect(after?.sizeBytes).toBe(150n);
+        expect(after?.messagesCount).toBe(3n);
+      } finally {
+        c.close();
+      }
+    });
+  }
 });
