@@ -23,6 +23,7 @@ import {
   encodeStoreConsumerOffsetRequest,
   encodeTopicTarget,
   EXPIRY_NEVER,
+  SIZE_UNLIMITED,
   CLASSIC_REQUEST_HEADER_SIZE,
   VSR_HEADER_SIZE,
 } from '@agdx/iggy-protocol';
@@ -103,16 +104,25 @@ export async function getTopic(c: IggyConnection, stream: string, topic: string,
   return decoded(c, () => decodeTopicDetails(payload, c.protocol), CommandCode.GetTopic);
 }
 
-/** CreateTopic (302); `undefined` expiry is sent as Iggy's "never" (u64::MAX). */
+/**
+ * CreateTopic (302); an `undefined` expiry is sent as Iggy's "never" and an `undefined` size
+ * limit as "unlimited" (both u64::MAX), never as 0, which would take the server's defaults.
+ */
 export async function createTopic(
   c: IggyConnection,
   stream: string,
   topic: string,
   partitions: number,
   expiry: bigint | undefined,
+  maxTopicBytes: bigint | undefined,
   o: RequestOptions,
 ): Promise<TopicDetails | undefined> {
-  const body = encoded(() => encodeCreateTopicRequest({ stream, name: topic, partitionsCount: partitions, messageExpiry: expiry ?? EXPIRY_NEVER }, c.protocol));
+  const body = encoded(() =>
+    encodeCreateTopicRequest(
+      { stream, name: topic, partitionsCount: partitions, messageExpiry: expiry ?? EXPIRY_NEVER, maxTopicSize: maxTopicBytes ?? SIZE_UNLIMITED },
+      c.protocol,
+    ),
+  );
   const payload = await c.request(CommandCode.CreateTopic, body, o);
   if (payload.length === 0) return undefined;
   return decoded(c, () => decodeTopicDetails(payload, c.protocol), CommandCode.CreateTopic);
@@ -126,6 +136,11 @@ export function nextOffsetOf(p: PartitionInfo): bigint {
 /** A topic's expiry in the transport's terms: 0 (server default) and u64::MAX mean never. */
 export function expiryOf(t: TopicDetails): bigint | undefined {
   return t.messageExpiry === 0n || t.messageExpiry === EXPIRY_NEVER ? undefined : t.messageExpiry;
+}
+
+/** A topic's size limit in the transport's terms: 0 (server default) and u64::MAX mean unlimited. */
+export function maxTopicBytesOf(t: TopicDetails): bigint | undefined {
+  return t.maxTopicSize === 0n || t.maxTopicSize === SIZE_UNLIMITED ? undefined : t.maxTopicSize;
 }
 
 /** SendMessages (101): VSR answers with confirmations, classic with nothing. */

@@ -47,7 +47,7 @@ import { resolveOptions } from './options.js';
 import { OutcomeUnknownError } from './outcome-unknown.js';
 import type { IggyTransportOptions, ResolvedIggyOptions } from './options.js';
 import { sleepUnlessStopped } from './sleep.js';
-import { checkExpiry, checkMaxCount, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
+import { checkExpiry, checkMaxCount, checkMaxTopicBytes, checkName, checkOffset, checkPartitionCount, checkSignal, checkTimeout, routingKeyBytes } from '@agdx/transport';
 import { checkPartitionId } from './validation.js';
 
 /** Command names by code, for {@link IggyTransport.requestsWritten}. */
@@ -66,7 +66,15 @@ function consumerOf(ref: ConsumerRef): Consumer {
 
 function describe(stream: string, topic: string, details: TopicDetails): TopicDescription {
   const partitions = [...details.partitions].sort((a, b) => a.id - b.id).map((p) => ({ partition: p.id, nextOffset: cmd.nextOffsetOf(p) }));
-  return { stream, topic, partitionCount: partitions.length, messageExpiryMicros: cmd.expiryOf(details), partitions, createdAtMicros: details.createdAt };
+  return {
+    stream,
+    topic,
+    partitionCount: partitions.length,
+    messageExpiryMicros: cmd.expiryOf(details),
+    maxTopicBytes: cmd.maxTopicBytesOf(details),
+    partitions,
+    createdAtMicros: details.createdAt,
+  };
 }
 
 /** The coalescing key of an append's target: stream, topic and partition or key bytes; none for balanced. */
@@ -231,18 +239,25 @@ export class IggyTransport implements LogTransport {
     }
   }
 
-  /** Creates the topic when missing; an existing one must match `settings`. */
+  /** Creates the topic when missing (with its expiry and size limit); an existing one must match `settings`. */
   async ensureTopic(address: TopicAddress, settings: TopicSettings, options?: CallOptions): Promise<TopicDescription> {
     const o = this.#begin(options);
     const { stream, topic } = this.#address(address);
     if (typeof settings !== 'object' || settings === null) throw new InvalidArgumentError('settings must be an object');
     const partitions = checkPartitionCount(settings.partitions);
     const expiry = checkExpiry(settings.messageExpiryMicros);
+    const maxTopicBytes = checkMaxTopicBytes(settings.maxTopicBytes);
     const check = (details: TopicDetails): TopicDescription => {
       const described = describe(stream, topic, details);
-      if (described.partitionCount !== partitions || described.messageExpiryMicros !== expiry) {
+      if (described.partitionCount !== partitions || described.messageExpiryMicros !== expiry || described.maxTopicBytes !== maxTopicBytes) {
         throw new ConflictError(`topic ${stream}/${topic} exists with other settings`, {
-          context: { stream, topic, partitions: described.partitionCount, messageExpiryMicros: described.messageExpiryMicros?.toString() },
+          context: {
+            stream,
+            topic,
+            partitions: described.partitionCount,
+            messageExpiryMicros: described.messageExpiryMicros?.toString(),
+            maxTopicBytes: described.maxTopicBytes?.toString(),
+          },
         });
       }
       return described;
@@ -250,7 +265,7 @@ export class IggyTransport implements LogTransport {
     const existing = await cmd.getTopic(this.#connection, stream, topic, o);
     if (existing !== undefined) return check(existing);
     try {
-      const created = await cmd.createTopic(this.#connection, stream, topic, partitions, expiry, o);
+      const created = await cmd.createTopic(this.#connection, stream, topic, partitions, expiry, maxTopicBytes, o);
       if (created !== undefined) return check(created);
     } catch (error) {
       if (iggyCodeOf(error) !== 2013) throw error;
@@ -260,7 +275,7 @@ export class IggyTransport implements LogTransport {
     return check(now);
   }
 
-  /** The topic's partitions, next offsets and expiry. */
+  /** The topic's partitions, next offsets, expiry and size limit. */
   async describeTopic(address: TopicAddress, options?: CallOptions): Promise<TopicDescription> {
     const o = this.#begin(options);
     const { stream, topic } = this.#address(address);

@@ -58,6 +58,7 @@ export type {
   TopicSettings,
   WaitRequest,
 } from './log-transport.js';
+export { partitionShareBytes, RETAINED_RECORD_OVERHEAD_BYTES, retainedRecordBytes } from './retention.js';
 export type { MemoryLogOptions } from './memory-log.js';
 export { MemoryLog } from './memory-log.js';
 // Argument checks every transport applies the same way, so a mistake gives the same typed error
@@ -65,6 +66,7 @@ export { MemoryLog } from './memory-log.js';
 export {
   checkExpiry,
   checkMaxCount,
+  checkMaxTopicBytes,
   checkName,
   checkOffset,
   checkPartitionCount,

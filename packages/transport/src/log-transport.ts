@@ -36,6 +36,15 @@ export interface TopicSettings {
    * (`undefined` matches only a topic that never expires).
    */
   readonly messageExpiryMicros?: bigint | undefined;
+  /**
+   * The most bytes the topic retains (Iggy's `max_topic_size`), counted as
+   * `retainedRecordBytes` (payload, header block and 48 bytes) per record; each partition keeps an equal share
+   * (`maxTopicBytes / partitions`). Past its share a partition drops its oldest records (a
+   * server, its oldest sealed segments), never its newest one. `undefined` means unlimited;
+   * otherwise a bigint 1..2^64-2. An existing topic must have exactly this limit (`undefined`
+   * matches only an unlimited topic).
+   */
+  readonly maxTopicBytes?: bigint | undefined;
 }
 
 /** The state of one partition. */
@@ -52,6 +61,12 @@ export interface TopicDescription extends TopicAddress {
   readonly partitionCount: number;
   /** Message expiry in microseconds; `undefined` = never expire. */
   readonly messageExpiryMicros: bigint | undefined;
+  /**
+   * The topic's size limit in bytes (see {@link TopicSettings.maxTopicBytes}); `undefined` =
+   * unlimited. Optional so descriptions built by older code still type-check; every transport of
+   * this package reports it.
+   */
+  readonly maxTopicBytes?: bigint | undefined;
   /** One entry per partition, in partition-id order. */
   readonly partitions: readonly PartitionDescription[];
   /**
@@ -269,7 +284,7 @@ export interface LogTransport {
    * (`ConflictError` otherwise). The stream must exist.
    */
   ensureTopic(address: TopicAddress, settings: TopicSettings, options?: CallOptions): Promise<TopicDescription>;
-  /** The topic's partition count, per-partition next offset and expiry. */
+  /** The topic's partition count, per-partition next offset, expiry and size limit. */
   describeTopic(address: TopicAddress, options?: CallOptions): Promise<TopicDescription>;
   /** Appends a batch to one partition chosen by `routing`; see {@link AppendResult}. */
   append(request: AppendRequest): Promise<AppendResult>;

@@ -7,7 +7,9 @@
 
 import { ByteSlab } from './byte-slab.js';
 import type { LogClock } from './clock.js';
+import { headerBlockBytes } from './headers.js';
 import type { LogRecord } from './log-transport.js';
+import { retainedRecordBytes } from './retention.js';
 import type { Waiter } from './waiter.js';
 
 /** One partition: its records plus where the retained ones start. */
@@ -24,6 +26,11 @@ export interface PartitionState {
   next: number;
   /** The last broker timestamp handed out, to keep timestamps non-decreasing. */
   lastTimestamp: bigint;
+  /**
+   * Retained bytes (`retainedRecordBytes` of each record from `start` on). Kept only for a topic
+   * with a size limit (0 otherwise), so unlimited topics pay nothing for it.
+   */
+  bytes: number;
   /** Readers waiting for records on this partition. */
   readonly waiters: Set<Waiter>;
 }
@@ -62,6 +69,10 @@ export interface TopicState {
   readonly partitions: readonly PartitionState[];
   /** Expiry in microseconds, `undefined` = never. */
   readonly expiry: bigint | undefined;
+  /** The size limit in bytes (`maxTopicBytes`), `undefined` = unlimited. */
+  readonly maxBytes: bigint | undefined;
+  /** Each partition's share of {@link TopicState.maxBytes} (unused when that is `undefined`). */
+  readonly shareBytes: number;
   /** The balanced-routing counter. */
   balancedCursor: number;
   /** Single-consumer offsets: consumer name to partition to offset. */
@@ -102,7 +113,7 @@ export function newPayloadSlab(): ByteSlab {
 
 /** Creates a partition with no records. */
 export function newPartition(id: number): PartitionState {
-  return { id, records: [], base: 0, start: 0, next: 0, lastTimestamp: 0n, waiters: new Set() };
+  return { id, records: [], base: 0, start: 0, next: 0, lastTimestamp: 0n, bytes: 0, waiters: new Set() };
 }
 
 /** Compaction threshold: the array is cut once this many expired slots pile up at its front. */
@@ -131,11 +142,48 @@ export function dropExpired(topic: TopicState, partition: PartitionState, now: b
   const expiry = topic.expiry;
   if (expiry === undefined) return;
   const records = partition.records;
+  const counted = topic.maxBytes !== undefined;
   let start = partition.start;
+  let bytes = partition.bytes;
   const cutoff = now - expiry;
-  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) records[start++] = EXPIRED;
-  if (start >= COMPACT_AFTER && start * 2 >= records.length) {
-    partition.records = records.slice(start);
+  while (start < records.length && (records[start] as LogRecord).timestampMicros <= cutoff) {
+    if (counted) bytes -= recordBytes(records[start] as LogRecord);
+    records[start++] = EXPIRED;
+  }
+  partition.bytes = bytes;
+  advanceStart(partition, start);
+}
+
+/**
+ * Drops the partition's oldest records while its retained bytes pass its share of the topic's
+ * size limit, always keeping the newest record (as Iggy never deletes the active segment).
+ * Called after each append; every record is dropped at most once, so this is amortised O(1).
+ */
+export function dropOversized(topic: TopicState, partition: PartitionState): void {
+  const share = topic.shareBytes;
+  if (topic.maxBytes === undefined || partition.bytes <= share) return;
+  const records = partition.records;
+  const last = records.length - 1;
+  let start = partition.start;
+  let bytes = partition.bytes;
+  while (bytes > share && start < last) {
+    bytes -= recordBytes(records[start] as LogRecord);
+    records[start++] = EXPIRED;
+  }
+  partition.bytes = bytes;
+  advanceStart(partition, start);
+}
+
+/** What a stored record counts towards its topic's size limit. */
+function recordBytes(record: LogRecord): number {
+  const headers = record.headers;
+  return retainedRecordBytes(record.payload.length, headers.size === 0 ? 0 : headerBlockBytes(headers));
+}
+
+/** Sets the partition's new start and, once enough dropped slots pile up, cuts them off. */
+function advanceStart(partition: PartitionState, start: number): void {
+  if (start >= COMPACT_AFTER && start * 2 >= partition.records.length) {
+    partition.records = partition.records.slice(start);
     partition.base += start;
     start = 0;
   }

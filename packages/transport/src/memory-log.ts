@@ -2,7 +2,7 @@
  * `MemoryLog`: the embedded implementation of {@link LogTransport}. No server, no I/O: the
  * default log for the demo, the examples and unit tests, and a faithful stand-in for Iggy's
  * semantics (0-based partitions, contiguous offsets, broker timestamps, keyed routing by XXH32,
- * round-robin balancing, consumer offsets, consumer groups, message expiry).
+ * round-robin balancing, consumer offsets, consumer groups, message expiry, topic size limits).
  */
 
 import { systemLogClock, type LogClock } from './clock.js';
@@ -17,6 +17,7 @@ import { copyRecordHeaders, headerBlockBytes, type RecordHeaders } from './heade
 import { batchRecordBytes, checkBatchBytes, MAX_BATCH_BYTES } from './batch-limit.js';
 import { EMPTY_HEADERS, isSealedHeaders } from './sealed-headers.js';
 import { routingKeyHash } from './key-routing.js';
+import { partitionShareBytes, RETAINED_RECORD_OVERHEAD_BYTES } from './retention.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -39,6 +40,7 @@ import type {
 } from './log-transport.js';
 import {
   dropExpired,
+  dropOversized,
   newLogState,
   newPayloadSlab,
   newPartition,
@@ -52,6 +54,7 @@ import {
 import {
   checkExpiry,
   checkMaxCount,
+  checkMaxTopicBytes,
   checkName,
   checkOffset,
   checkPartitionCount,
@@ -93,6 +96,7 @@ function describe(topic: TopicState): TopicDescription {
     topic: topic.name,
     partitionCount: topic.partitions.length,
     messageExpiryMicros: topic.expiry,
+    maxTopicBytes: topic.maxBytes,
     partitions: topic.partitions.map((p) => ({ partition: p.id, nextOffset: BigInt(p.next) })),
     createdAtMicros: topic.createdAtMicros,
   };
@@ -173,7 +177,10 @@ export class MemoryLog implements LogTransport {
     if (!this.#state.streams.has(stream)) this.#state.streams.set(stream, new Map());
   }
 
-  /** Creates the topic when missing; an existing one must have the same partition count and expiry. */
+  /**
+   * Creates the topic when missing; an existing one must have the same partition count, expiry
+   * and size limit.
+   */
   async ensureTopic(address: TopicAddress, settings: TopicSettings, options: CallOptions = {}): Promise<TopicDescription> {
     this.#open(options.signal);
     checkRequest(address);
@@ -182,17 +189,19 @@ export class MemoryLog implements LogTransport {
     checkName(address.topic, 'topic');
     const partitions = checkPartitionCount(settings.partitions);
     const expiry = checkExpiry(settings.messageExpiryMicros);
+    const maxBytes = checkMaxTopicBytes(settings.maxTopicBytes);
     const topics = this.#state.streams.get(address.stream);
     if (topics === undefined) this.#topic(address.stream, address.topic);
     const existing = topics?.get(address.topic);
     if (existing !== undefined) {
-      if (existing.partitions.length !== partitions || existing.expiry !== expiry) {
+      if (existing.partitions.length !== partitions || existing.expiry !== expiry || existing.maxBytes !== maxBytes) {
         throw new ConflictError(`topic ${JSON.stringify(address.topic)} exists with other settings`, {
           context: {
             stream: address.stream,
             topic: address.topic,
             partitions: existing.partitions.length,
             messageExpiryMicros: existing.expiry,
+            maxTopicBytes: existing.maxBytes,
           },
         });
       }
@@ -203,6 +212,8 @@ export class MemoryLog implements LogTransport {
       name: address.topic,
       partitions: Array.from({ length: partitions }, (_, id) => newPartition(id)),
       expiry,
+      maxBytes,
+      shareBytes: maxBytes === undefined ? 0 : partitionShareBytes(maxBytes, partitions),
       balancedCursor: 0,
       payloads: newPayloadSlab(),
       consumerOffsets: new Map(),
@@ -236,7 +247,7 @@ export class MemoryLog implements LogTransport {
     for (const group of topic.groups.values()) for (const member of group.members) for (const waiter of member.waiters) waiter.settle(false);
   }
 
-  /** The topic's partition count, per-partition next offset and expiry. */
+  /** The topic's partition count, per-partition next offset, expiry and size limit. */
   async describeTopic(address: TopicAddress, options: CallOptions = {}): Promise<TopicDescription> {
     this.#open(options.signal);
     checkRequest(address);
@@ -265,6 +276,7 @@ export class MemoryLog implements LogTransport {
     let headers: RecordHeaders[] | undefined;
     let payloadBytes = 0;
     let batchBytes = 0;
+    let headerTotal = 0;
     try {
       let lastInput: RecordHeaders | undefined;
       let lastCopy: RecordHeaders = EMPTY_HEADERS;
@@ -287,6 +299,7 @@ export class MemoryLog implements LogTransport {
             lastBytes = headerBlockBytes(lastCopy);
           }
           headerBytes = lastBytes;
+          headerTotal += lastBytes;
           headers ??= new Array<RecordHeaders>(records.length).fill(EMPTY_HEADERS);
           headers[i] = lastCopy;
         }
@@ -344,6 +357,10 @@ export class MemoryLog implements LogTransport {
     }
     partition.next = base + records.length;
     partition.lastTimestamp = timestamp;
+    if (topic.maxBytes !== undefined) {
+      partition.bytes += payloadBytes + headerTotal + RETAINED_RECORD_OVERHEAD_BYTES * records.length;
+      dropOversized(topic, partition);
+    }
     if (balanced) topic.balancedCursor = (id + 1) % count;
     // Called with no waiters too (it returns at once): behind an `if (size > 0)` the call had no
     // type feedback when `append` was optimized, and on Node 20 the optimized code then bailed out

@@ -81,6 +81,20 @@ export function checkExpiry(expiry: bigint | undefined): bigint | undefined {
   return expiry;
 }
 
+/** Largest size limit below Iggy's "unlimited" sentinel (u64::MAX; 0 is "server default"). */
+const MAX_TOPIC_BYTES = (1n << 64n) - 2n;
+
+/** Checks a topic size limit: `undefined` (unlimited) or a bigint 1..2^64-2 bytes. */
+export function checkMaxTopicBytes(maxTopicBytes: bigint | undefined): bigint | undefined {
+  if (maxTopicBytes === undefined) return undefined;
+  if (typeof maxTopicBytes !== 'bigint' || maxTopicBytes < 1n || maxTopicBytes > MAX_TOPIC_BYTES) {
+    throw new InvalidArgumentError('maxTopicBytes must be undefined or a bigint 1..2^64-2', {
+      context: { maxTopicBytes: String(maxTopicBytes) },
+    });
+  }
+  return maxTopicBytes;
+}
+
 /** Checks a read count, defaulting to {@link DEFAULT_READ_COUNT}. */
 export function checkMaxCount(maxCount: number | undefined): number {
   if (maxCount === undefined) return DEFAULT_READ_COUNT;

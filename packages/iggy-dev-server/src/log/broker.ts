@@ -62,7 +62,7 @@ export class TopicState {
   readonly partitions: PartitionLog[] = [];
   /** µs; {@link EXPIRY_NEVER} = never. */
   messageExpiry: bigint;
-  /** Bytes; {@link SIZE_UNLIMITED} = unlimited (recorded, not enforced). */
+  /** Bytes; {@link SIZE_UNLIMITED} = unlimited (applied at each append, see {@link TopicState.trim}). */
   maxTopicSize: bigint;
   /** Compression code (recorded, not applied). */
   compression: number;
@@ -105,6 +105,17 @@ export class TopicState {
     if (this.messageExpiry === EXPIRY_NEVER) return;
     const cutoff = now - this.messageExpiry;
     for (const p of this.partitions) p.expire(cutoff);
+  }
+
+  /**
+   * Applies `max_topic_size` to a partition just appended to: as Iggy's segment cleaner, each
+   * partition keeps an equal share (`max_topic_size / partitions`) and trims only itself. Iggy
+   * trims on a timer; this server at the append that passed the share, so a client sees the
+   * same state every time.
+   */
+  trim(p: PartitionLog): void {
+    if (this.maxTopicSize === SIZE_UNLIMITED) return;
+    p.trimToSize(this.maxTopicSize / BigInt(this.partitions.length));
   }
 
   /** Bytes stored. */
@@ -529,6 +540,7 @@ export class Broker {
     const now = this.now();
     t.expire(now);
     const stored = p.append(batch, count, now);
+    t.trim(p);
     return { stream: s, topic: t, partition: id, baseOffset: stored.baseOffset };
   }
 

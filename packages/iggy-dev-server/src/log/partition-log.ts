@@ -168,6 +168,30 @@ export class PartitionLog {
     return before - this.#messages;
   }
 
+  /**
+   * Size retention (`max_topic_size`): while the partition's message bytes pass `maxBytes`, its
+   * oldest messages go. On disk that is the oldest sealed segment, its files deleted, as Iggy's
+   * segment cleaner does (never the active one); in memory, where the log is one open segment,
+   * the oldest batch, never the newest. Offsets never restart.
+   */
+  trimToSize(maxBytes: bigint): void {
+    if (this.#sizeBytes <= maxBytes) return;
+    const writer = this.#writer;
+    if (writer === undefined) {
+      const newest = this.#batches[this.#batches.length - 1];
+      this.#dropHead((b) => b !== newest && this.#sizeBytes > maxBytes);
+      return;
+    }
+    while (this.#sizeBytes > maxBytes) {
+      const end = writer.sealedSegmentsEnd?.(1);
+      if (end === undefined) return;
+      this.#dropHead((b) => b.baseOffset < end);
+      writer.expireBefore(end);
+      // A segment storage could not let go of would be chosen again forever.
+      if (writer.sealedSegmentsEnd?.(1) === end) return;
+    }
+  }
+
   /** Drops the leading batches `gone` selects (a prefix) and lets storage delete their segments. */
   #dropHead(gone: (b: StoredBatch) => boolean): void {
     const head = this.#head;

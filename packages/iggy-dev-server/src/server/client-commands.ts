@@ -74,7 +74,7 @@ export function describeOptions(scope: OptionsScope, segmentBytes: number): Uint
   return encodeOptionDescriptors([
     descriptor('compression_algorithm', headerValue.string('none'), 'Compression algorithm (none, gzip); recorded and reported back, never applied'),
     descriptor('message_expiry', headerValue.uint64(0n), 'Message expiry in microseconds or a duration text such as "7 days"; 0 = never'),
-    descriptor('max_topic_size', headerValue.uint64(0n), 'Topic size cap in bytes or a size text such as "1 GiB"; 0 = unlimited; recorded, not enforced'),
+    descriptor('max_topic_size', headerValue.uint64(0n), 'Topic size cap in bytes or a size text such as "1 GiB"; 0 = unlimited; each partition keeps an equal share, its oldest segments (in memory batches) deleted at the append that passes it'),
     descriptor('segment_size', headerValue.uint64(BigInt(segmentBytes)), 'Segment size in bytes; recorded, the server rolls segments at its own segment size (the default shown)'),
     descriptor('enforce_fsync', headerValue.bool(false), 'Recorded; the server-wide fsync policy applies'),
     descriptor('messages_required_to_save', headerValue.uint32(0), 'Recorded; every acknowledged batch is already written'),

@@ -45,6 +45,7 @@ import {
   encodeUserHeaders,
   EvictionReason,
   EXPIRY_NEVER,
+  SIZE_UNLIMITED,
   initChecksums,
   isResultFramedOperation,
   RESYNC_REQUIRED_PARTITION,
@@ -384,7 +385,7 @@ async function topicDetails(ctx: CommandContext, protocol: IggyProtocol, stream:
       partitionsCount: d.partitionCount,
       messageExpiry: d.messageExpiryMicros ?? EXPIRY_NEVER,
       compression: 1,
-      maxTopicSize: 0n,
+      maxTopicSize: d.maxTopicBytes ?? SIZE_UNLIMITED,
       ...(protocol === 'classic' ? { replicationFactor: 1 } : { options: new Map(), derivedOptions: new Map() }),
       sizeBytes: 0n,
       messagesCount: total,
@@ -438,7 +439,8 @@ async function runCommand(ctx: CommandContext, protocol: IggyProtocol, code: num
       const key = `${stream}\u0000${req.name}`;
       if (state.topics.has(key)) throw new IggyStatus(2013);
       const expiry = req.messageExpiry === undefined || req.messageExpiry === 0n || req.messageExpiry === EXPIRY_NEVER ? undefined : req.messageExpiry;
-      await orStatus(() => t.ensureTopic({ stream, topic: req.name }, { partitions: req.partitionsCount, messageExpiryMicros: expiry }), { invalid: 2019 });
+      const size = req.maxTopicSize === undefined || req.maxTopicSize === 0n || req.maxTopicSize === SIZE_UNLIMITED ? undefined : req.maxTopicSize;
+      await orStatus(() => t.ensureTopic({ stream, topic: req.name }, { partitions: req.partitionsCount, messageExpiryMicros: expiry, maxTopicBytes: size }), { invalid: 2019 });
       state.topics.set(key, state.nextId++);
       return topicDetails(ctx, protocol, stream, req.name);
     }

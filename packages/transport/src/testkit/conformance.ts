@@ -11,6 +11,7 @@ import { xxh32 } from '../key-routing.js';
 import { sealHeaders } from '../sealed-headers.js';
 import type { LogRecord, LogTransport } from '../log-transport.js';
 import { describeEdgeCases } from './conformance-edges.js';
+import { describeSizeRetention } from './conformance-retention.js';
 import {
   cpuMicros,
   eventually,
@@ -38,6 +39,13 @@ export interface ConformanceSubject {
    * is skipped: a real server expires whole segments on a timer, which no test should wait for.
    */
   readonly advanceTime?: ((micros: bigint) => Promise<void> | void) | undefined;
+  /**
+   * `false` when the log records a topic's `maxTopicBytes` but does not trim to it at each
+   * append: Iggy's segment cleaner runs on a timer (every minute by default) and deletes whole
+   * segments, which no test should wait for. The size-limit cases then only check that the
+   * limit is validated and reported. Default `true`.
+   */
+  readonly trimsTopicSizeAtAppend?: boolean | undefined;
   /** Releases whatever the factory created (called after every test, even a failed one). */
   readonly cleanup?: (() => Promise<void> | void) | undefined;
 }
@@ -626,6 +634,12 @@ export function describeLogTransportConformance(name: string, factory: Conforman
     });
 
     describeEdgeCases({ transport: async () => (await subject()).transport });
+    describeSizeRetention({
+      subject: async () => {
+        const s = await subject();
+        return { transport: s.transport, trimsAtAppend: s.trimsTopicSizeAtAppend !== false };
+      },
+    });
 
     describe('message expiry', () => {
       it('records older than the expiry are no longer returned', async (ctx) => {
