@@ -1,0 +1,221 @@
+/**
+ * Typechecks the documentation's TypeScript blocks against the packages' sources: one TypeScript
+ * program, one virtual file per block, compiled with the repository's `tsconfig.json` options
+ * (so `@agdx/*` resolves through the `@agdx/source` export condition to `src/`, as the typecheck
+ * and vitest do). A block of `packages/<name>/README.md` sits, virtually, in that package's folder
+ * and resolves its imports as the package does; the others sit beside their Markdown file.
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import ts from 'typescript';
+import type { DocBlock } from './blocks.js';
+
+/** What the compiler said about one block, each line `file:line:column TSnnnn message`. */
+export interface BlockReport {
+  readonly block: DocBlock;
+  readonly errors: readonly string[];
+}
+
+/** The outcome of one check: a report per compiled block and anything not tied to a block. */
+export interface DocsCheck {
+  readonly reports: ReadonlyMap<DocBlock, BlockReport>;
+  readonly general: readonly string[];
+}
+
+/** One block as the compiler sees it. */
+interface VirtualBlock {
+  readonly block: DocBlock;
+  readonly fileName: string;
+  readonly text: string;
+  /** The 0-based line of the virtual file where the block's own code starts. */
+  readonly firstLine: number;
+  readonly errors: string[];
+}
+
+/** Compiles every block whose mode is not `not-compiled`; `blocks` in document order per file. */
+export function checkDocBlocks(root: string, blocks: readonly DocBlock[]): DocsCheck {
+  const general: string[] = [];
+  const options = compilerOptions(root, general);
+  const virtualFiles = new Map<string, string>();
+  const host = cachingHost(options, virtualFiles);
+
+  // Pass one: what each @agdx package exports, for the type names `// assumes:` may leave unimported.
+  const entries = packageEntries(root);
+  for (const entry of entries) virtualFiles.set(entry.fileName, `import * as entry from '${entry.name}';\nexport { entry };\n`);
+  const first = ts.createProgram({ rootNames: entries.map((e) => e.fileName), options, host });
+  const exported = exportedNames(first, entries);
+
+  // Pass two: the blocks, reusing pass one's parsed sources.
+  const virtual = virtualBlocks(root, blocks, exported);
+  for (const v of virtual) virtualFiles.set(v.fileName, v.text);
+  const program = ts.createProgram({ rootNames: virtual.map((v) => v.fileName), options, host, oldProgram: first });
+  general.push(...program.getOptionsDiagnostics().map((d) => format(d)), ...program.getGlobalDiagnostics().map((d) => format(d)));
+  for (const v of virtual) {
+    const file = program.getSourceFile(v.fileName);
+    if (file === undefined) {
+      v.errors.push(`${v.block.name} was not compiled`);
+      continue;
+    }
+    const syntactic = program.getSyntacticDiagnostics(file);
+    const diagnostics = syntactic.length > 0 ? syntactic : program.getSemanticDiagnostics(file);
+    for (const d of diagnostics) {
+      const at = d.start === undefined ? undefined : file.getLineAndCharacterOfPosition(d.start);
+      // Lines before the block's own are the block it continues: that block's test reports them.
+      if (at !== undefined && at.line < v.firstLine) continue;
+      const line = at === undefined ? v.block.fenceLine : v.block.fenceLine + 1 + at.line - v.firstLine;
+      v.errors.push(`${v.block.file}:${line}:${(at?.character ?? 0) + 1} TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    }
+  }
+  return { reports: new Map(virtual.map((v) => [v.block, { block: v.block, errors: v.errors }])), general };
+}
+
+/** The repository's `tsconfig.json` options, as `scripts/typecheck.mjs` reads them. */
+function compilerOptions(root: string, general: string[]): ts.CompilerOptions {
+  const host: ts.ParseConfigFileHost = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => general.push(format(d)) };
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), { noEmit: true }, host);
+  if (parsed === undefined) return {};
+  general.push(...parsed.errors.map((d) => format(d)));
+  return parsed.options;
+}
+
+/**
+ * A compiler host that serves the virtual files and keeps every parsed source, so the second
+ * program parses only the blocks.
+ */
+function cachingHost(options: ts.CompilerOptions, virtualFiles: ReadonlyMap<string, string>): ts.CompilerHost {
+  const base = ts.createCompilerHost(options, true);
+  const parsed = new Map<string, ts.SourceFile>();
+  return {
+    ...base,
+    fileExists: (fileName) => virtualFiles.has(fileName) || base.fileExists(fileName),
+    readFile: (fileName) => virtualFiles.get(fileName) ?? base.readFile(fileName),
+    getSourceFile: (fileName, languageVersion, onError, shouldCreate) => {
+      const cached = parsed.get(fileName);
+      if (cached !== undefined && !shouldCreate) return cached;
+      const text = virtualFiles.get(fileName);
+      const file = text === undefined ? base.getSourceFile(fileName, languageVersion, onError, shouldCreate) : ts.createSourceFile(fileName, text, languageVersion, true);
+      if (file !== undefined) parsed.set(fileName, file);
+      return file;
+    },
+  };
+}
+
+interface PackageEntry {
+  readonly name: string;
+  readonly fileName: string;
+}
+
+/** Every package's public entry, imported by name from a virtual file in its own folder. */
+function packageEntries(root: string): PackageEntry[] {
+  const dir = join(root, 'packages');
+  return readdirSync(dir)
+    .filter((d) => existsSync(join(dir, d, 'package.json')))
+    .sort()
+    .map((d) => ({ name: (JSON.parse(readFileSync(join(dir, d, 'package.json'), 'utf8')) as { name: string }).name, fileName: join(dir, d, '__docs_check_exports__.ts') }));
+}
+
+/** Type name to the one package it should be imported from; ambiguous names map to undefined. */
+function exportedNames(program: ts.Program, entries: readonly PackageEntry[]): Map<string, string | undefined> {
+  const checker = program.getTypeChecker();
+  const found = new Map<string, { readonly target: ts.Symbol; readonly from: string } | undefined>();
+  for (const entry of entries) {
+    const file = program.getSourceFile(entry.fileName);
+    const statement = file?.statements.find(ts.isImportDeclaration);
+    const module = statement === undefined ? undefined : checker.getSymbolAtLocation(statement.moduleSpecifier);
+    if (module === undefined) continue;
+    for (const symbol of checker.getExportsOfModule(module)) {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      if ((target.flags & ts.SymbolFlags.Type) === 0) continue;
+      const name = symbol.getName();
+      if (!found.has(name)) found.set(name, { target, from: entry.name });
+      // Re-exports of one declaration are one name; two declarations are ambiguous.
+      else if (found.get(name)?.target !== target) found.set(name, undefined);
+    }
+  }
+  return new Map([...found].map(([name, at]) => [name, at?.from]));
+}
+
+/** The virtual file of every compiled block, continuations joined to the blocks they continue. */
+function virtualBlocks(root: string, blocks: readonly DocBlock[], exported: ReadonlyMap<string, string | undefined>): VirtualBlock[] {
+  const out: VirtualBlock[] = [];
+  const textOf = new Map<DocBlock, string>();
+  let previous: DocBlock | undefined;
+  for (const block of blocks) {
+    if (previous !== undefined && previous.file !== block.file) previous = undefined;
+    const before = previous;
+    previous = block;
+    if (block.mode.kind === 'not-compiled') continue;
+    const errors: string[] = [];
+    let prefix = '';
+    if (block.mode.kind === 'continues') {
+      const earlier = before === undefined ? undefined : textOf.get(before);
+      if (earlier === undefined) errors.push(`${block.name} says it continues the example above, but no compiled TypeScript block of ${block.file} comes before it`);
+      else prefix = earlier;
+    }
+    const own = [...block.lines];
+    if (block.assumes !== undefined) {
+      if (block.assumes === '') errors.push(`${block.name}: "// assumes:" names nothing`);
+      else own[block.assumesLine] = assumedDeclarations(block.assumes, prefix + own.join('\n'), exported, block, errors);
+    }
+    const body = own.join('\n');
+    textOf.set(block, `${prefix}${body}\n`);
+    const fileName = resolve(root, dirname(block.file), `${block.file.split('/').pop()}.${block.fenceLine}.ts`);
+    // `export {}` makes every block a module: top-level await, and no globals shared between blocks.
+    out.push({ block, fileName, text: `${prefix}${body}\nexport {};\n`, firstLine: lineCount(prefix), errors });
+  }
+  return out;
+}
+
+function lineCount(text: string): number {
+  return text === '' ? 0 : text.split('\n').length - 1;
+}
+
+/**
+ * `// assumes: agent: Agent, log: LogTransport` as one line: `declare const` of those names, after
+ * an `import type` for each type name the block does not bind itself and one @agdx package exports.
+ */
+function assumedDeclarations(assumes: string, blockText: string, exported: ReadonlyMap<string, string | undefined>, block: DocBlock, errors: string[]): string {
+  const declaration = `declare const ${assumes};`;
+  const parsed = ts.createSourceFile('assumes.ts', declaration, ts.ScriptTarget.Latest, true);
+  const bound = boundNames(ts.createSourceFile('block.ts', blockText, ts.ScriptTarget.Latest, true));
+  const wanted = new Map<string, string[]>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isTypeReferenceNode(node)) {
+      let name: ts.EntityName = node.typeName;
+      while (ts.isQualifiedName(name)) name = name.left;
+      const text = name.text;
+      if (!bound.has(text) && exported.has(text)) {
+        const from = exported.get(text);
+        if (from === undefined) errors.push(`${block.name}: "// assumes:" names ${text}, which several @agdx packages export differently; import it in the block`);
+        else if (!(wanted.get(from) ?? []).includes(text)) wanted.set(from, [...(wanted.get(from) ?? []), text]);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(parsed);
+  const imports = [...wanted].map(([from, names]) => `import type { ${names.join(', ')} } from '${from}'; `).join('');
+  return imports + declaration;
+}
+
+/** The names a block binds at its top level: imports and declarations. */
+function boundNames(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (clause?.name) names.add(clause.name.text);
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) names.add(bindings.name.text);
+      else if (bindings) for (const element of bindings.elements) names.add(element.name.text);
+    } else if (ts.isVariableStatement(statement)) {
+      for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
+    } else if ((ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) {
+      names.add(statement.name.text);
+    }
+  }
+  return names;
+}
+
+function format(d: ts.Diagnostic): string {
+  return `TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+}
