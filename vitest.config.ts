@@ -25,7 +25,7 @@ export default defineConfig({
       // and the documentation's TypeScript examples (against the sources).
       { extends: true as const, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
       { extends: true as const, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
-      { extends: true as const, test: { name: 'docs', root: './test/docs', include: ['**/*.test.ts'], hookTimeout: 120_000 } },
+      { extends: true as const, test: { name: 'docs', root: './test/docs', include: ['**/*.test.ts'], testTimeout: 30_000 } },
     ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },

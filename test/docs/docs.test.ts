@@ -20,10 +20,12 @@ const fixtureText = readFileSync(join(root, FIXTURE), 'utf8');
 const fixture = extractBlocks(FIXTURE, fixtureText);
 
 // One program for the documents and the fixture: the fixture's expectations test the same run.
+// It takes seconds (all the packages' sources are parsed), more on a loaded machine, hence the
+// hook's own timeout rather than vitest's 10 s default.
 let check: DocsCheck;
 beforeAll(() => {
   check = checkDocBlocks(root, [...blocks, ...fixture]);
-});
+}, 120_000);
 
 function errorsOf(block: DocBlock): readonly string[] | undefined {
   return check.reports.get(block)?.errors;
