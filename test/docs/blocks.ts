@@ -7,6 +7,14 @@
 /** How a block asks to be compiled: on its own, after the block before it, or not at all. */
 export type BlockMode = { readonly kind: 'alone' } | { readonly kind: 'continues' } | { readonly kind: 'not-compiled'; readonly reason: string };
 
+/** One `// assumes:` line of a block. */
+export interface Assumption {
+  /** The 0-based index of the line in the block's `lines`. */
+  readonly line: number;
+  /** What follows `// assumes:` (`agent: Agent, log: LogTransport`). */
+  readonly text: string;
+}
+
 /** One fenced TypeScript block of a Markdown file. */
 export interface DocBlock {
   /** The Markdown file, relative to the repository root, with `/` separators. */
@@ -16,19 +24,16 @@ export interface DocBlock {
   /** The code lines, with the fence's indentation removed (list items indent their fences). */
   readonly lines: readonly string[];
   readonly mode: BlockMode;
-  /**
-   * The text after `// assumes:` (`agent: Agent, log: LogTransport`), turned into a
-   * `declare const` on the same line so line numbers stay true; undefined without one.
-   */
-  readonly assumes: string | undefined;
-  /** The 0-based index, in `lines`, of the `// assumes:` line. */
-  readonly assumesLine: number;
+  /** The `// assumes:` lines, each compiled as a `declare const` on the same line. */
+  readonly assumptions: readonly Assumption[];
   /** `file:line`, the name the block's test carries. */
   readonly name: string;
 }
 
-const OPEN = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript)\s*$/;
-const ANY_OPEN = /^(\s*)(`{3,}|~{3,})/;
+// A fence (indented too: list items indent theirs) and its info string, whose first word is the
+// language (CommonMark).
+const ANY_OPEN = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/;
+const TYPESCRIPT = new Set(['ts', 'typescript']);
 const ASSUMES = /^\/\/\s*assumes:\s*(.*)$/;
 const CONTINUES = /^\/\/\s*continues the example above\b/;
 const NOT_COMPILED = /^\/\/\s*not compiled:\s*(.*)$/;
@@ -42,7 +47,7 @@ export function extractBlocks(file: string, markdown: string): DocBlock[] {
     if (opening === null) continue;
     const indent = opening[1]!.length;
     const fence = opening[2]!;
-    const isTs = OPEN.test(source[i]!);
+    const isTs = TYPESCRIPT.has(opening[3]!.toLowerCase());
     const lines: string[] = [];
     let j = i + 1;
     // A closing fence is the same character, at least as long, and nothing but spaces after it.
@@ -64,8 +69,7 @@ function stripIndent(line: string, indent: number): string {
 /** Reads the directives from the block's leading comment lines. */
 function describe(file: string, fenceLine: number, lines: string[]): DocBlock {
   let mode: BlockMode = { kind: 'alone' };
-  let assumes: string | undefined;
-  let assumesLine = -1;
+  const assumptions: Assumption[] = [];
   for (let k = 0; k < lines.length; k += 1) {
     const line = lines[k]!.trim();
     if (!line.startsWith('//')) break;
@@ -73,10 +77,7 @@ function describe(file: string, fenceLine: number, lines: string[]): DocBlock {
     const assumed = ASSUMES.exec(line);
     if (skip !== null) mode = { kind: 'not-compiled', reason: skip[1]!.trim() };
     else if (CONTINUES.test(line)) mode = { kind: 'continues' };
-    else if (assumed !== null) {
-      assumes = assumed[1]!.trim();
-      assumesLine = k;
-    }
+    else if (assumed !== null) assumptions.push({ line: k, text: assumed[1]!.trim() });
   }
-  return { file, fenceLine, lines, mode, assumes, assumesLine, name: `${file}:${fenceLine}` };
+  return { file, fenceLine, lines, mode, assumptions, name: `${file}:${fenceLine}` };
 }

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
+import { assumptionSource, entrySource, exportedTypes, type ExportedTypes, type PackageEntry } from './assumptions.js';
 import type { DocBlock } from './blocks.js';
 
 /** What the compiler said about one block, each line `file:line:column TSnnnn message`. */
@@ -41,9 +42,9 @@ export function checkDocBlocks(root: string, blocks: readonly DocBlock[]): DocsC
 
   // Pass one: what each @agdx package exports, for the type names `// assumes:` may leave unimported.
   const entries = packageEntries(root);
-  for (const entry of entries) virtualFiles.set(entry.fileName, `import * as entry from '${entry.name}';\nexport { entry };\n`);
+  for (const entry of entries) virtualFiles.set(entry.fileName, entrySource(entry));
   const first = ts.createProgram({ rootNames: entries.map((e) => e.fileName), options, host });
-  const exported = exportedNames(first, entries);
+  const exported = exportedTypes(first, entries);
 
   // Pass two: the blocks, reusing pass one's parsed sources.
   const virtual = virtualBlocks(root, blocks, exported);
@@ -100,11 +101,6 @@ function cachingHost(options: ts.CompilerOptions, virtualFiles: ReadonlyMap<stri
   };
 }
 
-interface PackageEntry {
-  readonly name: string;
-  readonly fileName: string;
-}
-
 /** Every package's public entry, imported by name from a virtual file in its own folder. */
 function packageEntries(root: string): PackageEntry[] {
   const dir = join(root, 'packages');
@@ -114,29 +110,8 @@ function packageEntries(root: string): PackageEntry[] {
     .map((d) => ({ name: (JSON.parse(readFileSync(join(dir, d, 'package.json'), 'utf8')) as { name: string }).name, fileName: join(dir, d, '__docs_check_exports__.ts') }));
 }
 
-/** Type name to the one package it should be imported from; ambiguous names map to undefined. */
-function exportedNames(program: ts.Program, entries: readonly PackageEntry[]): Map<string, string | undefined> {
-  const checker = program.getTypeChecker();
-  const found = new Map<string, { readonly target: ts.Symbol; readonly from: string } | undefined>();
-  for (const entry of entries) {
-    const file = program.getSourceFile(entry.fileName);
-    const statement = file?.statements.find(ts.isImportDeclaration);
-    const module = statement === undefined ? undefined : checker.getSymbolAtLocation(statement.moduleSpecifier);
-    if (module === undefined) continue;
-    for (const symbol of checker.getExportsOfModule(module)) {
-      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      if ((target.flags & ts.SymbolFlags.Type) === 0) continue;
-      const name = symbol.getName();
-      if (!found.has(name)) found.set(name, { target, from: entry.name });
-      // Re-exports of one declaration are one name; two declarations are ambiguous.
-      else if (found.get(name)?.target !== target) found.set(name, undefined);
-    }
-  }
-  return new Map([...found].map(([name, at]) => [name, at?.from]));
-}
-
 /** The virtual file of every compiled block, continuations joined to the blocks they continue. */
-function virtualBlocks(root: string, blocks: readonly DocBlock[], exported: ReadonlyMap<string, string | undefined>): VirtualBlock[] {
+function virtualBlocks(root: string, blocks: readonly DocBlock[], exported: ExportedTypes): VirtualBlock[] {
   const out: VirtualBlock[] = [];
   const textOf = new Map<DocBlock, string>();
   let previous: DocBlock | undefined;
@@ -153,9 +128,11 @@ function virtualBlocks(root: string, blocks: readonly DocBlock[], exported: Read
       else prefix = earlier;
     }
     const own = [...block.lines];
-    if (block.assumes !== undefined) {
-      if (block.assumes === '') errors.push(`${block.name}: "// assumes:" names nothing`);
-      else own[block.assumesLine] = assumedDeclarations(block.assumes, prefix + own.join('\n'), exported, block, errors);
+    // In order, so a later line sees the imports an earlier one added and adds none twice.
+    for (const assumption of block.assumptions) {
+      const problems: string[] = [];
+      own[assumption.line] = assumptionSource(assumption.text, prefix + own.join('\n'), exported, problems);
+      errors.push(...problems.map((p) => `${block.file}:${block.fenceLine + 1 + assumption.line} ${p}`));
     }
     const body = own.join('\n');
     textOf.set(block, `${prefix}${body}\n`);
@@ -168,52 +145,6 @@ function virtualBlocks(root: string, blocks: readonly DocBlock[], exported: Read
 
 function lineCount(text: string): number {
   return text === '' ? 0 : text.split('\n').length - 1;
-}
-
-/**
- * `// assumes: agent: Agent, log: LogTransport` as one line: `declare const` of those names, after
- * an `import type` for each type name the block does not bind itself and one @agdx package exports.
- */
-function assumedDeclarations(assumes: string, blockText: string, exported: ReadonlyMap<string, string | undefined>, block: DocBlock, errors: string[]): string {
-  const declaration = `declare const ${assumes};`;
-  const parsed = ts.createSourceFile('assumes.ts', declaration, ts.ScriptTarget.Latest, true);
-  const bound = boundNames(ts.createSourceFile('block.ts', blockText, ts.ScriptTarget.Latest, true));
-  const wanted = new Map<string, string[]>();
-  const visit = (node: ts.Node): void => {
-    if (ts.isTypeReferenceNode(node)) {
-      let name: ts.EntityName = node.typeName;
-      while (ts.isQualifiedName(name)) name = name.left;
-      const text = name.text;
-      if (!bound.has(text) && exported.has(text)) {
-        const from = exported.get(text);
-        if (from === undefined) errors.push(`${block.name}: "// assumes:" names ${text}, which several @agdx packages export differently; import it in the block`);
-        else if (!(wanted.get(from) ?? []).includes(text)) wanted.set(from, [...(wanted.get(from) ?? []), text]);
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(parsed);
-  const imports = [...wanted].map(([from, names]) => `import type { ${names.join(', ')} } from '${from}'; `).join('');
-  return imports + declaration;
-}
-
-/** The names a block binds at its top level: imports and declarations. */
-function boundNames(file: ts.SourceFile): Set<string> {
-  const names = new Set<string>();
-  for (const statement of file.statements) {
-    if (ts.isImportDeclaration(statement)) {
-      const clause = statement.importClause;
-      if (clause?.name) names.add(clause.name.text);
-      const bindings = clause?.namedBindings;
-      if (bindings && ts.isNamespaceImport(bindings)) names.add(bindings.name.text);
-      else if (bindings) for (const element of bindings.elements) names.add(element.name.text);
-    } else if (ts.isVariableStatement(statement)) {
-      for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
-    } else if ((ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) {
-      names.add(statement.name.text);
-    }
-  }
-  return names;
 }
 
 function format(d: ts.Diagnostic): string {

@@ -52,14 +52,23 @@ describe('the check itself (test/docs/fixtures/examples.md)', () => {
   const lineOf = (marker: string): number => fixtureText.split('\n').findIndex((l) => l.includes(marker)) + 1;
 
   it('finds every ts and typescript block, with its fence line and directives', () => {
-    expect(fixture.map((b) => b.mode.kind)).toEqual(['alone', 'continues', 'alone', 'alone', 'not-compiled', 'not-compiled', 'continues', 'alone']);
+    expect(fixture.map((b) => b.mode.kind)).toEqual(['alone', 'continues', 'alone', 'alone', 'not-compiled', 'not-compiled', 'continues', 'alone', 'alone', 'alone']);
     expect(fixture[0]?.fenceLine).toBe(lineOf('// assumes: log: LogTransport') - 1);
-    expect(fixture[0]?.assumes).toBe('log: LogTransport');
+    expect(fixture[0]?.assumptions).toEqual([{ line: 0, text: 'log: LogTransport' }]);
+    expect(fixture[8]?.assumptions.map((a) => a.line)).toEqual([0, 1]);
   });
 
   it('accepts an assumption typed by a package export, and a continuation of it', () => {
     expect(errorsOf(fixture[0]!)).toEqual([]);
     expect(errorsOf(fixture[1]!)).toEqual([]);
+  });
+
+  it('imports a type two assumption lines name once', () => {
+    expect(errorsOf(fixture[8]!)).toEqual([]);
+  });
+
+  it('names the line of an assumed type that nothing defines', () => {
+    expect(errorsOf(fixture[9]!)).toEqual([expect.stringMatching(new RegExp(`^${FIXTURE}:${lineOf('NoSuchTransport')}:\\d+ TS2304 .*NoSuchTransport`))]);
   });
 
   it('names the file and line of a method that does not exist', () => {
