@@ -52,7 +52,7 @@ describe('the check itself (test/docs/fixtures/examples.md)', () => {
   const lineOf = (marker: string): number => fixtureText.split('\n').findIndex((l) => l.includes(marker)) + 1;
 
   it('finds every ts and typescript block, with its fence line and directives', () => {
-    expect(fixture.map((b) => b.mode.kind)).toEqual(['alone', 'continues', 'alone', 'alone', 'not-compiled', 'not-compiled', 'continues', 'alone', 'alone', 'alone']);
+    expect(fixture.map((b) => b.mode.kind)).toEqual(['alone', 'continues', 'alone', 'alone', 'not-compiled', 'not-compiled', 'continues', 'alone', 'alone', 'alone', 'alone']);
     expect(fixture[0]?.fenceLine).toBe(lineOf('// assumes: log: LogTransport') - 1);
     expect(fixture[0]?.assumptions).toEqual([{ line: 0, text: 'log: LogTransport' }]);
     expect(fixture[8]?.assumptions.map((a) => a.line)).toEqual([0, 1]);
@@ -81,6 +81,12 @@ describe('the check itself (test/docs/fixtures/examples.md)', () => {
     const errors = errorsOf(fixture[3]!) ?? [];
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]).toMatch(new RegExp(`^${FIXTURE}:${lineOf('WRONG-SHAPE')}:\\d+ TS2345 `));
+  });
+
+  it('reads an indented fence in a list item, and no fence inside a longer one', () => {
+    expect(fixture[10]?.fenceLine).toBe(lineOf('INDENTED-WRONG') - 3);
+    expect(fixture[10]?.lines[0]).toBe("import { MemoryLog } from '@agdx/transport';");
+    expect(errorsOf(fixture[10]!)).toEqual([expect.stringMatching(new RegExp(`^${FIXTURE}:${lineOf('INDENTED-WRONG')}:\\d+ TS2551 `))]);
   });
 
   it('compiles no block marked not compiled, and keeps the reason', () => {
