@@ -21,9 +21,11 @@ export default defineConfig({
         testTimeout: 30_000,
       },
     })).concat([
-      // Repository-wide checks of the built packages: the runtime matrix and the size budgets.
+      // Repository-wide checks: the runtime matrix and the size budgets (of the built packages),
+      // and the documentation's TypeScript examples (against the sources).
       { extends: true as const, test: { name: 'runtimes', root: './test/runtimes', include: ['**/*.test.ts'], testTimeout: 120_000 } },
       { extends: true as const, test: { name: 'size', root: './test/size', include: ['**/*.test.ts'], testTimeout: 120_000 } },
+      { extends: true as const, test: { name: 'docs', root: './test/docs', include: ['**/*.test.ts'], testTimeout: 30_000 } },
     ]),
     reporters: process.env.AGDX_TEST_JSON ? ['default', ['json', { outputFile: process.env.AGDX_TEST_JSON }]] : ['default'],
   },

@@ -26,9 +26,14 @@ for (const [name, [cmd, ...args]] of gates) {
   }
 }
 
-// Where each vitest run writes its JSON report: one per package, and the root's (runtimes, size).
+// Where each vitest run writes its JSON report: one per package, and the root's two (runtimes and
+// size of the built packages; docs, the documentation's examples against the sources).
 const packageDirs = readdirSync(join(root, 'packages')).filter((d) => existsSync(join(root, 'packages', d, 'package.json')));
-const reports = [...packageDirs.map((d) => ({ name: d, file: join(root, 'packages', d, '.test-results', 'vitest.json') })), { name: 'runtimes, size', file: join(root, '.test-results', 'vitest.json') }];
+const reports = [
+  ...packageDirs.map((d) => ({ name: d, file: join(root, 'packages', d, '.test-results', 'vitest.json') })),
+  { name: 'runtimes, size', file: join(root, '.test-results', 'vitest.json') },
+  { name: 'docs', file: join(root, '.test-results', 'docs.json') },
+];
 
 console.log('\n== vitest');
 let vitest;
@@ -43,7 +48,7 @@ if (process.argv.length > 2) {
   // A report left from an earlier run must not count: turbo writes or restores each one afresh.
   for (const { file } of reports) rmSync(file, { force: true });
   // Two at a time: each vitest has its own worker pool and the machine has two cores.
-  vitest = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', 'test:repo', '--concurrency=2', '--continue'], { cwd: root, stdio: 'inherit', env });
+  vitest = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', 'test:repo', 'test:docs', '--concurrency=2', '--continue'], { cwd: root, stdio: 'inherit', env });
 }
 
 let passed = 0;
