@@ -225,6 +225,7 @@ export class MemoryIndex {
       },
       signal,
       this.#runtime.onError,
+      this.#runtime.client.layout,
     );
     if (rewound) {
       this.#reset();
