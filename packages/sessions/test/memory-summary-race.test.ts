@@ -101,6 +101,55 @@ describe('two consolidations racing', () => {
     expect(summaries).toHaveLength(2);
   });
 
+  it('a consolidation whose items another summary covered while its summarizer ran writes nothing; a later one finishes the prune', async () => {
+    const log = new MemoryLog();
+    let appends = 0;
+    let failFrom = Number.POSITIVE_INFINITY;
+    const dying = new Proxy(log, {
+      get(target, prop) {
+        if (prop === 'append') {
+          return async (request: AppendRequest) => {
+            if (++appends >= failFrom) throw new Error('process died');
+            return target.append(request);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as LogTransport;
+    const first = AgdxClient.from(log, { stream: 'demo' });
+    await first.bootstrap(2);
+    const a = sessions(first).create('pruned').memory();
+    const original: string[] = [];
+    for (let i = 0; i < 10; i++) original.push(await a.remember(`fact ${i}`));
+    const memoryRecords = async (): Promise<bigint> => (await log.describeTopic({ stream: 'demo', topic: 'agent.memory' })).partitions.reduce((n, p) => n + p.nextOffset, 0n);
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waiting!: () => void;
+    const arrived = new Promise<void>((resolve) => (waiting = resolve));
+    const pending = a.consolidate(5, { summarize: listing(gate, waiting) });
+    await arrived;
+    // meanwhile another process writes its summary of six items and dies before its forgets
+    const b = sessions(AgdxClient.from(dying, { stream: 'demo' })).create('pruned').memory();
+    failFrom = appends + 2;
+    await expect(b.consolidate(4, { summarize: listing() })).rejects.toThrow('process died');
+    const written = await memoryRecords();
+    release();
+    expect(await pending).toMatchObject({ forgotten: 0, superseded: true });
+    expect(await memoryRecords()).toBe(written);
+    const shown = (await a.recall().limit(100).fetch()).filter((i) => i.kind === 'summary');
+    expect(shown).toHaveLength(1);
+
+    // the next consolidation (the summary and three items kept) forgets the six covered items
+    // without a second summary of them, and summarises only the seventh
+    const seen: string[][] = [];
+    const report = await a.consolidate(4, { summarize: (items) => (seen.push(items.map((i) => i.id)), listing()(items)) });
+    expect(seen).toEqual([[original[6]]]);
+    expect(report).toMatchObject({ forgotten: 7 });
+    await expectEachItemSummarisedOnce(a, original);
+  });
+
   it('a summary record names what it covers; a malformed or oversized list is read as none', () => {
     const record = { kind: 'item', id: 'S', itemKind: 'summary', body: new Uint8Array([1]), covers: ['A', 'B'] } as const;
     expect(decodeMemoryRecord(encodeMemoryRecord(record))).toEqual(record);

@@ -231,7 +231,9 @@ export class SessionMemory implements RecallSource {
       // items a live summary already covers (its writer stopped before forgetting them) are
       // forgotten without being summarised again
       const before = await this.index(signal);
-      const fresh = drop.filter((item) => before.coveringSummary(item.id) === undefined);
+      // the index is shared and kept current, so what covered each item now is copied out
+      const coveredBefore = new Map(drop.map((item) => [item.id, before.coveringSummary(item.id)]));
+      const fresh = drop.filter((item) => coveredBefore.get(item.id) === undefined);
       if (fresh.length > 0) {
         const superseded = { scanned: items.length, kept: items.length - drop.length, forgotten: 0, superseded: true } as const;
         let text: unknown;
@@ -245,7 +247,7 @@ export class SessionMemory implements RecallSource {
         // Another writer may have consolidated these items while the summarizer ran: then their
         // summary is written and this one is not, so nothing is summarised twice.
         const index = await this.index(signal);
-        if (drop.some((item) => index.get(item.id) === undefined || index.coveringSummary(item.id) !== before.coveringSummary(item.id))) return superseded;
+        if (drop.some((item) => index.get(item.id) === undefined || index.coveringSummary(item.id) !== coveredBefore.get(item.id))) return superseded;
         // The id follows from the pruned ids: two writers that passed the check together write the
         // same summary id, which the fold keeps once.
         const body = typeof text === 'string' ? encoder.encode(text) : text;
