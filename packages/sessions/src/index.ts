@@ -50,7 +50,7 @@ export { MAX_INDEXED_TOKENS, MAX_TOKEN_LENGTH, tokenize } from './memory/tokeniz
 export { cosine, EMBED_BATCH, MAX_EMBEDDING_DIMENSIONS } from './memory/vector.js';
 export type { Embedder } from './memory/vector.js';
 export { EmbedderError, SummarizerError } from './memory/memory-errors.js';
-export { decodeMemoryRecord, encodeMemoryRecord, MEMORY_KINDS } from './memory/memory-record.js';
+export { decodeMemoryRecord, encodeMemoryRecord, MAX_SUMMARY_COVERS, MEMORY_KINDS } from './memory/memory-record.js';
 export type { MemoryKind, MemoryRecord } from './memory/memory-record.js';
 export { toContextBlock } from './memory/context-block.js';
 export type { BlockItem } from './memory/context-block.js';

@@ -14,6 +14,7 @@ import {
 } from './turns/read-turns.js';
 import type { ContextMessage, SessionTurn } from './turns/session-turn.js';
 import { readTurnWindow } from './turns/turn-window.js';
+import { visitConversation } from './turns/merged-turns.js';
 import type { SessionTurnKind } from './turns/turn-kind.js';
 import { SessionMemory } from './memory/session-memory.js';
 import { SessionLifecycleWriter } from './lifecycle/lifecycle-writer.js';
@@ -63,7 +64,7 @@ export class Session {
         const stream = runtime.stream();
         // the open window is kept between reads, so a repeated context read costs what the log gained
         if (bounds === windowedBounds) return readTurnWindow(runtime, stream, conversation, readTopics, signal);
-        return readConversation(runtime.client.transport, stream, readTopics, conversation, bounds, signal, runtime.onError);
+        return readConversation(runtime.client.transport, stream, readTopics, conversation, bounds, signal, runtime.onError, runtime.client.layout);
       },
     });
   }
@@ -158,14 +159,47 @@ export class Session {
     return this.#turns(await this.#scope.read(this.#scope.topics, sinceCheckpointBounds(checkpoint)));
   }
 
-  /** Folds the turns up to the checkpoint from `initial`. */
+  /**
+   * Folds the turns up to the checkpoint from `initial`, in `turnsAt` order, as they are read: one
+   * page of each partition is held at a time, never the whole range.
+   * @throws InvalidError for a value that is not a Checkpoint, or a fold that is not a function.
+   */
   async stateAt<S>(checkpoint: Checkpoint, initial: S, fold: TurnFold<S>): Promise<S> {
-    return (await this.turnsAt(checkpoint)).reduce(fold, initial);
+    checkCheckpoint(checkpoint);
+    return this.#fold(atCheckpointBounds(checkpoint), initial, fold);
   }
 
-  /** Folds the turns after the checkpoint from `state` (for example your state saved with the checkpoint). */
+  /**
+   * Folds the turns after the checkpoint from `state` (for example your state saved with the
+   * checkpoint), in `turnsSince` order, as they are read: one page of each partition is held at a
+   * time, never the whole range.
+   * @throws InvalidError for a value that is not a Checkpoint, or a fold that is not a function.
+   */
   async replay<S>(checkpoint: Checkpoint, state: S, fold: TurnFold<S>): Promise<S> {
-    return (await this.turnsSince(checkpoint)).reduce(fold, state);
+    checkCheckpoint(checkpoint);
+    return this.#fold(sinceCheckpointBounds(checkpoint), state, fold);
+  }
+
+  async #fold<S>(bounds: PartitionBounds, initial: S, fold: TurnFold<S>): Promise<S> {
+    if (typeof fold !== 'function') throw new InvalidError('a fold must be a function of (state, turn)');
+    const runtime = this.#runtime;
+    const config = runtime.config;
+    let state = initial;
+    await visitConversation(
+      runtime.client.transport,
+      runtime.stream(),
+      this.#scope.topics,
+      this.#conversation,
+      bounds,
+      (message) => {
+        const kind = config.kindFor(message.topic);
+        if (kind !== undefined) state = fold(state, { kind, message });
+      },
+      undefined,
+      runtime.onError,
+      runtime.client.layout,
+    );
+    return state;
   }
 
   /** Memory for this conversation in the layout's namespace, or in `namespace`. */

@@ -6,21 +6,22 @@
 import { describe, expect, it } from 'vitest';
 import { AgentTopic } from '@agdx/agents';
 import { MAX_CACHED_TURN_BYTES, MAX_CACHED_TURNS, sessions, type Session } from '@agdx/sessions';
-import { MemoryLog } from '@agdx/transport';
+import { MemoryLog, partitionForKey } from '@agdx/transport';
 import { encodeProvenanceHeaders } from '@agdx/wire';
 import { clientOn, countingLog } from './support/counting-log.js';
 
 /**
- * Appends `count` turns of `size` bytes for `session` on `topic` and `partition`, by hand, in
- * batches of at most 1,000 records and 16 MiB (a transport refuses a batch over MAX_BATCH_BYTES).
+ * Appends `count` turns of `size` bytes for `session` on `topic`, by hand, keyed by the
+ * conversation as `append` keys them, in batches of at most 1,000 records and 16 MiB (a transport
+ * refuses a batch over MAX_BATCH_BYTES).
  */
-async function fill(log: MemoryLog, session: Session, topic: string, count: number, size: number, partition = 0): Promise<void> {
+async function fill(log: MemoryLog, session: Session, topic: string, count: number, size: number): Promise<void> {
   const headers = encodeProvenanceHeaders({ conversation: session.conversation });
   const perBatch = Math.max(1, Math.min(1000, Math.floor((16 * 1024 * 1024) / size)));
   for (let done = 0; done < count; ) {
     const n = Math.min(perBatch, count - done);
     const records = Array.from({ length: n }, (_, i) => ({ headers, payload: new Uint8Array(size).fill((done + i) % 251) }));
-    await log.append({ stream: 'demo', topic, records, routing: { partition } });
+    await log.append({ stream: 'demo', topic, records, routing: { key: session.conversation.toString() } });
     done += n;
   }
 }
@@ -31,8 +32,16 @@ describe('the kept context windows of a sessions factory', () => {
     const laser = await clientOn(counting.transport, 3);
     const factory = sessions(laser);
     // three conversations of 6 × 6,000 turns, each alone on a partition: 108,000 turns in all, over the bound
-    const conversations = ['a', 'b', 'c'].map((id) => factory.create(id));
-    for (const [i, session] of conversations.entries()) for (const topic of factory.config.topics()) await fill(counting.log, session, topic, 6000, 8, i);
+    const conversations: Session[] = [];
+    const homes = new Set<number>();
+    for (let n = 0; conversations.length < 3; n++) {
+      const session = factory.create(`conversation-${n}`);
+      const home = await partitionForKey(session.conversation.toString(), 3);
+      if (homes.has(home)) continue;
+      homes.add(home);
+      conversations.push(session);
+    }
+    for (const session of conversations) for (const topic of factory.config.topics()) await fill(counting.log, session, topic, 6000, 8);
     const [a, b, c] = conversations as [Session, Session, Session];
 
     expect(await a.turns()).toHaveLength(36_000);
@@ -47,10 +56,11 @@ describe('the kept context windows of a sessions factory', () => {
     counting.reset();
     expect(await c.turns()).toHaveLength(36_000);
     expect(counting.read(factory.config.topics())).toBe(6);
-    // a was dropped: its next read reads the whole window of every partition again (and drops b, now the oldest)
+    // a was dropped: its next read reads the whole window of its own partitions again (and drops b,
+    // now the oldest); the partitions of b and c are not read, since the layout puts a's turns on its own
     counting.reset();
     expect(await a.turns()).toHaveLength(36_000);
-    expect(counting.read(factory.config.topics())).toBe(108_000);
+    expect(counting.read(factory.config.topics())).toBe(36_000);
     expect(factory.turnWindows).toMatchObject({ windows: 2, turns: 72_000 });
   });
 

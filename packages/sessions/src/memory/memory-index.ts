@@ -62,6 +62,14 @@ export class MemoryIndex {
   #forgotten = new PositionWindow();
   #weights = new Map<string, number>();
   /**
+   * For each item id a live summary covers (its `covers`), that summary's id. A summary naming any
+   * of them again is a duplicate of the first (two consolidations racing): the first on the log
+   * is the one shown, the later one is not folded, so every reader shows one summary of an item.
+   */
+  #coveredBy = new Map<string, string>();
+  /** The covered ids of each live summary that names them, released when it is forgotten. */
+  #covers = new Map<string, readonly string[]>();
+  /**
    * The ids in `#weights` that are not live items, oldest feedback first: at most
    * {@link MAX_PENDING_FEEDBACK}, the oldest dropped with its weight. A named slot written later
    * (or again) takes the weight it still has here.
@@ -106,6 +114,11 @@ export class MemoryIndex {
   /** The live item of `id`. */
   get(id: string): IndexedItem | undefined {
     return this.#items.get(id);
+  }
+
+  /** The live summary that covers the item `id` (names it in its `covers`), if any. */
+  coveringSummary(id: string): string | undefined {
+    return this.#coveredBy.get(id);
   }
 
   /** How many live items there are. */
@@ -225,6 +238,7 @@ export class MemoryIndex {
       },
       signal,
       this.#runtime.onError,
+      this.#runtime.client.layout,
     );
     if (rewound) {
       this.#reset();
@@ -240,6 +254,8 @@ export class MemoryIndex {
     this.#items = new Map();
     this.#forgotten = new PositionWindow();
     this.#weights = new Map();
+    this.#coveredBy = new Map();
+    this.#covers = new Map();
     this.#pending = new Set();
     this.#weighted = new Set();
     this.#writes = new PositionWindow();
@@ -300,6 +316,9 @@ export class MemoryIndex {
     } else {
       const named = record.id.startsWith(this.#namedPrefix);
       if (!named && (this.#forgotten.has(record.id) || this.#items.has(record.id))) return;
+      const covers = record.itemKind === 'summary' ? record.covers : undefined;
+      // a second summary of an item a live summary covers: the first one on the log stays the only one
+      if (covers !== undefined && covers.some((id) => (this.#coveredBy.get(id) ?? record.id) !== record.id)) return;
       if (named) this.#drop(record.id);
       const item: IndexedItem = {
         id: record.id,
@@ -310,6 +329,10 @@ export class MemoryIndex {
         storedVector: unitOrUndefined(record.embedding === undefined ? undefined : vectorFromBytes(record.embedding)),
       };
       this.#items.set(item.id, item);
+      if (covers !== undefined) {
+        this.#covers.set(item.id, covers);
+        for (const id of covers) this.#coveredBy.set(id, item.id);
+      }
       this.#pending.delete(item.id);
       if (this.weight(item.id) !== 0) this.#weighted.add(item.id);
       this.#ordered.push(item);
@@ -331,6 +354,11 @@ export class MemoryIndex {
     const item = this.#items.get(id);
     if (item === undefined) return;
     this.#items.delete(id);
+    const covers = this.#covers.get(id);
+    if (covers !== undefined) {
+      this.#covers.delete(id);
+      for (const covered of covers) if (this.#coveredBy.get(covered) === id) this.#coveredBy.delete(covered);
+    }
     this.#weighted.delete(id);
     this.#bm25?.remove(item);
     // dead entries are skipped by `newest`; once they are the majority the list is rebuilt

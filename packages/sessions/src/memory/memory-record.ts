@@ -7,6 +7,12 @@ export type MemoryKind = 'fact' | 'message' | 'summary' | 'entity' | 'feedback' 
 /** The kinds in their wire spelling. */
 export const MEMORY_KINDS: readonly MemoryKind[] = Object.freeze(['fact', 'message', 'summary', 'entity', 'feedback', 'procedure']);
 
+/**
+ * The most item ids a summary record names as covered: what one consolidation looks at
+ * (`CONSOLIDATE_SCAN_LIMIT`). A longer list is not read as one (the summary then covers nothing).
+ */
+export const MAX_SUMMARY_COVERS = 10_000;
+
 /** One memory record body: an item, a forget tombstone, or feedback on an item. */
 export type MemoryRecord =
   | {
@@ -16,6 +22,8 @@ export type MemoryRecord =
       readonly body: Uint8Array;
       /** The item's vector as little-endian float32 bytes, written by a vector memory handle. */
       readonly embedding?: Uint8Array | undefined;
+      /** For a summary written by `consolidate`: the ids of the items it summarises (at most {@link MAX_SUMMARY_COVERS}). */
+      readonly covers?: readonly string[] | undefined;
     }
   | { readonly kind: 'forget'; readonly target: string }
   | { readonly kind: 'feedback'; readonly target: string; readonly weight: number };
@@ -24,7 +32,8 @@ export type MemoryRecord =
  * Encodes a memory record as the reference's single-variant CBOR map (`{"Item": {id, kind, body}}`,
  * `{"Forget": {target}}`, `{"Feedback": {target, weight}}`); the item body is an array of byte
  * integers, as the reference writes it. An item's optional vector goes in an `embedding` byte
- * string (the reserved index name), which readers that do not know it ignore.
+ * string (the reserved index name), and a summary's covered item ids in a `covers` array of
+ * text; readers that do not know them ignore them.
  */
 export function encodeMemoryRecord(record: MemoryRecord): Uint8Array {
   let inner: Map<CborValue, CborValue>;
@@ -37,6 +46,7 @@ export function encodeMemoryRecord(record: MemoryRecord): Uint8Array {
       ['body', Array.from(record.body)],
     ]);
     if (record.embedding !== undefined) inner.set('embedding', record.embedding);
+    if (record.covers !== undefined) inner.set('covers', [...record.covers]);
   } else if (record.kind === 'forget') {
     tag = 'Forget';
     inner = new Map<CborValue, CborValue>([['target', record.target]]);
@@ -58,6 +68,13 @@ function text(map: ReadonlyMap<CborValue, CborValue>, key: string): string {
   const v = map.get(key);
   if (typeof v !== 'string') fail(`${key} must be text`);
   return v;
+}
+
+/** A summary's covered ids: a non-empty array of at most {@link MAX_SUMMARY_COVERS} non-empty texts, else none (the summary is kept, as an item without them). */
+function coveredIds(value: CborValue | undefined): readonly string[] | undefined {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SUMMARY_COVERS) return undefined;
+  for (const id of value) if (typeof id !== 'string' || id.length === 0) return undefined;
+  return value as string[];
 }
 
 /** Items a memory record may hold: one per byte of the largest (8 MiB) body, plus its fields. */
@@ -90,12 +107,21 @@ export function decodeMemoryRecord(bytes: Uint8Array): MemoryRecord {
       });
     } else return fail('body must be bytes');
     const id = text(map, 'id');
-    const embedding = map.get('embedding');
+    const rawEmbedding = map.get('embedding');
     // a malformed vector is dropped, not the item: the vector can be computed again, the item cannot
-    if (embedding instanceof Uint8Array && embedding.length > 0 && embedding.length % 4 === 0 && embedding.length <= MAX_EMBEDDING_DIMENSIONS * 4) {
-      return { kind: 'item', id, itemKind: kind as MemoryKind, body, embedding };
-    }
-    return { kind: 'item', id, itemKind: kind as MemoryKind, body };
+    const embedding =
+      rawEmbedding instanceof Uint8Array && rawEmbedding.length > 0 && rawEmbedding.length % 4 === 0 && rawEmbedding.length <= MAX_EMBEDDING_DIMENSIONS * 4
+        ? rawEmbedding
+        : undefined;
+    const covers = kind === 'summary' ? coveredIds(map.get('covers')) : undefined;
+    return {
+      kind: 'item',
+      id,
+      itemKind: kind as MemoryKind,
+      body,
+      ...(embedding !== undefined ? { embedding } : {}),
+      ...(covers !== undefined ? { covers } : {}),
+    };
   }
   if (tag === 'Forget') return { kind: 'forget', target: text(map, 'target') };
   if (tag === 'Feedback') {

@@ -23,12 +23,14 @@ export interface ConsolidateReport {
   readonly kept: number;
   /** Items forgotten. */
   readonly forgotten: number;
-  /** The id of the summary item written before the prune, when a summarizer ran. */
+  /** The id of the summary item written before the prune, when a summarizer ran and there was something new to summarise. */
   readonly summary?: string | undefined;
   /**
-   * True when, while the summarizer ran, another consolidation (another process or sessions
-   * factory) forgot some of the items this one meant to prune: this one then writes and forgets
-   * nothing (`forgotten` is 0), so the pruned items are summarised once.
+   * True when another consolidation (another process or sessions factory) pruned some of the same
+   * items first: while the summarizer ran it forgot some of them or summarised them, or its
+   * summary of some of them came first on the log. This one then forgets nothing (`forgotten` is
+   * 0), and its summary, if it wrote one, is ignored by every reader, so each pruned item is
+   * summarised once.
    */
   readonly superseded?: true | undefined;
 }
@@ -160,7 +162,7 @@ export class SessionMemory implements RecallSource {
     return this.#remember(id, body, kind, options.signal);
   }
 
-  async #remember(id: string, body: Uint8Array, kind: MemoryKind, signal?: AbortSignal): Promise<string> {
+  async #remember(id: string, body: Uint8Array, kind: MemoryKind, signal?: AbortSignal, covers?: readonly string[]): Promise<string> {
     let embedding: Uint8Array | undefined;
     if (this.#vectors?.storeVectors === true) {
       const [vector] = (await embedTexts(this.#vectors.embedder, [decoder.decode(body)], signal)) as [Float32Array];
@@ -169,7 +171,7 @@ export class SessionMemory implements RecallSource {
     // each write to a named slot has an identity of its own, so a late copy of an older write is
     // recognised and cannot replace a newer one; an unnamed item's id is already its own
     const write = id.startsWith(`${this.#namespace}/`) ? MintUlid.mint(RecordId).toString() : id;
-    await this.#write({ kind: 'item', id, itemKind: kind, body, embedding }, write, signal);
+    await this.#write({ kind: 'item', id, itemKind: kind, body, embedding, covers }, write, signal);
     return id;
   }
 
@@ -206,7 +208,11 @@ export class SessionMemory implements RecallSource {
   /**
    * Keeps the newest `maxItems` items and forgets the others. With `summarize`, the pruned items
    * (oldest first) become one `summary` item, written before any of them is forgotten: a process
-   * that dies between the two leaves both the summary and the items, never neither.
+   * that dies between the two leaves both the summary and the items, never neither (a later
+   * consolidation forgets such items without summarising them again). The summary names the items
+   * it covers; readers show only the first summary on the log that covers an item, so two
+   * consolidations racing show one summary of each pruned item, and the one whose summary is not
+   * shown forgets nothing (`superseded`).
    * @throws SummarizerError when the summarizer throws or returns neither text nor bytes (nothing is pruned).
    */
   async consolidate(maxItems: number, options: ConsolidateOptions | AbortSignal = {}): Promise<ConsolidateReport> {
@@ -222,22 +228,38 @@ export class SessionMemory implements RecallSource {
     const drop = items.slice(maxItems);
     let summary: string | undefined;
     if (summarize !== undefined && drop.length > 0) {
-      let text: unknown;
-      try {
-        text = await summarize([...drop].reverse(), signal);
-      } catch (error) {
-        signal?.throwIfAborted();
-        throw new SummarizerError(error instanceof Error ? error.message : String(error), { cause: error });
+      // items a live summary already covers (its writer stopped before forgetting them) are
+      // forgotten without being summarised again
+      const before = await this.index(signal);
+      // the index is shared and kept current, so what covered each item now is copied out
+      const coveredBefore = new Map(drop.map((item) => [item.id, before.coveringSummary(item.id)]));
+      const fresh = drop.filter((item) => coveredBefore.get(item.id) === undefined);
+      if (fresh.length > 0) {
+        const superseded = { scanned: items.length, kept: items.length - drop.length, forgotten: 0, superseded: true } as const;
+        let text: unknown;
+        try {
+          text = await summarize([...fresh].reverse(), signal);
+        } catch (error) {
+          signal?.throwIfAborted();
+          throw new SummarizerError(error instanceof Error ? error.message : String(error), { cause: error });
+        }
+        if (typeof text !== 'string' && !(text instanceof Uint8Array)) throw new SummarizerError('it must return text or bytes');
+        // Another writer may have consolidated these items while the summarizer ran: then their
+        // summary is written and this one is not, so nothing is summarised twice.
+        const index = await this.index(signal);
+        if (drop.some((item) => index.get(item.id) === undefined || index.coveringSummary(item.id) !== coveredBefore.get(item.id))) return superseded;
+        // The id follows from the pruned ids: two writers that passed the check together write the
+        // same summary id, which the fold keeps once.
+        const body = typeof text === 'string' ? encoder.encode(text) : text;
+        const id = await summaryId(this.#namespace, fresh);
+        await this.#remember(id, body, 'summary', signal, [...fresh].reverse().map((item) => item.id));
+        // Two writers that passed the check together with different items both wrote a summary;
+        // readers show the first on the log and ignore the other (it covers an item the first
+        // does). The writer whose summary readers ignore forgets nothing, so no item is left
+        // forgotten without a summary that shows.
+        if ((await this.index(signal)).get(id) === undefined) return superseded;
+        summary = id;
       }
-      if (typeof text !== 'string' && !(text instanceof Uint8Array)) throw new SummarizerError('it must return text or bytes');
-      // Another writer may have consolidated these items while the summarizer ran: then their
-      // summary is written and this one is not, so nothing is summarised twice.
-      const index = await this.index(signal);
-      if (drop.some((item) => index.get(item.id) === undefined)) return { scanned: items.length, kept: items.length - drop.length, forgotten: 0, superseded: true };
-      // The id follows from the pruned ids: two writers that passed the check together write the
-      // same summary id, which the fold keeps once.
-      const body = typeof text === 'string' ? encoder.encode(text) : text;
-      summary = await this.#remember(await summaryId(this.#namespace, drop), body, 'summary', signal);
     }
     for (const item of drop) await this.forget(item.id, signal);
     return { scanned: items.length, kept: items.length - drop.length, forgotten: drop.length, ...(summary !== undefined ? { summary } : {}) };

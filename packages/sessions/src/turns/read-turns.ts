@@ -1,10 +1,11 @@
-import { readAgentMessage } from '@agdx/agents';
+import { readAgentMessage, type StreamLayout } from '@agdx/agents';
 import type { LogRecord, LogTransport } from '@agdx/transport';
 import { reportSkippedRecord, type ConversationId, type SkippedRecordHandler } from '@agdx/wire';
 import type { Checkpoint } from '../checkpoint/checkpoint.js';
-import { topicTails } from '../checkpoint/checkpoint.js';
+import { describeIfExists } from '../checkpoint/checkpoint.js';
 import { ownedRecords } from './owned-record.js';
 import type { ContextMessage } from './session-turn.js';
+import { turnPartitions } from './turn-partitions.js';
 
 /** Raw records examined per partition by context and turn reads (seed 004 "Read limits"). */
 export const CONTEXT_READ_WINDOW = 10_000;
@@ -93,68 +94,88 @@ export interface PartitionRead {
   readonly onError: SkippedRecordHandler | undefined;
 }
 
-/** Reads one partition slice and keeps the conversation's turns, in offset order. @internal */
-export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
+/** One page of a partition slice: the conversation's turns in it, and where the next page starts. @internal */
+export interface TurnPage {
+  readonly found: Keyed[];
+  /** The offset the next page starts at; at or past the slice's end when nothing is left. */
+  readonly next: bigint;
+}
+
+/**
+ * Reads one page (at most one read batch) of a partition slice from `offset` and keeps the
+ * conversation's turns, in offset order. Only the page's own records are held while it is read.
+ * @internal
+ */
+export async function readPage(r: PartitionRead, offset: bigint): Promise<TurnPage> {
   const { transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal, onError } = r;
   const address = { stream, topic };
   const found: Keyed[] = [];
-  let offset = range.start;
-  while (offset < range.end) {
-    const want = range.end - offset;
-    const records = await transport.read({
-      stream,
-      topic,
-      partition,
-      offset,
-      maxCount: want < BigInt(READ_BATCH) ? Number(want) : READ_BATCH,
-      signal,
-    });
-    if (records.length === 0) break;
-    // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
-    const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
-    // A kept turn must not pin the read reply its record is a view into, so this conversation's
-    // records of the batch are copied out of it (into one buffer of their own) and decoded there.
-    const mine: LogRecord[] = [];
-    for (const record of records) {
-      if (clipped && record.offset >= range.end) break;
-      const belongs = mayBelong(record, textBytes, bigEndian);
-      if (belongs === 'no') continue;
-      if (belongs === 'maybe') {
-        // no header to tell: decode to learn the conversation (a record that fails is reported below)
-        let message;
-        try {
-          message = readAgentMessage(record, address);
-        } catch {
-          mine.push(record);
-          continue;
-        }
-        if (!message.provenance.conversation.equals(conversation)) continue;
-      }
-      mine.push(record);
-    }
-    for (const record of mine.length === 0 ? mine : ownedRecords(mine)) {
+  const want = range.end - offset;
+  const records = await transport.read({
+    stream,
+    topic,
+    partition,
+    offset,
+    maxCount: want < BigInt(READ_BATCH) ? Number(want) : READ_BATCH,
+    signal,
+  });
+  // nothing at or after `offset`: the rest of the slice is gone (expiry) or was never written
+  if (records.length === 0) return { found, next: range.end };
+  // offsets are contiguous unless records expired, so only a batch that reaches `end` needs the per-record check
+  const clipped = (records[records.length - 1] as LogRecord).offset >= range.end;
+  // A kept turn must not pin the read reply its record is a view into, so this conversation's
+  // records of the batch are copied out of it (into one buffer of their own) and decoded there.
+  const mine: LogRecord[] = [];
+  for (const record of records) {
+    if (clipped && record.offset >= range.end) break;
+    const belongs = mayBelong(record, textBytes, bigEndian);
+    if (belongs === 'no') continue;
+    if (belongs === 'maybe') {
+      // no header to tell: decode to learn the conversation (a record that fails is reported below)
       let message;
       try {
         message = readAgentMessage(record, address);
-      } catch (error) {
-        reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
+      } catch {
+        mine.push(record);
         continue;
       }
       if (!message.provenance.conversation.equals(conversation)) continue;
-      // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
-      const turn: ContextMessage = {
-        id: message.id,
-        timestampMicros: message.timestampMicros,
-        headers: message.headers,
-        payload: message.payload,
-        envelope: message.envelope,
-        contentType: message.contentType,
-        provenance: message.provenance,
-        topic,
-      };
-      found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset) });
     }
-    offset = (records[records.length - 1] as LogRecord).offset + 1n;
+    mine.push(record);
+  }
+  for (const record of mine.length === 0 ? mine : ownedRecords(mine)) {
+    let message;
+    try {
+      message = readAgentMessage(record, address);
+    } catch (error) {
+      reportSkippedRecord(onError, { stream, topic, partition, offset: record.offset }, error);
+      continue;
+    }
+    if (!message.provenance.conversation.equals(conversation)) continue;
+    // an explicit literal (not a spread) keeps one hidden class and is several times cheaper per record
+    const turn: ContextMessage = {
+      id: message.id,
+      timestampMicros: message.timestampMicros,
+      headers: message.headers,
+      payload: message.payload,
+      envelope: message.envelope,
+      contentType: message.contentType,
+      provenance: message.provenance,
+      topic,
+    };
+    found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset) });
+  }
+  return { found, next: (records[records.length - 1] as LogRecord).offset + 1n };
+}
+
+/** Reads one partition slice and keeps the conversation's turns, in offset order. @internal */
+export async function readPartition(r: PartitionRead): Promise<Keyed[]> {
+  const found: Keyed[] = [];
+  let offset = r.range.start;
+  while (offset < r.range.end) {
+    const page = await readPage(r, offset);
+    for (const k of page.found) found.push(k);
+    offset = page.next;
   }
   return found;
 }
@@ -164,11 +185,41 @@ export function conversationKeys(conversation: ConversationId): { readonly textB
   return { textBytes: encoder.encode(conversation.toString()), bigEndian: conversation.toBytes() };
 }
 
+/** The partition slices a read of `conversation` covers on `topics`, as `bounds` and the layout say. @internal */
+export async function conversationSlices(
+  transport: LogTransport,
+  stream: string,
+  topics: readonly string[],
+  conversation: ConversationId,
+  bounds: PartitionBounds,
+  signal: AbortSignal | undefined,
+  onError: SkippedRecordHandler | undefined,
+  layout: StreamLayout | undefined,
+): Promise<PartitionRead[]> {
+  const { textBytes, bigEndian } = conversationKeys(conversation);
+  // topics are described concurrently: over a network transport the round trips overlap
+  const perTopic = await Promise.all(
+    topics.map(async (topic, topicIndex) => {
+      const description = await describeIfExists(transport, stream, topic, signal);
+      if (description === undefined) return [];
+      const slices: PartitionRead[] = [];
+      for (const p of await turnPartitions(layout, description, conversation)) {
+        const range = bounds(topic, p.partition, p.nextOffset);
+        if (range !== undefined) slices.push({ transport, stream, topic, topicIndex, partition: p.partition, range, conversation, textBytes, bigEndian, signal, onError });
+      }
+      return slices;
+    }),
+  );
+  return perTopic.flat();
+}
+
 /**
  * Reads the messages of `conversation` on `topics` of `stream` within `bounds`, merged and ordered
  * by broker timestamp, then the topic's index in `topics`, partition and offset (the producer's
  * clock is never used). Missing topics contribute nothing; undecodable records that may belong to
- * the conversation are skipped and reported to `onError` with their position.
+ * the conversation are skipped and reported to `onError` with their position. With `layout`, each
+ * topic is read only on the partitions where that stream layout puts the conversation's records
+ * (one per turn topic: see `turnPartitions`); without it, on every partition.
  */
 export async function readConversation(
   transport: LogTransport,
@@ -178,25 +229,12 @@ export async function readConversation(
   bounds: PartitionBounds,
   signal?: AbortSignal,
   onError?: SkippedRecordHandler,
+  layout?: StreamLayout,
 ): Promise<ContextMessage[]> {
-  const { textBytes, bigEndian } = conversationKeys(conversation);
-  // topics and partitions are read concurrently: over a network transport the round trips overlap
-  const perTopic = await Promise.all(
-    topics.map(async (topic, topicIndex) => {
-      const tails = await topicTails(transport, stream, topic, signal);
-      if (tails === undefined) return [];
-      const parts = await Promise.all(
-        [...tails].map(([partition, tail]) => {
-          const range = bounds(topic, partition, tail);
-          return range === undefined
-            ? []
-            : readPartition({ transport, stream, topic, topicIndex, partition, range, conversation, textBytes, bigEndian, signal, onError });
-        }),
-      );
-      return parts.flat();
-    }),
-  );
-  return sortKeyed(perTopic.flat()).map((k) => k.message);
+  const slices = await conversationSlices(transport, stream, topics, conversation, bounds, signal, onError, layout);
+  // partitions are read concurrently: over a network transport the round trips overlap
+  const parts = await Promise.all(slices.map(readPartition));
+  return sortKeyed(parts.flat()).map((k) => k.message);
 }
 
 /** Sorts turns into read order: broker time, topic index, partition, offset. @internal */
@@ -212,7 +250,8 @@ function isSorted(found: readonly Keyed[]): boolean {
 
 const EXACT = Number.MAX_SAFE_INTEGER;
 
-function compareKeyed(a: Keyed, b: Keyed): number {
+/** The read order of two turns: broker time, topic index, partition, offset. @internal */
+export function compareKeyed(a: Keyed, b: Keyed): number {
   if (a.ts !== b.ts) return a.ts < EXACT && b.ts < EXACT ? a.ts - b.ts : compareBig(a.message.timestampMicros, b.message.timestampMicros);
   if (a.topicIndex !== b.topicIndex) return a.topicIndex - b.topicIndex;
   if (a.message.id.partition !== b.message.id.partition) return a.message.id.partition - b.message.id.partition;

@@ -1,9 +1,11 @@
+import type { StreamLayout } from '@agdx/agents';
 import type { LogTransport } from '@agdx/transport';
 import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
 import { describeIfExists } from '../checkpoint/checkpoint.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { CONTEXT_READ_WINDOW, conversationKeys, readPartition, sortKeyed, type Keyed } from './read-turns.js';
 import type { ContextMessage } from './session-turn.js';
+import { turnPartitions } from './turn-partitions.js';
 
 /** Conversations whose read windows one sessions factory keeps (least recently used dropped first). */
 export const MAX_CACHED_TURN_WINDOWS = 64;
@@ -53,7 +55,8 @@ function oldestFrom(w: PartitionWindow, start: bigint): Keyed | undefined {
 
 /**
  * The open read window of one conversation on a fixed list of topics (the newest
- * {@link CONTEXT_READ_WINDOW} records of every partition), kept between reads: each read asks the
+ * {@link CONTEXT_READ_WINDOW} records of every partition where the stream layout puts the
+ * conversation's records: its own partition of each turn topic), kept between reads: each read asks the
  * log only for the records appended since the previous one, plus one record per partition that
  * holds kept turns, to learn whether the log has since dropped the oldest of them (expiry or
  * retention). The answer is exactly what a read of the whole window would give. A topic that
@@ -64,14 +67,17 @@ export class TurnWindow {
   readonly #stream: string;
   readonly #conversation: ConversationId;
   readonly #topics: readonly string[];
+  readonly #layout: StreamLayout | undefined;
   readonly #keys: { readonly textBytes: Uint8Array; readonly bigEndian: Uint8Array };
   #partitions = new Map<string, Map<number, PartitionWindow>>();
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(stream: string, conversation: ConversationId, topics: readonly string[]) {
+  /** @param layout the stream layout asked where the conversation's records are; every partition is read without one. */
+  constructor(stream: string, conversation: ConversationId, topics: readonly string[], layout?: StreamLayout) {
     this.#stream = stream;
     this.#conversation = conversation;
     this.#topics = [...topics];
+    this.#layout = layout;
     this.#keys = conversationKeys(conversation);
   }
 
@@ -102,8 +108,9 @@ export class TurnWindow {
         const description = await describeIfExists(transport, this.#stream, topic, signal);
         if (description === undefined) return { topic, partitions: undefined };
         const known = this.#partitions.get(topic);
+        const located = await turnPartitions(this.#layout, description, this.#conversation);
         const partitions = await Promise.all(
-          description.partitions.map((p) => this.#readPartition(transport, topic, topicIndex, description.createdAtMicros, p.partition, p.nextOffset, known?.get(p.partition), signal, onError)),
+          located.map((p) => this.#readPartition(transport, topic, topicIndex, description.createdAtMicros, p.partition, p.nextOffset, known?.get(p.partition), signal, onError)),
         );
         return { topic, partitions };
       }),
@@ -241,7 +248,7 @@ export async function readTurnWindow(
     // re-inserting marks it most recently used (a Map iterates in insertion order)
     cache.delete(key);
   } else {
-    window = new TurnWindow(stream, conversation, topics);
+    window = new TurnWindow(stream, conversation, topics, runtime.client.layout);
     if (cache.size >= MAX_CACHED_TURN_WINDOWS) cache.delete(cache.keys().next().value as string);
   }
   cache.set(key, window);
