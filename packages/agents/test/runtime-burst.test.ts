@@ -44,6 +44,8 @@ function request(client: AgdxClient, conversation: ConversationId, n: number): P
 
 /** The real `setImmediate`, kept before any test hides it: the tests' own "one turn later". */
 const realImmediate = setImmediate;
+/** The real `setTimeout`, kept before any test fakes it: a real timer turn. */
+const realTimeout = setTimeout;
 
 /**
  * Each case runs where the platform has `setImmediate` (Node, Bun, Deno) and where it has not
@@ -106,12 +108,17 @@ describe.each(platforms)('work that arrives in one burst on an in-process log, $
     // Warm up with a burst, so the readers last saw several records at once.
     await Promise.all(Array.from({ length: 8 }, (_, n) => request(client, conversation, n)));
     await request(client, conversation, 8);
-    // On a loaded machine the warm-up can outlast a loop's 10 ms slice and leave its yield hop in
-    // flight: let such hops land on real turns before the clock is frozen.
-    for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => realImmediate(resolve));
     // With timers, macrotask hops and the clock frozen (so no time-sliced yield falls due), only
     // microtasks run until the real hop below (a MessageChannel hop would be counted).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', ...(hide ? [] : (['setImmediate', 'clearImmediate'] as const))] });
+    // On a loaded machine the warm-up can outlast a loop's 10 ms slice and leave its yield hop in
+    // flight, made with the real functions. Frozen, the clock lets no further slice end, so these
+    // are the last: let them land on real turns. Without setImmediate the hop is a zero timeout,
+    // which setImmediate turns do not wait for (it is due only once a millisecond has passed); a
+    // real zero timeout set now fires after every one set before it.
+    await new Promise<void>((resolve) => realImmediate(resolve));
+    await new Promise<void>((resolve) => realTimeout(resolve, 0));
+    await new Promise<void>((resolve) => realImmediate(resolve));
     const postsBefore = posts();
     let answer: Uint8Array | undefined;
     const lone = request(client, conversation, 99).then((body) => (answer = body));

@@ -230,10 +230,18 @@ describe('agdx tail start positions', () => {
       await writer.ensureStream(stream);
       await writer.ensureTopic({ stream, topic: 'agent.audit' }, { partitions: 1 });
       await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('before-1'), payload('before-2')] });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      from = new Date().toISOString();
+      // Far apart on the broker clock, so a millisecond lies between the two batches' stamps.
       await new Promise((resolve) => setTimeout(resolve, 50));
       await writer.append({ stream, topic: 'agent.audit', routing: { partition: 0 }, records: [payload('after-1'), payload('after-2')] });
+      // --from is held against the broker's stamps, so the time is taken from them, not from this
+      // process's clock: the dev server's clock (the wall clock at its start, moved on by the
+      // monotonic clock) falls behind when the wall clock is stepped forward, and a "now" past
+      // the later batch left the tail waiting for records that never came, until it was killed.
+      const [, before2, after1] = await writer.read({ stream, topic: 'agent.audit', partition: 0, offset: 0n, maxCount: 4 });
+      // The millisecond after-1 was stamped in: at or before after-1, after before-2.
+      const fromMillis = after1!.timestampMicros / 1000n;
+      expect(fromMillis * 1000n).toBeGreaterThan(before2!.timestampMicros);
+      from = new Date(Number(fromMillis)).toISOString();
     } finally {
       await writer.close();
     }
