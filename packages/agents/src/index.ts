@@ -78,6 +78,7 @@ export type { ActionGovernor, GovernedAction, GovernorVerdict } from './governor
 // --- runtime (agents-runtime) ---
 export { Agent, AgentBuilder } from './agent/agent-builder.js';
 export type { AgentConfig, AgentHandler, HeartbeatSettings } from './agent/agent-config.js';
+export { DEFAULT_REPLAY_WINDOW, type ReplayGuardOptions } from './agent/replay-guard.js';
 export { AgentCtx } from './agent/agent-ctx.js';
 export type { ApprovalGateOptions } from './agent/agent-ctx.js';
 export { AgentHandle } from './agent/agent-handle.js';

@@ -1,0 +1,101 @@
+/**
+ * Copies of genuinely signed replies appended again where a verified caller waits. The signature
+ * covers the reply's correlation, conversation, source and target, so a copy answers only a wait
+ * for the very correlation it was signed for: an old exchange's response or error cannot satisfy,
+ * fail or poison a new request's wait. A caller that reuses a correlation (a second round on one
+ * A2A task) is the exception: the earlier round's signed answer, appended again, answers the
+ * later round, since nothing signed tells the rounds apart.
+ */
+import { describe, expect, it } from 'vitest';
+import { AgdxClient, AgentTopic, agentMessageBody, type SkippedRecordError } from '@agdx/agents';
+import { KeyRegistry, SigningKey } from '@agdx/sign';
+import { MemoryLog, type LogRecord } from '@agdx/transport';
+import { reply } from './support-client/replies.js';
+import { AgentErrorCode, AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, encodeAgentErrorBody, MintUlid, RecordId, type AgentEnvelope as Envelope } from '@agdx/wire';
+
+const enc = new TextEncoder();
+const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
+const ctx = { contentType: ContentType.raw, agentVersion: 1 };
+const TOPIC = AgentTopic.Sessions;
+const STREAM = 'replayed-replies';
+
+async function setup() {
+  const worker = SigningKey.fromBytes(new Uint8Array(32).fill(91));
+  const registry = new KeyRegistry();
+  registry.enroll('worker', worker);
+  const log = new MemoryLog();
+  const skipped: SkippedRecordError[] = [];
+  const laser = AgdxClient.from(log, { stream: STREAM, verifier: registry, onError: (e) => skipped.push(e as SkippedRecordError) });
+  await laser.bootstrap(1);
+  /** Publishes a signed envelope and returns the record it became (what an attacker can read). */
+  const publish = async (e: Envelope): Promise<LogRecord> => {
+    const before = (await log.describeTopic({ stream: STREAM, topic: TOPIC })).partitions[0]?.nextOffset ?? 0n;
+    await laser.publish(TOPIC, await worker.sign(e, ctx), ContentType.raw);
+    const [record] = await log.read({ stream: STREAM, topic: TOPIC, partition: 0, offset: before, maxCount: 1 });
+    return record as LogRecord;
+  };
+  const replay = (record: LogRecord) => log.append({ stream: STREAM, topic: TOPIC, records: [{ headers: record.headers, payload: record.payload }] });
+  const ask = (conversation: ConversationId, correlation: CorrelationId) =>
+    laser.request(laser.agdx(TOPIC, 'requester', conversation).command(correlation, enc.encode('q')).withTarget('worker'), { replyTopic: TOPIC, timeoutMs: 10_000 });
+  return { laser, skipped, publish, replay, ask };
+}
+
+function failure(conversation: ConversationId, correlation: CorrelationId): Envelope {
+  return AgentEnvelope.fromFields({
+    kind: 'error',
+    record: MintUlid.mint(RecordId),
+    conversation,
+    source: AgentId.new('worker'),
+    target: AgentId.new('requester'),
+    correlation,
+    body: encodeAgentErrorBody({ code: AgentErrorCode.Unauthorized, message: 'denied', retryable: false }),
+  });
+}
+
+describe('copies of signed replies where a verified caller waits', () => {
+  it("an old exchange's signed response and error neither answer nor fail a new request", async () => {
+    const { laser, skipped, publish, replay, ask } = await setup();
+    const conversation = ConversationId.new();
+    const first = MintUlid.mint(CorrelationId);
+    const firstAnswer = ask(conversation, first);
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    const oldResponse = await publish(reply(conversation, first, 'worker', 'yesterday'));
+    expect(dec(agentMessageBody(await firstAnswer))).toBe('yesterday');
+    const oldError = await publish(failure(conversation, first));
+
+    // Same conversation, same requester, same agent: only the correlation is new.
+    const second = MintUlid.mint(CorrelationId);
+    let settled = false;
+    const secondAnswer = ask(conversation, second).finally(() => (settled = true));
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    await replay(oldResponse);
+    await replay(oldError);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    await publish(reply(conversation, second, 'worker', 'today'));
+    const message = await secondAnswer;
+    expect(dec(agentMessageBody(message))).toBe('today');
+    expect(message.verifiedPrincipal?.principal).toBe('worker');
+    // The copies name a correlation nobody waits for: not even verified, not reported.
+    expect(skipped).toEqual([]);
+    await laser.close();
+  });
+
+  it('a caller that reuses a correlation for a second round gets the first round’s answer from a copy (not covered by the signature)', async () => {
+    const { laser, publish, replay, ask } = await setup();
+    const task = ConversationId.new();
+    const correlation = CorrelationId.fromBytes(task.toBytes());
+    const round1 = ask(task, correlation);
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    const roundOneAnswer = await publish(reply(task, correlation, 'worker', 'input required'));
+    expect(dec(agentMessageBody(await round1))).toBe('input required');
+    // Round two on the same task (the same correlation, as an A2A follow-up message has).
+    const round2 = ask(task, correlation);
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    await replay(roundOneAnswer);
+    const message = await round2;
+    expect(dec(agentMessageBody(message))).toBe('input required');
+    expect(message.verifiedPrincipal?.principal).toBe('worker');
+    await laser.close();
+  });
+});
