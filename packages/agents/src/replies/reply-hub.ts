@@ -163,6 +163,13 @@ const IDLE_GRACE_MS = 200;
  * changes only at a deliberate migration (`replaceLayout`), which waits then see within a second.
  */
 const LAYOUT_CHECK_HOLD_MICROS = 1_000_000n;
+/**
+ * How many record ids of replies that answered a wait the hub remembers. A signature does not
+ * cover where a record was appended, so a copy of a reply verifies anywhere; a copy can only
+ * answer a wait for the correlation it was signed for, which matters when a caller reuses a
+ * correlation (a second round on one A2A task). A record id answers once.
+ */
+export const ANSWERED_REPLY_MEMORY = 4_096;
 
 /** Checks a wait timeout: finite and non-negative (there is no default). */
 export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): void {
@@ -204,6 +211,8 @@ export class ReplyHub {
    */
   #layoutChecked: bigint | undefined;
   #layoutCheck: Promise<void> | undefined;
+  /** Record ids of replies that answered a wait, oldest first (see {@link ANSWERED_REPLY_MEMORY}). */
+  readonly #answered = new Set<string>();
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -506,16 +515,36 @@ export class ReplyHub {
     if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
     const found = this.#waiters.get(envelope.correlation.toString());
     if (found === undefined) return undefined;
+    const id = envelope.record?.toString();
+    if (id !== undefined && this.#answered.has(id)) {
+      this.#report('replayed', record, partition, `a copy of reply ${id}, which already answered a wait`);
+      return undefined;
+    }
     let verified: Waiter[] | undefined;
+    let answered = false;
     // Settling a waiter removes it from the list, so several are walked on a copy.
     const several = Array.isArray(found) ? [...found] : undefined;
     for (let i = 0, n = several?.length ?? 1; i < n; i++) {
       const waiter = several === undefined ? (found as Waiter) : (several[i] as Waiter);
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
-      if (waiter.verifier === undefined) waiter.resolve(message);
-      else (verified ??= []).push(waiter);
+      if (waiter.verifier === undefined) {
+        waiter.resolve(message);
+        answered = true;
+      } else (verified ??= []).push(waiter);
     }
-    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified);
+    if (answered) this.#rememberAnswer(id);
+    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, id);
+  }
+
+  /** Remembers the record id of a reply that answered a wait; the oldest goes past the memory's size. */
+  #rememberAnswer(id: string | undefined): void {
+    if (id === undefined) return;
+    const answered = this.#answered;
+    answered.add(id);
+    if (answered.size > ANSWERED_REPLY_MEMORY) {
+      const oldest = answered.values().next();
+      if (oldest.done !== true) answered.delete(oldest.value);
+    }
   }
 
   /** Every pending wait, in a new array (settling one changes the map). */
@@ -528,7 +557,7 @@ export class ReplyHub {
     return all;
   }
 
-  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {
+  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], id: string | undefined): Promise<void> {
     for (const waiter of waiters) {
       let principal: VerifiedPrincipal;
       try {
@@ -547,6 +576,7 @@ export class ReplyHub {
         continue;
       }
       waiter.resolve({ ...message, verifiedPrincipal: principal });
+      this.#rememberAnswer(id);
     }
   }
 
