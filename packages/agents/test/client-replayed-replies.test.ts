@@ -2,8 +2,8 @@
  * Copies of genuinely signed replies appended again where a verified caller waits. The signature
  * covers the reply's correlation, conversation, source and target, so a copy answers only a wait
  * for the very correlation it was signed for: an old exchange's response or error cannot satisfy,
- * fail or poison a new request's wait. A caller that reuses a correlation (a second round on one
- * A2A task) would be the exception, since nothing signed tells the rounds apart: the hub remembers
+ * fail or poison a new request's wait. A caller that reuses a correlation (a second wait on one
+ * task, as A2A SubscribeToTask has) would be the exception, since nothing signed tells the rounds apart: the hub remembers
  * the record ids of replies that answered a wait, so a copy of the first round's answer is skipped.
  */
 import { describe, expect, it } from 'vitest';
@@ -89,7 +89,7 @@ describe('copies of signed replies where a verified caller waits', () => {
     await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
     const roundOneAnswer = await publish(reply(task, correlation, 'worker', 'input required'));
     expect(dec(agentMessageBody(await round1))).toBe('input required');
-    // Round two on the same task (the same correlation, as an A2A follow-up message has): the
+    // Round two on the same task (the same correlation, as an A2A SubscribeToTask waits with): the
     // copy verifies and matches every rule a reply is judged by; only its record id gives it away.
     const round2 = ask(task, correlation);
     await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);

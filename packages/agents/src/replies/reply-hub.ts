@@ -167,7 +167,8 @@ const LAYOUT_CHECK_HOLD_MICROS = 1_000_000n;
  * How many record ids of replies that answered a wait the hub remembers. A signature does not
  * cover where a record was appended, so a copy of a reply verifies anywhere; a copy can only
  * answer a wait for the correlation it was signed for, which matters when a caller reuses a
- * correlation (a second round on one A2A task). A record id answers once.
+ * correlation (an A2A SubscribeToTask waits on the id of a task that already
+ * answered once). A record id answers once.
  */
 export const ANSWERED_REPLY_MEMORY = 4_096;
 
