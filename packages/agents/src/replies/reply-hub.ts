@@ -212,8 +212,13 @@ export class ReplyHub {
    */
   #layoutChecked: bigint | undefined;
   #layoutCheck: Promise<void> | undefined;
-  /** Record ids of replies that answered a wait, oldest first (see {@link ANSWERED_REPLY_MEMORY}). */
-  readonly #answered = new Set<string>();
+  /**
+   * The record ids of replies that answered a wait, by their correlation's text (which the lookup
+   * has already made), oldest correlation first; at most {@link ANSWERED_REPLY_MEMORY} in all.
+   * Compared with `equals`, so a reply costs no id text; nearly always one id per correlation.
+   */
+  readonly #answered = new Map<string, RecordId | RecordId[]>();
+  #answeredCount = 0;
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -514,11 +519,12 @@ export class ReplyHub {
     const envelope = message.envelope;
     if (envelope === undefined || envelope.correlation === undefined) return undefined;
     if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
-    const found = this.#waiters.get(envelope.correlation.toString());
+    const correlation = envelope.correlation.toString();
+    const found = this.#waiters.get(correlation);
     if (found === undefined) return undefined;
-    const id = envelope.record?.toString();
-    if (id !== undefined && this.#answered.has(id)) {
-      this.#report('replayed', record, partition, `a copy of reply ${id}, which already answered a wait`);
+    const id = envelope.record;
+    if (id !== undefined && this.#answered.size > 0 && this.#hasAnswered(correlation, id)) {
+      this.#report('replayed', record, partition, `a copy of reply ${id.toString()}, which already answered a wait`);
       return undefined;
     }
     let verified: Waiter[] | undefined;
@@ -533,18 +539,36 @@ export class ReplyHub {
         answered = true;
       } else (verified ??= []).push(waiter);
     }
-    if (answered) this.#rememberAnswer(id);
-    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, id);
+    // Not answered before: the check above, or nothing is remembered yet.
+    if (answered && id !== undefined) this.#addAnswer(correlation, id);
+    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, correlation, id);
   }
 
-  /** Remembers the record id of a reply that answered a wait; the oldest goes past the memory's size. */
-  #rememberAnswer(id: string | undefined): void {
-    if (id === undefined) return;
+  /** True when reply `id` already answered a wait for `correlation`. */
+  #hasAnswered(correlation: string, id: RecordId): boolean {
+    const ids = this.#answered.get(correlation);
+    if (ids === undefined) return false;
+    return Array.isArray(ids) ? ids.some((known) => known.equals(id)) : ids.equals(id);
+  }
+
+  /** Remembers that reply `id` answered a wait for `correlation`, once. */
+  #rememberAnswer(correlation: string, id: RecordId | undefined): void {
+    if (id !== undefined && !this.#hasAnswered(correlation, id)) this.#addAnswer(correlation, id);
+  }
+
+  /** Adds a reply not yet remembered; the oldest correlations go past the memory's size. */
+  #addAnswer(correlation: string, id: RecordId): void {
     const answered = this.#answered;
-    answered.add(id);
-    if (answered.size > ANSWERED_REPLY_MEMORY) {
-      const oldest = answered.values().next();
-      if (oldest.done !== true) answered.delete(oldest.value);
+    const ids = answered.get(correlation);
+    if (ids === undefined) answered.set(correlation, id);
+    else if (Array.isArray(ids)) ids.push(id);
+    else answered.set(correlation, [ids, id]);
+    this.#answeredCount++;
+    while (this.#answeredCount > ANSWERED_REPLY_MEMORY) {
+      const oldest = answered.entries().next();
+      if (oldest.done === true) break;
+      answered.delete(oldest.value[0]);
+      this.#answeredCount -= Array.isArray(oldest.value[1]) ? oldest.value[1].length : 1;
     }
   }
 
@@ -558,7 +582,7 @@ export class ReplyHub {
     return all;
   }
 
-  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], id: string | undefined): Promise<void> {
+  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], correlation: string, id: RecordId | undefined): Promise<void> {
     for (const waiter of waiters) {
       let principal: VerifiedPrincipal;
       try {
@@ -577,7 +601,7 @@ export class ReplyHub {
         continue;
       }
       waiter.resolve({ ...message, verifiedPrincipal: principal });
-      this.#rememberAnswer(id);
+      this.#rememberAnswer(correlation, id);
     }
   }
 
