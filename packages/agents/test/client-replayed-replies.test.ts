@@ -53,7 +53,7 @@ function failure(conversation: ConversationId, correlation: CorrelationId): Enve
 }
 
 describe('copies of signed replies where a verified caller waits', () => {
-  it("an old exchange's signed response and error neither answer nor fail a new request", async () => {
+  it("an old exchange's signed response, error and event neither answer nor fail a new request", async () => {
     const { laser, skipped, publish, replay, ask } = await setup();
     const conversation = ConversationId.new();
     const first = MintUlid.mint(CorrelationId);
@@ -62,6 +62,7 @@ describe('copies of signed replies where a verified caller waits', () => {
     const oldResponse = await publish(reply(conversation, first, 'worker', 'yesterday'));
     expect(dec(agentMessageBody(await firstAnswer))).toBe('yesterday');
     const oldError = await publish(failure(conversation, first));
+    const oldEvent = await publish(AgentEnvelope.event(MintUlid.mint(RecordId), conversation, AgentId.new('worker'), enc.encode('progress')).withCorrelation(first));
 
     // Same conversation, same requester, same agent: only the correlation is new.
     const second = MintUlid.mint(CorrelationId);
@@ -70,6 +71,7 @@ describe('copies of signed replies where a verified caller waits', () => {
     await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
     await replay(oldResponse);
     await replay(oldError);
+    await replay(oldEvent);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(settled).toBe(false);
     await publish(reply(conversation, second, 'worker', 'today'));

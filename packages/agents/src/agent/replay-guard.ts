@@ -15,9 +15,10 @@ export interface ReplayGuardOptions {
    * How many handled command record ids the agent remembers (default 10,000; 0 turns duplicate
    * suppression off). A verified command whose record id it remembers at another position is a
    * copy: committed as `duplicate` and reported (`SkippedRecordError`, reason `replayed`), never
-   * run again. The memory is per agent handle and in memory: a restarted agent, or an id pushed
-   * out by newer ones, no longer recognises a copy (`maxAgeMs` and idempotency keys with a
-   * durable processed-key store cover those).
+   * run again. The memory is per agent handle and in memory: a restarted agent, an id pushed
+   * out by newer ones, or another instance of the agent (a copy on a partition it owns) does not
+   * recognise a copy (`maxAgeMs` and idempotency keys with a durable processed-key store cover
+   * those).
    */
   readonly window?: number | undefined;
   /**
