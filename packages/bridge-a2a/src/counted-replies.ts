@@ -28,8 +28,9 @@ export class CountedReplies {
 
   /** An empty memory, or a copy of `from`'s. */
   constructor(from?: CountedReplies) {
-    if (from?.#bytes !== undefined) {
-      this.#bytes = from.#bytes.slice();
+    const bytes = from === undefined ? undefined : from.#bytes;
+    if (from !== undefined && bytes !== undefined) {
+      this.#bytes = bytes.slice();
       this.#count = from.#count;
       this.#next = from.#next;
     }
