@@ -26,8 +26,8 @@ export interface PendingSettle {
   readonly current: () => boolean;
   /** Keeps the task a trusted reply gave, so the answer needs no read back. */
   readonly remember: (offset: bigint, found: A2aTask) => void;
-  /** The task's non-terminal replies that counted: a copy of one is passed over. */
-  readonly counted: CountedReplies;
+  /** The task's non-terminal replies that counted (made on first use): a copy of one is passed over. */
+  readonly counted: () => CountedReplies;
 }
 
 /**
@@ -49,10 +49,10 @@ export async function settlePending(s: PendingSettle): Promise<boolean> {
     if (isTerminalA2aState(found.state)) {
       onPlace.terminal = hit;
       onPlace.pending = [];
-    } else if (s.counted.isCopy(reply.record)) {
-      continue;
     } else {
-      s.counted.add(reply.record);
+      const counted = s.counted();
+      if (counted.isCopy(reply.record)) continue;
+      counted.add(reply.record);
       onPlace.latest = hit;
     }
     s.remember(hit.offset, found);

@@ -179,7 +179,7 @@ export class TaskIndex {
         signal,
         current: () => epoch === this.#epoch,
         remember: (offset, found) => taskHits.remember(task, onPlace.place, offset, found),
-        counted: taskHits.countedOf(task),
+        counted: () => taskHits.countedOf(task),
       });
       if (!settled) return UNKNOWN;
     }
