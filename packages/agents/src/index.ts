@@ -39,7 +39,8 @@ export type {
   ProvenanceAgent,
   ReadAgentMessageOptions,
 } from './message/agent-message.js';
-export { ANSWERED_REPLY_MEMORY, ReplyHub } from './replies/reply-hub.js';
+export { ReplyHub } from './replies/reply-hub.js';
+export { ANSWERED_REPLY_MEMORY } from './replies/answered-replies.js';
 export { FrontedReplies, signerCheck, speaksAsSigner } from './replies/reply-signers.js';
 export type { ReplySignerPolicy, SignerCheck } from './replies/reply-signers.js';
 export type { PendingReply, ReplyWaitOptions } from './replies/reply-hub.js';

@@ -7,7 +7,7 @@
  * the record ids of replies that answered a wait, so a copy of the first round's answer is skipped.
  */
 import { describe, expect, it } from 'vitest';
-import { AgdxClient, AgentTopic, agentMessageBody, type SkippedRecordError } from '@agdx/agents';
+import { AgdxClient, AgentTopic, ANSWERED_REPLY_MEMORY, agentMessageBody, type SkippedRecordError } from '@agdx/agents';
 import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog, type LogRecord } from '@agdx/transport';
 import { reply } from './support-client/replies.js';
@@ -101,6 +101,39 @@ describe('copies of signed replies where a verified caller waits', () => {
     expect(dec(agentMessageBody(message))).toBe('done');
     expect(skipped.map((e) => e.reason)).toEqual(['replayed']);
     expect(skipped[0]?.message).toContain('already answered a wait');
+    await laser.close();
+  });
+
+  it('remembers the last ANSWERED_REPLY_MEMORY answers: a copy of one older than that answers again (the documented limit)', async () => {
+    const log = new MemoryLog();
+    const laser = AgdxClient.from(log, { stream: STREAM });
+    await laser.bootstrap(1);
+    const task = ConversationId.new();
+    const reused = CorrelationId.fromBytes(task.toBytes());
+    const ask = (conversation: ConversationId, correlation: CorrelationId) =>
+      laser.request(laser.agdx(TOPIC, 'requester', conversation).command(correlation, enc.encode('q')).withTarget('worker'), { replyTopic: TOPIC, timeoutMs: 10_000 });
+    const answer = async (conversation: ConversationId, correlation: CorrelationId, body: string) => {
+      const waiting = ask(conversation, correlation);
+      await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+      const position = await laser.publish(TOPIC, reply(conversation, correlation, 'worker', body), ContentType.raw);
+      await waiting;
+      return position;
+    };
+    const first = await answer(task, reused, 'first');
+    // The copy is still recognised after ANSWERED_REPLY_MEMORY - 1 newer answers ...
+    for (let i = 1; i < ANSWERED_REPLY_MEMORY; i++) await answer(task, MintUlid.mint(CorrelationId), `n${i}`);
+    const [record] = await log.read({ stream: STREAM, topic: TOPIC, partition: first.partition, offset: first.offset, maxCount: 1 });
+    const copyOfFirst = () => log.append({ stream: STREAM, topic: TOPIC, records: [{ headers: record!.headers, payload: record!.payload }] });
+    let waiting = ask(task, reused);
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    await copyOfFirst();
+    await laser.publish(TOPIC, reply(task, reused, 'worker', 'genuine'), ContentType.raw);
+    expect(dec(agentMessageBody(await waiting))).toBe('genuine');
+    // ... and forgotten once ANSWERED_REPLY_MEMORY newer ones came after it (`genuine` was the last).
+    waiting = ask(task, reused);
+    await expect.poll(() => laser.replies(TOPIC).pending).toBe(1);
+    await copyOfFirst();
+    expect(dec(agentMessageBody(await waiting))).toBe('first');
     await laser.close();
   });
 

@@ -96,6 +96,22 @@ describe('a signed command copied and appended again (verifier on)', () => {
     expect(ran).toEqual(['settle']);
   });
 
+  it('remembers the last `window` record ids: a copy of an older one runs again (the documented limit)', async () => {
+    const { laser } = await harness();
+    const ran: string[] = [];
+    await using x = worker(laser, 'x', AgentTopic.Commands, ran, (b) => b.replayGuard({ window: 2 }));
+    await x.ready();
+    const a = await signedCommand(laser, AgentTopic.Commands, 'a', 'x');
+    await signedCommand(laser, AgentTopic.Commands, 'b', 'x');
+    const c = await signedCommand(laser, AgentTopic.Commands, 'c', 'x');
+    await eventually(() => x.stats.handled === 3, 5_000, 'three commands');
+    await replay(laser, AgentTopic.Commands, c);
+    await eventually(() => x.stats.duplicate === 1, 5_000, 'the copy of c');
+    await replay(laser, AgentTopic.Commands, a);
+    await eventually(() => x.stats.handled === 4, 5_000, 'the copy of a');
+    expect(ran).toEqual(['x: a', 'x: b', 'x: c', 'x: a']);
+  });
+
   it('window 0 turns duplicate suppression off; bad options are refused', async () => {
     const { laser } = await harness();
     const ran: string[] = [];

@@ -94,8 +94,15 @@ export class SignedReplayGuard {
   readonly #capacity: number;
   readonly #requireTarget: boolean;
   readonly #maxAgeMicros: bigint | undefined;
-  /** Record id → where it was first read; insertion order is age order. */
-  readonly #seen = new Map<string, string>();
+  /** Record id → where it was first read, and its slot in the ring. */
+  readonly #seen = new Map<string, { readonly first: string; readonly slot: number }>();
+  /**
+   * The remembered ids in the order they came, in a ring of `window` slots: the slot a new id
+   * takes names the one to forget. Forgetting through the map's own order (`keys().next()`) would
+   * walk past every entry deleted before, which piles up until the map rehashes.
+   */
+  readonly #ring: (string | undefined)[] = [];
+  #next = 0;
 
   /** A guard with `options` (already checked). */
   constructor(options: ReplayGuardOptions = {}) {
@@ -125,13 +132,15 @@ export class SignedReplayGuard {
     if (this.#capacity === 0 || envelope.record === undefined) return FRESH;
     const id = envelope.record.toString();
     const here = positionKey(address);
-    const first = this.#seen.get(id);
-    if (first !== undefined) return first === here ? FRESH : { kind: 'duplicate', first };
-    this.#seen.set(id, here);
-    if (this.#seen.size > this.#capacity) {
-      const oldest = this.#seen.keys().next();
-      if (oldest.done !== true) this.#seen.delete(oldest.value);
-    }
+    const seen = this.#seen.get(id);
+    if (seen !== undefined) return seen.first === here ? FRESH : { kind: 'duplicate', first: seen.first };
+    const slot = this.#next;
+    this.#next = slot + 1 === this.#capacity ? 0 : slot + 1;
+    const oldest = this.#ring[slot];
+    // Only if it still holds this slot: a forgotten id taken on again holds a newer one.
+    if (oldest !== undefined && this.#seen.get(oldest)?.slot === slot) this.#seen.delete(oldest);
+    this.#ring[slot] = id;
+    this.#seen.set(id, { first: here, slot });
     return FRESH;
   }
 
@@ -143,6 +152,6 @@ export class SignedReplayGuard {
     const record = envelope.record;
     if (record === undefined) return;
     const id = record.toString();
-    if (this.#seen.get(id) === positionKey(address)) this.#seen.delete(id);
+    if (this.#seen.get(id)?.first === positionKey(address)) this.#seen.delete(id);
   }
 }

@@ -12,6 +12,7 @@ import { checkInstance, checkObject, checkSignal, toAgentId, type AgentIdLike } 
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
+import { AnsweredReplies } from './answered-replies.js';
 import { DeadlineQueue, type Timed } from './deadline-queue.js';
 
 /** What to wait for, and for how long. */
@@ -163,14 +164,6 @@ const IDLE_GRACE_MS = 200;
  * changes only at a deliberate migration (`replaceLayout`), which waits then see within a second.
  */
 const LAYOUT_CHECK_HOLD_MICROS = 1_000_000n;
-/**
- * How many record ids of replies that answered a wait the hub remembers. A signature does not
- * cover where a record was appended, so a copy of a reply verifies anywhere; a copy can only
- * answer a wait for the correlation it was signed for, which matters when a caller reuses a
- * correlation (an A2A SubscribeToTask waits on the id of a task that already
- * answered once). A record id answers once.
- */
-export const ANSWERED_REPLY_MEMORY = 4_096;
 
 /** Checks a wait timeout: finite and non-negative (there is no default). */
 export function checkTimeoutMs(timeoutMs: number, what: string = 'timeoutMs'): void {
@@ -213,12 +206,12 @@ export class ReplyHub {
   #layoutChecked: bigint | undefined;
   #layoutCheck: Promise<void> | undefined;
   /**
-   * The record ids of replies that answered a wait, by their correlation's text (which the lookup
-   * has already made), oldest correlation first; at most {@link ANSWERED_REPLY_MEMORY} in all.
-   * Compared with `equals`, so a reply costs no id text; nearly always one id per correlation.
+   * The record ids of replies that answered a wait: a signature does not cover where a reply was
+   * appended, so a copy of one verifies anywhere, and a caller that waits again on a correlation
+   * (an A2A SubscribeToTask on a task that already answered once) would take the copy. A record
+   * id answers once.
    */
-  readonly #answered = new Map<string, RecordId | RecordId[]>();
-  #answeredCount = 0;
+  readonly #answered = new AnsweredReplies();
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -519,11 +512,10 @@ export class ReplyHub {
     const envelope = message.envelope;
     if (envelope === undefined || envelope.correlation === undefined) return undefined;
     if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
-    const correlation = envelope.correlation.toString();
-    const found = this.#waiters.get(correlation);
+    const found = this.#waiters.get(envelope.correlation.toString());
     if (found === undefined) return undefined;
     const id = envelope.record;
-    if (id !== undefined && this.#answered.size > 0 && this.#hasAnswered(correlation, id)) {
+    if (id !== undefined && this.#answered.has(id)) {
       this.#report('replayed', record, partition, `a copy of reply ${id.toString()}, which already answered a wait`);
       return undefined;
     }
@@ -539,37 +531,9 @@ export class ReplyHub {
         answered = true;
       } else (verified ??= []).push(waiter);
     }
-    // Not answered before: the check above, or nothing is remembered yet.
-    if (answered && id !== undefined) this.#addAnswer(correlation, id);
-    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, correlation, id);
-  }
-
-  /** True when reply `id` already answered a wait for `correlation`. */
-  #hasAnswered(correlation: string, id: RecordId): boolean {
-    const ids = this.#answered.get(correlation);
-    if (ids === undefined) return false;
-    return Array.isArray(ids) ? ids.some((known) => known.equals(id)) : ids.equals(id);
-  }
-
-  /** Remembers that reply `id` answered a wait for `correlation`, once. */
-  #rememberAnswer(correlation: string, id: RecordId | undefined): void {
-    if (id !== undefined && !this.#hasAnswered(correlation, id)) this.#addAnswer(correlation, id);
-  }
-
-  /** Adds a reply not yet remembered; the oldest correlations go past the memory's size. */
-  #addAnswer(correlation: string, id: RecordId): void {
-    const answered = this.#answered;
-    const ids = answered.get(correlation);
-    if (ids === undefined) answered.set(correlation, id);
-    else if (Array.isArray(ids)) ids.push(id);
-    else answered.set(correlation, [ids, id]);
-    this.#answeredCount++;
-    while (this.#answeredCount > ANSWERED_REPLY_MEMORY) {
-      const oldest = answered.entries().next();
-      if (oldest.done === true) break;
-      answered.delete(oldest.value[0]);
-      this.#answeredCount -= Array.isArray(oldest.value[1]) ? oldest.value[1].length : 1;
-    }
+    // Not answered before: the check above said so.
+    if (answered && id !== undefined) this.#answered.add(id);
+    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, id);
   }
 
   /** Every pending wait, in a new array (settling one changes the map). */
@@ -582,7 +546,7 @@ export class ReplyHub {
     return all;
   }
 
-  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], correlation: string, id: RecordId | undefined): Promise<void> {
+  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], id: RecordId | undefined): Promise<void> {
     for (const waiter of waiters) {
       let principal: VerifiedPrincipal;
       try {
@@ -601,7 +565,8 @@ export class ReplyHub {
         continue;
       }
       waiter.resolve({ ...message, verifiedPrincipal: principal });
-      this.#rememberAnswer(correlation, id);
+      // Several verified waits on one reply: it is remembered once.
+      if (id !== undefined && !this.#answered.has(id)) this.#answered.add(id);
     }
   }
 
