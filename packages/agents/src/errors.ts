@@ -112,7 +112,11 @@ export type SkipReason =
   | 'unusable'
   /** A parked record whose source topic was deleted (or deleted and recreated) since it was parked, or that its source no longer holds. */
   | 'stale-source'
-  /** A control record whose record id was already applied to its session: a copy appended again. */
+  /**
+   * A copy appended again: a control record whose record id was already applied to its session,
+   * a verified command whose record id the agent already took on at another position, or a reply
+   * whose record id already answered a wait.
+   */
   | 'replayed';
 
 /**

@@ -40,6 +40,7 @@ export type {
   ReadAgentMessageOptions,
 } from './message/agent-message.js';
 export { ReplyHub } from './replies/reply-hub.js';
+export { ANSWERED_REPLY_MEMORY } from './replies/answered-replies.js';
 export { FrontedReplies, signerCheck, speaksAsSigner } from './replies/reply-signers.js';
 export type { ReplySignerPolicy, SignerCheck } from './replies/reply-signers.js';
 export type { PendingReply, ReplyWaitOptions } from './replies/reply-hub.js';
@@ -78,6 +79,7 @@ export type { ActionGovernor, GovernedAction, GovernorVerdict } from './governor
 // --- runtime (agents-runtime) ---
 export { Agent, AgentBuilder } from './agent/agent-builder.js';
 export type { AgentConfig, AgentHandler, HeartbeatSettings } from './agent/agent-config.js';
+export { DEFAULT_REPLAY_WINDOW, type ReplayGuardOptions } from './agent/replay-guard.js';
 export { AgentCtx } from './agent/agent-ctx.js';
 export type { ApprovalGateOptions } from './agent/agent-ctx.js';
 export { AgentHandle } from './agent/agent-handle.js';

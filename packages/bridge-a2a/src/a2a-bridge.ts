@@ -380,7 +380,8 @@ export class A2aBridge {
    * partition; at most {@link TASK_SCAN_LIMITS} deep per partition from its start), reading only
    * what was appended since the previous call for this task (`KEPT_TASK_READS` tasks are kept;
    * a recreated topic starts over): the first terminal response or error whose correlation is the
-   * task id, else the latest non-terminal one (InputRequired, for example). Without any, or for an id
+   * task id, else the latest non-terminal one (InputRequired, for example; a reply whose record id
+   * already counted for the task is a copy and does not count again). Without any, or for an id
    * nobody submitted, the task reads Working. With a verifier on the client, a reply counts only
    * when it verifies, speaks as the agent its key is enrolled for, and that agent passes
    * {@link A2aBridge.withReplySigners} (default the fronted agent); the bridge's own cancels count
@@ -542,13 +543,13 @@ export class A2aBridge {
         if (envelope?.correlation === undefined) return undefined;
         const task = envelope.correlation.toString();
         if (conversationDiffers(record.headers, task)) return undefined;
-        return { task, found: taskFromEnvelope(task, envelope), unverified: allowed !== undefined };
+        return { task, found: taskFromEnvelope(task, envelope), record: envelope.record, unverified: allowed !== undefined };
       },
       reread: rereadReply,
       settle: async (record, at, task) => {
         const envelope = replyEnvelope(record, at);
         if (envelope === undefined || allowed === undefined || !(await this.#trusted(envelope, record, at, task, allowed))) return undefined;
-        return taskFromEnvelope(task, envelope);
+        return { found: taskFromEnvelope(task, envelope), record: envelope.record };
       },
     };
   }
@@ -565,7 +566,7 @@ export class A2aBridge {
       const envelope = replyEnvelope(record, at);
       if (envelope?.correlation === undefined || !envelope.correlation.equals(task)) return undefined;
       if (allowed !== undefined && !(await this.#trusted(envelope, record, at, id, allowed))) return undefined;
-      return taskFromEnvelope(id, envelope);
+      return { found: taskFromEnvelope(id, envelope), record: envelope.record };
     };
   }
 }

@@ -4,6 +4,8 @@
  * lookup answers.
  */
 
+import type { RecordId } from '@agdx/wire';
+import type { CountedReply } from './counted-replies.js';
 import type { A2aTask } from './task.js';
 import type { ReadRecord, TaskAddress } from './task-reads.js';
 
@@ -11,12 +13,14 @@ import type { ReadRecord, TaskAddress } from './task-reads.js';
 export type IndexedAt = TaskAddress & { readonly partitionCount: number };
 
 /**
- * What a record tells: the task it answers (its id text), the task as that reply leaves it, and
- * whether it still has to be verified before it counts (then {@link SettleReply} decides).
+ * What a record tells: the task it answers (its id text), the task as that reply leaves it, the
+ * reply's record id (a copy has its original's), and whether it still has to be verified before
+ * it counts (then {@link SettleReply} decides).
  */
 export interface IndexedReply {
   readonly task: string;
   readonly found: A2aTask;
+  readonly record: RecordId | undefined;
   readonly unverified: boolean;
 }
 
@@ -29,8 +33,8 @@ export type IndexRecord = (record: ReadRecord, at: IndexedAt) => Promise<Indexed
 /** The task a kept reply gives, read back from the log (`undefined` when it no longer decodes). */
 export type RereadReply = (record: ReadRecord, at: IndexedAt, task: string) => A2aTask | undefined;
 
-/** The task an unverified reply gives when it is trusted, `undefined` when it is refused. */
-export type SettleReply = (record: ReadRecord, at: IndexedAt, task: string) => Promise<A2aTask | undefined>;
+/** The task an unverified reply gives, and its record id, when it is trusted; `undefined` when it is refused. */
+export type SettleReply = (record: ReadRecord, at: IndexedAt, task: string) => Promise<CountedReply | undefined>;
 
 /** How the index reads records: `judge` when it meets them, `reread` and `settle` when a task is asked. */
 export interface IndexReaders {

@@ -7,6 +7,7 @@ export { A2aBridge, A2aMethod, CANCEL_MESSAGE, TASK_SCAN_LIMITS } from './a2a-br
 export { OWN_CANCEL_MEMORY } from './own-cancels.js';
 export { KEPT_TASK_READS } from './task-reads.js';
 export { PENDING_REPLIES_PER_TASK, TASK_INDEX_LIMIT } from './task-index.js';
+export { COUNTED_REPLY_IDS } from './counted-replies.js';
 export { EVICTED_FILTER_BITS } from './evicted-ids.js';
 export type { SubmitOptions, WatchedTask, WatchOptions } from './a2a-bridge.js';
 export {

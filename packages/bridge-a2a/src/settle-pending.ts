@@ -5,6 +5,7 @@
  */
 
 import type { describePlaces } from '@agdx/agents';
+import type { CountedReplies } from './counted-replies.js';
 import type { SettleReply } from './index-readers.js';
 import { isTerminalA2aState, type A2aTask } from './task.js';
 import type { Hit, PlaceHits } from './task-hits.js';
@@ -25,6 +26,8 @@ export interface PendingSettle {
   readonly current: () => boolean;
   /** Keeps the task a trusted reply gave, so the answer needs no read back. */
   readonly remember: (offset: bigint, found: A2aTask) => void;
+  /** The task's non-terminal replies that counted (made on first use): a copy of one is passed over. */
+  readonly counted: () => CountedReplies;
 }
 
 /**
@@ -38,14 +41,18 @@ export async function settlePending(s: PendingSettle): Promise<boolean> {
     const hit = onPlace.pending[0] as Hit;
     const [record] = await s.transport.read({ ...s.address, offset: hit.offset, maxCount: 1, signal: s.signal });
     if (record === undefined || record.offset !== hit.offset || !s.current()) return false;
-    const found = await s.settle(record, { ...s.address, partitionCount: s.partitionCount }, s.task);
+    const reply = await s.settle(record, { ...s.address, partitionCount: s.partitionCount }, s.task);
     if (!s.current()) return false;
     onPlace.pending.shift();
-    if (found === undefined) continue;
+    if (reply === undefined) continue;
+    const found = reply.found;
     if (isTerminalA2aState(found.state)) {
       onPlace.terminal = hit;
       onPlace.pending = [];
     } else {
+      const counted = s.counted();
+      if (counted.isCopy(reply.record)) continue;
+      counted.add(reply.record);
       onPlace.latest = hit;
     }
     s.remember(hit.offset, found);

@@ -5,6 +5,8 @@
  * asked or answered task is dropped first, into a filter that keeps it from being answered `none`.
  */
 
+import type { RecordId } from '@agdx/wire';
+import { CountedReplies } from './counted-replies.js';
 import { EvictedIds } from './evicted-ids.js';
 import type { A2aTask } from './task.js';
 import { KEPT_TASK_READS, type TaskAddress } from './task-reads.js';
@@ -56,6 +58,8 @@ export class TaskHits {
   readonly #limit: number;
   readonly #tasks = new Map<string, PlaceHits[]>();
   readonly #answers = new Map<string, KeptAnswer>();
+  /** Per kept task, its non-terminal replies that counted (on any place), so a copy never counts. */
+  readonly #counted = new Map<string, CountedReplies>();
   readonly #evicted = new EvictedIds();
 
   /** @param limit the most tasks kept (checked by the caller). */
@@ -87,8 +91,22 @@ export class TaskHits {
     return this.#answers.get(task);
   }
 
-  /** Keeps a reply of `task`; true when it is now the place's terminal or latest reply of the task. */
-  keep(task: string, place: string, hit: Hit, terminal: boolean, unverified: boolean): boolean {
+  /** The non-terminal replies of a kept `task` that counted (settling adds to them). */
+  countedOf(task: string): CountedReplies {
+    let counted = this.#counted.get(task);
+    if (counted === undefined) {
+      counted = new CountedReplies();
+      this.#counted.set(task, counted);
+    }
+    return counted;
+  }
+
+  /**
+   * Keeps a reply of `task` (`record` its record id); true when it is now the place's terminal or
+   * latest reply of the task. A non-terminal reply with the record id of one that already counted
+   * is a copy and changes nothing.
+   */
+  keep(task: string, place: string, hit: Hit, terminal: boolean, unverified: boolean, record?: RecordId): boolean {
     let hits = this.touch(task);
     if (hits === undefined) {
       // Its earlier replies may have been dropped: keeping only the later ones could give a wrong
@@ -114,7 +132,12 @@ export class TaskHits {
       }
     }
     if (counts && terminal) onPlace.terminal = hit;
-    else if (counts) onPlace.latest = hit;
+    else if (counts) {
+      const counted = this.countedOf(task);
+      if (counted.isCopy(record)) return false;
+      counted.add(record);
+      onPlace.latest = hit;
+    }
     this.#dropOverLimit();
     return counts && this.#tasks.has(task);
   }
@@ -136,6 +159,7 @@ export class TaskHits {
       if (oldest === undefined) break;
       this.#tasks.delete(oldest);
       this.#answers.delete(oldest);
+      this.#counted.delete(oldest);
       this.#evicted.add(oldest);
     }
   }

@@ -150,7 +150,7 @@ export class TaskIndex {
         current: () => epoch === this.#epoch,
         onReply: (reply, record) => {
           const hit = { offset: record.offset, micros: record.timestampMicros };
-          const kept = this.#hits.keep(reply.task, key, hit, isTerminalA2aState(reply.found.state), reply.unverified);
+          const kept = this.#hits.keep(reply.task, key, hit, isTerminalA2aState(reply.found.state), reply.unverified, reply.record);
           // The asked task's newest verdict is at hand: keep it, so the answer needs no read back.
           if (kept && reply.task === task) this.#hits.remember(task, key, record.offset, reply.found);
         },
@@ -179,6 +179,7 @@ export class TaskIndex {
         signal,
         current: () => epoch === this.#epoch,
         remember: (offset, found) => taskHits.remember(task, onPlace.place, offset, found),
+        counted: () => taskHits.countedOf(task),
       });
       if (!settled) return UNKNOWN;
     }

@@ -5,6 +5,7 @@
  */
 
 import { describePlaces, type AgdxClient } from '@agdx/agents';
+import { CountedReplies, type CountedReply } from './counted-replies.js';
 import { isTerminalA2aState, type A2aTask } from './task.js';
 
 /** Tasks a bridge keeps GetTask read state for; the least recently asked is dropped first. */
@@ -29,10 +30,11 @@ export interface TaskScanLimits {
 }
 
 /**
- * What a read makes of one record: the task it describes, `undefined` to skip it. It may throw (a
- * LayoutMismatchError, say): the read then fails and keeps nothing of what it read.
+ * What a read makes of one record: the task it describes and the reply's record id, `undefined`
+ * to skip it. It may throw (a LayoutMismatchError, say): the read then fails and keeps nothing of
+ * what it read.
  */
-export type JudgeRecord = (record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }) => Promise<A2aTask | undefined>;
+export type JudgeRecord = (record: ReadRecord, at: TaskAddress & { readonly partitionCount: number }) => Promise<CountedReply | undefined>;
 
 /** Where one partition stands: the generation it was read under, the next offset, and the records scanned since its start. */
 export interface Cursor {
@@ -51,6 +53,8 @@ interface TaskRead {
   terminal: A2aTask | undefined;
   /** The latest non-terminal reply found. */
   latest: A2aTask | undefined;
+  /** The non-terminal replies that counted, so a copy of one never becomes the latest. */
+  counted: CountedReplies;
   /** Calls on one task run one after another. */
   queue: Promise<unknown>;
 }
@@ -114,7 +118,7 @@ export class TaskReads {
       // re-inserted: a Map iterates in insertion order, so the first key is the least recently asked
       this.#kept.delete(task);
     } else {
-      entry = { cursors: [], terminal: undefined, latest: undefined, queue: Promise.resolve() };
+      entry = { cursors: [], terminal: undefined, latest: undefined, counted: new CountedReplies(), queue: Promise.resolve() };
     }
     this.#kept.set(task, entry);
     while (this.#kept.size > KEPT_TASK_READS) {
@@ -139,6 +143,7 @@ export class TaskReads {
       : kept.map((c) => ({ ...c }));
     let terminal = stale ? undefined : entry.terminal;
     let latest = stale ? undefined : entry.latest;
+    const counted = stale ? new CountedReplies() : entry.counted.clone();
     const depth = this.#limits.passes * this.#limits.recordsPerPartition;
     const done = new Set<number>();
     for (let pass = 0; pass < this.#limits.passes && terminal === undefined; pass++) {
@@ -164,13 +169,15 @@ export class TaskReads {
           cursor.scanned += 1;
           // A judge that throws (a record contradicting the layout) fails the call and leaves the
           // kept state before that record, so every later call fails the same way.
-          const found = await judge(record, { ...cursor.address, partitionCount: cursor.partitionCount });
-          if (found === undefined) continue;
-          if (isTerminalA2aState(found.state)) {
-            terminal = found;
+          const reply = await judge(record, { ...cursor.address, partitionCount: cursor.partitionCount });
+          if (reply === undefined) continue;
+          if (isTerminalA2aState(reply.found.state)) {
+            terminal = reply.found;
             break;
           }
-          latest = found;
+          if (counted.isCopy(reply.record)) continue;
+          counted.add(reply.record);
+          latest = reply.found;
         }
       }
       if (!progressed) break;
@@ -178,6 +185,7 @@ export class TaskReads {
     entry.cursors = cursors;
     entry.terminal = terminal;
     entry.latest = latest;
+    entry.counted = counted;
     return terminal ?? latest;
   }
 }

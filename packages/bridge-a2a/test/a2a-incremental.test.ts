@@ -201,7 +201,11 @@ describe('TaskReads limits', () => {
     const reads = new TaskReads({ passes: 2, recordsPerPartition: 3 });
     // offset 2 asks for input, offset 8 completes: 8 is beyond the 6-record depth
     const judge = async (record: { offset: bigint }) =>
-      record.offset === 2n ? pendingTask('t', TaskState.InputRequired) : record.offset === 8n ? pendingTask('t', TaskState.Completed) : undefined;
+      record.offset === 2n
+        ? { found: pendingTask('t', TaskState.InputRequired), record: undefined }
+        : record.offset === 8n
+          ? { found: pendingTask('t', TaskState.Completed), record: undefined }
+          : undefined;
     for (let call = 0; call < 3; call++) expect((await reads.read('t', log, address, judge))?.state).toEqual({ kind: 'known', name: 'InputRequired' });
   });
 

@@ -226,7 +226,7 @@ describe('TaskIndex', () => {
   }
 
   // record i answers task `t<i>` and completes it
-  const judge = async (record: { payload: Uint8Array }) => ({ task: `t${record.payload[0]}`, found: pendingTask(`t${record.payload[0]}`, TaskState.Completed), unverified: false });
+  const judge = async (record: { payload: Uint8Array }) => ({ task: `t${record.payload[0]}`, found: pendingTask(`t${record.payload[0]}`, TaskState.Completed), record: undefined, unverified: false });
   const reread = (record: { payload: Uint8Array }, _at: unknown, task: string) => pendingTask(task, record.payload[0] === undefined ? TaskState.Failed : TaskState.Completed);
   const readers = { judge, reread, settle: async () => undefined };
 

@@ -15,6 +15,7 @@ import { AgentHandle } from './agent-handle.js';
 import { consumedTopic } from '../layouts/stream-layout.js';
 import { parallelismOf, type ConcurrencyPolicy } from './concurrency.js';
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import { checkReplayGuardOptions, type ReplayGuardOptions } from './replay-guard.js';
 
 function nonNegative(value: number, field: string): number {
   if (!Number.isFinite(value) || value < 0) throw new InvalidError(`${field} must be a finite number of at least 0`, { context: { field } });
@@ -60,6 +61,7 @@ export class AgentBuilder {
   #serves: HandledOperations = 'any';
   #signingKey: Signer | undefined;
   #verifier: Verifier | undefined;
+  #replayGuard: ReplayGuardOptions | undefined;
   #concurrency: ConcurrencyPolicy = { kind: 'serial' };
   #consumerGroup: string | undefined;
   #retry: RetryPolicy = DEFAULT_RETRY_POLICY;
@@ -127,6 +129,20 @@ export class AgentBuilder {
   /** Accepts only work whose signature verifies (an @agdx/sign `KeyRegistry` fits); the rest is dead-lettered Rejected. */
   verifier(verifier: Verifier): this {
     this.#verifier = verifier;
+    return this;
+  }
+
+  /**
+   * How an agent with a verifier treats copies of signed commands (a signature does not cover the
+   * topic, position or time a record was appended at). By default it remembers the record ids of
+   * the last 10,000 verified commands it took on and commits a copy read at another position as
+   * `duplicate`, unhandled, reporting it to `onError` (`SkippedRecordError`, reason `replayed`).
+   * `requireTarget` also refuses verified commands that do not name this agent; `maxAgeMs`
+   * refuses ones appended longer after their record id was minted. See {@link ReplayGuardOptions}.
+   * @throws InvalidError for an option out of range.
+   */
+  replayGuard(options: ReplayGuardOptions): this {
+    this.#replayGuard = checkReplayGuardOptions(options);
     return this;
   }
 
@@ -273,6 +289,7 @@ export class AgentBuilder {
       serves: this.#serves,
       signingKey: this.#signingKey,
       verifier: this.#verifier,
+      replayGuard: this.#replayGuard,
       concurrency: this.#concurrency,
       consumerGroup: this.#consumerGroup ?? id.value,
       retry: this.#retry,

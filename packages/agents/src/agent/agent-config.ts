@@ -9,6 +9,7 @@ import type { Signer } from '../send/signer.js';
 import type { AgentCtx } from './agent-ctx.js';
 import type { PipelineLimits } from './answer-pipeline.js';
 import type { ConcurrencyPolicy } from './concurrency.js';
+import type { ReplayGuardOptions } from './replay-guard.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 /** Handles one work record. Throwing fails the attempt (retried or dead-lettered). */
@@ -41,6 +42,8 @@ export interface AgentConfig {
   readonly signingKey: Signer | undefined;
   /** Requires signed, verified work. */
   readonly verifier: Verifier | undefined;
+  /** How copies of verified commands are treated (defaults when absent); used only with a verifier. */
+  readonly replayGuard?: ReplayGuardOptions | undefined;
   /** Serial, or serial per partition. */
   readonly concurrency: ConcurrencyPolicy;
   /** Consumer group (default the agent id). */

@@ -31,6 +31,7 @@ import { parallelismOf } from './concurrency.js';
 import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type PipelinedAnswers, type RecordOutcome } from './record-pipeline.js';
+import { SignedReplayGuard } from './replay-guard.js';
 import type { HandlerAttempt } from './handler-attempt.js';
 import { headerText } from '../message/header-text.js';
 
@@ -329,6 +330,7 @@ export class AgentHandle {
       handled: config.serves,
       understoodFeatures: config.understoodFeatures,
       verifier: config.verifier,
+      replays: config.verifier === undefined ? undefined : new SignedReplayGuard(config.replayGuard),
       clock: client.clock,
       retry: config.retry,
       handlerTimeoutMs: config.handlerTimeoutMs,

@@ -2,7 +2,8 @@
  * What the reliable consumer does with one record (seed 000 "Delivery" and "Dispatch", 0.1.1
  * `ReliableWorker.consume`): decode (undecodable → dead letter DecodeFailed), classify (only work
  * reaches the handler), verify (with a verifier: failure → dead letter Rejected; a `source` other
- * than the signing key's agent → dead letter SourceMismatch), the pause
+ * than the signing key's agent → dead letter SourceMismatch; a copy of a signed command already
+ * taken on at another position → duplicate, a refused target or age → dead letter Rejected), the pause
  * check, idempotency-key dedup through the processed-key store, the deadline (past → dead letter
  * DeadlineExceeded), then handler attempts with bounded exponential backoff (non-retryable →
  * Rejected, out of attempts → RetryExhausted). Resolving means the record may be committed;
@@ -20,7 +21,8 @@ import { classifyEnvelope, classifyGeneric, DispatchClass, type HandledOperation
 import { readAgentMessage, type AgentMessage } from '../message/agent-message.js';
 import { speaksAsSigner } from '../replies/reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from '../replies/verifier.js';
-import { PublishFailedError } from '../errors.js';
+import { PublishFailedError, SkippedRecordError } from '../errors.js';
+import type { SignedReplayGuard } from './replay-guard.js';
 import { describeError, handlerFailure, isRetryable } from './handler-errors.js';
 import type { RecordAddress } from './log-position.js';
 import { SOLE_TURN, type HandlerTurn } from './handler-turn.js';
@@ -57,6 +59,8 @@ export interface RecordPipelineOptions {
   readonly understoodFeatures: bigint;
   /** Signature check, when configured. */
   readonly verifier: Verifier | undefined;
+  /** What becomes of copies of verified commands (used only with a verifier). */
+  readonly replays?: SignedReplayGuard | undefined;
   /** Time (deadlines) and backoff sleeps. */
   readonly clock: Clock;
   /** Handler retries. */
@@ -177,7 +181,35 @@ export class RecordPipeline {
         await this.#deadLetter(message, record, address, DeadLetterReason.SourceMismatch, 0, detail);
         return 'dead-lettered';
       }
+      const replays = o.replays;
+      if (replays !== undefined) return this.#guarded(replays, envelope as AgentEnvelope, message, record, address, held, turn);
     }
+    return this.#paused(message, record, address, held, turn);
+  }
+
+  /**
+   * The replay guard's verdict on a verified command, then the rest. A copy of a command taken on
+   * elsewhere is committed unhandled; a dead-lettered command is forgotten, so its redrive runs.
+   */
+  async #guarded(replays: SignedReplayGuard, envelope: AgentEnvelope, message: AgentMessage, record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+    const verdict = replays.admit(envelope, address, record.timestampMicros, this.#me);
+    if (verdict.kind === 'refused') {
+      await this.#deadLetter(message, record, address, DeadLetterReason.Rejected, 0, verdict.detail);
+      return 'dead-lettered';
+    }
+    if (verdict.kind === 'duplicate') {
+      this.#o.onError(new SkippedRecordError('replayed', address, `a copy of signed command ${envelope.record?.toString() ?? ''} already handled (first read at ${verdict.first})`));
+      return 'duplicate';
+    }
+    const outcome = await this.#paused(message, record, address, held, turn);
+    if (outcome === 'dead-lettered') replays.forget(envelope, address);
+    return outcome;
+  }
+
+  /** The pause check, then {@link RecordPipeline.#deduplicated}. */
+  async #paused(message: AgentMessage, record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn): Promise<RecordOutcome> {
+    const o = this.#o;
+    const envelope = message.envelope;
 
     if (!held && o.pause !== undefined && o.pause.active) {
       const admission = await o.pause.admit(message.provenance.conversation, envelope?.record, address);

@@ -12,6 +12,7 @@ import { checkInstance, checkObject, checkSignal, toAgentId, type AgentIdLike } 
 import { answersRequest, type ReplyCriteria } from './reply-rules.js';
 import { signerCheck, speaksAsSigner, type ReplySignerPolicy, type SignerCheck } from './reply-signers.js';
 import type { Verifier, VerifiedPrincipal } from './verifier.js';
+import { AnsweredReplies } from './answered-replies.js';
 import { DeadlineQueue, type Timed } from './deadline-queue.js';
 
 /** What to wait for, and for how long. */
@@ -204,6 +205,13 @@ export class ReplyHub {
    */
   #layoutChecked: bigint | undefined;
   #layoutCheck: Promise<void> | undefined;
+  /**
+   * The record ids of replies that answered a wait: a signature does not cover where a reply was
+   * appended, so a copy of one verifies anywhere, and a caller that waits again on a correlation
+   * (an A2A SubscribeToTask on a task that already answered once) would take the copy. A record
+   * id answers once.
+   */
+  readonly #answered = new AnsweredReplies();
 
   /** @internal Use `client.replies(topic)`. */
   constructor(core: ClientCore, stream: string, topic: string) {
@@ -506,16 +514,26 @@ export class ReplyHub {
     if (envelope.kind !== 'response' && envelope.kind !== 'error') return undefined;
     const found = this.#waiters.get(envelope.correlation.toString());
     if (found === undefined) return undefined;
+    const id = envelope.record;
+    if (id !== undefined && this.#answered.has(id)) {
+      this.#report('replayed', record, partition, `a copy of reply ${id.toString()}, which already answered a wait`);
+      return undefined;
+    }
     let verified: Waiter[] | undefined;
+    let answered = false;
     // Settling a waiter removes it from the list, so several are walked on a copy.
     const several = Array.isArray(found) ? [...found] : undefined;
     for (let i = 0, n = several?.length ?? 1; i < n; i++) {
       const waiter = several === undefined ? (found as Waiter) : (several[i] as Waiter);
       if (waiter.settled || !answersRequest(envelope, waiter.criteria)) continue;
-      if (waiter.verifier === undefined) waiter.resolve(message);
-      else (verified ??= []).push(waiter);
+      if (waiter.verifier === undefined) {
+        waiter.resolve(message);
+        answered = true;
+      } else (verified ??= []).push(waiter);
     }
-    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified);
+    // Not answered before: the check above said so.
+    if (answered && id !== undefined) this.#answered.add(id);
+    return verified === undefined ? undefined : this.#dispatchVerified(record, partition, message, envelope, verified, id);
   }
 
   /** Every pending wait, in a new array (settling one changes the map). */
@@ -528,7 +546,7 @@ export class ReplyHub {
     return all;
   }
 
-  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[]): Promise<void> {
+  async #dispatchVerified(record: LogRecord, partition: number, message: AgentMessage, envelope: AgentEnvelope, waiters: readonly Waiter[], id: RecordId | undefined): Promise<void> {
     for (const waiter of waiters) {
       let principal: VerifiedPrincipal;
       try {
@@ -547,6 +565,8 @@ export class ReplyHub {
         continue;
       }
       waiter.resolve({ ...message, verifiedPrincipal: principal });
+      // Several verified waits on one reply: it is remembered once.
+      if (id !== undefined && !this.#answered.has(id)) this.#answered.add(id);
     }
   }
 

@@ -1,0 +1,65 @@
+/**
+ * Copies of a task's replies. A signature covers a reply's task and record id but not where or
+ * when it was appended, so a byte-for-byte copy of an earlier non-terminal reply, appended after a
+ * later one, would verify and become the task's latest (a task that moved on would read its old
+ * question again). A record id names one reply: the non-terminal replies that counted are
+ * remembered by it, and a later record with the same id is a copy that never counts. Terminal
+ * copies need nothing: the first terminal wins.
+ */
+import type { RecordId } from '@agdx/wire';
+import type { A2aTask } from './task.js';
+
+/** How many record ids of one task's counted non-terminal replies are remembered (oldest forgotten first). */
+export const COUNTED_REPLY_IDS = 8;
+
+/** A task as one reply leaves it, and that reply's record id (absent on a reply without one). */
+export interface CountedReply {
+  readonly found: A2aTask;
+  readonly record: RecordId | undefined;
+}
+
+/** The record ids of one task's non-terminal replies that counted, as bytes in a ring. */
+export class CountedReplies {
+  // 16 bytes per id in one array: an id object costs about five times as much heap, and the
+  // index may keep tens of thousands of tasks.
+  #bytes: Uint8Array | undefined;
+  #count = 0;
+  #next = 0;
+
+  /** An empty memory, or a copy of `from`'s. */
+  constructor(from?: CountedReplies) {
+    const bytes = from === undefined ? undefined : from.#bytes;
+    if (from !== undefined && bytes !== undefined) {
+      this.#bytes = bytes.slice();
+      this.#count = from.#count;
+      this.#next = from.#next;
+    }
+  }
+
+  /** True when `record` is the id of a reply that already counted: the record is a copy. */
+  isCopy(record: RecordId | undefined): boolean {
+    const bytes = this.#bytes;
+    if (record === undefined || bytes === undefined) return false;
+    const id = record.toBytes();
+    for (let slot = 0; slot < this.#count; slot++) {
+      let same = true;
+      for (let i = 0; i < 16 && same; i++) same = bytes[slot * 16 + i] === id[i];
+      if (same) return true;
+    }
+    return false;
+  }
+
+  /** Remembers a reply that counted; past {@link COUNTED_REPLY_IDS} the oldest is forgotten. */
+  add(record: RecordId | undefined): void {
+    if (record === undefined) return;
+    this.#bytes ??= new Uint8Array(COUNTED_REPLY_IDS * 16);
+    this.#bytes.set(record.toBytes(), this.#next * 16);
+    this.#next = (this.#next + 1) % COUNTED_REPLY_IDS;
+    if (this.#count < COUNTED_REPLY_IDS) this.#count++;
+  }
+
+  /** An independent copy (a read works on copies, so a failed one keeps nothing). */
+  clone(): CountedReplies {
+    return new CountedReplies(this);
+  }
+}
