@@ -5,6 +5,7 @@ import { describeIfExists } from '../checkpoint/checkpoint.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { CONTEXT_READ_WINDOW, conversationKeys, readPartition, sortKeyed, type Keyed } from './read-turns.js';
 import type { ContextMessage } from './session-turn.js';
+import { firstCopies } from './turn-copies.js';
 import { turnPartitions } from './turn-partitions.js';
 
 /** Conversations whose read windows one sessions factory keeps (least recently used dropped first). */
@@ -130,7 +131,8 @@ export class TurnWindow {
       }
       this.#partitions.set(topic, next);
     }
-    return sortKeyed(out).map((k) => k.message);
+    // the window keeps every copy (so it stays what a read of the whole window holds); the answer takes each turn once
+    return firstCopies(sortKeyed(out)).map((k) => k.message);
   }
 
   async #readPartition(
