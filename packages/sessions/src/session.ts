@@ -137,8 +137,10 @@ export class Session {
     if (typeof (policy as Partial<ContextPolicy> | undefined)?.select !== 'function') throw new InvalidError('contextWith takes a context policy');
     return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'context', conversation: this.#conversation }), async () => {
       const history = await this.#scope.read(this.#scope.topics, windowedBounds);
+      const selected = policy.select(history);
+      if (!Array.isArray(selected)) throw new InvalidError('a context policy must return an array of messages from its history');
       const config = this.#runtime.config;
-      return this.#turns(keepToolPairs(history, policy.select(history), (topic) => config.kindFor(topic)));
+      return this.#turns(keepToolPairs(history, selected, (topic) => config.kindFor(topic)));
     });
   }
 
