@@ -117,17 +117,43 @@ function pairTools(messages: ModelMessage[]): ModelMessage[] {
   return out;
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * True for a byte-for-byte copy of a turn this package wrote that was already read (the same
+ * call, place and bytes): a plain turn carries no record id, so the session reads keep a copy
+ * appended again, and a model refuses a tool result given twice. A turn with the same call and
+ * place but other bytes is another message and is kept.
+ */
+function isCopy(written: Map<string, Uint8Array>, payload: TurnPayload, body: Uint8Array): boolean {
+  const place = `${payload.seq} ${payload.call}`;
+  const first = written.get(place);
+  if (first === undefined) {
+    written.set(place, body);
+    return false;
+  }
+  return sameBytes(first, body);
+}
+
 /**
  * The AI SDK messages of session turns, ready to pass as `messages` to the next call: turns this
  * package wrote give back their message, plain turns give a user (`instruction`, `human.input`)
  * or assistant (`response`, `model.response`) text message, and plain tool turns are left out.
+ * A byte-for-byte copy of a turn this package wrote is taken once, at its first position.
  */
 export function modelMessagesFromTurns(turns: readonly SessionTurn[]): ModelMessage[] {
   if (!Array.isArray(turns)) throw new InvalidError('turns must be an array of session turns', { context: { field: 'turns' } });
   const placed: Placed[] = [];
+  const written = new Map<string, Uint8Array>();
   for (const turn of turns) {
     const message = turn.message;
-    const payload = decodeTurnPayload(message.envelope !== undefined ? message.envelope.body : message.payload);
+    const body = message.envelope !== undefined ? message.envelope.body : message.payload;
+    const payload = decodeTurnPayload(body);
+    if (payload !== undefined && isCopy(written, payload, body)) continue;
     const model = payload?.message ?? plainMessage(turn);
     if (model !== undefined) placed.push({ payload, message: model });
   }

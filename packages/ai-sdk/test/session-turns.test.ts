@@ -5,7 +5,7 @@ import { ManualLogClock, MemoryLog } from '@agdx/transport';
 import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { memoryClient } from './support/log.js';
+import { memoryClient, readAll } from './support/log.js';
 import { finish, reasoningParts, scriptedModel, textParts, toolCallParts } from './support/mock-model.js';
 
 const weather = tool({
@@ -83,6 +83,21 @@ describe('model calls as session turns', () => {
       expected[2],
       expected[3],
     ]);
+  });
+
+  it('takes a copied turn once: a tool result appended again is not given to the model twice', async () => {
+    const log = new MemoryLog();
+    const { session } = await recordedSession(log);
+    const topic = session.config.topicFor('tool.result');
+    const [result] = await readAll(log, topic);
+    await log.append({ stream: 'demo', topic, routing: { key: session.conversation.toString() }, records: [{ headers: result!.headers, payload: result!.payload }] });
+    // the session reads keep the copy (a plain turn carries no record id); the conversion does not
+    expect((await session.turns()).map((turn) => turn.kind)).toEqual(['instruction', 'model.response', 'tool.result', 'model.response', 'tool.result']);
+    expect(await sessionModelMessages(session)).toEqual(expected);
+    // the same call and place with other bytes is another message, and is kept
+    await appendModelMessages(session, [{ role: 'user', content: 'again' }], { call: 'mine', firstSeq: 0 });
+    await appendModelMessages(session, [{ role: 'user', content: 'and again' }], { call: 'mine', firstSeq: 0 });
+    expect((await sessionModelMessages(session)).slice(-2)).toEqual([{ role: 'user', content: 'again' }, { role: 'user', content: 'and again' }]);
   });
 
   it('reads plain turns of other writers by kind and never trusts a payload that only looks like its own', async () => {

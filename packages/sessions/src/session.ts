@@ -2,17 +2,19 @@ import { tracedSession, type AgdxClient, type MessagePosition } from '@agdx/agen
 import { ConversationId, InvalidError, UnsupportedError } from '@agdx/wire';
 import { Checkpoint } from './checkpoint/checkpoint.js';
 import { Chain, LastN, TokenBudget, type ContextPolicy } from './context/context-policy.js';
+import { keepToolPairs } from './context/tool-pairs.js';
 import type { SessionConfig } from './session-config.js';
 import type { SessionsRuntime } from './sessions-runtime.js';
 import { appendPlain } from './turns/append-turn.js';
 import {
   atCheckpointBounds,
-  readConversation,
+  readConversationKeyed,
   sinceCheckpointBounds,
   windowedBounds,
   type PartitionBounds,
 } from './turns/read-turns.js';
 import type { ContextMessage, SessionTurn } from './turns/session-turn.js';
+import { firstCopies } from './turns/turn-copies.js';
 import { readTurnWindow } from './turns/turn-window.js';
 import { visitConversation } from './turns/merged-turns.js';
 import type { SessionTurnKind } from './turns/turn-kind.js';
@@ -31,7 +33,7 @@ export interface SessionScope {
   readonly conversation: ConversationId;
   /** The layout's topics, in kind order. */
   readonly topics: readonly string[];
-  /** Reads this conversation's messages on any topics of the stream, ordered like turns. */
+  /** Reads this conversation's messages on any topics of the stream, ordered like turns, each envelope once (a later copy with its record id is left out). */
   read(topics: readonly string[], bounds?: PartitionBounds, signal?: AbortSignal): Promise<ContextMessage[]>;
 }
 
@@ -64,7 +66,8 @@ export class Session {
         const stream = runtime.stream();
         // the open window is kept between reads, so a repeated context read costs what the log gained
         if (bounds === windowedBounds) return readTurnWindow(runtime, stream, conversation, readTopics, signal);
-        return readConversation(runtime.client.transport, stream, readTopics, conversation, bounds, signal, runtime.onError, runtime.client.layout);
+        const keyed = readConversationKeyed(runtime.client.transport, stream, readTopics, conversation, bounds, signal, runtime.onError, runtime.client.layout);
+        return keyed.then((found) => firstCopies(found).map((k) => k.message));
       },
     });
   }
@@ -126,13 +129,19 @@ export class Session {
 
   /**
    * The session's turns within the read window (the newest {@link CONTEXT_READ_WINDOW} records of
-   * each partition), chosen by `policy`.
+   * each partition), chosen by `policy`, without the half of a tool exchange the policy cut from
+   * the other (a result whose call it left out, a call whose results it left out), which model
+   * APIs refuse.
    */
   async contextWith(policy: ContextPolicy): Promise<SessionTurn[]> {
     if (typeof (policy as Partial<ContextPolicy> | undefined)?.select !== 'function') throw new InvalidError('contextWith takes a context policy');
-    return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'context', conversation: this.#conversation }), async () =>
-      this.#turns(policy.select(await this.#scope.read(this.#scope.topics, windowedBounds))),
-    );
+    return tracedSession(this.#runtime.client.telemetry, () => ({ operation: 'context', conversation: this.#conversation }), async () => {
+      const history = await this.#scope.read(this.#scope.topics, windowedBounds);
+      const selected = policy.select(history);
+      if (!Array.isArray(selected)) throw new InvalidError('a context policy must return an array of messages from its history');
+      const config = this.#runtime.config;
+      return this.#turns(keepToolPairs(history, selected, (topic) => config.kindFor(topic)));
+    });
   }
 
   /** The newest turns within the read window, oldest first, with no policy applied. */

@@ -128,6 +128,7 @@ describe('factory and opening', () => {
     expect((await session.contextWith(new Chain([]))).length).toBe(6);
     expect((await session.contextWith(new TokenBudget(0))).map(sessionTurnText)).toEqual(['r4']);
     await expect(session.contextWith({} as never)).rejects.toThrow(InvalidError);
+    await expect(session.contextWith({ select: () => undefined } as never)).rejects.toThrow(InvalidError);
     expect(() => new Chain([{}] as never)).toThrow(InvalidError);
   });
 

@@ -3,6 +3,7 @@ import type { LogTransport } from '@agdx/transport';
 import type { ConversationId, SkippedRecordHandler } from '@agdx/wire';
 import { compareKeyed, conversationSlices, readPage, type Keyed, type PartitionBounds, type PartitionRead } from './read-turns.js';
 import type { ContextMessage } from './session-turn.js';
+import { FirstCopies } from './turn-copies.js';
 
 /** One partition slice read a page at a time: the turns of its current page not yet visited. */
 interface Cursor {
@@ -35,7 +36,8 @@ async function fill(c: Cursor): Promise<boolean> {
  * pages come in offset order, which is broker-time order wherever broker time does not go back
  * within a partition (the memory log and Iggy assign it at append, non-decreasing). Skipped
  * records go to `onError` as the page that holds them is read; an error thrown by `visit` or by the
- * transport ends the walk with that error.
+ * transport ends the walk with that error. A later copy of a turn (the same envelope record id) is
+ * not visited, as {@link FirstCopies} recognises it.
  */
 export async function visitConversation(
   transport: LogTransport,
@@ -53,6 +55,7 @@ export async function visitConversation(
   // the first pages are read concurrently: over a network transport the round trips overlap
   const filled = await Promise.all(cursors.map(fill));
   const live = cursors.filter((_, i) => filled[i] === true);
+  const copies = new FirstCopies();
   while (live.length > 0) {
     let best = 0;
     for (let i = 1; i < live.length; i++) {
@@ -61,7 +64,8 @@ export async function visitConversation(
       if (compareKeyed(c.page[c.index] as Keyed, b.page[b.index] as Keyed) < 0) best = i;
     }
     const c = live[best] as Cursor;
-    visit((c.page[c.index] as Keyed).message);
+    const k = c.page[c.index] as Keyed;
+    if (copies.take(k.identity)) visit(k.message);
     c.index++;
     if (c.index >= c.page.length && !(await fill(c))) live.splice(best, 1);
   }

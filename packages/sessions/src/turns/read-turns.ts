@@ -56,6 +56,8 @@ export interface Keyed {
   readonly ts: number;
   /** Offset as a number, exact below 2^53. */
   readonly offset: number;
+  /** The turn's identity (its envelope's record id), found once when it is read; undefined for a plain turn. */
+  readonly identity: string | undefined;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -163,7 +165,7 @@ export async function readPage(r: PartitionRead, offset: bigint): Promise<TurnPa
       provenance: message.provenance,
       topic,
     };
-    found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset) });
+    found.push({ message: turn, topicIndex, ts: Number(record.timestampMicros), offset: Number(record.offset), identity: message.envelope?.record?.toString() });
   }
   return { found, next: (records[records.length - 1] as LogRecord).offset + 1n };
 }
@@ -231,10 +233,24 @@ export async function readConversation(
   onError?: SkippedRecordHandler,
   layout?: StreamLayout,
 ): Promise<ContextMessage[]> {
+  return (await readConversationKeyed(transport, stream, topics, conversation, bounds, signal, onError, layout)).map((k) => k.message);
+}
+
+/** {@link readConversation} with the keys each turn is merged by, in read order. @internal */
+export async function readConversationKeyed(
+  transport: LogTransport,
+  stream: string,
+  topics: readonly string[],
+  conversation: ConversationId,
+  bounds: PartitionBounds,
+  signal: AbortSignal | undefined,
+  onError: SkippedRecordHandler | undefined,
+  layout: StreamLayout | undefined,
+): Promise<Keyed[]> {
   const slices = await conversationSlices(transport, stream, topics, conversation, bounds, signal, onError, layout);
   // partitions are read concurrently: over a network transport the round trips overlap
   const parts = await Promise.all(slices.map(readPartition));
-  return sortKeyed(parts.flat()).map((k) => k.message);
+  return sortKeyed(parts.flat());
 }
 
 /** Sorts turns into read order: broker time, topic index, partition, offset. @internal */

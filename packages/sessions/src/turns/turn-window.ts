@@ -5,6 +5,7 @@ import { describeIfExists } from '../checkpoint/checkpoint.js';
 import type { SessionsRuntime } from '../sessions-runtime.js';
 import { CONTEXT_READ_WINDOW, conversationKeys, readPartition, sortKeyed, type Keyed } from './read-turns.js';
 import type { ContextMessage } from './session-turn.js';
+import { firstCopies } from './turn-copies.js';
 import { turnPartitions } from './turn-partitions.js';
 
 /** Conversations whose read windows one sessions factory keeps (least recently used dropped first). */
@@ -70,6 +71,7 @@ export class TurnWindow {
   readonly #layout: StreamLayout | undefined;
   readonly #keys: { readonly textBytes: Uint8Array; readonly bigEndian: Uint8Array };
   #partitions = new Map<string, Map<number, PartitionWindow>>();
+  readonly #identities = new WindowIdentities();
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @param layout the stream layout asked where the conversation's records are; every partition is read without one. */
@@ -117,20 +119,30 @@ export class TurnWindow {
     );
     // nothing above changed the window, so a read that threw left it as it was
     const out: Keyed[] = [];
+    const identities = this.#identities;
     for (const { topic, partitions } of updates) {
+      const old = this.#partitions.get(topic);
       if (partitions === undefined) {
+        for (const w of old?.values() ?? []) identities.forget(w);
         this.#partitions.delete(topic);
         continue;
       }
       const next = new Map<number, PartitionWindow>();
       for (const update of partitions) {
-        const w = apply(update);
+        const previous = old?.get(update.partition);
+        // a window started over (another generation, a tail below what was read) no longer holds the old turns
+        if (previous !== undefined && previous !== update.kept) identities.forget(previous);
+        const w = apply(update, identities);
         next.set(update.partition, w);
         for (let i = w.head; i < w.found.length; i++) out.push(w.found[i] as Keyed);
       }
+      for (const [partition, w] of old ?? []) if (!next.has(partition)) identities.forget(w);
       this.#partitions.set(topic, next);
     }
-    return sortKeyed(out).map((k) => k.message);
+    // The window keeps every copy (so it stays what a read of the whole window holds) and the
+    // answer takes each turn once; while no identity is in the window twice, nothing is to drop.
+    const sorted = sortKeyed(out);
+    return (identities.repeated > 0 ? firstCopies(sorted) : sorted).map((k) => k.message);
   }
 
   async #readPartition(
@@ -184,13 +196,45 @@ function turnBytes(k: Keyed): number {
   return n;
 }
 
-function apply(update: PartitionUpdate): PartitionWindow {
+/**
+ * How many turns in the window (from each partition's `head` on) carry each identity, kept as
+ * turns enter and leave it, so that a read whose window holds no identity twice (the common case)
+ * skips the copy filter instead of walking every identified turn of the window again.
+ */
+class WindowIdentities {
+  readonly #counts = new Map<string, number>();
+  /** Identities held more than once. */
+  repeated = 0;
+
+  add(identity: string | undefined): void {
+    if (identity === undefined) return;
+    const count = (this.#counts.get(identity) ?? 0) + 1;
+    this.#counts.set(identity, count);
+    if (count === 2) this.repeated++;
+  }
+
+  remove(identity: string | undefined): void {
+    if (identity === undefined) return;
+    const count = (this.#counts.get(identity) ?? 0) - 1;
+    if (count <= 0) this.#counts.delete(identity);
+    else this.#counts.set(identity, count);
+    if (count === 1) this.repeated--;
+  }
+
+  /** Removes every turn `w` still holds in the window. */
+  forget(w: PartitionWindow): void {
+    for (let i = w.head; i < w.found.length; i++) this.remove((w.found[i] as Keyed).identity);
+  }
+}
+
+function apply(update: PartitionUpdate, identities: WindowIdentities): PartitionWindow {
   const w: PartitionWindow = update.kept ?? { createdAtMicros: update.createdAtMicros, next: 0n, found: [], head: 0, bytes: 0 };
   for (const k of update.fresh) {
     w.found.push(k);
     w.bytes += turnBytes(k);
+    identities.add(k.identity);
   }
-  while (w.head < w.found.length && (w.found[w.head] as Keyed).message.id.offset < update.from) w.head++;
+  while (w.head < w.found.length && (w.found[w.head] as Keyed).message.id.offset < update.from) identities.remove((w.found[w.head++] as Keyed).identity);
   // turns that left the window are skipped by `head`; once they are the majority the list is rebuilt
   if (w.head > 1024 && w.head * 2 > w.found.length) {
     for (let i = 0; i < w.head; i++) w.bytes -= turnBytes(w.found[i] as Keyed);
