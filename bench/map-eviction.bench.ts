@@ -1,0 +1,176 @@
+// What forgetting the oldest entry of a full bounded Map costs, per eviction, at the sizes the
+// packages' caches use. In alternating rounds, per CPU second of this process, one operation =
+// one new key kept and the oldest key forgotten (the map stays full):
+//   baseline = a Map in insertion order, re-setting a key by delete + set, forgetting through
+//              `map.keys().next()` (the pattern the caches used: in V8 every delete leaves a hole
+//              that a fresh iterator walks again until the table rehashes);
+//   ours     = `RecencyMap` (@agdx/agents internal; the same class in bridge-a2a and the dev
+//              server): a queue of keys beside the Map;
+//   ring     = (second comparison, pure FIFO only) a fixed ring of `size` keys beside a Map, as
+//              `replay-guard.ts` does, against the same baseline.
+// Two key patterns: `fifo` (every key new) and `refresh` (every fourth operation sets again a
+// key set size/2 operations ago, which moves it to the newest; the others are new keys).
+// A third comparison runs the public `SlidingWindowKeyStore.add` against a copy of its former
+// code (a Set forgetting through `values().next()`), fresh keys, at each size.
+// nsPerOp = 1e9 / (ops per CPU second), median over the rounds; `ratio` = ours / baseline rates
+// per round (above 1: ours is faster).
+// Run: pnpm bench map-eviction → one JSON object on stdout. AGDX_BENCH_EVICT_SIZES (default
+// "256,10000,32768") sets the sizes; AGDX_BENCH_RUNS (default 7) the rounds.
+import { loadavg } from 'node:os';
+import { SlidingWindowKeyStore } from '@agdx/agents';
+import { RecencyMap } from '../packages/agents/src/dedup/recency-map.js';
+import { compareAlternating, sinkBit, type Comparison, type Contender } from './support/alternating.js';
+import { machine } from './support/machine.js';
+
+const SIZES = (process.env.AGDX_BENCH_EVICT_SIZES ?? '256,10000,32768').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+const ROUNDS = Number(process.env.AGDX_BENCH_RUNS ?? 7);
+
+type Pattern = 'fifo' | 'refresh';
+
+/** A cache under test: `put` keeps a key as the newest and forgets the oldest beyond `size`. */
+interface Cache {
+  put(key: string): void;
+  readonly size: number;
+}
+
+/** The former pattern: delete + set, forget through a fresh iterator. */
+function mapCache(size: number): Cache {
+  const map = new Map<string, number>();
+  return {
+    put(key) {
+      map.delete(key);
+      map.set(key, 1);
+      while (map.size > size) {
+        const oldest = map.keys().next();
+        if (oldest.done === true) break;
+        map.delete(oldest.value);
+      }
+    },
+    get size() {
+      return map.size;
+    },
+  };
+}
+
+function recencyCache(size: number): Cache {
+  const map = new RecencyMap<string, number>();
+  return {
+    put(key) {
+      map.set(key, 1);
+      while (map.size > size) {
+        const oldest = map.oldest();
+        if (oldest === undefined) break;
+        map.delete(oldest);
+      }
+    },
+    get size() {
+      return map.size;
+    },
+  };
+}
+
+/** A fixed ring of keys (FIFO only: a key set again is not moved). */
+function ringCache(size: number): Cache {
+  const map = new Map<string, number>();
+  const ring: (string | undefined)[] = new Array<string | undefined>(size).fill(undefined);
+  let next = 0;
+  return {
+    put(key) {
+      const slot = next;
+      next = slot + 1 === size ? 0 : slot + 1;
+      const oldest = ring[slot];
+      if (oldest !== undefined && map.get(oldest) === slot) map.delete(oldest);
+      ring[slot] = key;
+      map.set(key, slot);
+    },
+    get size() {
+      return map.size;
+    },
+  };
+}
+
+/** The former SlidingWindowKeyStore.add. */
+function formerWindow(size: number): Cache {
+  const keys = new Set<string>();
+  return {
+    put(key) {
+      if (keys.has(key)) keys.delete(key);
+      keys.add(key);
+      while (keys.size > size) {
+        const oldest = keys.values().next();
+        if (oldest.done === true) break;
+        keys.delete(oldest.value);
+      }
+    },
+    get size() {
+      return keys.size;
+    },
+  };
+}
+
+function windowStore(size: number): Cache {
+  const store = new SlidingWindowKeyStore(size);
+  return {
+    put: (key) => store.add(key),
+    get size() {
+      return store.size;
+    },
+  };
+}
+
+/**
+ * A contender feeding `cache` its own sequence of keys (the same sequence for every contender of
+ * a size and pattern): keys cycle through 4 × size names, so a name comes back only long after it
+ * was forgotten; the cache is filled before timing.
+ */
+function contender(cache: Cache, size: number, pattern: Pattern, names: readonly string[]): Contender {
+  let n = 0;
+  const put = (): void => {
+    if (pattern === 'refresh' && n % 4 === 3) cache.put(names[(n - (size >> 1)) % names.length] as string);
+    else cache.put(names[n % names.length] as string);
+    n++;
+  };
+  while (cache.size < size) put();
+  return { run: put };
+}
+
+interface Row {
+  readonly size: number;
+  readonly pattern: Pattern | 'SlidingWindowKeyStore';
+  readonly against: string;
+  readonly nsPerOp: { readonly ours: number; readonly baseline: number };
+  readonly comparison: Comparison;
+}
+
+async function row(size: number, pattern: Row['pattern'], against: string, ours: Cache, baseline: Cache, names: readonly string[]): Promise<Row> {
+  const keyPattern: Pattern = pattern === 'refresh' ? 'refresh' : 'fifo';
+  const comparison = await compareAlternating(contender(ours, size, keyPattern, names), contender(baseline, size, keyPattern, names), { rounds: ROUNDS, batchCpuMs: 100 });
+  const ns = (rate: number): number => Number((1e9 / rate).toFixed(1));
+  return { size, pattern, against, nsPerOp: { ours: ns(comparison.oursPerCpuSecond.median), baseline: ns(comparison.baselinePerCpuSecond.median) }, comparison };
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg();
+  const rows: Row[] = [];
+  for (const size of SIZES) {
+    const names = Array.from({ length: 4 * size }, (_, i) => `conversation-${i.toString(36)}-${(i * 2654435761) % 1000003}`);
+    rows.push(await row(size, 'fifo', 'RecencyMap ÷ keys().next()', recencyCache(size), mapCache(size), names));
+    rows.push(await row(size, 'refresh', 'RecencyMap ÷ keys().next()', recencyCache(size), mapCache(size), names));
+    rows.push(await row(size, 'fifo', 'ring ÷ keys().next()', ringCache(size), mapCache(size), names));
+    rows.push(await row(size, 'SlidingWindowKeyStore', 'SlidingWindowKeyStore.add ÷ its former Set + values().next()', windowStore(size), formerWindow(size), names));
+    process.stderr.write(`map-eviction: size ${size} done\n`);
+  }
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'map-eviction',
+      what: 'one new key kept and the oldest forgotten in a full bounded map: ours (RecencyMap, a fixed ring, SlidingWindowKeyStore) against a Map forgetting through keys().next() (baseline), per CPU second of this process, alternating rounds',
+      rounds: ROUNDS,
+      rows,
+      loadAverage: { before: loadBefore, after: loadavg() },
+      machine: machine(),
+      sink: sinkBit(),
+    })}\n`,
+  );
+}
+
+await main();
