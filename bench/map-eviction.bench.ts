@@ -14,16 +14,26 @@
 // code (a Set forgetting through `values().next()`), fresh keys, at each size.
 // nsPerOp = 1e9 / (ops per CPU second), median over the rounds; `ratio` = ours / baseline rates
 // per round (above 1: ours is faster).
+// Last, what it means to an agent (`roundTrip`): one `laser.request` round trip on MemoryLog to
+// an echo agent whose processed-key store is full (10,000 keys, the default window) and whose
+// commands carry a new idempotency key each, so every round trip forgets one key: ours = the
+// agent with `SlidingWindowKeyStore`, baseline = the same agent with the former store, two agents
+// each on its own MemoryLog, alternating rounds. `shareOfRoundTrip` = 1 - baseline rate / ours rate.
 // Run: pnpm bench map-eviction → one JSON object on stdout. AGDX_BENCH_EVICT_SIZES (default
-// "256,10000,32768") sets the sizes; AGDX_BENCH_RUNS (default 7) the rounds.
+// "64,256,10000,32768") sets the sizes; AGDX_BENCH_RUNS (default 7) the rounds;
+// AGDX_BENCH_EVICT_ROUNDTRIP=0 skips the round trips.
 import { loadavg } from 'node:os';
-import { SlidingWindowKeyStore } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, type ProcessedKeyStore, SlidingWindowKeyStore } from '@agdx/agents';
+import { MemoryLog } from '@agdx/transport';
+import { AgentId, ConversationId, CorrelationId, MintUlid } from '@agdx/wire';
 import { RecencyMap } from '../packages/agents/src/dedup/recency-map.js';
 import { compareAlternating, sinkBit, type Comparison, type Contender } from './support/alternating.js';
 import { machine } from './support/machine.js';
 
-const SIZES = (process.env.AGDX_BENCH_EVICT_SIZES ?? '256,10000,32768').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+const SIZES = (process.env.AGDX_BENCH_EVICT_SIZES ?? '64,256,10000,32768').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
 const ROUNDS = Number(process.env.AGDX_BENCH_RUNS ?? 7);
+const ROUND_TRIP = process.env.AGDX_BENCH_EVICT_ROUNDTRIP !== '0';
+const WINDOW = 10_000;
 
 type Pattern = 'fifo' | 'refresh';
 
@@ -89,21 +99,40 @@ function ringCache(size: number): Cache {
   };
 }
 
-/** The former SlidingWindowKeyStore.add. */
+/** The former `SlidingWindowKeyStore` (@agdx/agents before this change), line for line. */
+class FormerWindowStore implements ProcessedKeyStore {
+  readonly #capacity: number;
+  readonly #keys = new Set<string>();
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  add(key: string): void {
+    if (this.#keys.has(key)) this.#keys.delete(key);
+    this.#keys.add(key);
+    while (this.#keys.size > this.#capacity) {
+      const oldest = this.#keys.values().next();
+      if (oldest.done === true) break;
+      this.#keys.delete(oldest.value);
+    }
+  }
+}
+
 function formerWindow(size: number): Cache {
-  const keys = new Set<string>();
+  const store = new FormerWindowStore(size);
   return {
-    put(key) {
-      if (keys.has(key)) keys.delete(key);
-      keys.add(key);
-      while (keys.size > size) {
-        const oldest = keys.values().next();
-        if (oldest.done === true) break;
-        keys.delete(oldest.value);
-      }
-    },
+    put: (key) => store.add(key),
     get size() {
-      return keys.size;
+      return store.size;
     },
   };
 }
@@ -149,6 +178,57 @@ async function row(size: number, pattern: Row['pattern'], against: string, ours:
   return { size, pattern, against, nsPerOp: { ours: ns(comparison.oursPerCpuSecond.median), baseline: ns(comparison.baselinePerCpuSecond.median) }, comparison };
 }
 
+/** An echo agent on `stream` with `store`, its store filled, and one keyed round trip to it. */
+async function keyedRoundTrip(log: MemoryLog, stream: string, store: ProcessedKeyStore): Promise<{ once: () => Promise<void>; stop: () => Promise<void> }> {
+  const laser = AgdxClient.from(log, { stream });
+  await laser.bootstrap(1);
+  for (let i = 0; i < WINDOW; i++) await store.add(`echo\u001ffill-${i}`);
+  const agent = Agent.builder()
+    .id('echo')
+    .listenOn(AgentTopic.Commands)
+    .respondOn(AgentTopic.Responses)
+    .followControl(false)
+    .heartbeats(false)
+    .processedKeys(store)
+    .handler((message, ctx) => ctx.respond(message.envelope?.body ?? new Uint8Array([0])))
+    .spawn(laser);
+  await agent.ready();
+  const planner = AgentId.new('planner');
+  const conversation = ConversationId.new();
+  const body = new TextEncoder().encode('summarize incident 42');
+  let n = 0;
+  const once = async (): Promise<void> => {
+    const request = laser
+      .agdx(AgentTopic.Commands, planner, conversation)
+      .command(MintUlid.mint(CorrelationId), body)
+      .withTarget('echo')
+      .withIdempotencyKey(`key-${n++}`);
+    await laser.request(request, { replyTopic: AgentTopic.Responses, timeoutMs: 10_000 });
+  };
+  return {
+    once,
+    stop: async () => {
+      await agent.shutdown();
+      await laser.close();
+    },
+  };
+}
+
+async function roundTrips(): Promise<{ readonly window: number; readonly comparison: Comparison; readonly shareOfRoundTrip: { min: number; median: number; max: number } }> {
+  // a log each, so neither agent's records or waiters sit in the other's way
+  const ours = await keyedRoundTrip(new MemoryLog(), 'evict-ours', new SlidingWindowKeyStore(WINDOW));
+  const baseline = await keyedRoundTrip(new MemoryLog(), 'evict-former', new FormerWindowStore(WINDOW));
+  try {
+    const comparison = await compareAlternating({ run: ours.once, async: true }, { run: baseline.once, async: true }, { rounds: ROUNDS, batchCpuMs: 300 });
+    const shares = comparison.ratioPerRound.map((r) => 1 - 1 / r).sort((a, b) => a - b);
+    const f = (v: number): number => Number(v.toFixed(3));
+    return { window: WINDOW, comparison, shareOfRoundTrip: { min: f(shares[0] ?? 0), median: f(shares[shares.length >> 1] ?? 0), max: f(shares.at(-1) ?? 0) } };
+  } finally {
+    await ours.stop();
+    await baseline.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg();
   const rows: Row[] = [];
@@ -160,12 +240,14 @@ async function main(): Promise<void> {
     rows.push(await row(size, 'SlidingWindowKeyStore', 'SlidingWindowKeyStore.add ÷ its former Set + values().next()', windowStore(size), formerWindow(size), names));
     process.stderr.write(`map-eviction: size ${size} done\n`);
   }
+  const roundTrip = ROUND_TRIP ? await roundTrips() : undefined;
   process.stdout.write(
     `${JSON.stringify({
       bench: 'map-eviction',
       what: 'one new key kept and the oldest forgotten in a full bounded map: ours (RecencyMap, a fixed ring, SlidingWindowKeyStore) against a Map forgetting through keys().next() (baseline), per CPU second of this process, alternating rounds',
       rounds: ROUNDS,
       rows,
+      roundTrip,
       loadAverage: { before: loadBefore, after: loadavg() },
       machine: machine(),
       sink: sinkBit(),
