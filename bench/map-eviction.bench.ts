@@ -14,6 +14,9 @@
 // code (a Set forgetting through `values().next()`), fresh keys, at each size.
 // nsPerOp = 1e9 / (ops per CPU second), median over the rounds; `ratio` = ours / baseline rates
 // per round (above 1: ours is faster).
+// `heapBytesPerEntry`: the heap a full cache of each kind holds per key, at each size (keys and
+// values made beforehand, full GC before and after, filled by 4 × size puts so the evictions' holes
+// and stale copies are there; twice each, interleaved).
 // Last, what it means to an agent (`roundTrip`): one `laser.request` round trip on MemoryLog to
 // an echo agent whose processed-key store is full (10,000 keys, the default window) and whose
 // commands carry a new idempotency key each, so every round trip forgets one key: ours = the
@@ -229,15 +232,40 @@ async function roundTrips(): Promise<{ readonly window: number; readonly compari
   }
 }
 
+const fullGc = (globalThis as { gc?: () => void }).gc;
+
+/** Heap bytes per key of a cache of `size` keys made by `make`, after 4 × size puts; undefined without --expose-gc. */
+function heapPerEntry(make: (size: number) => Cache, size: number, names: readonly string[]): number | undefined {
+  if (fullGc === undefined) return undefined;
+  const heap = (): number => {
+    fullGc();
+    fullGc();
+    return process.memoryUsage().heapUsed;
+  };
+  const before = heap();
+  const cache = make(size);
+  for (let i = 0; i < 4 * size; i++) cache.put(names[i] as string);
+  const after = heap();
+  if (cache.size !== size) throw new Error('the cache is not full');
+  return Number(((after - before) / size).toFixed(1));
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg();
   const rows: Row[] = [];
+  const heapBytesPerEntry: { size: number; map: (number | undefined)[]; recencyMap: (number | undefined)[] }[] = [];
   for (const size of SIZES) {
     const names = Array.from({ length: 4 * size }, (_, i) => `conversation-${i.toString(36)}-${(i * 2654435761) % 1000003}`);
     rows.push(await row(size, 'fifo', 'RecencyMap ÷ keys().next()', recencyCache(size), mapCache(size), names));
     rows.push(await row(size, 'refresh', 'RecencyMap ÷ keys().next()', recencyCache(size), mapCache(size), names));
     rows.push(await row(size, 'fifo', 'ring ÷ keys().next()', ringCache(size), mapCache(size), names));
     rows.push(await row(size, 'SlidingWindowKeyStore', 'SlidingWindowKeyStore.add ÷ its former Set + values().next()', windowStore(size), formerWindow(size), names));
+    const heap = { map: [] as (number | undefined)[], recencyMap: [] as (number | undefined)[] };
+    for (let i = 0; i < 2; i++) {
+      heap.map.push(heapPerEntry(mapCache, size, names));
+      heap.recencyMap.push(heapPerEntry(recencyCache, size, names));
+    }
+    heapBytesPerEntry.push({ size, ...heap });
     process.stderr.write(`map-eviction: size ${size} done\n`);
   }
   const roundTrip = ROUND_TRIP ? await roundTrips() : undefined;
@@ -247,6 +275,7 @@ async function main(): Promise<void> {
       what: 'one new key kept and the oldest forgotten in a full bounded map: ours (RecencyMap, a fixed ring, SlidingWindowKeyStore) against a Map forgetting through keys().next() (baseline), per CPU second of this process, alternating rounds',
       rounds: ROUNDS,
       rows,
+      heapBytesPerEntry,
       roundTrip,
       loadAverage: { before: loadBefore, after: loadavg() },
       machine: machine(),
