@@ -26,6 +26,22 @@ describe('processed-key stores', () => {
     expect(() => new SlidingWindowKeyStore(0)).toThrow('at least 1');
   });
 
+  it('the sliding window keeps exactly the newest keys over many adds and re-adds', () => {
+    const window = new SlidingWindowKeyStore(500);
+    const model = new Set<string>();
+    for (let i = 0; i < 5000; i++) {
+      // every third add re-adds a key added 300 adds before (still kept), which refreshes it
+      const key = i % 3 === 2 ? `k${i - 300}` : `k${i}`;
+      window.add(key);
+      model.delete(key);
+      model.add(key);
+      if (model.size > 500) model.delete(model.values().next().value as string);
+    }
+    expect(window.size).toBe(500);
+    const kept = Array.from({ length: 5000 }, (_, i) => `k${i}`).filter((k) => window.has(k));
+    expect(kept.sort()).toEqual([...model].sort());
+  });
+
   it('the log-backed store folds its namespace on open and ignores other namespaces', async () => {
     const h = await harness();
     const one = await LogProcessedKeyStore.open(h.log, { stream: STREAM, namespace: 'payer' });

@@ -4,6 +4,8 @@
  * append returned; remembering those positions lets GetTask trust them and nothing else.
  */
 
+import { RecencyMap } from './recency-map.js';
+
 /**
  * How many of its own unsigned CancelTask records a bridge remembers (by position) so that GetTask
  * can trust them under a verifier; older ones, and those of other bridge instances, are not.
@@ -12,14 +14,14 @@ export const OWN_CANCEL_MEMORY: number = 10_000;
 
 /** The newest {@link OWN_CANCEL_MEMORY} unsigned cancels a bridge appended: task id → position. */
 export class OwnCancels {
-  readonly #positions = new Map<string, string>();
+  // Forgetting through a Map's own order (`keys().next()`) would walk every cancel forgotten before.
+  readonly #positions = new RecencyMap<string, string>();
 
   /** Remembers the position of the cancel of `task`, forgetting the oldest beyond the limit. */
   remember(task: string, position: string): void {
-    this.#positions.delete(task);
     this.#positions.set(task, position);
     if (this.#positions.size > OWN_CANCEL_MEMORY) {
-      const oldest = this.#positions.keys().next().value;
+      const oldest = this.#positions.oldest();
       if (oldest !== undefined) this.#positions.delete(oldest);
     }
   }

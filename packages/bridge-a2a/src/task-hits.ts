@@ -8,6 +8,7 @@
 import type { RecordId } from '@agdx/wire';
 import { CountedReplies } from './counted-replies.js';
 import { EvictedIds } from './evicted-ids.js';
+import { RecencyMap } from './recency-map.js';
 import type { A2aTask } from './task.js';
 import { KEPT_TASK_READS, type TaskAddress } from './task-reads.js';
 
@@ -51,12 +52,14 @@ export interface ChosenReply {
 }
 
 /**
- * The kept replies of at most `limit` tasks (see the module comment). A Map iterates oldest
- * first, which is the drop order, so touching a task moves it to the end.
+ * The kept replies of at most `limit` tasks (see the module comment). Touching a task makes it the
+ * newest; the oldest is dropped first. Building the index over a long log drops one task per new
+ * one, so the order is a {@link RecencyMap}: a Map's own order (`keys().next()`) walks every task
+ * dropped before, about 5.6 µs a drop at the default 32,768.
  */
 export class TaskHits {
   readonly #limit: number;
-  readonly #tasks = new Map<string, PlaceHits[]>();
+  readonly #tasks = new RecencyMap<string, PlaceHits[]>();
   readonly #answers = new Map<string, KeptAnswer>();
   /** Per kept task, its non-terminal replies that counted (on any place), so a copy never counts. */
   readonly #counted = new Map<string, CountedReplies>();
@@ -81,7 +84,6 @@ export class TaskHits {
   touch(task: string): PlaceHits[] | undefined {
     const hits = this.#tasks.get(task);
     if (hits === undefined) return undefined;
-    this.#tasks.delete(task);
     this.#tasks.set(task, hits);
     return hits;
   }
@@ -155,7 +157,7 @@ export class TaskHits {
 
   #dropOverLimit(): void {
     while (this.#tasks.size > this.#limit) {
-      const oldest = this.#tasks.keys().next().value;
+      const oldest = this.#tasks.oldest();
       if (oldest === undefined) break;
       this.#tasks.delete(oldest);
       this.#answers.delete(oldest);

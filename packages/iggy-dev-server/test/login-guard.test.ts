@@ -70,4 +70,41 @@ describe('LoginGuard', () => {
     expect(g.admit('10.0.1.243')).toMatchObject({ action: 'refuse' });
     expect(g.admit('10.0.0.0')).toEqual({ action: 'check' });
   });
+
+  it('an address that fails again becomes the most recently failing, and outlives older ones', () => {
+    const now = { t: 0 };
+    const g = guard(now, { maxAddresses: 50, perAddress: 1, lockoutMs: 1_000_000 });
+    g.forConnection('10.0.9.9').failed();
+    for (let i = 0; i < 49; i++) g.forConnection(`10.0.0.${i}`).failed();
+    g.forConnection('10.0.9.9').failed();
+    // one new address: the least recently failing is now 10.0.0.0, not 10.0.9.9
+    g.forConnection('10.0.1.0').failed();
+    expect(g.trackedAddresses).toBe(50);
+    expect(g.admit('10.0.0.0')).toEqual({ action: 'check' });
+    expect(g.admit('10.0.9.9')).toMatchObject({ action: 'refuse' });
+    for (let i = 1; i < 48; i++) g.forConnection(`10.0.2.${i}`).failed();
+    expect([g.admit('10.0.0.48'), g.admit('10.0.9.9')]).toEqual([{ action: 'refuse', delayMs: 10 }, { action: 'refuse', delayMs: 10 }]);
+    g.forConnection('10.0.2.100').failed();
+    expect([g.admit('10.0.0.48'), g.admit('10.0.9.9')]).toEqual([{ action: 'check' }, { action: 'refuse', delayMs: 10 }]);
+  });
+
+  it('drops the least recently failing address once its window has passed, one per failure', () => {
+    const now = { t: 0 };
+    const g = guard(now, { perAddress: 100 });
+    for (let i = 0; i < 5; i++) g.forConnection(`10.0.0.${i}`).failed();
+    now.t += 500;
+    g.forConnection('10.0.0.0').failed();
+    now.t += 600;
+    // 10.0.0.1 to .4 are past the window, 10.0.0.0 failed 600 ms ago: each failure drops one expired
+    expect(g.trackedAddresses).toBe(5);
+    g.forConnection('10.0.1.0').failed();
+    expect(g.trackedAddresses).toBe(5);
+    g.forConnection('10.0.1.0').failed();
+    g.forConnection('10.0.1.0').failed();
+    g.forConnection('10.0.1.0').failed();
+    // .1 to .4 are gone; .0 (still inside its window) is the oldest now and stays
+    expect(g.trackedAddresses).toBe(2);
+    g.forConnection('10.0.1.0').failed();
+    expect(g.trackedAddresses).toBe(2);
+  });
 });

@@ -1,5 +1,6 @@
 import { InvalidError } from '@agdx/wire';
 import type { ProcessedKeyStore } from './processed-key-store.js';
+import { RecencyMap } from './recency-map.js';
 
 /** The default window of the in-memory store. */
 export const DEFAULT_DEDUP_WINDOW = 10_000;
@@ -11,7 +12,8 @@ export const DEFAULT_DEDUP_WINDOW = 10_000;
  */
 export class SlidingWindowKeyStore implements ProcessedKeyStore {
   readonly #capacity: number;
-  readonly #keys = new Set<string>();
+  // Not a Set forgetting through `values().next()`: that walks every key forgotten before (see RecencyMap).
+  readonly #keys = new RecencyMap<string, true>();
 
   /** @throws InvalidError unless `capacity` is a safe integer ≥ 1. */
   constructor(capacity: number = DEFAULT_DEDUP_WINDOW) {
@@ -33,12 +35,11 @@ export class SlidingWindowKeyStore implements ProcessedKeyStore {
 
   /** Adds `key`, evicting the oldest keys beyond the capacity. */
   add(key: string): void {
-    if (this.#keys.has(key)) this.#keys.delete(key);
-    this.#keys.add(key);
+    this.#keys.set(key, true);
     while (this.#keys.size > this.#capacity) {
-      const oldest = this.#keys.values().next();
-      if (oldest.done === true) break;
-      this.#keys.delete(oldest.value);
+      const oldest = this.#keys.oldest();
+      if (oldest === undefined) break;
+      this.#keys.delete(oldest);
     }
   }
 }
