@@ -1,4 +1,5 @@
-import { Agent, AgentTopic, InvalidError, RESUME_MARKER_TOPIC } from '@agdx/agents';
+import { Agent, AgentTopic, RESUME_MARKER_TOPIC } from '@agdx/agents';
+import { InvalidError } from '@agdx/wire';
 import { MemoryLog } from '@agdx/transport';
 import { describe, expect, it } from 'vitest';
 import { checkCrashLoopGuard, MAX_RESUME_LOOK_BACK, ResumeMarkers, type ResumeMarkerScope } from '../src/agent/resume-markers.js';
