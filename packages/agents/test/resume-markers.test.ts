@@ -13,7 +13,7 @@ async function log(): Promise<MemoryLog> {
 }
 
 function scope(over: Partial<ResumeMarkerScope> = {}): ResumeMarkerScope {
-  return { stream: STREAM, topic: AgentTopic.Sessions, group: 'worker', agent: 'worker', instance: crypto.randomUUID(), ...over };
+  return { stream: STREAM, topic: AgentTopic.Sessions, group: 'worker', agent: 'worker', instance: 'instance-a', ...over };
 }
 
 describe('resume markers', () => {
@@ -32,7 +32,7 @@ describe('resume markers', () => {
   it('does not count resumes at another partition, offset, topic or group (instances sharing a group)', async () => {
     const memory = await log();
     const a = new ResumeMarkers(memory, scope(), 64);
-    const b = new ResumeMarkers(memory, scope(), 64);
+    const b = new ResumeMarkers(memory, scope({ instance: 'instance-b' }), 64);
     for (let i = 0; i < 5; i++) {
       await b.resuming(1, 3n);
       await b.resuming(0, 4n);

@@ -4,7 +4,7 @@
  * heartbeats, and the handler contexts, all on one client.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, AgentEnvelope, ContentType, TaskState, type AgentErrorBody, type AgentId } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, ContentType, MintUlid, RecordId, TaskState, type AgentErrorBody, type AgentId } from '@agdx/wire';
 import type { Signer } from '../send/signer.js';
 import { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
@@ -284,7 +284,7 @@ export class AgentHandle {
     const markers =
       guard === false
         ? undefined
-        : new ResumeMarkers(transport, { stream, topic: config.listenOn, group: config.consumerGroup, agent: me.value, instance: crypto.randomUUID() }, guard.lookBack);
+        : new ResumeMarkers(transport, { stream, topic: config.listenOn, group: config.consumerGroup, agent: me.value, instance: MintUlid.mint(RecordId).toString() }, guard.lookBack);
     const pause = config.followControl
       ? new PauseController({
           me,
