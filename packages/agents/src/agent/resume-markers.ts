@@ -25,7 +25,7 @@ export const DEFAULT_RESUME_LOOK_BACK = 512;
 /** Largest look-back accepted: the read is bounded, and so is the work of counting. */
 export const MAX_RESUME_LOOK_BACK = 65_536;
 
-/** A marker payload larger than this is not one of ours and is not decoded. */
+/** A marker payload larger than this is not one of ours and is not looked at. */
 const MAX_MARKER_BYTES = 2_048;
 
 /** Marker format version (the `v` field). */
@@ -91,7 +91,6 @@ export class ResumeMarkers {
   readonly #scope: ResumeMarkerScope;
   readonly #lookBack: bigint;
   readonly #encoder = new TextEncoder();
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
   #ready: Promise<void> | undefined;
 
   /** Markers of one consumer (stream, topic, group) on `transport`. */
@@ -109,20 +108,22 @@ export class ResumeMarkers {
   async resuming(partition: number, offset: bigint, signal?: AbortSignal): Promise<number> {
     await (this.#ready ??= this.#ensure(signal));
     const s = this.#scope;
-    const body = { v: MARKER_VERSION, stream: s.stream, topic: s.topic, group: s.group, partition, offset: offset.toString(), agent: s.agent, instance: s.instance };
+    const id = identity(s, partition, offset);
+    const needle = this.#encoder.encode(id);
+    // `agent` and `instance` follow the identity, for whoever reads the markers; never matched.
+    const tail = JSON.stringify({ agent: s.agent, instance: s.instance }).slice(1);
     // Keyed by the consumer's partition: on a provisioned topic with several partitions the
     // markers of one record still share a partition, so one read finds them all.
     const appended = await this.#transport.append({
       stream: s.stream,
       topic: RESUME_MARKER_TOPIC,
       routing: { key: `${s.group}\u0000${s.topic}\u0000${partition}` },
-      records: [{ payload: this.#encoder.encode(JSON.stringify(body)) }],
+      records: [{ payload: this.#encoder.encode(id + tail) }],
       signal,
     });
     const own = appended.baseOffset;
     let next = own > this.#lookBack ? own - this.#lookBack : 0n;
     let count = 0;
-    const want = offset.toString();
     while (next < own) {
       const left = own - next;
       const records = await this.#transport.read({
@@ -136,27 +137,11 @@ export class ResumeMarkers {
       if (records.length === 0) break;
       for (const record of records) {
         if (record.offset >= own) return count;
-        if (this.#matches(record, partition, want)) count++;
+        if (startsWith(record.payload, needle)) count++;
       }
       next = (records[records.length - 1] as LogRecord).offset + 1n;
     }
     return count;
-  }
-
-  /** True when `record` is a well-formed marker for `partition` / `offset` of this consumer. */
-  #matches(record: LogRecord, partition: number, offset: string): boolean {
-    if (record.payload.length > MAX_MARKER_BYTES) return false;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(this.#decoder.decode(record.payload));
-    } catch {
-      // Anyone may append to the topic: a record that is not a marker counts for nothing.
-      return false;
-    }
-    if (typeof parsed !== 'object' || parsed === null) return false;
-    const m = parsed as Record<string, unknown>;
-    const s = this.#scope;
-    return m['v'] === MARKER_VERSION && m['stream'] === s.stream && m['topic'] === s.topic && m['group'] === s.group && m['partition'] === partition && m['offset'] === offset;
   }
 
   /** Creates the marker topic when it is missing (1 partition, markers expire after an hour). */
@@ -176,4 +161,22 @@ export class ResumeMarkers {
       }
     }
   }
+}
+
+/**
+ * The identifying start of a marker's JSON text, fields in a fixed order and ending with the comma
+ * before `agent`: two markers are for the same record exactly when their payloads start with the
+ * same identity, so counting compares bytes and decodes nothing. A record in any other form
+ * (another field order, garbage, a forgery in another shape) counts for nothing.
+ */
+function identity(scope: ResumeMarkerScope, partition: number, offset: bigint): string {
+  const head = JSON.stringify({ v: MARKER_VERSION, stream: scope.stream, topic: scope.topic, group: scope.group, partition, offset: offset.toString() });
+  return `${head.slice(0, -1)},`;
+}
+
+/** True when `payload` (at most {@link MAX_MARKER_BYTES}) begins with `needle`. */
+function startsWith(payload: Uint8Array, needle: Uint8Array): boolean {
+  if (payload.length > MAX_MARKER_BYTES || payload.length < needle.length) return false;
+  for (let i = 0; i < needle.length; i++) if (payload[i] !== needle[i]) return false;
+  return true;
 }
