@@ -92,6 +92,7 @@ export type { RecordAddress } from './agent/log-position.js';
 export type { RecordOutcome } from './agent/record-pipeline.js';
 export { backoffDelayMs, checkRetryPolicy, DEFAULT_RETRY_POLICY } from './agent/retry-policy.js';
 export type { RetryPolicy } from './agent/retry-policy.js';
+export { DEFAULT_RESUME_LOOK_BACK, MAX_RESUME_LOOK_BACK, RESUME_MARKER_TOPIC, type CrashLoopGuardOptions } from './agent/resume-markers.js';
 export { AGENT_CONTROL_TOPIC, classifyEnvelope, classifyGeneric, DispatchClass, isControlOperation } from './dispatch/classify.js';
 export type { ClassifiedEnvelope, GenericDispatchFields, HandledOperations } from './dispatch/classify.js';
 export { processedKey } from './dedup/processed-key-store.js';

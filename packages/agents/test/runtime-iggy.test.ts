@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RuntimeEnvFactory } from './support-runtime/env.js';
 import { iggyEnv } from './support-runtime/iggy-env.js';
 import { failedCommitIsKeptForShutdown } from './support-runtime/delivery-scenarios.js';
+import { crashLoopIsDeadLettered, normalRestartsDeadLetterNothing } from './support-runtime/crash-loop-scenarios.js';
 import {
   crashRedeliversAndLosesNothing,
   forgedReplyNeverResolvesVerifiedWait,
@@ -39,6 +40,10 @@ for (const protocol of ['vsr', 'classic'] as const) {
       crashRedeliversAndLosesNothing(open));
 
     it('dead-letters a poison record after the configured attempts with its bytes intact', () => poisonRecordIsDeadLettered(open));
+
+    it('dead-letters a record that kills the process on every start, after the limit, and handles the records after it', () => crashLoopIsDeadLettered(open));
+
+    it('dead-letters nothing over clean, idle and once-crashed restarts (crash-loop guard)', () => normalRestartsDeadLetterNothing(open));
 
     it('keeps the offset of a failed commit: a graceful shutdown commits it, so a restart does not handle the record again', () =>
       failedCommitIsKeptForShutdown(open));

@@ -15,6 +15,7 @@ import { AgentHandle } from './agent-handle.js';
 import { consumedTopic } from '../layouts/stream-layout.js';
 import { parallelismOf, type ConcurrencyPolicy } from './concurrency.js';
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import { checkCrashLoopGuard, DEFAULT_RESUME_LOOK_BACK, type CrashLoopGuardOptions, type CrashLoopGuardSettings } from './resume-markers.js';
 import { checkReplayGuardOptions, type ReplayGuardOptions } from './replay-guard.js';
 
 function nonNegative(value: number, field: string): number {
@@ -65,6 +66,7 @@ export class AgentBuilder {
   #concurrency: ConcurrencyPolicy = { kind: 'serial' };
   #consumerGroup: string | undefined;
   #retry: RetryPolicy = DEFAULT_RETRY_POLICY;
+  #crashLoopGuard: CrashLoopGuardSettings = { maxResumes: undefined, lookBack: DEFAULT_RESUME_LOOK_BACK };
   #understood = 0n;
   #sink: DeadLetterSink | undefined;
   #processedKeys: ProcessedKeyStore | undefined;
@@ -163,6 +165,19 @@ export class AgentBuilder {
   /** Handler retries (default 5 attempts, 200 ms first backoff, doubling, capped). */
   retry(policy: RetryPolicy): this {
     this.#retry = checkRetryPolicy(policy);
+    return this;
+  }
+
+  /**
+   * Crash-loop protection that survives restarts (default on): before handling its first record
+   * after a start or a partition takeover, the agent appends a resume marker to `agdx.resumes`
+   * and counts the earlier ones for that record; at `maxResumes` (default the retry policy's
+   * `maxAttempts`) the record is dead-lettered `RetryExhausted` without running the handler.
+   * `false` turns it off. See {@link CrashLoopGuardOptions}.
+   * @throws InvalidError for an option out of range.
+   */
+  crashLoopGuard(options: CrashLoopGuardOptions | false): this {
+    this.#crashLoopGuard = checkCrashLoopGuard(options);
     return this;
   }
 
@@ -293,6 +308,7 @@ export class AgentBuilder {
       concurrency: this.#concurrency,
       consumerGroup: this.#consumerGroup ?? id.value,
       retry: this.#retry,
+      crashLoopGuard: this.#crashLoopGuard,
       understoodFeatures: this.#understood,
       deadLetterSink: this.#sink,
       processedKeys: this.#processedKeys,

@@ -10,6 +10,7 @@ import type { AgentCtx } from './agent-ctx.js';
 import type { PipelineLimits } from './answer-pipeline.js';
 import type { ConcurrencyPolicy } from './concurrency.js';
 import type { ReplayGuardOptions } from './replay-guard.js';
+import type { CrashLoopGuardSettings } from './resume-markers.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 /** Handles one work record. Throwing fails the attempt (retried or dead-lettered). */
@@ -50,6 +51,8 @@ export interface AgentConfig {
   readonly consumerGroup: string;
   /** Handler retries. */
   readonly retry: RetryPolicy;
+  /** Crash-loop protection across restarts (resume markers), or `false`; absent: on with defaults. */
+  readonly crashLoopGuard?: CrashLoopGuardSettings | undefined;
   /** `must_understand` bits implemented. */
   readonly understoodFeatures: bigint;
   /** Told about dead letters. */

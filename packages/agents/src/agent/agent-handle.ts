@@ -4,7 +4,7 @@
  * heartbeats, and the handler contexts, all on one client.
  */
 import type { LogRecord } from '@agdx/transport';
-import { AgdxError, AgentEnvelope, ContentType, TaskState, type AgentErrorBody, type AgentId } from '@agdx/wire';
+import { AgdxError, AgentEnvelope, ContentType, MintUlid, RecordId, TaskState, type AgentErrorBody, type AgentId } from '@agdx/wire';
 import type { Signer } from '../send/signer.js';
 import { AgdxClient } from '../client/agdx-client.js';
 import { AgentTopic } from '../client/agent-topic.js';
@@ -32,6 +32,7 @@ import { ConsumerLoop } from './consumer-loop.js';
 import { logPositionOf, nameId, type RecordAddress } from './log-position.js';
 import { RecordPipeline, type PipelinedAnswers, type RecordOutcome } from './record-pipeline.js';
 import { SignedReplayGuard } from './replay-guard.js';
+import { DEFAULT_RESUME_LOOK_BACK, ResumeMarkers } from './resume-markers.js';
 import type { HandlerAttempt } from './handler-attempt.js';
 import { headerText } from '../message/header-text.js';
 
@@ -279,6 +280,11 @@ export class AgentHandle {
     const idleTimeoutMs = heartbeatSettings === false ? undefined : heartbeatSettings.idleTimeoutMs;
 
     let pipeline: RecordPipeline | undefined;
+    const guard = config.crashLoopGuard ?? { maxResumes: undefined, lookBack: DEFAULT_RESUME_LOOK_BACK };
+    const markers =
+      guard === false
+        ? undefined
+        : new ResumeMarkers(transport, { stream, topic: config.listenOn, group: config.consumerGroup, agent: me.value, instance: MintUlid.mint(RecordId).toString() }, guard.lookBack);
     const pause = config.followControl
       ? new PauseController({
           me,
@@ -361,6 +367,7 @@ export class AgentHandle {
         this.#stats[outcome]++;
       },
       telemetry: client.telemetry,
+      maxResumes: guard === false ? undefined : (guard.maxResumes ?? config.retry.maxAttempts),
     });
     const consumePipeline = pipeline;
     const ownPartitions = consumedPartitions(client.layout, config.listenOn, me.value);
@@ -377,7 +384,8 @@ export class AgentHandle {
       maxQueuedRecords: config.maxQueuedRecords,
       idleWaitMs: config.pollIntervalMs,
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
-      consume: (record: LogRecord, partition: number, turn: HandlerTurn): Promise<unknown> => consumePipeline.consume(record, partition, false, turn),
+      consume: (record: LogRecord, partition: number, turn: HandlerTurn, resumes?: number): Promise<unknown> => consumePipeline.consume(record, partition, false, turn, resumes),
+      resuming: markers === undefined ? undefined : (partition: number, offset: bigint, signal: AbortSignal): Promise<number> => markers.resuming(partition, offset, signal),
       // Another agent's record (or a reply): reading it again after a crash changes nothing.
       replayable: (outcome: unknown): boolean => outcome === 'skipped',
       pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,

@@ -57,7 +57,17 @@ export interface ConsumerLoopOptions {
    * uncommitted and is read again after `retryDelayMs`. `turn.release()` lets the lane start the
    * next record's handler before this one settled (its answers still being acknowledged).
    */
-  readonly consume: (record: LogRecord, partition: number, turn: HandlerTurn) => Promise<unknown>;
+  readonly consume: (record: LogRecord, partition: number, turn: HandlerTurn, resumes?: number) => Promise<unknown>;
+  /**
+   * The crash-loop guard (resume-markers.ts): called before a lane created by a start or a
+   * takeover handles its first record, it records the resume on the log and resolves with the
+   * number of earlier starts that resumed at that record without getting past it. When that is
+   * more than 0 the record is consumed alone, `consume` is given the count as `resumes`, and its
+   * offset is committed before the next record starts, so a crash further on is counted against
+   * the record that caused it. A rejection is reported and the record runs unguarded. Omitted:
+   * no guard.
+   */
+  readonly resuming?: ((partition: number, offset: bigint, signal: AbortSignal) => Promise<number>) | undefined;
   /**
    * Says, from what `consume` resolved with, that reading the record again would do nothing
    * (a record skipped as not this consumer's work). On a polling log a commit that covers only
@@ -107,6 +117,8 @@ interface Lane {
   lingerDue: number;
   /** The consumed, uncommitted records include work (not only replayable ones). */
   pendingWork: boolean;
+  /** Created by a start or takeover and not yet past the crash-loop guard (see `resuming`). */
+  fresh: boolean;
   /** Wakes a running lane that waits for more records. */
   nudge: (() => void) | undefined;
   /** The promise `nudge` settles, shared by the waits of one idle stretch. */
@@ -478,6 +490,7 @@ export class ConsumerLoop {
         lingering: undefined,
         lingerDue: 0,
         pendingWork: false,
+        fresh: this.#o.resuming !== undefined,
         nudge: undefined,
         nudged: undefined,
       });
@@ -543,6 +556,15 @@ export class ConsumerLoop {
         const record = lane.queue.shift() as LogRecord;
         // A full lane makes the reader wait; wake it at half, not after every record.
         const refill = lane.queue.length === this.#lowWater;
+        if (lane.fresh) {
+          lane.fresh = false;
+          const resumed = await this.#resumed(lane, record, state, unsettled);
+          if (this.#hardStopped) return;
+          if (resumed !== 'normal') {
+            if (refill) this.#wake?.();
+            continue;
+          }
+        }
         const entry = this.#start(lane, record, state);
         unsettled.push(entry);
         if (this.#hardStopped) return;
@@ -591,12 +613,46 @@ export class ConsumerLoop {
     }
   }
 
+  /**
+   * The first record of a lane created by a start or a takeover, through the crash-loop guard:
+   * `normal` when no earlier start died at it (the caller starts it as usual), `done` when it was
+   * consumed alone and committed, `gone` when the lane stopped or lost its partition meanwhile
+   * (the record stays uncommitted).
+   */
+  async #resumed(lane: Lane, record: LogRecord, state: LaneRun, unsettled: Unsettled[]): Promise<'normal' | 'done' | 'gone'> {
+    const resuming = this.#o.resuming;
+    if (resuming === undefined) return 'normal';
+    let resumes = 0;
+    try {
+      resumes = await resuming(lane.partition, record.offset, this.#stop.signal);
+    } catch (error) {
+      if (this.#stopping) return 'gone';
+      // Fail open: an unguarded resume is what every start was before the guard, and a marker
+      // topic the agent may not write must not stall its partitions.
+      this.#o.onError(error);
+    }
+    if (this.#stopping || lane.generation !== state.generation) return 'gone';
+    if (resumes === 0) return 'normal';
+    // An earlier start resumed here and never got past it. This record runs alone and its offset
+    // is committed before the next starts: a crash while a later record runs (pipelined beside it,
+    // or before a lazy commit) then resumes after it, and is not counted against it.
+    const entry = this.#start(lane, record, state, resumes);
+    unsettled.push(entry);
+    await entry.settled;
+    this.#advance(lane, unsettled, state);
+    if (entry.ok && !this.#hardStopped && lane.generation === state.generation) {
+      this.#commitSoon(lane, state.generation);
+      while (lane.committing !== undefined) await lane.committing;
+    }
+    return 'done';
+  }
+
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */
-  #start(lane: Lane, record: LogRecord, state: LaneRun): Unsettled {
+  #start(lane: Lane, record: LogRecord, state: LaneRun, resumes?: number): Unsettled {
     const turn = new RecordTurn(lane, this.#againFor);
     const entry: Unsettled = { offset: record.offset, ok: false, done: false, replayable: false, settled: SETTLED };
     const replayable = this.#o.replayable;
-    entry.settled = this.#o.consume(record, lane.partition, turn).then(
+    entry.settled = this.#o.consume(record, lane.partition, turn, resumes).then(
       (result) => {
         turn.release();
         entry.ok = true;

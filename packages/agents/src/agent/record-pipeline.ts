@@ -95,6 +95,17 @@ export interface RecordPipelineOptions {
   readonly onOutcome: ((outcome: RecordOutcome, address: RecordAddress) => void) | undefined;
   /** The client's telemetry hook, when installed. */
   readonly telemetry?: AgdxTelemetry | undefined;
+  /**
+   * Earlier starts that may have resumed at a record without getting past it before work there
+   * is dead-lettered without running the handler (see resume-markers.ts); undefined: no guard.
+   */
+  readonly maxResumes?: number | undefined;
+}
+
+/** A record condemned by the crash-loop guard: work at this offset is dead-lettered unrun. */
+interface CrashLooped {
+  readonly offset: bigint;
+  readonly resumes: number;
 }
 
 /** The payload of a letter that leaves the original bytes out. */
@@ -109,6 +120,8 @@ export class RecordPipeline {
   readonly #me: string;
   readonly #inflight = new Map<string, Promise<void>>();
   readonly #unwritten = new UnwrittenLetters();
+  /** By partition: the record the crash-loop guard condemned, while it is consumed. */
+  readonly #crashLooped = new Map<number, CrashLooped>();
 
   /** A pipeline for one agent and topic. */
   constructor(options: RecordPipelineOptions) {
@@ -119,12 +132,15 @@ export class RecordPipeline {
   /**
    * Consumes one record of `partition`; `held` skips the pause check (draining a parked record).
    * `turn` is told when the handler returned, so the lane can start the next record while this
-   * one's answers are acknowledged; the result settles once they are.
+   * one's answers are acknowledged; the result settles once they are. `resumes`: how many earlier
+   * starts resumed at this record without getting past it (the crash-loop guard); at
+   * `maxResumes` or more, work here is dead-lettered without running the handler.
    */
-  consume(record: LogRecord, partition: number, held: boolean = false, turn: HandlerTurn = SOLE_TURN): Promise<RecordOutcome> {
+  consume(record: LogRecord, partition: number, held: boolean = false, turn: HandlerTurn = SOLE_TURN, resumes?: number): Promise<RecordOutcome> {
     const o = this.#o;
     const address: RecordAddress = { stream: o.stream, topic: o.topic, partition, offset: record.offset };
     const unwritten = this.#unwritten.size === 0 ? undefined : this.#unwritten.take(record, partition);
+    if (unwritten === undefined && resumes !== undefined && o.maxResumes !== undefined && resumes >= o.maxResumes) return this.#condemned(record, address, held, turn, resumes);
     const consumed = unwritten === undefined ? this.#consume(record, address, held, turn) : this.#letterAgain(unwritten, record, address);
     const report = o.onOutcome;
     if (report === undefined) return consumed;
@@ -132,6 +148,22 @@ export class RecordPipeline {
       report(outcome, address);
       return outcome;
     });
+  }
+
+  /**
+   * A record the crash-loop guard condemned goes through the usual checks (a record that is not
+   * work, a duplicate or a parked one is not dead-lettered), but work is not handed to the handler.
+   */
+  async #condemned(record: LogRecord, address: RecordAddress, held: boolean, turn: HandlerTurn, resumes: number): Promise<RecordOutcome> {
+    const condemned: CrashLooped = { offset: record.offset, resumes };
+    this.#crashLooped.set(address.partition, condemned);
+    try {
+      const outcome = await this.#consume(record, address, held, turn);
+      this.#o.onOutcome?.(outcome, address);
+      return outcome;
+    } finally {
+      if (this.#crashLooped.get(address.partition) === condemned) this.#crashLooped.delete(address.partition);
+    }
   }
 
   // The checks every record passes run synchronously: only a record that needs to wait (a
@@ -257,6 +289,10 @@ export class RecordPipeline {
 
   /** {@link RecordPipeline.#handle} inside a handle span when a telemetry hook is installed (and returns one). */
   #traced(message: AgentMessage, record: LogRecord, address: RecordAddress, key: string | undefined, turn: HandlerTurn, turnReleased: boolean): Promise<RecordOutcome> {
+    if (this.#crashLooped.size !== 0) {
+      const looped = this.#crashLooped.get(address.partition);
+      if (looped !== undefined && looped.offset === address.offset) return this.#crashLoopLetter(message, record, address, looped.resumes);
+    }
     const telemetry = this.#o.telemetry;
     const span = telemetry === undefined ? undefined : startHandle(telemetry, { agent: this.#o.me, message, address });
     // Without a span the plain path adds no async frame of its own.
@@ -323,6 +359,17 @@ export class RecordPipeline {
         return this.#attempts(message, record, address, key, turn, true, undefined, undefined, { thrown, attempt }, bounds, mark);
       },
     );
+  }
+
+  /**
+   * Dead-letters work at which `resumes` earlier starts resumed without getting past it: each of
+   * them died (or was hard-stopped) while it ran, so running it again would most likely take this
+   * process down too and stall the partition for ever.
+   */
+  #crashLoopLetter(message: AgentMessage, record: LogRecord, address: RecordAddress, resumes: number): Promise<RecordOutcome> {
+    const reason = DeadLetterReason.RetryExhausted;
+    const detail = `crash loop: the agent resumed at this record ${resumes} times without getting past it (the process died or was stopped while handling it); dead-lettered without running the handler`;
+    return this.#deadLettered(message, record, address, reason, resumes, detail, this.#reply(message, { answered: false }, reason, resumes, detail, undefined, false));
   }
 
   /** What bounds the handler attempts of the record at `address`, whose command's own deadline is `deadlineMicros`. */
