@@ -7,6 +7,7 @@
 
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { limitBody, reserveEventStream } from '@agdx/bridge-kit';
 import { applyServerLimits, toNodeListener, type FetchHandler, type NodeListenerOptions } from '@agdx/bridge-kit/node';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -173,6 +174,61 @@ describe('toNodeListener limits', () => {
     }
     expect(again).toBe(200);
     b.abort.abort();
+  });
+
+  it('takes the slot of a request that asks for a stream before the handler runs, so concurrent requests at the limit start no work', async () => {
+    let started = 0;
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const port = await serve(
+      async () => {
+        started++;
+        // The work takes a while: a second request arrives meanwhile.
+        await answered;
+        return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('data: open\n\n')) }), { headers: { 'content-type': 'text/event-stream' } });
+      },
+      { maxStreamsPerClient: 1 },
+    );
+    const abort = new AbortController();
+    const first = fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    while (started === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    let secondDone = false;
+    const second = fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' } }).finally(() => (secondDone = true));
+    // Either the second is refused at once, or (what this guards against) its handler started too.
+    while (!secondDone && started < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    answer?.();
+    expect((await second).status).toBe(429);
+    expect((await first).status).toBe(200);
+    expect(started).toBe(1);
+    abort.abort();
+  });
+
+  it('lets a handler that streams without being asked reserve its slot before it works (reserveEventStream), and gives it back when it answers otherwise', async () => {
+    let worked = 0;
+    const handler: FetchHandler = async (request) => {
+      if (!reserveEventStream(request)) return new Response('{"error":"busy"}', { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } });
+      // Reserving twice holds one slot.
+      expect(reserveEventStream(request)).toBe(true);
+      worked++;
+      if (new URL(request.url).pathname === '/plain') return new Response('{}', { headers: { 'content-type': 'application/json' } });
+      return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('data: open\n\n')) }), { headers: { 'content-type': 'text/event-stream' } });
+    };
+    // Through limitBody too: the fresh request it makes keeps the gate.
+    const port = await serve(limitBody(handler, 1024), { maxStreamsPerClient: 1 });
+    // A plain answer gives the reserved slot back at once.
+    expect((await fetch(`http://127.0.0.1:${port}/plain`, { method: 'POST', body: '{}' })).status).toBe(200);
+    const abort = new AbortController();
+    const open = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}', signal: abort.signal });
+    expect(open.status).toBe(200);
+    await open.body!.getReader().read();
+    expect(worked).toBe(2);
+    // No Accept header, yet refused before any work: the handler reserved first.
+    const refused = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(429);
+    expect(worked).toBe(2);
+    abort.abort();
+    // Outside the node adapter nothing limits streams: the reservation always succeeds.
+    expect(reserveEventStream(new Request('http://h/'))).toBe(true);
   });
 
   it('with applyServerLimits, answers 408 to a request head that does not arrive in time', async () => {
