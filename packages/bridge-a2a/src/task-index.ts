@@ -188,7 +188,7 @@ export class TaskIndex {
     const kept = taskHits.answerOf(task);
     if (kept !== undefined && kept.place === chosen.place && kept.offset === chosen.hit.offset) {
       taskHits.remember(task, kept.place, kept.offset, kept.task);
-      return { kind: 'found', task: kept.task };
+      return { kind: 'found', task: kept.task, counted: taskHits.countedOf(task).clone() };
     }
     const cursor = this.#cursors.get(chosen.place);
     const [record] = await transport.read({ ...chosen.address, offset: chosen.hit.offset, maxCount: 1, signal });
@@ -197,6 +197,6 @@ export class TaskIndex {
     const found = readers.reread(record, { ...chosen.address, partitionCount: cursor.partitionCount }, task);
     if (found === undefined) return UNKNOWN;
     taskHits.remember(task, chosen.place, chosen.hit.offset, found);
-    return { kind: 'found', task: found };
+    return { kind: 'found', task: found, counted: taskHits.countedOf(task).clone() };
   }
 }
