@@ -176,31 +176,49 @@ describe('toNodeListener limits', () => {
     b.abort.abort();
   });
 
-  it('takes the slot of a request that asks for a stream before the handler runs, so concurrent requests at the limit start no work', async () => {
+  it('refuses the second of two concurrent stream requests at the limit before its work, when the handler reserves first', async () => {
     let started = 0;
-    let answer: (() => void) | undefined;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let arrived = 0;
+    let bothIn: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (bothIn = resolve));
     const port = await serve(
-      async () => {
+      async (request) => {
+        // Both requests are past the adapter's early check before either reserves.
+        if (++arrived === 2) bothIn();
+        await together;
+        if (!reserveEventStream(request)) return new Response('{}', { status: 429, headers: { 'content-type': 'application/json' } });
         started++;
-        // The work takes a while: a second request arrives meanwhile.
-        await answered;
         return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('data: open\n\n')) }), { headers: { 'content-type': 'text/event-stream' } });
       },
       { maxStreamsPerClient: 1 },
     );
     const abort = new AbortController();
-    const first = fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
-    while (started === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    let secondDone = false;
-    const second = fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' } }).finally(() => (secondDone = true));
-    // Either the second is refused at once, or (what this guards against) its handler started too.
-    while (!secondDone && started < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-    answer?.();
-    expect((await second).status).toBe(429);
-    expect((await first).status).toBe(200);
+    const call = () => fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    const answers = await Promise.all([call(), call()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 429]);
     expect(started).toBe(1);
     abort.abort();
+  });
+
+  it('holds no slot for a request that accepts a stream but is answered with JSON (an MCP call), so parallel calls are not refused', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inFlight = 0;
+    const port = await serve(
+      async () => {
+        inFlight++;
+        await held;
+        return new Response('{}', { headers: { 'content-type': 'application/json' } });
+      },
+      { maxStreamsPerClient: 1 },
+    );
+    const call = () => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { accept: 'application/json, text/event-stream' }, body: '{}' });
+    let refused = 0;
+    const calls = [call(), call(), call()].map((p) => p.then((r) => ((refused += r.status === 429 ? 1 : 0), r)));
+    // All three reach the handler at once, or (what this guards against) some are refused.
+    while (inFlight + refused < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    expect((await Promise.all(calls)).map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
   it('lets a handler that streams without being asked reserve its slot before it works (reserveEventStream), and gives it back when it answers otherwise', async () => {

@@ -4,7 +4,7 @@
  * cap gets 413 at once; the body reaches the handler as a stream read only as the handler pulls
  * it, cut off with 413 at the cap and 408 past its time limit; a client with too many open
  * event streams gets 429 (before the handler works, when the request asks for a stream or the
- * handler reserves one through `reserveEventStream`). An answer sent before the body was read in full closes the
+ * handler reserves its slot through `reserveEventStream`). An answer sent before the body was read in full closes the
  * connection, so an unread body is never drained into memory.
  */
 
@@ -241,15 +241,13 @@ async function serve(
     if (declared > limits.maxBodyBytes) return sendError(response, 413, true);
   }
   const client = limits.clientKey(request);
-  // A request that asks for an event stream takes its slot before the handler runs, so a refused
-  // stream has started no work, and concurrent requests cannot all pass a check of the count.
-  let release = acceptsEventStream(request) ? slots.acquire(client) : undefined;
-  if (acceptsEventStream(request) && release === undefined) return sendError(response, 429, hasBody, { 'retry-after': '1' });
+  // A client at its limit that asks for a stream is refused before its body is read. Only a
+  // check: a request that accepts a stream among other types (MCP clients send it with every
+  // call) holds no slot until its handler reserves one or answers with a stream.
+  if (acceptsEventStream(request) && slots.full(client)) return sendError(response, 429, hasBody, { 'retry-after': '1' });
+  let release: (() => void) | undefined;
   const prepared = handlerBody(request, hasBody, framework, limits);
-  if (typeof prepared === 'number') {
-    release?.();
-    return sendError(response, prepared, false);
-  }
+  if (typeof prepared === 'number') return sendError(response, prepared, false);
   const body = prepared !== undefined && 'stream' in prepared ? prepared.stream : undefined;
   // Once this request is answered its gate holds nothing more (a handler still running after a
   // body limit answered must not take a slot nobody gives back).
@@ -257,8 +255,9 @@ async function serve(
   try {
     const target = framework?.originalUrl ?? request.url ?? '/';
     const fetchRequest = toRequest(request, target, prepared, controller.signal, limits);
-    // A handler that streams whatever the Accept header says reserves its slot through this gate
-    // (`reserveEventStream`) before it starts work.
+    // A handler reserves its slot through this gate (`reserveEventStream`) before it starts the
+    // work of a streamed answer, so a refused stream has started nothing and concurrent requests
+    // cannot all pass a check of the count.
     attachEventStreamGate(fetchRequest, () => {
       if (answered) return false;
       release ??= slots.acquire(client);
