@@ -7,7 +7,7 @@
  * record id counts once, in the index and in the per-task scan alike.
  */
 import { AgdxClient, AgentTopic } from '@agdx/agents';
-import { A2aBridge } from '@agdx/bridge-a2a';
+import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog, type LogRecord } from '@agdx/transport';
 import { AgentEnvelope, ConversationId, CorrelationId, MintUlid, RecordId } from '@agdx/wire';
@@ -165,6 +165,34 @@ describe('SubscribeToTask on a fresh bridge with copies of signed replies', () =
     await fresh.task(task);
     followed.cancel();
     await expect(followed.final).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it('over HTTP: the SubscribeToTask stream ends with the next genuine reply, not with a copy', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    await reply(task, 'which line?', 'InputRequired');
+    const handler = createA2aHttpHandler(freshBridge(log));
+    const response = await handler(
+      new Request('http://h/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: task.toString() } }),
+      }),
+    );
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = (await reader.read()).value ?? '';
+    expect(text).toContain('which line?');
+    await copy(first);
+    await reply(task, 'which column?', 'InputRequired');
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      text += next.value;
+    }
+    const frames = text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.stringify(JSON.parse(f.slice(6))));
+    expect(frames.slice(1).join()).toContain('which column?');
+    expect(frames.slice(1).join()).not.toContain('which file?');
   });
 
   it('times out on the original bound when only copies arrive', async () => {
