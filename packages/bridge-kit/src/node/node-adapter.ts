@@ -4,8 +4,8 @@
  * cap gets 413 at once; the body reaches the handler as a stream read only as the handler pulls
  * it, cut off with 413 at the cap and 408 past its time limit; a client with too many open
  * event streams gets 429 (before the handler works, when the request asks for a stream or the
- * handler reserves its slot through `reserveEventStream`). An answer sent before the body was read in full closes the
- * connection, so an unread body is never drained into memory.
+ * handler reserves its slot through `reserveEventStream`). An answer sent before the body was
+ * read in full closes the connection, so an unread body is never drained into memory.
  */
 
 import { DEFAULT_MAX_BODY_BYTES } from '../http-common.js';
