@@ -38,7 +38,7 @@ import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSessi
 import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
-import { CountedReplies, type TaskReading } from './counted-replies.js';
+import type { TaskReading } from './counted-replies.js';
 import { followTask } from './follow-task.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
@@ -363,7 +363,7 @@ export class A2aBridge {
             signal: options.signal,
             timeoutMessage: 'the A2A task reply',
           }),
-        read: () => this.#readTask(taskId, options.signal),
+        read: () => this.#readTask(taskId, options.signal, true),
         taskOf: (message) => {
           if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
           return taskFromEnvelope(text, message.envelope);
@@ -505,11 +505,12 @@ export class A2aBridge {
   // tells where the task stands. The reply index continues from where the previous GetTask of any
   // task ended; a task it dropped is scanned for on its own places, as seed 002 describes.
   async #findTask(task: ConversationId, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
-    return (await this.#readTask(task, signal)).task;
+    return (await this.#readTask(task, signal, false)).task;
   }
 
-  // #findTask, with a copy of the record ids of the task's non-terminal replies that counted.
-  async #readTask(task: ConversationId, signal: AbortSignal | undefined): Promise<TaskReading> {
+  // #findTask, and with `withCounted` a copy of the record ids of the task's non-terminal replies
+  // that counted, taken with the answer (what SubscribeToTask passes over).
+  async #readTask(task: ConversationId, signal: AbortSignal | undefined, withCounted: boolean): Promise<TaskReading> {
     const id = task.toString();
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
@@ -518,9 +519,9 @@ export class A2aBridge {
     // the task's partition of the reply topic, and the bridge's declared topic or partition.
     const addresses: TaskAddress[] = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
     const allowed = this.#allowedSigners();
-    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal);
+    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal, withCounted);
     if (answer.kind === 'found') return { task: answer.task, counted: answer.counted };
-    if (answer.kind === 'none') return { task: undefined, counted: new CountedReplies() };
+    if (answer.kind === 'none') return { task: undefined, counted: undefined };
     return this.#taskReads.reading(id, transport, addresses, this.#scanJudge(task, allowed), signal);
   }
 

@@ -24,7 +24,8 @@ export interface CountedReply {
  */
 export interface TaskReading {
   readonly task: A2aTask | undefined;
-  readonly counted: CountedReplies;
+  /** `undefined`: none counted, or the read was not asked for them. */
+  readonly counted: CountedReplies | undefined;
 }
 
 /** The record ids of one task's non-terminal replies that counted, as bytes in a ring. */
@@ -59,12 +60,15 @@ export class CountedReplies {
     if (this.#count < COUNTED_REPLY_IDS) this.#count++;
   }
 
-  /** True when this memory holds a record id that `other` does not: a reply counted since `other` was copied. */
-  holdsNewerThan(other: CountedReplies): boolean {
+  /**
+   * True when this memory holds a record id that `other` (`undefined`: none) does not: a reply
+   * counted since `other` was copied.
+   */
+  holdsNewerThan(other: CountedReplies | undefined): boolean {
     const bytes = this.#bytes;
     if (bytes === undefined) return false;
     for (let slot = 0; slot < this.#count; slot++) {
-      if (!other.#holds(bytes, slot * 16)) return true;
+      if (other === undefined || !other.#holds(bytes, slot * 16)) return true;
     }
     return false;
   }

@@ -61,7 +61,7 @@ export async function followTask(steps: FollowSteps, timeoutMs: number): Promise
     let known = reading.counted;
     for (;;) {
       const message = await pending.reply;
-      if (!known.isCopy(message.envelope?.record)) return steps.taskOf(message);
+      if (known === undefined || !known.isCopy(message.envelope?.record)) return steps.taskOf(message);
       // A copy: wait again first, then read, so a reply landing between the two is not missed.
       pending = await steps.expect(Math.max(0, deadline - steps.nowMs()));
       if (cancelled) {
@@ -77,7 +77,7 @@ export async function followTask(steps: FollowSteps, timeoutMs: number): Promise
         throw error;
       }
       const task = again.task;
-      if (task !== undefined && (isTerminalA2aState(task.state) || again.counted.holdsNewerThan(known))) {
+      if (task !== undefined && (isTerminalA2aState(task.state) || again.counted?.holdsNewerThan(known) === true)) {
         pending.cancel();
         return task;
       }

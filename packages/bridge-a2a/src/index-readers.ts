@@ -44,9 +44,9 @@ export interface IndexReaders {
 }
 
 /**
- * A lookup's answer: `found` (the task as its replies leave it, with a copy of the record ids of
- * its non-terminal replies that counted), `none` (no reply on the places
+ * A lookup's answer: `found` (the task as its replies leave it, and, when the lookup asked for
+ * it, a copy of the record ids of its non-terminal replies that counted), `none` (no reply on the places
  * asked, within the scan limits) or `unknown` (the index dropped the task, or may have: only a
  * scan of the task's places can tell).
  */
-export type IndexAnswer = { readonly kind: 'found'; readonly task: A2aTask; readonly counted: CountedReplies } | { readonly kind: 'none' } | { readonly kind: 'unknown' };
+export type IndexAnswer = { readonly kind: 'found'; readonly task: A2aTask; readonly counted: CountedReplies | undefined } | { readonly kind: 'none' } | { readonly kind: 'unknown' };
