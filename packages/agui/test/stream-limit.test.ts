@@ -72,9 +72,11 @@ describe('the AG-UI endpoint behind the node adapter, at the per-client stream l
   it('gives the slot back when the answer is not a stream, and still starts a run within the limit', async () => {
     const { log, bridge } = await newLog();
     const url = await listen(bridge.handler({ topic: AgentTopic.Commands, startRuns: { source: 'ui' } }), 1);
-    // A bad run reserved the slot and answered 400: the slot is free again.
-    const bad = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"threadId":"nope"}' });
+    // Refused after it reserved the slot (its Last-Event-ID names two places where the
+    // conversation has one): the answer is no stream, so the slot is free again.
+    const bad = await fetch(`${url}?threadId=${ConversationId.new().toString()}`, { headers: { 'last-event-id': '0:5,1:3' } });
     expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { kind: 'invalid' } });
     const before = await recordsOn(log, AgentTopic.Commands);
     const abort = new AbortController();
     aborts.push(abort);
