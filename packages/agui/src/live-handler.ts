@@ -4,8 +4,8 @@
  */
 
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { AgentTopic, LayoutMismatchError, traceServeStream, type AgdxClient, type ServeStreamTrace } from '@agdx/agents';
-import { parseWith } from '@agdx/bridge-kit';
+import { AgentTopic, LayoutMismatchError, RejectedError, traceServeStream, type AgdxClient, type ServeStreamTrace } from '@agdx/agents';
+import { parseWith, reserveEventStream } from '@agdx/bridge-kit';
 import { layoutFingerprint, StaleSessionError } from '@agdx/sessions';
 import { AgdxError, AgentId, ConversationId, CorrelationId, InvalidError, type SkippedRecordHandler } from '@agdx/wire';
 import { anyArrival, locateConversationEverywhere, type ConversationAddress } from './conversation-log.js';
@@ -72,6 +72,7 @@ export type AguiRequestHandler = (request: Request) => Promise<Response>;
 const DEFAULT_KEEPALIVE_MS = 15_000;
 const LAYOUT_MISMATCH = LayoutMismatchError.KIND;
 const MAX_BODY_BYTES = 1024 * 1024;
+const TOO_MANY_STREAMS = 'too many open streams from this client; retry later';
 // The body is JSON: the default decoder drops one leading byte order mark, as Request.json()
 // does, so a client that writes one is not refused. Not streaming, so one decoder serves all.
 const requestText = new TextDecoder('utf-8');
@@ -323,8 +324,9 @@ async function humanInputAddresses(client: AgdxClient, stream: string, conversat
  *
  * Answers `OPTIONS` with 204 (add CORS headers through `headers`), and 400 (invalid request,
  * body over 1 MiB, a `Last-Event-ID` naming other places), 404 (unknown stream or topic), 405
- * (another method) and 409 (`layout-mismatch`: the log lacks a topic or partition the layout
- * declares) with a JSON
+ * (another method), 409 (`layout-mismatch`: the log lacks a topic or partition the layout
+ * declares) and 429 (behind `@agdx/bridge-kit/node`, a client already holding its limit of open
+ * streams; refused before anything is read or published, with `Retry-After: 1`) with a JSON
  * `{error: {kind, message}}` body.
  */
 export function createAguiHandler(client: AgdxClient, options: AguiHandlerOptions = {}): AguiRequestHandler {
@@ -366,6 +368,13 @@ export function buildAguiHandler(client: AgdxClient, options: AguiHandlerOptions
       trace.end('failed', { message: error instanceof Error ? error.message : String(error) });
       return errorResponse(status, error, extraHeaders);
     };
+    // Every answer from here on is an event stream, whatever the Accept header said: its slot is
+    // taken before any work (reading the log, publishing a run's command), so a client at the
+    // node adapter's limit of open streams is refused with nothing started.
+    if (!reserveEventStream(request)) {
+      trace.end('failed', { message: TOO_MANY_STREAMS });
+      return errorResponse(429, new RejectedError(TOO_MANY_STREAMS), { ...extraHeaders, 'retry-after': '1' });
+    }
     const stream = options.stream ?? client.defaultStream;
     if (stream === undefined) return refuse(500, new InvalidError('no stream: pass `stream` or give the client a default stream'));
     const agdx = options.agdxEvents === true;

@@ -38,6 +38,8 @@ import { bridgeAgentId, bridgeHopsAfter, jsonBody, nonEmptyName, startChildSessi
 import { readSendMessageParams, readTaskIdParams } from './params.js';
 import { buildAgentCard, type A2aAgentCard } from './card.js';
 import { OWN_CANCEL_MEMORY, OwnCancels, positionKey } from './own-cancels.js';
+import type { TaskReading } from './counted-replies.js';
+import { followTask } from './follow-task.js';
 import { parseRpcRequest, PublicErrorMessage, rpcError, rpcErrorFor, rpcResult, rpcServeOutcome, safeRequestId, servedMethodName, type JsonRpcResponse } from '@agdx/bridge-kit';
 import { isTerminalA2aState, pendingTask, taskFromEnvelope, taskToJson, type A2aTask } from './task.js';
 import { a2aSignableCard } from './signed-card.js';
@@ -347,31 +349,30 @@ export class A2aBridge {
   async follow(id: string | ConversationId, options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined }): Promise<WatchedTask> {
     const taskId = taskIdOf(id);
     const text = taskId.toString();
-    const pending: PendingReply = await this.#client.replies(this.#replyTopic, { requester: this.#id }).expect({
-      correlation: CorrelationId.fromBytes(taskId.toBytes()),
-      conversation: taskId,
-      requester: this.#id,
-      expectFrom: this.#replies.policyFor(undefined, this.#client.verifier !== undefined),
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      timeoutMessage: 'the A2A task reply',
-    });
-    let now: A2aTask;
-    try {
-      now = (await this.#findTask(taskId, options.signal)) ?? pendingTask(text, TaskState.Working);
-    } catch (error) {
-      pending.cancel();
-      throw error;
-    }
-    if (isTerminalA2aState(now.state)) {
-      pending.cancel();
-      return { task: now, final: Promise.resolve(now), cancel: () => undefined };
-    }
-    const final = pending.reply.then((message) => {
-      if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
-      return taskFromEnvelope(text, message.envelope);
-    });
-    return { task: now, final, cancel: () => pending.cancel() };
+    const replies = this.#client.replies(this.#replyTopic, { requester: this.#id });
+    const clock = this.#client.clock;
+    const followed = await followTask(
+      {
+        expect: (timeoutMs) =>
+          replies.expect({
+            correlation: CorrelationId.fromBytes(taskId.toBytes()),
+            conversation: taskId,
+            requester: this.#id,
+            expectFrom: this.#replies.policyFor(undefined, this.#client.verifier !== undefined),
+            timeoutMs,
+            signal: options.signal,
+            timeoutMessage: 'the A2A task reply',
+          }),
+        read: () => this.#readTask(taskId, options.signal, true),
+        taskOf: (message) => {
+          if (message.envelope === undefined) throw new InvalidError('the task reply is not an AGDX envelope');
+          return taskFromEnvelope(text, message.envelope);
+        },
+        nowMs: () => Number(clock.nowMicros() / 1000n),
+      },
+      options.timeoutMs,
+    );
+    return { task: followed.now ?? pendingTask(text, TaskState.Working), final: followed.final, cancel: () => followed.cancel() };
   }
 
   /**
@@ -504,6 +505,12 @@ export class A2aBridge {
   // tells where the task stands. The reply index continues from where the previous GetTask of any
   // task ended; a task it dropped is scanned for on its own places, as seed 002 describes.
   async #findTask(task: ConversationId, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
+    return (await this.#readTask(task, signal, false)).task;
+  }
+
+  // #findTask, and with `withCounted` a copy of the record ids of the task's non-terminal replies
+  // that counted, taken with the answer (what SubscribeToTask passes over).
+  async #readTask(task: ConversationId, signal: AbortSignal | undefined, withCounted: boolean): Promise<TaskReading> {
     const id = task.toString();
     const stream = this.#client.defaultStream;
     if (stream === undefined) throw new NoStreamError();
@@ -512,10 +519,10 @@ export class A2aBridge {
     // the task's partition of the reply topic, and the bridge's declared topic or partition.
     const addresses: TaskAddress[] = await locatePartitions(transport, stream, this.#client.layout, { topic: this.#replyTopic, conversation: id, agent: this.#id.value }, signal);
     const allowed = this.#allowedSigners();
-    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal);
-    if (answer.kind === 'found') return answer.task;
-    if (answer.kind === 'none') return undefined;
-    return this.#taskReads.read(id, transport, addresses, this.#scanJudge(task, allowed), signal);
+    const answer = await this.#taskIndex.lookup(id, transport, addresses, this.#indexReaders(allowed), signal, withCounted);
+    if (answer.kind === 'found') return { task: answer.task, counted: answer.counted };
+    if (answer.kind === 'none') return { task: undefined, counted: undefined };
+    return this.#taskReads.reading(id, transport, addresses, this.#scanJudge(task, allowed), signal);
   }
 
   // Under a verifier, the check a reply's signer must pass (HandlerConfigError without a policy).

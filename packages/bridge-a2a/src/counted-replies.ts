@@ -18,6 +18,16 @@ export interface CountedReply {
   readonly record: RecordId | undefined;
 }
 
+/**
+ * A task as a read of its replies leaves it (`undefined`: no reply), and a copy of the record ids
+ * of its non-terminal replies that counted by then, so a follower can tell a later copy of one.
+ */
+export interface TaskReading {
+  readonly task: A2aTask | undefined;
+  /** `undefined`: none counted, or the read was not asked for them. */
+  readonly counted: CountedReplies | undefined;
+}
+
 /** The record ids of one task's non-terminal replies that counted, as bytes in a ring. */
 export class CountedReplies {
   // 16 bytes per id in one array: an id object costs about five times as much heap, and the
@@ -38,15 +48,7 @@ export class CountedReplies {
 
   /** True when `record` is the id of a reply that already counted: the record is a copy. */
   isCopy(record: RecordId | undefined): boolean {
-    const bytes = this.#bytes;
-    if (record === undefined || bytes === undefined) return false;
-    const id = record.toBytes();
-    for (let slot = 0; slot < this.#count; slot++) {
-      let same = true;
-      for (let i = 0; i < 16 && same; i++) same = bytes[slot * 16 + i] === id[i];
-      if (same) return true;
-    }
-    return false;
+    return record !== undefined && this.#holds(record.toBytes(), 0);
   }
 
   /** Remembers a reply that counted; past {@link COUNTED_REPLY_IDS} the oldest is forgotten. */
@@ -56,6 +58,31 @@ export class CountedReplies {
     this.#bytes.set(record.toBytes(), this.#next * 16);
     this.#next = (this.#next + 1) % COUNTED_REPLY_IDS;
     if (this.#count < COUNTED_REPLY_IDS) this.#count++;
+  }
+
+  /**
+   * True when this memory holds a record id that `other` (`undefined`: none) does not: a reply
+   * counted since `other` was copied.
+   */
+  holdsNewerThan(other: CountedReplies | undefined): boolean {
+    const bytes = this.#bytes;
+    if (bytes === undefined) return false;
+    for (let slot = 0; slot < this.#count; slot++) {
+      if (other === undefined || !other.#holds(bytes, slot * 16)) return true;
+    }
+    return false;
+  }
+
+  /** True when the 16 bytes at `at` in `id` are one of the remembered ids. */
+  #holds(id: Uint8Array, at: number): boolean {
+    const bytes = this.#bytes;
+    if (bytes === undefined) return false;
+    for (let slot = 0; slot < this.#count; slot++) {
+      let same = true;
+      for (let i = 0; i < 16 && same; i++) same = bytes[slot * 16 + i] === id[at + i];
+      if (same) return true;
+    }
+    return false;
   }
 
   /** An independent copy (a read works on copies, so a failed one keeps nothing). */

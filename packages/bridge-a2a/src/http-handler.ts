@@ -6,9 +6,11 @@ import { AGENT_CARD_PATH, type A2aAgentCard } from './card.js';
 import {
   authenticateRequest,
   authorizeRequest,
+  BRIDGE_APP_ERROR_CODE,
   DEFAULT_MAX_BODY_BYTES,
   jsonResponse,
   readJsonBody,
+  reserveEventStream,
   rpcErrorResponse,
   type EdgeAuthorization,
 } from '@agdx/bridge-kit';
@@ -67,6 +69,11 @@ function baseUrlOf(url: URL): string {
 
 function acceptsEventStream(request: Request): boolean {
   return (request.headers.get('accept') ?? '').toLowerCase().includes('text/event-stream');
+}
+
+/** The node adapter's own refusal of a stream past the client's limit, with the call's id. */
+function tooManyStreams(id: JsonRpcId): Response {
+  return jsonResponse(429, { jsonrpc: '2.0', id, error: { code: BRIDGE_APP_ERROR_CODE, message: 'too many open streams' } }, { 'retry-after': '1' });
 }
 
 function sseFrame(id: JsonRpcId, body: { result: unknown } | { error: { code: number; message: string } }): Uint8Array {
@@ -240,10 +247,14 @@ export function createA2aHttpHandler(bridge: A2aBridge, options: A2aHttpHandlerO
       if (parsed.method === A2aMethod.SendMessage && sendMessageWaitMs > 0 && !blocksNot(parsed.params)) {
         return jsonResponse(200, await tracedSendAndWait(bridge, parsed.id, parsed.params, sendMessageWaitMs, request.signal));
       }
+      // A streamed answer takes its slot under the node adapter's per-client stream limit before
+      // the task is submitted or read, so a refused stream has started nothing.
       if (parsed.method === A2aMethod.SendStreamingMessage && acceptsEventStream(request)) {
+        if (!reserveEventStream(request)) return tooManyStreams(parsed.id);
         return await streamTask(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
       if (parsed.method === A2aMethod.SubscribeToTask && acceptsEventStream(request)) {
+        if (!reserveEventStream(request)) return tooManyStreams(parsed.id);
         return await resubscribe(bridge, parsed.id, parsed.params, streamTimeoutMs, request.signal);
       }
       // A client that goes away (the request's signal) stops its publish or its read of the log.

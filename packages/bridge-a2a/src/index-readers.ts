@@ -5,7 +5,7 @@
  */
 
 import type { RecordId } from '@agdx/wire';
-import type { CountedReply } from './counted-replies.js';
+import type { CountedReplies, CountedReply } from './counted-replies.js';
 import type { A2aTask } from './task.js';
 import type { ReadRecord, TaskAddress } from './task-reads.js';
 
@@ -44,8 +44,9 @@ export interface IndexReaders {
 }
 
 /**
- * A lookup's answer: `found` (the task as its replies leave it), `none` (no reply on the places
+ * A lookup's answer: `found` (the task as its replies leave it, and, when the lookup asked for
+ * it, a copy of the record ids of its non-terminal replies that counted), `none` (no reply on the places
  * asked, within the scan limits) or `unknown` (the index dropped the task, or may have: only a
  * scan of the task's places can tell).
  */
-export type IndexAnswer = { readonly kind: 'found'; readonly task: A2aTask } | { readonly kind: 'none' } | { readonly kind: 'unknown' };
+export type IndexAnswer = { readonly kind: 'found'; readonly task: A2aTask; readonly counted: CountedReplies | undefined } | { readonly kind: 'none' } | { readonly kind: 'unknown' };

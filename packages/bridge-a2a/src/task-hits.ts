@@ -103,6 +103,11 @@ export class TaskHits {
     return counted;
   }
 
+  /** A copy of the record ids of `task`'s non-terminal replies that counted (`undefined` when none did). */
+  countedCopyOf(task: string): CountedReplies | undefined {
+    return this.#counted.get(task)?.clone();
+  }
+
   /**
    * Keeps a reply of `task` (`record` its record id); true when it is now the place's terminal or
    * latest reply of the task. A non-terminal reply with the record id of one that already counted

@@ -116,15 +116,18 @@ export class TaskIndex {
    * non-terminal one. A kept reply is read back from the log (one record) unless the task it gave
    * is still kept. A failed or aborted call keeps the replies it judged before the failure; a call
    * aborted while it waits for its turn rejects with `CancelledError` at once and reads nothing.
+   * With `withCounted`, a `found` answer also carries a copy of the record ids of the task's
+   * non-terminal replies that counted, taken in the same turn (SubscribeToTask passes over copies
+   * of them); GetTask does not ask, so it copies nothing.
    */
-  lookup(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal?: AbortSignal): Promise<IndexAnswer> {
+  lookup(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal?: AbortSignal, withCounted = false): Promise<IndexAnswer> {
     return this.exclusive(async () => {
       const epoch = this.#epoch;
       await this.#advance(task, transport, addresses, readers.judge, signal);
       // Cleared meanwhile (the reply policy or stream changed): the index cannot answer this call,
       // which began under the old policy; its own scan does.
       if (epoch !== this.#epoch) return UNKNOWN;
-      const answer = await this.#answer(task, transport, addresses, readers, signal);
+      const answer = await this.#answer(task, transport, addresses, readers, signal, withCounted);
       return epoch === this.#epoch ? answer : UNKNOWN;
     }, signal);
   }
@@ -158,7 +161,7 @@ export class TaskIndex {
     }
   }
 
-  async #answer(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal: AbortSignal | undefined): Promise<IndexAnswer> {
+  async #answer(task: string, transport: Transport, addresses: readonly TaskAddress[], readers: IndexReaders, signal: AbortSignal | undefined, withCounted: boolean): Promise<IndexAnswer> {
     const taskHits = this.#hits;
     // Asked again: it is the newest to keep.
     const hits = taskHits.touch(task);
@@ -188,7 +191,7 @@ export class TaskIndex {
     const kept = taskHits.answerOf(task);
     if (kept !== undefined && kept.place === chosen.place && kept.offset === chosen.hit.offset) {
       taskHits.remember(task, kept.place, kept.offset, kept.task);
-      return { kind: 'found', task: kept.task };
+      return { kind: 'found', task: kept.task, counted: withCounted ? taskHits.countedCopyOf(task) : undefined };
     }
     const cursor = this.#cursors.get(chosen.place);
     const [record] = await transport.read({ ...chosen.address, offset: chosen.hit.offset, maxCount: 1, signal });
@@ -197,6 +200,6 @@ export class TaskIndex {
     const found = readers.reread(record, { ...chosen.address, partitionCount: cursor.partitionCount }, task);
     if (found === undefined) return UNKNOWN;
     taskHits.remember(task, chosen.place, chosen.hit.offset, found);
-    return { kind: 'found', task: found };
+    return { kind: 'found', task: found, counted: withCounted ? taskHits.countedCopyOf(task) : undefined };
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import { describePlaces, type AgdxClient } from '@agdx/agents';
-import { CountedReplies, type CountedReply } from './counted-replies.js';
+import { CountedReplies, type CountedReply, type TaskReading } from './counted-replies.js';
 import { isTerminalA2aState, type A2aTask } from './task.js';
 
 /** Tasks a bridge keeps GetTask read state for; the least recently asked is dropped first. */
@@ -105,7 +105,12 @@ export class TaskReads {
    * The task as the replies on `addresses` tell it, continuing the kept read of `task`: the first
    * terminal reply, else the latest non-terminal one, else `undefined`.
    */
-  read(task: string, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal?: AbortSignal): Promise<A2aTask | undefined> {
+  async read(task: string, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal?: AbortSignal): Promise<A2aTask | undefined> {
+    return (await this.reading(task, transport, addresses, judge, signal)).task;
+  }
+
+  /** {@link TaskReads.read}, with a copy of the record ids of the task's non-terminal replies that counted. */
+  reading(task: string, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal?: AbortSignal): Promise<TaskReading> {
     const entry = this.#entry(task);
     const run = entry.queue.then(() => this.#advance(entry, transport, addresses, judge, signal));
     entry.queue = run.catch(() => undefined);
@@ -129,7 +134,7 @@ export class TaskReads {
     return entry;
   }
 
-  async #advance(entry: TaskRead, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal: AbortSignal | undefined): Promise<A2aTask | undefined> {
+  async #advance(entry: TaskRead, transport: Transport, addresses: readonly TaskAddress[], judge: JudgeRecord, signal: AbortSignal | undefined): Promise<TaskReading> {
     const described = await describePlaces(transport, addresses, signal);
     const kept = entry.cursors;
     const stale =
@@ -186,6 +191,6 @@ export class TaskReads {
     entry.terminal = terminal;
     entry.latest = latest;
     entry.counted = counted;
-    return terminal ?? latest;
+    return { task: terminal ?? latest, counted: counted.clone() };
   }
 }

@@ -7,7 +7,7 @@
  * record id counts once, in the index and in the per-task scan alike.
  */
 import { AgdxClient, AgentTopic } from '@agdx/agents';
-import { A2aBridge } from '@agdx/bridge-a2a';
+import { A2aBridge, createA2aHttpHandler } from '@agdx/bridge-a2a';
 import { KeyRegistry, SigningKey } from '@agdx/sign';
 import { MemoryLog, type LogRecord } from '@agdx/transport';
 import { AgentEnvelope, ConversationId, CorrelationId, MintUlid, RecordId } from '@agdx/wire';
@@ -39,7 +39,7 @@ async function setUp() {
     return record as LogRecord;
   };
   const copy = (record: LogRecord, payload: Uint8Array = record.payload) => log.append({ stream: STREAM, topic: AgentTopic.Sessions, records: [{ headers: record.headers, payload }] });
-  return { laser, bridge, reply, copy };
+  return { laser, bridge, reply, copy, log };
 }
 
 describe('GetTask with copies of signed replies', () => {
@@ -105,6 +105,105 @@ describe('GetTask with copies of signed replies', () => {
     const [record] = await log.read({ stream: STREAM, topic: AgentTopic.Sessions, partition: first.position.partition, offset: first.position.offset, maxCount: 1 });
     await log.append({ stream: STREAM, topic: AgentTopic.Sessions, records: [{ headers: record!.headers, payload: record!.payload }] });
     expect((await bridge.task(task)).artifacts).toEqual([{ text: 'which line?' }]);
+  });
+});
+
+describe('SubscribeToTask on a fresh bridge with copies of signed replies', () => {
+  /** A bridge in a process that took none of the task's replies as an answer yet. */
+  function freshBridge(log: MemoryLog): A2aBridge {
+    const registry = new KeyRegistry();
+    registry.enroll('worker', workerKey);
+    const client = AgdxClient.from(log, { stream: STREAM, verifier: registry });
+    return new A2aBridge(client, GATEWAY, AgentTopic.Sessions, AgentTopic.Sessions).forAgent('worker');
+  }
+
+  it('does not end on a copy of an earlier reply appended while it waits; the next genuine reply ends it', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    const second = await reply(task, 'which line?', 'InputRequired');
+    const fresh = freshBridge(log);
+    const followed = await fresh.follow(task, { timeoutMs: 10_000 });
+    expect(followed.task.artifacts).toEqual([{ text: 'which line?' }]);
+    let ended: string | undefined;
+    const final = followed.final.then((t) => {
+      ended = JSON.stringify(t.artifacts);
+      return t;
+    });
+    // Copies of both earlier replies: neither is news.
+    await copy(first);
+    await copy(second);
+    // Let the reply readers meet the copies before anything else lands.
+    await fresh.task(task);
+    expect(ended).toBeUndefined();
+    await reply(task, 'which column?', 'InputRequired');
+    expect((await final).artifacts).toEqual([{ text: 'which column?' }]);
+  });
+
+  it('after a copy was passed over, a terminal reply still ends the wait', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    await reply(task, 'which line?', 'InputRequired');
+    const fresh = freshBridge(log);
+    const followed = await fresh.follow(task, { timeoutMs: 10_000 });
+    await copy(first);
+    await reply(task, 'done', 'Completed');
+    const final = await followed.final;
+    expect(final.state).toEqual({ kind: 'known', name: 'Completed' });
+    expect(final.artifacts).toEqual([{ text: 'done' }]);
+  });
+
+  it('stops waiting when cancelled after it passed over a copy', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    await reply(task, 'which line?', 'InputRequired');
+    const fresh = freshBridge(log);
+    const followed = await fresh.follow(task, { timeoutMs: 10_000 });
+    await copy(first);
+    await fresh.task(task);
+    followed.cancel();
+    await expect(followed.final).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it('over HTTP: the SubscribeToTask stream ends with the next genuine reply, not with a copy', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    await reply(task, 'which line?', 'InputRequired');
+    const handler = createA2aHttpHandler(freshBridge(log));
+    const response = await handler(
+      new Request('http://h/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: task.toString() } }),
+      }),
+    );
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = (await reader.read()).value ?? '';
+    expect(text).toContain('which line?');
+    await copy(first);
+    await reply(task, 'which column?', 'InputRequired');
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      text += next.value;
+    }
+    const frames = text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.stringify(JSON.parse(f.slice(6))));
+    expect(frames.slice(1).join()).toContain('which column?');
+    expect(frames.slice(1).join()).not.toContain('which file?');
+  });
+
+  it('times out on the original bound when only copies arrive', async () => {
+    const { reply, copy, log } = await setUp();
+    const task = ConversationId.new();
+    const first = await reply(task, 'which file?', 'InputRequired');
+    await reply(task, 'which line?', 'InputRequired');
+    const fresh = freshBridge(log);
+    const followed = await fresh.follow(task, { timeoutMs: 300 });
+    await copy(first);
+    await expect(followed.final).rejects.toMatchObject({ kind: 'timeout' });
   });
 });
 

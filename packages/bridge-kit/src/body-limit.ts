@@ -1,5 +1,6 @@
 import { readCapped, rpcErrorResponse } from './http-common.js';
 import { PublicErrorMessage } from './json-rpc.js';
+import { attachEventStreamGate, eventStreamGateOf } from './stream-gate.js';
 
 /**
  * Wraps a web-standard handler so that no request body over `maxBytes` reaches it: a declared
@@ -22,6 +23,10 @@ export function limitBody(handler: (request: Request) => Promise<Response>, maxB
       return rpcErrorResponse(400, null, PublicErrorMessage.InvalidRequest);
     }
     if (bytes === undefined) return rpcErrorResponse(413, null, PublicErrorMessage.InvalidRequest);
-    return handler(new Request(request, { body: bytes as Uint8Array<ArrayBuffer> }));
+    const capped = new Request(request, { body: bytes as Uint8Array<ArrayBuffer> });
+    // The fresh request still reserves its event-stream slot where an adapter limits streams.
+    const gate = eventStreamGateOf(request);
+    if (gate !== undefined) attachEventStreamGate(capped, gate);
+    return handler(capped);
   };
 }

@@ -26,6 +26,7 @@ export { authenticateRequest, authorizeRequest, DEFAULT_MAX_BODY_BYTES, jsonResp
 export type { EdgeAuthorization, JsonBody } from './http-common.js';
 export { jsonBody } from './body.js';
 export { limitBody } from './body-limit.js';
+export { reserveEventStream } from './stream-gate.js';
 export { parseWith } from './params.js';
 export { bridgeAgentId, bridgeHopsAfter, nonEmptyName, startChildSession } from './bridge-identity.js';
 export type { ChildAncestry } from './bridge-identity.js';

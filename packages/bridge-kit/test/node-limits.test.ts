@@ -7,6 +7,7 @@
 
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { limitBody, reserveEventStream } from '@agdx/bridge-kit';
 import { applyServerLimits, toNodeListener, type FetchHandler, type NodeListenerOptions } from '@agdx/bridge-kit/node';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -173,6 +174,79 @@ describe('toNodeListener limits', () => {
     }
     expect(again).toBe(200);
     b.abort.abort();
+  });
+
+  it('refuses the second of two concurrent stream requests at the limit before its work, when the handler reserves first', async () => {
+    let started = 0;
+    let arrived = 0;
+    let bothIn: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (bothIn = resolve));
+    const port = await serve(
+      async (request) => {
+        // Both requests are past the adapter's early check before either reserves.
+        if (++arrived === 2) bothIn();
+        await together;
+        if (!reserveEventStream(request)) return new Response('{}', { status: 429, headers: { 'content-type': 'application/json' } });
+        started++;
+        return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('data: open\n\n')) }), { headers: { 'content-type': 'text/event-stream' } });
+      },
+      { maxStreamsPerClient: 1 },
+    );
+    const abort = new AbortController();
+    const call = () => fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    const answers = await Promise.all([call(), call()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 429]);
+    expect(started).toBe(1);
+    abort.abort();
+  });
+
+  it('holds no slot for a request that accepts a stream but is answered with JSON (an MCP call), so parallel calls are not refused', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inFlight = 0;
+    const port = await serve(
+      async () => {
+        inFlight++;
+        await held;
+        return new Response('{}', { headers: { 'content-type': 'application/json' } });
+      },
+      { maxStreamsPerClient: 1 },
+    );
+    const call = () => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { accept: 'application/json, text/event-stream' }, body: '{}' });
+    let refused = 0;
+    const calls = [call(), call(), call()].map((p) => p.then((r) => ((refused += r.status === 429 ? 1 : 0), r)));
+    // All three reach the handler at once, or (what this guards against) some are refused.
+    while (inFlight + refused < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    expect((await Promise.all(calls)).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
+  it('lets a handler that streams without being asked reserve its slot before it works (reserveEventStream), and gives it back when it answers otherwise', async () => {
+    let worked = 0;
+    const handler: FetchHandler = async (request) => {
+      if (!reserveEventStream(request)) return new Response('{"error":"busy"}', { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } });
+      // Reserving twice holds one slot.
+      expect(reserveEventStream(request)).toBe(true);
+      worked++;
+      if (new URL(request.url).pathname === '/plain') return new Response('{}', { headers: { 'content-type': 'application/json' } });
+      return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('data: open\n\n')) }), { headers: { 'content-type': 'text/event-stream' } });
+    };
+    // Through limitBody too: the fresh request it makes keeps the gate.
+    const port = await serve(limitBody(handler, 1024), { maxStreamsPerClient: 1 });
+    // A plain answer gives the reserved slot back at once.
+    expect((await fetch(`http://127.0.0.1:${port}/plain`, { method: 'POST', body: '{}' })).status).toBe(200);
+    const abort = new AbortController();
+    const open = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}', signal: abort.signal });
+    expect(open.status).toBe(200);
+    await open.body!.getReader().read();
+    expect(worked).toBe(2);
+    // No Accept header, yet refused before any work: the handler reserved first.
+    const refused = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(429);
+    expect(worked).toBe(2);
+    abort.abort();
+    // Outside the node adapter nothing limits streams: the reservation always succeeds.
+    expect(reserveEventStream(new Request('http://h/'))).toBe(true);
   });
 
   it('with applyServerLimits, answers 408 to a request head that does not arrive in time', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createExpressApp } from '../../../examples/edge-app/express-app.js';
 import { listening } from './support/listen.js';
 import { edgeChecklist, MAX_BODY_BYTES, type RunningApp, type StartApp } from './support/checklist.js';
+import { streamLimitChecklist } from './support/stream-limit.js';
 import type { EdgeHandlers } from '../../../examples/edge-app/edge.js';
 
 function startExpress(handlers: EdgeHandlers): Promise<RunningApp> {
@@ -10,6 +11,7 @@ function startExpress(handlers: EdgeHandlers): Promise<RunningApp> {
 
 const start: StartApp = startExpress;
 edgeChecklist('Express', start);
+streamLimitChecklist('Express', startExpress);
 
 describe('Express: what the app around the bridge does', () => {
   const handlers: EdgeHandlers = {

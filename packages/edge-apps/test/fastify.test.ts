@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFastifyApp } from '../../../examples/edge-app/fastify-app.js';
 import type { EdgeHandlers } from '../../../examples/edge-app/edge.js';
 import { edgeChecklist, MAX_BODY_BYTES, type RunningApp } from './support/checklist.js';
+import { streamLimitChecklist } from './support/stream-limit.js';
 
 async function startFastify(handlers: EdgeHandlers): Promise<RunningApp> {
   const app = createFastifyApp(handlers, MAX_BODY_BYTES);
@@ -17,6 +18,7 @@ async function startFastify(handlers: EdgeHandlers): Promise<RunningApp> {
 }
 
 edgeChecklist('Fastify', startFastify);
+streamLimitChecklist('Fastify', startFastify);
 
 describe('Fastify: what the app around the bridge does', () => {
   const handlers: EdgeHandlers = {

@@ -3,8 +3,9 @@
  * can before the handler runs and while the body arrives: a declared Content-Length over the
  * cap gets 413 at once; the body reaches the handler as a stream read only as the handler pulls
  * it, cut off with 413 at the cap and 408 past its time limit; a client with too many open
- * event streams gets 429. An answer sent before the body was read in full closes the
- * connection, so an unread body is never drained into memory.
+ * event streams gets 429 (before the handler works, when the request asks for a stream or the
+ * handler reserves its slot through `reserveEventStream`). An answer sent before the body was
+ * read in full closes the connection, so an unread body is never drained into memory.
  */
 
 import { DEFAULT_MAX_BODY_BYTES } from '../http-common.js';
@@ -12,6 +13,7 @@ import { limitedBody, type BodyLimit, type LimitedBody } from './body-stream.js'
 import { bodyWasRead, rebuildBody, type ParsedBody } from './framework-body.js';
 import type { FetchHandler, NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { StreamSlots } from './stream-slots.js';
+import { attachEventStreamGate } from '../stream-gate.js';
 
 /** Default for {@link NodeListenerOptions.bodyTimeoutMs}. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
@@ -239,14 +241,29 @@ async function serve(
     if (declared > limits.maxBodyBytes) return sendError(response, 413, true);
   }
   const client = limits.clientKey(request);
-  // Refused before the handler runs, so a refused stream has started no work.
+  // A client at its limit that asks for a stream is refused before its body is read. Only a
+  // check: a request that accepts a stream among other types (MCP clients send it with every
+  // call) holds no slot until its handler reserves one or answers with a stream.
   if (acceptsEventStream(request) && slots.full(client)) return sendError(response, 429, hasBody, { 'retry-after': '1' });
+  let release: (() => void) | undefined;
   const prepared = handlerBody(request, hasBody, framework, limits);
   if (typeof prepared === 'number') return sendError(response, prepared, false);
   const body = prepared !== undefined && 'stream' in prepared ? prepared.stream : undefined;
+  // Once this request is answered its gate holds nothing more (a handler still running after a
+  // body limit answered must not take a slot nobody gives back).
+  let answered = false;
   try {
     const target = framework?.originalUrl ?? request.url ?? '/';
-    const handled = handler(toRequest(request, target, prepared, controller.signal, limits));
+    const fetchRequest = toRequest(request, target, prepared, controller.signal, limits);
+    // A handler reserves its slot through this gate (`reserveEventStream`) before it starts the
+    // work of a streamed answer, so a refused stream has started nothing and concurrent requests
+    // cannot all pass a check of the count.
+    attachEventStreamGate(fetchRequest, () => {
+      if (answered) return false;
+      release ??= slots.acquire(client);
+      return release !== undefined;
+    });
+    const handled = handler(fetchRequest);
     const outcome = await (body === undefined ? handled : Promise.race([handled, body.limited]));
     if (typeof outcome === 'string') {
       handled.then((late) => late.body?.cancel().catch(() => undefined), () => undefined);
@@ -255,20 +272,22 @@ async function serve(
     }
     const close = body !== undefined && !body.complete();
     if ((outcome.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      const release = slots.acquire(client);
+      // A handler that reserved nothing is held to the limit only now, after its work.
+      release ??= slots.acquire(client);
       if (release === undefined) {
         await outcome.body?.cancel().catch(() => undefined);
         return sendError(response, 429, close, { 'retry-after': '1' });
       }
-      try {
-        await writeResponse(outcome, response, controller.signal, close);
-      } finally {
-        release();
-      }
+      await writeResponse(outcome, response, controller.signal, close);
       return;
     }
+    // Not a stream after all: the reserved slot goes back before the answer is written.
+    release?.();
+    release = undefined;
     await writeResponse(outcome, response, controller.signal, close);
   } finally {
+    answered = true;
+    release?.();
     body?.dispose();
   }
 }
