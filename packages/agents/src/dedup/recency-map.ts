@@ -7,7 +7,7 @@
  * up to about the map's size of them (`pnpm bench map-eviction` measures it). Here the order
  * lives in a queue of keys beside the Map; a key set again is queued again, and the copy it left
  * behind is passed over (once) because its position no longer matches the key's. The same class
- * is internal to `@agdx/bridge-a2a` and the dev server; a package imports only another's public
+ * is internal to `@agdx/bridge-a2a` too; a package imports only another's public
  * entry, so each keeps its own.
  */
 

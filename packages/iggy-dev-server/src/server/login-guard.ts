@@ -11,8 +11,6 @@
  * not buy unlimited guesses at another.
  */
 
-import { RecencyMap } from './recency-map.js';
-
 /** The limits of a {@link LoginGuard}. */
 export interface LoginLimits {
   /** Failed logins after which a connection is closed. */
@@ -53,11 +51,7 @@ const MAX_DELAY_FACTOR = 16;
 export class LoginGuard {
   readonly #limits: LoginLimits;
   readonly #now: () => number;
-  /**
-   * Least recently failing first. Not a Map's own order (`keys().next()`): a flood of failures
-   * from new addresses forgets one per failure, and that walks every address forgotten before.
-   */
-  readonly #addresses = new RecencyMap<string, AddressRecord>();
+  readonly #addresses = new Map<string, AddressRecord>();
 
   constructor(limits: LoginLimits, now: () => number = Date.now) {
     this.#limits = limits;
@@ -87,8 +81,12 @@ export class LoginGuard {
   failed(host: string): number {
     const now = this.#now();
     let record = this.#addresses.get(host);
-    // set again even when kept, so it becomes the most recently failing
-    if (record === undefined) record = { failures: [], lockedUntil: 0 };
+    if (record === undefined) {
+      record = { failures: [], lockedUntil: 0 };
+    } else {
+      // Re-inserted below so the map's order is least recently failing first.
+      this.#addresses.delete(host);
+    }
     this.#addresses.set(host, record);
     const since = now - this.#limits.lockoutMs;
     while (record.failures.length > 0 && (record.failures[0] as number) <= since) record.failures.shift();
@@ -106,14 +104,14 @@ export class LoginGuard {
 
   #forgetOldest(now: number): void {
     while (this.#addresses.size > this.#limits.maxAddresses) {
-      const oldest = this.#addresses.oldest();
-      if (oldest === undefined) return;
-      this.#addresses.delete(oldest);
+      const oldest = this.#addresses.keys().next();
+      if (oldest.done === true) return;
+      this.#addresses.delete(oldest.value);
     }
     // Drop one expired record per failure, so the table shrinks without a timer.
-    const host = this.#addresses.oldest();
-    const record = host === undefined ? undefined : this.#addresses.get(host);
-    if (host !== undefined && record !== undefined) {
+    const first = this.#addresses.entries().next();
+    if (first.done !== true) {
+      const [host, record] = first.value;
       const last = record.failures[record.failures.length - 1] ?? 0;
       if (record.lockedUntil <= now && last <= now - this.#limits.lockoutMs) this.#addresses.delete(host);
     }
