@@ -82,6 +82,16 @@ describe('tool calls and results in the context', () => {
     expect(await shown(session, new LastN(4))).toEqual(['tool.call search(42)', 'tool.result 3 comments', 'tool.call search(43)', 'tool.result 0 comments']);
   });
 
+  it('a result beyond the open calls is the run\'s newest, left unpaired', async () => {
+    const { session, append } = await ticking('extra-result');
+    await append('tool.call', 'search(42)');
+    await append('tool.result', '3 comments');
+    // a result whose call another writer keeps elsewhere (as @agdx/ai-sdk does, in model.response)
+    await append('tool.result', 'from elsewhere');
+    expect(await shown(session, new LastN(2))).toEqual(['tool.result from elsewhere']);
+    expect(await shown(session, new LastN(3))).toHaveLength(3);
+  });
+
   it('a call never answered does not shift the pairs after it', async () => {
     const { session, append } = await ticking('lost-result');
     await append('tool.call', 'crashed()');

@@ -17,9 +17,9 @@ function link(partners: ToolLinks, a: ContextMessage, b: ContextMessage): void {
  * the newest plain calls still open, in order, as many as it holds. Parallel calls followed by
  * their results pair first with first; a call that never got its result (its tool crashed) stays
  * open behind the newer calls instead of taking a later call's result and shifting every pair
- * after it. A plain result beyond the open calls stays unpaired (its call is not a `tool.call`
- * turn, as with `@agdx/ai-sdk`, whose calls are inside `model.response` turns, or it is not in
- * the history at all); the run's newest results are the ones paired.
+ * after it. The run's oldest results are the ones paired; a plain result beyond the open calls
+ * stays unpaired (its call is not a `tool.call` turn, as with `@agdx/ai-sdk`, whose calls are
+ * inside `model.response` turns, or it is not in the history at all).
  */
 function linkTools(history: readonly ContextMessage[], kindOf: (topic: string) => SessionTurnKind | undefined): ToolLinks {
   const partners: ToolLinks = new Map();
@@ -29,7 +29,7 @@ function linkTools(history: readonly ContextMessage[], kindOf: (topic: string) =
   const pairRun = (): void => {
     const n = Math.min(results.length, open.length);
     const calls = open.splice(open.length - n, n);
-    const answers = results.slice(results.length - n);
+    const answers = results.slice(0, n);
     for (let i = 0; i < n; i++) {
       link(partners, answers[i] as ContextMessage, calls[i] as ContextMessage);
       link(partners, calls[i] as ContextMessage, answers[i] as ContextMessage);
