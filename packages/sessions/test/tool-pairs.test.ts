@@ -57,17 +57,39 @@ describe('tool calls and results in the context', () => {
     expect(kinds).not.toContain('tool.result');
   });
 
-  it('parallel plain calls pair by count: a cut inside the calls drops as many results', async () => {
+  it('parallel plain calls pair in order: a cut inside the calls drops the results of the calls it cut', async () => {
     const { session, append } = await ticking('parallel');
     await append('tool.call', 'weather(Oslo)');
     await append('tool.call', 'weather(Rome)');
     await append('tool.result', 'Oslo 3');
     await append('tool.result', 'Rome 9');
     await append('model.response', 'cold');
-    const kept = await shown(session, new LastN(4));
-    expect(kept.filter((t) => t.startsWith('tool.call'))).toHaveLength(1);
-    expect(kept.filter((t) => t.startsWith('tool.result'))).toHaveLength(1);
+    // The cut leaves Rome's call: Oslo's result goes with Oslo's call, and Rome's call keeps its
+    // own result (not Oslo's, which would tell the model Rome is at 3 degrees).
+    expect(await shown(session, new LastN(4))).toEqual(['tool.call weather(Rome)', 'tool.result Rome 9', 'model.response cold']);
     expect(await shown(session, new LastN(5))).toHaveLength(5);
+  });
+
+  it('a run of plain results answers the newest open calls, so an older unanswered call shifts nothing', async () => {
+    const { session, append } = await ticking('crash-then-pairs');
+    await append('tool.call', 'crashed()');
+    await append('tool.call', 'search(42)');
+    await append('tool.result', '3 comments');
+    await append('tool.call', 'search(43)');
+    await append('tool.result', '0 comments');
+    expect(await shown(session, new LastN(2))).toEqual(['tool.call search(43)', 'tool.result 0 comments']);
+    expect(await shown(session, new LastN(3))).toEqual(['tool.call search(43)', 'tool.result 0 comments']);
+    expect(await shown(session, new LastN(4))).toEqual(['tool.call search(42)', 'tool.result 3 comments', 'tool.call search(43)', 'tool.result 0 comments']);
+  });
+
+  it('a result beyond the open calls is the run\'s newest, left unpaired', async () => {
+    const { session, append } = await ticking('extra-result');
+    await append('tool.call', 'search(42)');
+    await append('tool.result', '3 comments');
+    // a result whose call another writer keeps elsewhere (as @agdx/ai-sdk does, in model.response)
+    await append('tool.result', 'from elsewhere');
+    expect(await shown(session, new LastN(2))).toEqual(['tool.result from elsewhere']);
+    expect(await shown(session, new LastN(3))).toHaveLength(3);
   });
 
   it('a call never answered does not shift the pairs after it', async () => {
