@@ -57,6 +57,17 @@ describe('resume markers', () => {
     expect(await markers.resuming(0, 8n)).toBe(0);
   });
 
+  it('creates the marker topic again when it was deleted after first use', async () => {
+    const memory = await log();
+    const markers = new ResumeMarkers(memory, scope(), 64);
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    expect(await markers.resuming(0, 7n)).toBe(1);
+    await memory.deleteTopic({ stream: STREAM, topic: RESUME_MARKER_TOPIC });
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    expect(await markers.resuming(0, 7n)).toBe(1);
+    expect((await memory.describeTopic({ stream: STREAM, topic: RESUME_MARKER_TOPIC })).messageExpiryMicros).toBe(3_600_000_000n);
+  });
+
   it('looks back a bounded window: markers pushed out by others no longer count', async () => {
     const memory = await log();
     const mine = new ResumeMarkers(memory, scope(), 8);

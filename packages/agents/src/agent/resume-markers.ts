@@ -116,13 +116,24 @@ export class ResumeMarkers {
     const tail = JSON.stringify({ agent: s.agent, instance: s.instance }).slice(1);
     // Keyed by the consumer's partition: on a provisioned topic with several partitions the
     // markers of one record still share a partition, so one read finds them all.
-    const appended = await this.#transport.append({
+    const marker = {
       stream: s.stream,
       topic: RESUME_MARKER_TOPIC,
       routing: { key: `${s.group}\u0000${s.topic}\u0000${partition}` },
       records: [{ payload: this.#encoder.encode(id + tail) }],
       signal,
-    });
+    };
+    let appended;
+    try {
+      appended = await this.#transport.append(marker);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // The topic was deleted since it was ensured (an operator clearing forged markers): create
+      // it again, or every later start of this handle would run unguarded and report the error.
+      this.#ready = undefined;
+      await (this.#ready ??= this.#ensure(signal));
+      appended = await this.#transport.append(marker);
+    }
     const own = appended.baseOffset;
     let next = own > this.#lookBack ? own - this.#lookBack : 0n;
     let count = 0;
