@@ -43,6 +43,31 @@ describe('resume markers', () => {
     expect(await b.resuming(0, 3n)).toBe(1);
   });
 
+  it('a withdrawal cancels one marker of the same record, and never counts below zero', async () => {
+    const memory = await log();
+    const markers = new ResumeMarkers(memory, scope(), 64);
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    await markers.withdraw(0, 7n);
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    expect(await markers.resuming(0, 7n)).toBe(1);
+    // A withdrawal for another record cancels nothing here.
+    await markers.withdraw(0, 8n);
+    await markers.withdraw(0, 8n);
+    expect(await markers.resuming(0, 7n)).toBe(2);
+    expect(await markers.resuming(0, 8n)).toBe(0);
+  });
+
+  it('creates the marker topic again when it was deleted after first use', async () => {
+    const memory = await log();
+    const markers = new ResumeMarkers(memory, scope(), 64);
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    expect(await markers.resuming(0, 7n)).toBe(1);
+    await memory.deleteTopic({ stream: STREAM, topic: RESUME_MARKER_TOPIC });
+    expect(await markers.resuming(0, 7n)).toBe(0);
+    expect(await markers.resuming(0, 7n)).toBe(1);
+    expect((await memory.describeTopic({ stream: STREAM, topic: RESUME_MARKER_TOPIC })).messageExpiryMicros).toBe(3_600_000_000n);
+  });
+
   it('looks back a bounded window: markers pushed out by others no longer count', async () => {
     const memory = await log();
     const mine = new ResumeMarkers(memory, scope(), 8);

@@ -1,5 +1,5 @@
-import { AgdxClient, Agent, AgentTopic, RESUME_MARKER_TOPIC } from '@agdx/agents';
-import { TransportFailureError, type AppendRequest } from '@agdx/transport';
+import { AgdxClient, Agent, AgentTopic, RESUME_MARKER_TOPIC, type AgentHandle } from '@agdx/agents';
+import { TransportFailureError, type AppendRequest, type LogTransport } from '@agdx/transport';
 import { ContentType } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { memoryEnv } from './support-runtime/env.js';
@@ -48,6 +48,49 @@ describe('crash-loop guard (MemoryLog)', () => {
     await h.laser.publish(AgentTopic.Sessions, command('x'), ContentType.raw);
     await eventually(() => handled.length === 1, 5_000, 'the record');
     await expect(h.log.describeTopic({ stream: STREAM, topic: RESUME_MARKER_TOPIC })).rejects.toThrow();
+  });
+
+  it('withdraws the marker of a start that stopped cleanly before running its record: clean stops never add up to a dead letter', async () => {
+    const h = await harness();
+    const maxAttempts = 2;
+    const handled: string[] = [];
+    let current: AgentHandle | undefined;
+    let stopping: Promise<void> | undefined;
+    // A clean shutdown that arrives just after the start's marker landed, before the handler ran
+    // (a rolling restart, a scale-down): the start never ran the record, so it did not die at it.
+    const stopAfterMarker = overriding(h.log, {
+      append: async (request: AppendRequest) => {
+        const appended = await h.log.append(request);
+        if (request.topic === RESUME_MARKER_TOPIC && stopping === undefined) {
+          stopping = current?.shutdown();
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+        return appended;
+      },
+    });
+    const spawn = (transport: LogTransport): AgentHandle =>
+      Agent.builder()
+        .id('rolling')
+        .listenOn(AgentTopic.Sessions)
+        .retry({ maxAttempts, baseDelayMs: 1 })
+        .pollInterval(20)
+        .handler((m) => void handled.push(new TextDecoder().decode(m.envelope?.body)))
+        .spawn(AgdxClient.from(transport, { stream: STREAM }));
+    await h.laser.publish(AgentTopic.Sessions, command('survivor'), ContentType.raw);
+    for (let start = 0; start < maxAttempts + 1; start++) {
+      stopping = undefined;
+      current = spawn(stopAfterMarker);
+      await current.ready();
+      await eventually(() => stopping !== undefined, 5_000, `stop ${start}`);
+      await stopping;
+    }
+    expect(handled).toEqual([]);
+    const last = spawn(h.log);
+    await last.ready();
+    await eventually(() => handled.length === 1, 5_000, 'the record');
+    await last.shutdown();
+    expect(handled).toEqual(['survivor']);
+    expect(await deadLetters(h.log)).toHaveLength(0);
   });
 
   it('runs a suspect record alone: the record after it starts only once its offset is committed', async () => {

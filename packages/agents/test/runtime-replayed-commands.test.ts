@@ -6,12 +6,13 @@
  * appended at, so a byte-for-byte copy verifies wherever it lands. These tests pin what the
  * runtime does with each copy.
  */
-import { Agent, AgentTopic, SkippedRecordError, type AgdxClient } from '@agdx/agents';
+import { AgdxClient, Agent, AgentTopic, DEAD_LETTER_TOPIC, SkippedRecordError } from '@agdx/agents';
 import { KeyKind, KeyRegistry, SigningKey } from '@agdx/sign';
-import type { LogRecord } from '@agdx/transport';
+import { TransportFailureError, type AppendRequest, type LogRecord } from '@agdx/transport';
 import { AGENT_OP_VERSION, AgentEnvelope, AgentId, ContentType, ConversationId, CorrelationId, DeadLetterReason, envelopeRecord, MintUlid, RecordId, ulidBytes } from '@agdx/wire';
 import { describe, expect, it } from 'vitest';
 import { deadLetters, eventually, harness, readAll, STREAM, text } from './support-runtime/harness.js';
+import { overriding } from './support-runtime/overriding.js';
 
 const boss = AgentId.new('boss');
 const bossKey = SigningKey.fromBytes(new Uint8Array(32).fill(81));
@@ -93,6 +94,39 @@ describe('a signed command copied and appended again (verifier on)', () => {
     // Handled now, so a further copy is a duplicate.
     await replay(laser, AgentTopic.Commands, captured);
     await eventually(() => x.stats.duplicate === 1, 5_000, 'the copy after the redrive');
+    expect(ran).toEqual(['settle']);
+  });
+
+  it('a command whose dead letter was written only on a re-read (the first append failed) is forgotten too, so its redrive runs', async () => {
+    const { laser, log } = await harness();
+    const ran: string[] = [];
+    let letterFailures = 1;
+    let failures = 1;
+    // The log refuses the first dead letter once (a transient failure): the record stays
+    // uncommitted and its re-read writes the letter without running the handler again.
+    const flaky = overriding(log, {
+      append: (request: AppendRequest) =>
+        request.topic === DEAD_LETTER_TOPIC && letterFailures-- > 0 ? Promise.reject(new TransportFailureError('dlq briefly unavailable')) : log.append(request),
+    });
+    await using x = Agent.builder()
+      .id('x')
+      .listenOn(AgentTopic.Commands)
+      .verifier(registry())
+      .heartbeats(false)
+      .pollInterval(20)
+      .retry({ maxAttempts: 1, baseDelayMs: 1 })
+      .handler((message) => {
+        if (failures-- > 0) throw new Error('the ledger is down');
+        ran.push(new TextDecoder().decode(message.envelope?.body));
+      })
+      .spawn(AgdxClient.from(flaky, { stream: STREAM }));
+    await x.ready();
+    const captured = await signedCommand(laser, AgentTopic.Commands, 'settle', 'x');
+    await eventually(() => x.stats['dead-lettered'] === 1, 5_000, 'the failed command, lettered on its re-read');
+    expect(await deadLetters(log)).toHaveLength(1);
+    await replay(laser, AgentTopic.Commands, captured);
+    await eventually(() => x.stats.handled === 1, 5_000, 'the redriven command');
+    expect(x.stats.duplicate).toBe(0);
     expect(ran).toEqual(['settle']);
   });
 

@@ -386,6 +386,7 @@ export class AgentHandle {
       retryDelayMs: Math.max(config.pollIntervalMs, 10),
       consume: (record: LogRecord, partition: number, turn: HandlerTurn, resumes?: number): Promise<unknown> => consumePipeline.consume(record, partition, false, turn, resumes),
       resuming: markers === undefined ? undefined : (partition: number, offset: bigint, signal: AbortSignal): Promise<number> => markers.resuming(partition, offset, signal),
+      withdrawResume: markers === undefined ? undefined : (partition: number, offset: bigint): Promise<void> => markers.withdraw(partition, offset),
       // Another agent's record (or a reply): reading it again after a crash changes nothing.
       replayable: (outcome: unknown): boolean => outcome === 'skipped',
       pipelineDepth: config.pipelining === false ? 1 : PIPELINE_DEPTH,

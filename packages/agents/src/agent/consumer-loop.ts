@@ -69,6 +69,12 @@ export interface ConsumerLoopOptions {
    */
   readonly resuming?: ((partition: number, offset: bigint, signal: AbortSignal) => Promise<number>) | undefined;
   /**
+   * Withdraws the marker `resuming` wrote when the lane then did not run its record (a graceful
+   * stop, or the partition lost, came first): that start did not die at the record. Failures are
+   * reported; omitted: nothing is withdrawn.
+   */
+  readonly withdrawResume?: ((partition: number, offset: bigint) => Promise<void>) | undefined;
+  /**
    * Says, from what `consume` resolved with, that reading the record again would do nothing
    * (a record skipped as not this consumer's work). On a polling log a commit that covers only
    * such records waits longer ({@link LAZY_COMMIT_MS}): a crash before it replays reads, not
@@ -623,15 +629,23 @@ export class ConsumerLoop {
     const resuming = this.#o.resuming;
     if (resuming === undefined) return 'normal';
     let resumes = 0;
+    let marked = false;
     try {
       resumes = await resuming(lane.partition, record.offset, this.#stop.signal);
+      marked = true;
     } catch (error) {
       if (this.#stopping) return 'gone';
       // Fail open: an unguarded resume is what every start was before the guard, and a marker
       // topic the agent may not write must not stall its partitions.
       this.#o.onError(error);
     }
-    if (this.#stopping || lane.generation !== state.generation) return 'gone';
+    if (this.#stopping || lane.generation !== state.generation) {
+      // The marker is written but the record will not run here: withdraw it, or clean stops and
+      // rebalances between marker and handler would add up to a dead letter for a record no
+      // start ever ran. A hard stop is a death, and its marker stays.
+      if (marked && !this.#hardStopped) await this.#withdraw(lane.partition, record.offset);
+      return 'gone';
+    }
     if (resumes === 0) return 'normal';
     // An earlier start resumed here and never got past it. This record runs alone and its offset
     // is committed before the next starts: a crash while a later record runs (pipelined beside it,
@@ -645,6 +659,17 @@ export class ConsumerLoop {
       while (lane.committing !== undefined) await lane.committing;
     }
     return 'done';
+  }
+
+  /** Withdraws a resume marker whose record this lane did not run; a failure is only reported. */
+  async #withdraw(partition: number, offset: bigint): Promise<void> {
+    const withdraw = this.#o.withdrawResume;
+    if (withdraw === undefined) return;
+    try {
+      await withdraw(partition, offset);
+    } catch (error) {
+      this.#o.onError(error);
+    }
   }
 
   /** Starts consuming `record`; its handler turn ends when the handler returned or the record settled. */

@@ -548,6 +548,10 @@ export class RecordPipeline {
     const { message, reply } = unwritten;
     if (unwritten.replyOnly === true && message !== undefined && reply !== undefined) await this.#sendReply(message, record, address, unwritten, reply);
     else await this.#publishLetter(message, record, address, unwritten.reason, unwritten.letter, unwritten.minimal, reply);
+    // The first pass threw before `#guarded` could forget the command: forget it now, or its
+    // redrive (the same signed bytes at a new offset) would be taken for a copy and never run.
+    const envelope = message?.envelope;
+    if (envelope !== undefined) this.#o.replays?.forget(envelope, address);
     return 'dead-lettered';
   }
 

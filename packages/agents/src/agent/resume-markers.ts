@@ -91,6 +91,8 @@ export class ResumeMarkers {
   readonly #scope: ResumeMarkerScope;
   readonly #lookBack: bigint;
   readonly #encoder = new TextEncoder();
+  /** What follows the identity in a withdrawal (see {@link ResumeMarkers.withdraw}). */
+  readonly #withdrawal = new TextEncoder().encode('"withdrawn":true,');
   #ready: Promise<void> | undefined;
 
   /** Markers of one consumer (stream, topic, group) on `transport`. */
@@ -114,17 +116,31 @@ export class ResumeMarkers {
     const tail = JSON.stringify({ agent: s.agent, instance: s.instance }).slice(1);
     // Keyed by the consumer's partition: on a provisioned topic with several partitions the
     // markers of one record still share a partition, so one read finds them all.
-    const appended = await this.#transport.append({
+    const marker = {
       stream: s.stream,
       topic: RESUME_MARKER_TOPIC,
       routing: { key: `${s.group}\u0000${s.topic}\u0000${partition}` },
       records: [{ payload: this.#encoder.encode(id + tail) }],
       signal,
-    });
+    };
+    let appended;
+    try {
+      appended = await this.#transport.append(marker);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // The topic was deleted since it was ensured (an operator clearing forged markers): create
+      // it again, or every later start of this handle would run unguarded and report the error.
+      this.#ready = undefined;
+      await (this.#ready ??= this.#ensure(signal));
+      appended = await this.#transport.append(marker);
+    }
     const own = appended.baseOffset;
     let next = own > this.#lookBack ? own - this.#lookBack : 0n;
     let count = 0;
-    while (next < own) {
+    let withdrawn = 0;
+    // The marker is on the log now: the reads take no abort signal, so a graceful stop that
+    // arrives meanwhile still learns the count and can withdraw the marker (see `withdraw`).
+    scan: while (next < own) {
       const left = own - next;
       const records = await this.#transport.read({
         stream: s.stream,
@@ -132,16 +148,36 @@ export class ResumeMarkers {
         partition: appended.partition,
         offset: next,
         maxCount: left < BigInt(READ_BATCH) ? Number(left) : READ_BATCH,
-        signal,
       });
       if (records.length === 0) break;
       for (const record of records) {
-        if (record.offset >= own) return count;
-        if (startsWith(record.payload, needle)) count++;
+        if (record.offset >= own) break scan;
+        if (!startsWith(record.payload, needle)) continue;
+        if (startsWith(record.payload, this.#withdrawal, needle.length)) withdrawn++;
+        else count++;
       }
       next = (records[records.length - 1] as LogRecord).offset + 1n;
     }
-    return count;
+    // A withdrawal whose marker fell out of the window cancels an older one: counting low only
+    // lets a record run once more, as without the guard.
+    return count > withdrawn ? count - withdrawn : 0;
+  }
+
+  /**
+   * Withdraws the marker of a resume at `offset` of `partition` that never ran its record (the
+   * agent was stopped cleanly, or lost the partition, between the marker and the handler): that
+   * start did not die at the record, so it must not count against it. Appends a withdrawal (the
+   * marker's identity, then `"withdrawn":true`) that cancels one marker when counting.
+   */
+  async withdraw(partition: number, offset: bigint): Promise<void> {
+    const s = this.#scope;
+    const tail = JSON.stringify({ withdrawn: true, agent: s.agent, instance: s.instance }).slice(1);
+    await this.#transport.append({
+      stream: s.stream,
+      topic: RESUME_MARKER_TOPIC,
+      routing: { key: `${s.group}\u0000${s.topic}\u0000${partition}` },
+      records: [{ payload: this.#encoder.encode(identity(s, partition, offset) + tail) }],
+    });
   }
 
   /** Creates the marker topic when it is missing (1 partition, markers expire after an hour). */
@@ -174,9 +210,9 @@ function identity(scope: ResumeMarkerScope, partition: number, offset: bigint): 
   return `${head.slice(0, -1)},`;
 }
 
-/** True when `payload` (at most {@link MAX_MARKER_BYTES}) begins with `needle`. */
-function startsWith(payload: Uint8Array, needle: Uint8Array): boolean {
-  if (payload.length > MAX_MARKER_BYTES || payload.length < needle.length) return false;
-  for (let i = 0; i < needle.length; i++) if (payload[i] !== needle[i]) return false;
+/** True when `payload` (at most {@link MAX_MARKER_BYTES}) holds `needle` from byte `at` on. */
+function startsWith(payload: Uint8Array, needle: Uint8Array, at: number = 0): boolean {
+  if (payload.length > MAX_MARKER_BYTES || payload.length < at + needle.length) return false;
+  for (let i = 0; i < needle.length; i++) if (payload[at + i] !== needle[i]) return false;
   return true;
 }
