@@ -39,6 +39,15 @@ export class ServerClock {
     return this.#last;
   }
 
+  /**
+   * Milliseconds on the monotonic clock, including any advance: what timeouts measure (a group's
+   * hand-over), since a wall-clock step must neither stretch nor cut them. Comparable only within
+   * one process, so never stored.
+   */
+  elapsedMs(): number {
+    return performance.now() + Number(this.#skew) / 1000;
+  }
+
   /** Moves the clock forward by `micros` (≥ 0). */
   advance(micros: bigint): void {
     if (micros > 0n) this.#skew += micros;

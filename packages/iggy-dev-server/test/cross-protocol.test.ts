@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CommandCode,
   decodeConsumerGroupAssignment,
@@ -92,6 +92,45 @@ describe('cooperative rebalance on join (VSR)', () => {
     expect(decodeConsumerGroupAssignment(await a.ok(CommandCode.SyncConsumerGroup, target)).partitions).toEqual([0]);
     a.close();
     b.close();
+  });
+});
+
+describe('group hand-over timeout and the wall clock', () => {
+  it('hands a partition over once the timeout passed on the monotonic clock, even after the wall clock was stepped back', async () => {
+    const local = await startDevServer({ port: 0, rebalancingTimeoutMs: 60_000 });
+    try {
+      const connect = async (): Promise<RawClient> => {
+        const c = await RawClient.connect(local.port, 'vsr');
+        await c.login();
+        return c;
+      };
+      const a = await connect();
+      await createTopic(a, 'step', 't', 2);
+      await a.ok(CommandCode.SendMessages, encodeSendMessagesRequest({ stream: 'step', topic: 't', partitioning: partitioning.partitionId(1), messages: [{ payload: enc.encode('p1') }] }, 'vsr'));
+      const target = encodeGroupTarget({ stream: 'step', topic: 't', group: 'g' });
+      await a.ok(CommandCode.CreateConsumerGroup, encodeCreateConsumerGroupRequest({ stream: 'step', topic: 't', name: 'g' }));
+      await a.ok(CommandCode.JoinConsumerGroup, target);
+      await a.ok(CommandCode.SyncConsumerGroup, target);
+      // A takes partition 1's record and never commits it: only the timeout can move the partition.
+      await a.ok(CommandCode.PollMessages, encodePollMessagesRequest({ consumer: { kind: 'group', id: 'g' }, stream: 'step', topic: 't', partitionId: 1, strategy: { kind: 'next' }, count: 10, autoCommit: false }));
+      const b = await connect();
+      await b.ok(CommandCode.JoinConsumerGroup, target);
+      expect(decodeConsumerGroupAssignment(await b.ok(CommandCode.SyncConsumerGroup, target)).partitions).toEqual([]);
+      // The system clock is stepped back an hour (the broker's timestamps stand still until it
+      // catches up); the hand-over timeout must still run out after its 60 s.
+      const realNow = Date.now.bind(Date);
+      vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 3_600_000);
+      try {
+        local.advanceTime(61_000_000n);
+        expect(decodeConsumerGroupAssignment(await b.ok(CommandCode.SyncConsumerGroup, target)).partitions).toEqual([1]);
+      } finally {
+        vi.restoreAllMocks();
+      }
+      a.close();
+      b.close();
+    } finally {
+      await local.close();
+    }
   });
 });
 

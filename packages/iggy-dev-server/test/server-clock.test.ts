@@ -96,4 +96,16 @@ describe('ServerClock', () => {
     c.pass(1);
     expect(clock.now() - start).toBe(2_001_000n);
   });
+  it('measures timeouts on the monotonic clock: a wall-clock step neither stretches nor cuts them, advance() moves them', () => {
+    const c = clocks();
+    const clock = new ServerClock();
+    const start = clock.elapsedMs();
+    c.wallStep(-HOUR_MS);
+    c.pass(250);
+    expect(clock.elapsedMs() - start).toBe(250);
+    c.wallStep(2 * HOUR_MS);
+    expect(clock.elapsedMs() - start).toBe(250);
+    clock.advance(1_000_000n);
+    expect(clock.elapsedMs() - start).toBe(1250);
+  });
 });

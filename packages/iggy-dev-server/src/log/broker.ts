@@ -643,7 +643,7 @@ export class Broker {
       const g = this.#ownedGroupPartition(t, owner, p.id, clientId);
       if (!p.everWritten || offset > p.currentOffset) fail(Status.InvalidOffset);
       g.offsets.set(p.id, offset);
-      g.settle(Number(this.now() / 1000n));
+      g.settle(this.#clock.elapsedMs());
       this.#persist();
       return;
     }
@@ -696,7 +696,7 @@ export class Broker {
   /** Joins a group (idempotent). */
   joinGroup(streamId: Identifier, topicId: Identifier, groupId: Identifier, clientId: number): void {
     const t = this.topic(streamId, topicId);
-    this.group(t, groupId).join(clientId, Number(this.now() / 1000n));
+    this.group(t, groupId).join(clientId, this.#clock.elapsedMs());
   }
 
   /** Leaves a group (5006 when not a member). */
@@ -709,14 +709,14 @@ export class Broker {
   syncGroup(streamId: Identifier, topicId: Identifier, groupId: Identifier, clientId: number): { generation: bigint; partitions: number[] } {
     const t = this.topic(streamId, topicId);
     const g = this.group(t, groupId);
-    g.settle(Number(this.now() / 1000n));
+    g.settle(this.#clock.elapsedMs());
     const member: GroupMemberState = g.member(clientId) ?? fail(Status.GroupMemberNotFound);
     return { generation: g.generation, partitions: g.pollable(member) };
   }
 
   /** Settles pending hand-overs (before describing a group). */
   settleGroup(g: ConsumerGroupState): void {
-    g.settle(Number(this.now() / 1000n));
+    g.settle(this.#clock.elapsedMs());
   }
 
   /** Every (stream, topic, group) a connection is a member of. */
