@@ -4,8 +4,8 @@
 //   baseline = a Map in insertion order, re-setting a key by delete + set, forgetting through
 //              `map.keys().next()` (the pattern the caches used: in V8 every delete leaves a hole
 //              that a fresh iterator walks again until the table rehashes);
-//   ours     = `RecencyMap` (@agdx/agents internal; the same class in bridge-a2a and the dev
-//              server): a queue of keys beside the Map;
+//   ours     = `RecencyMap` (exported by @agdx/agents, used by its dedup window and by
+//              bridge-a2a's reply index): a queue of keys beside the Map;
 //   ring     = (second comparison, pure FIFO only) a fixed ring of `size` keys beside a Map, as
 //              `replay-guard.ts` does, against the same baseline.
 // Two key patterns: `fifo` (every key new) and `refresh` (every fourth operation sets again a

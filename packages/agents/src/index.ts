@@ -98,6 +98,7 @@ export type { ClassifiedEnvelope, GenericDispatchFields, HandledOperations } fro
 export { processedKey } from './dedup/processed-key-store.js';
 export type { ProcessedKeyStore } from './dedup/processed-key-store.js';
 export { DEFAULT_DEDUP_WINDOW, SlidingWindowKeyStore } from './dedup/sliding-window.js';
+export { RecencyMap } from './dedup/recency-map.js';
 export { LogProcessedKeyStore, PROCESSED_KEY_NAMESPACE_HEADER, PROCESSED_KEYS_TOPIC } from './dedup/log-processed-key-store.js';
 export type { LogProcessedKeyStoreOptions } from './dedup/log-processed-key-store.js';
 export { PROCESSED_KEY_OPERATION } from './dedup/signed-processed-key.js';

@@ -4,7 +4,7 @@
  * append returned; remembering those positions lets GetTask trust them and nothing else.
  */
 
-import { RecencyMap } from './recency-map.js';
+import { RecencyMap } from '@agdx/agents';
 
 /**
  * How many of its own unsigned CancelTask records a bridge remembers (by position) so that GetTask

@@ -5,10 +5,10 @@
  * asked or answered task is dropped first, into a filter that keeps it from being answered `none`.
  */
 
+import { RecencyMap } from '@agdx/agents';
 import type { RecordId } from '@agdx/wire';
 import { CountedReplies } from './counted-replies.js';
 import { EvictedIds } from './evicted-ids.js';
-import { RecencyMap } from './recency-map.js';
 import type { A2aTask } from './task.js';
 import { KEPT_TASK_READS, type TaskAddress } from './task-reads.js';
 

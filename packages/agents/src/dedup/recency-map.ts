@@ -6,9 +6,9 @@
  * from the start: forgetting oldest first leaves the holes exactly there, so each eviction skips
  * up to about the map's size of them (`pnpm bench map-eviction` measures it). Here the order
  * lives in a queue of keys beside the Map; a key set again is queued again, and the copy it left
- * behind is passed over (once) because its position no longer matches the key's. The same class
- * is internal to `@agdx/bridge-a2a` too; a package imports only another's public
- * entry, so each keeps its own.
+ * behind is passed over (once) because its position no longer matches the key's. Exported for
+ * the bounded memories of the packages built on this one (`@agdx/bridge-a2a`'s reply index) and
+ * for a user's own `ProcessedKeyStore`.
  */
 
 // Compacting once the queue holds more than twice the live keys (plus slack for tiny maps) costs
